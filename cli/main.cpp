@@ -1,0 +1,2 @@
+// placeholder, replaced by the real CLI
+int main() { return 0; }
