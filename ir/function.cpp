@@ -1,0 +1,53 @@
+// Program/function helpers and statement-list utilities.
+#include "ir/function.h"
+
+#include <algorithm>
+
+namespace pypto::ir {
+
+FunctionPtr Program::find(std::string_view fname) const {
+  for (const auto& f : functions)
+    if (f->name == fname) return f;
+  return nullptr;
+}
+
+ProgramPtr make_program(std::string name, std::vector<FunctionPtr> functions,
+                        std::vector<VarPtr> dynamic_dims, Span span) {
+  std::stable_sort(functions.begin(), functions.end(),
+                   [](const FunctionPtr& a, const FunctionPtr& b) { return a->name < b->name; });
+  auto p = std::make_shared<Program>();
+  p->name = std::move(name);
+  p->functions = std::move(functions);
+  p->dynamic_dims = std::move(dynamic_dims);
+  p->span = std::move(span);
+  return p;
+}
+
+FunctionPtr with_body(const Function& f, StmtPtr body) {
+  auto g = std::make_shared<Function>(f);
+  g->body = std::move(body);
+  return g;
+}
+
+std::vector<StmtPtr> flatten_body(const StmtPtr& body) {
+  if (!body) return {};
+  if (const auto* seq = as<SeqStmts>(body)) return seq->stmts;
+  return {body};
+}
+
+StmtPtr make_body(std::vector<StmtPtr> stmts, Span span) {
+  std::vector<StmtPtr> flat;
+  for (auto& s : stmts) {
+    if (!s) continue;
+    if (const auto* seq = as<SeqStmts>(s)) {
+      for (const auto& c : seq->stmts) flat.push_back(c);
+    } else {
+      flat.push_back(std::move(s));
+    }
+  }
+  if (flat.size() == 1) return flat[0];
+  if (!span.valid() && !flat.empty()) span = flat.front()->span;
+  return std::make_shared<SeqStmts>(std::move(flat), std::move(span));
+}
+
+}  // namespace pypto::ir

@@ -1,0 +1,189 @@
+// Op registry storage and the single checked call builder (make_call).
+#include "ir/op_registry.h"
+
+#include <algorithm>
+#include <fmt/format.h>
+
+#include "ir/diagnostic.h"
+
+namespace pypto::ir {
+
+const AttrValue* CallArgs::kwarg(std::string_view name) const {
+  for (const auto& [k, v] : kwargs)
+    if (k == name) return &v;
+  return nullptr;
+}
+
+std::string_view OpDef::family() const {
+  auto dot = name.find('.');
+  return dot == std::string::npos ? std::string_view{} : std::string_view(name).substr(0, dot);
+}
+
+std::string_view OpDef::short_name() const {
+  auto dot = name.find('.');
+  return dot == std::string::npos ? std::string_view(name) : std::string_view(name).substr(dot + 1);
+}
+
+const KwSpec* OpDef::find_kwarg(std::string_view n) const {
+  for (const auto& k : kwargs)
+    if (k.name == n) return &k;
+  return nullptr;
+}
+
+OpRegistry& OpRegistry::instance() {
+  static OpRegistry* reg = [] {
+    auto* r = new OpRegistry();
+    register_tile_ops(*r);
+    register_tensor_ops(*r);
+    register_system_ops(*r);
+    return r;
+  }();
+  return *reg;
+}
+
+void OpRegistry::add(OpDef def) {
+  if (find(def.name)) throw InternalError("op registry", "duplicate op '" + def.name + "'");
+  ops_.push_back(std::make_unique<OpDef>(std::move(def)));
+}
+
+const OpDef* OpRegistry::find(std::string_view name) const {
+  for (const auto& op : ops_)
+    if (op->name == name) return op.get();
+  return nullptr;
+}
+
+std::vector<const OpDef*> OpRegistry::all() const {
+  std::vector<const OpDef*> v;
+  for (const auto& op : ops_) v.push_back(op.get());
+  std::sort(v.begin(), v.end(), [](const OpDef* a, const OpDef* b) { return a->name < b->name; });
+  return v;
+}
+
+namespace {
+
+std::string_view kind_noun(ArgKind k) {
+  switch (k) {
+    case ArgKind::Tensor: return "a Tensor";
+    case ArgKind::Tile: return "a Tile";
+    case ArgKind::Shaped: return "a Tensor or Tile";
+    case ArgKind::Scalar: return "a scalar";
+    case ArgKind::IndexList: return "a list of indices";
+    case ArgKind::Any: return "a value";
+  }
+  return "a value";
+}
+
+std::string type_noun(const ExprPtr& e) {
+  if (!e || !e->type) return "no value";
+  switch (e->type->kind) {
+    case TypeKind::Scalar: return "a scalar";
+    case TypeKind::Tensor: return "a Tensor";
+    case TypeKind::Tile: return "a Tile";
+    case TypeKind::Tuple: return "a tuple";
+    case TypeKind::Ptr: return "a pointer";
+  }
+  return "a value";
+}
+
+bool arg_matches(ArgKind k, const ExprPtr& e) {
+  const auto& t = e->type;
+  switch (k) {
+    case ArgKind::Tensor: return t && t->kind == TypeKind::Tensor;
+    case ArgKind::Tile: return t && t->kind == TypeKind::Tile;
+    case ArgKind::Shaped: return t && (t->kind == TypeKind::Tensor || t->kind == TypeKind::Tile);
+    case ArgKind::Scalar: return t && t->kind == TypeKind::Scalar;
+    case ArgKind::IndexList: {
+      const auto* tup = as<MakeTuple>(e);
+      if (!tup) return false;
+      for (const auto& x : tup->elems)
+        if (!as_scalar(x->type)) return false;
+      return true;
+    }
+    case ArgKind::Any: return true;
+  }
+  return false;
+}
+
+bool attr_matches(const KwSpec& spec, const AttrValue& v) {
+  if (std::holds_alternative<std::monostate>(v)) return true;  // None is accepted everywhere
+  switch (spec.kind) {
+    case AttrKind::Bool: return std::holds_alternative<bool>(v);
+    case AttrKind::Int: return std::holds_alternative<int64_t>(v);
+    case AttrKind::Float: return std::holds_alternative<double>(v) || std::holds_alternative<int64_t>(v);
+    case AttrKind::String: return std::holds_alternative<std::string>(v);
+    case AttrKind::DType: return std::holds_alternative<DataType>(v);
+    case AttrKind::MemSpace: return std::holds_alternative<MemorySpace>(v);
+    case AttrKind::TileLayout: return std::holds_alternative<TileLayout>(v);
+    case AttrKind::TensorLayout: return std::holds_alternative<TensorLayout>(v);
+    case AttrKind::PadValue: return std::holds_alternative<PadValue>(v);
+    case AttrKind::CompactMode: return std::holds_alternative<CompactMode>(v);
+    case AttrKind::Enum: {
+      const auto* e = std::get_if<EnumLit>(&v);
+      return e && (spec.enum_name.empty() || e->enum_name == spec.enum_name);
+    }
+    case AttrKind::Any: return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+std::shared_ptr<const Call> make_call(const OpDef& op, std::vector<ExprPtr> args,
+                                      std::vector<std::pair<std::string, AttrValue>> kwargs,
+                                      const Span& span) {
+  const std::string pretty = "pl." + op.name;
+  size_t required = 0;
+  for (const auto& a : op.args)
+    if (!a.optional) ++required;
+  if (args.size() < required || args.size() > op.args.size()) {
+    std::string sig;
+    for (size_t i = 0; i < op.args.size(); ++i)
+      sig += fmt::format("{}{}{}", i ? ", " : "", op.args[i].name, op.args[i].optional ? "?" : "");
+    throw CompileError("E302", span,
+                       fmt::format("{}() takes {} positional argument{} but {} {} given", pretty,
+                                   required == op.args.size() ? fmt::format("{}", required)
+                                                              : fmt::format("{} to {}", required, op.args.size()),
+                                   op.args.size() == 1 ? "" : "s", args.size(),
+                                   args.size() == 1 ? "was" : "were"),
+                       fmt::format("the signature is {}({})", pretty, sig));
+  }
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (!args[i] || !arg_matches(op.args[i].kind, args[i]))
+      throw CompileError("E302", args[i] && args[i]->span.valid() ? args[i]->span : span,
+                         fmt::format("argument '{}' of {}() must be {}, got {}", op.args[i].name,
+                                     pretty, kind_noun(op.args[i].kind), type_noun(args[i])));
+  }
+  // Keywords: check names and kinds, then put them in schema order with defaults filled in.
+  for (const auto& [k, v] : kwargs) {
+    const KwSpec* spec = op.find_kwarg(k);
+    if (!spec) {
+      std::string known;
+      for (const auto& s : op.kwargs) known += (known.empty() ? "" : ", ") + s.name;
+      throw CompileError("E302", span, fmt::format("{}() got an unexpected keyword argument '{}'", pretty, k),
+                         known.empty() ? fmt::format("{}() takes no keyword arguments", pretty)
+                                       : fmt::format("accepted keywords: {}", known));
+    }
+    if (!attr_matches(*spec, v))
+      throw CompileError("E302", span, fmt::format("keyword '{}' of {}() has the wrong kind of value", k, pretty));
+  }
+  std::vector<std::pair<std::string, AttrValue>> ordered;
+  for (const auto& spec : op.kwargs) {
+    AttrValue v = spec.default_value;
+    for (const auto& [k, given] : kwargs)
+      if (k == spec.name) v = given;
+    ordered.emplace_back(spec.name, std::move(v));
+  }
+  CallArgs ca{args, ordered, span};
+  TypePtr t = op.deduce ? op.deduce(ca) : nullptr;
+  return std::make_shared<Call>(&op, std::string(), std::move(args), std::move(ordered), std::move(t), span);
+}
+
+std::shared_ptr<const Call> make_call(std::string_view op_name, std::vector<ExprPtr> args,
+                                      std::vector<std::pair<std::string, AttrValue>> kwargs,
+                                      const Span& span) {
+  const OpDef* op = OpRegistry::instance().find(op_name);
+  if (!op) throw CompileError("E300", span, fmt::format("Unknown operation 'pl.{}'", op_name));
+  return make_call(*op, std::move(args), std::move(kwargs), span);
+}
+
+}  // namespace pypto::ir

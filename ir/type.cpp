@@ -1,0 +1,57 @@
+// Type helpers: shared scalar types, static shapes, byte sizes, facet-replacing copies.
+#include "ir/type.h"
+
+#include <array>
+
+#include "ir/expr.h"
+
+namespace pypto::ir {
+
+TypePtr scalar_type(DataType dt) {
+  static const auto table = [] {
+    std::array<TypePtr, 32> t{};
+    for (int i = 0; i <= static_cast<int>(DataType::TASK_ID); ++i)
+      t[i] = std::make_shared<ScalarType>(static_cast<DataType>(i));
+    return t;
+  }();
+  return table[static_cast<size_t>(dt)];
+}
+
+TypePtr ptr_type() {
+  static const TypePtr p = std::make_shared<PtrType>();
+  return p;
+}
+
+std::optional<std::vector<int64_t>> static_shape(const std::vector<ExprPtr>& shape) {
+  std::vector<int64_t> out;
+  out.reserve(shape.size());
+  for (const auto& d : shape) {
+    auto v = const_int_value(d);
+    if (!v) return std::nullopt;
+    out.push_back(*v);
+  }
+  return out;
+}
+
+std::optional<int64_t> byte_size(const ShapedType& t) {
+  auto s = static_shape(t.shape);
+  if (!s) return std::nullopt;
+  int64_t n = 1;
+  for (int64_t d : *s) n *= d;
+  return (n * dtype_bits(t.dtype) + 7) / 8;
+}
+
+std::shared_ptr<const TileType> with_space(const TileType& t, std::optional<MemorySpace> sp) {
+  return std::make_shared<TileType>(t.dtype, t.shape, sp, t.view, t.memref);
+}
+std::shared_ptr<const TileType> with_memref(const TileType& t, std::optional<MemRef> m) {
+  return std::make_shared<TileType>(t.dtype, t.shape, t.space, t.view, std::move(m));
+}
+std::shared_ptr<const TensorType> with_memref(const TensorType& t, std::optional<MemRef> m) {
+  return std::make_shared<TensorType>(t.dtype, t.shape, t.view, std::move(m));
+}
+std::shared_ptr<const TensorType> with_view(const TensorType& t, std::optional<TensorView> v) {
+  return std::make_shared<TensorType>(t.dtype, t.shape, std::move(v), t.memref);
+}
+
+}  // namespace pypto::ir

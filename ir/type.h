@@ -1,0 +1,125 @@
+// IR types: Scalar, Tensor (GM array, optional TensorView), Tile (on-chip 2-D block with memory
+// space, TileView and MemRef), Tuple, Ptr (an on-chip allocation handle from tile.alloc).
+// Types are immutable and shared; shapes are expressions (ConstInt when static, Vars for
+// symbolic dims).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "ir/dtype.h"
+#include "ir/enums.h"
+
+namespace pypto::ir {
+
+struct Expr;
+struct Var;
+using ExprPtr = std::shared_ptr<const Expr>;
+using VarPtr = std::shared_ptr<const Var>;
+
+enum class TypeKind : uint8_t { Scalar, Tensor, Tile, Tuple, Ptr };
+
+struct Type {
+  explicit Type(TypeKind k) : kind(k) {}
+  virtual ~Type() = default;
+  const TypeKind kind;
+};
+using TypePtr = std::shared_ptr<const Type>;
+
+struct ScalarType : Type {
+  explicit ScalarType(DataType dt) : Type(TypeKind::Scalar), dtype(dt) {}
+  DataType dtype;
+};
+
+// Where a tile/tensor lives: an allocation identity (`base`, a Ptr-typed Var) plus a byte offset
+// and size. Two MemRefs alias when their bases are the same Var.
+struct MemRef {
+  VarPtr base;
+  ExprPtr offset;  // bytes; an INT64 constant once addresses are allocated
+  int64_t size = 0;
+};
+
+struct TensorView {
+  std::vector<ExprPtr> stride;       // empty = packed row-major
+  TensorLayout layout = TensorLayout::ND;
+  std::vector<ExprPtr> valid_shape;  // empty = whole shape
+  PadValue pad = PadValue::null;
+};
+
+struct TileView {
+  std::vector<ExprPtr> valid_shape;
+  std::vector<ExprPtr> stride;
+  ExprPtr start_offset;
+  std::optional<TileLayout> blayout, slayout;
+  std::optional<int64_t> fractal;
+  std::optional<PadValue> pad;
+  std::optional<CompactMode> compact;
+};
+
+struct ShapedType : Type {
+  ShapedType(TypeKind k, DataType dt, std::vector<ExprPtr> s, std::optional<MemRef> m)
+      : Type(k), dtype(dt), shape(std::move(s)), memref(std::move(m)) {}
+  DataType dtype;
+  std::vector<ExprPtr> shape;
+  std::optional<MemRef> memref;
+};
+
+struct TensorType : ShapedType {
+  TensorType(DataType dt, std::vector<ExprPtr> s, std::optional<TensorView> v = {},
+             std::optional<MemRef> m = {})
+      : ShapedType(TypeKind::Tensor, dt, std::move(s), std::move(m)), view(std::move(v)) {}
+  std::optional<TensorView> view;
+};
+
+struct TileType : ShapedType {
+  TileType(DataType dt, std::vector<ExprPtr> s, std::optional<MemorySpace> sp = {},
+           std::optional<TileView> v = {}, std::optional<MemRef> m = {})
+      : ShapedType(TypeKind::Tile, dt, std::move(s), std::move(m)), space(sp), view(std::move(v)) {}
+  std::optional<MemorySpace> space;
+  std::optional<TileView> view;
+};
+
+struct TupleType : Type {
+  explicit TupleType(std::vector<TypePtr> e) : Type(TypeKind::Tuple), elems(std::move(e)) {}
+  std::vector<TypePtr> elems;
+};
+
+struct PtrType : Type {
+  PtrType() : Type(TypeKind::Ptr) {}
+};
+
+// Convenience constructors and queries.
+TypePtr scalar_type(DataType dt);  // shared instances
+TypePtr ptr_type();
+inline const ScalarType* as_scalar(const TypePtr& t) {
+  return t && t->kind == TypeKind::Scalar ? static_cast<const ScalarType*>(t.get()) : nullptr;
+}
+inline const TensorType* as_tensor(const TypePtr& t) {
+  return t && t->kind == TypeKind::Tensor ? static_cast<const TensorType*>(t.get()) : nullptr;
+}
+inline const TileType* as_tile(const TypePtr& t) {
+  return t && t->kind == TypeKind::Tile ? static_cast<const TileType*>(t.get()) : nullptr;
+}
+inline const ShapedType* as_shaped(const TypePtr& t) {
+  return t && (t->kind == TypeKind::Tensor || t->kind == TypeKind::Tile)
+             ? static_cast<const ShapedType*>(t.get())
+             : nullptr;
+}
+inline const TupleType* as_tuple(const TypePtr& t) {
+  return t && t->kind == TypeKind::Tuple ? static_cast<const TupleType*>(t.get()) : nullptr;
+}
+
+// Static extents of a shape, or nullopt if any dim is not a constant.
+std::optional<std::vector<int64_t>> static_shape(const std::vector<ExprPtr>& shape);
+// Element count × storage bits / 8 (nibble types packed), nullopt if the shape is not static.
+std::optional<int64_t> byte_size(const ShapedType& t);
+
+// Copies with one facet replaced (types are immutable).
+std::shared_ptr<const TileType> with_space(const TileType& t, std::optional<MemorySpace> sp);
+std::shared_ptr<const TileType> with_memref(const TileType& t, std::optional<MemRef> m);
+std::shared_ptr<const TensorType> with_memref(const TensorType& t, std::optional<MemRef> m);
+std::shared_ptr<const TensorType> with_view(const TensorType& t, std::optional<TensorView> v);
+
+}  // namespace pypto::ir
