@@ -59,6 +59,7 @@ struct OpDef {
   std::vector<KwSpec> kwargs;
   DeduceFn deduce;
   std::string scalar_form;          // unified dispatch: "tile.add" → "tile.adds" ("" if none)
+  std::vector<std::string> aliases; // extra unified spellings: "tensor.create" ← pl.create_tensor
   CoreAffinity affinity = CoreAffinity::Shared;
 
   // Memory-space facts.
@@ -85,6 +86,10 @@ class OpRegistry {
  private:
   std::vector<std::unique_ptr<OpDef>> ops_;
 };
+
+// Positional attributes: after the positional expression arguments of `args`, further positional
+// arguments at a call site fill the keyword attributes in schema order (so `pl.cast(t, pl.FP16)`
+// sets the first kwarg). The printer always prints attributes as keywords.
 
 // Builds a checked call to a registered op: arity, operand kinds, keyword names and kinds, then
 // type deduction. Missing kwargs get their defaults. Throws CompileError (E302) on misuse.

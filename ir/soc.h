@@ -1,0 +1,31 @@
+// Target SoC facts shared by memory planning (capacities) and code generation (layouts,
+// compile flags): Ascend 910B ("a2a3") and Ascend 950 ("a5").
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+#include "ir/enums.h"
+
+namespace pypto::ir {
+
+enum class Soc : uint8_t { Ascend910B, Ascend950 };
+
+struct SocInfo {
+  Soc soc;
+  std::string_view cli_name;    // "910b" / "950"
+  std::string_view arch;        // "a2a3" / "a5"
+  int64_t vec_bytes;            // planning budget for Vec (UB)
+  int64_t mat_bytes, left_bytes, right_bytes, acc_bytes, bias_bytes, scale_bytes;
+  int64_t alignment = 32;       // every on-chip buffer address
+  bool left_col_major;          // Left (L0A) tile BLayout in generated C++
+
+  // Budget for one memory space (0 for spaces with no on-chip budget, e.g. DDR).
+  int64_t capacity(MemorySpace s) const;
+};
+
+const SocInfo& soc_info(Soc s);
+std::optional<Soc> soc_from_name(std::string_view cli_name);  // "910b", "950"
+
+}  // namespace pypto::ir

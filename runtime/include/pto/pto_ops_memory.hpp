@@ -1,0 +1,227 @@
+// pypto CPU runtime: data-movement instructions — TLOAD, TSTORE (plain and atomic-add, with dtype
+// conversion), TMOV, TEXTRACT, TINSERT, TRESHAPE.
+//
+// GM <-> tile mapping (as pto-isa defines it for each GlobalTensor layout, dims d0..d4):
+//   ND: tile row r spans dims 0..3 (d3 fastest), tile col c = dim 4;  requires rows = d0*d1*d2*d3,
+//       cols = d4 (for a ColMajor tile also accepted: rows = d3, cols = d0*d1*d2*d4)
+//   DN: tile row r = dim 3, tile col c spans dims 4, 2, 1, 0 (d4 fastest); rows = d3, cols = d0*d1*d2*d4
+//   NZ: r = i2*d3 + i3, c = (i0*d1 + i1)*d4 + i4;                rows = d2*d3, cols = d0*d1*d4
+// The tile's valid region must match the view's shape; a mismatch fails with a message.
+// TLOAD writes only the valid region, unless the tile has a PadValue other than Null, in which
+// case the rest of the tile is filled with it first.
+#pragma once
+
+#include <algorithm>
+#include <cstring>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "pto_tile.hpp"
+
+namespace pto {
+namespace detail {
+
+inline std::string dims_str(const int64_t (&d)[5]) {
+    return "[" + std::to_string(d[0]) + "," + std::to_string(d[1]) + "," + std::to_string(d[2]) + "," +
+           std::to_string(d[3]) + "," + std::to_string(d[4]) + "]";
+}
+
+// Element offsets (relative to gt.data()) of the valid region, row-major over (r, c).
+template <typename TileT, typename GT>
+std::vector<int64_t> gm_offsets(const TileT& t, const GT& g, const char* op) {
+    int64_t d[5], s[5];
+    for (int i = 0; i < 5; ++i) {
+        d[i] = g.GetShape(i);
+        s[i] = g.GetStride(i);
+    }
+    const int64_t rows = t.GetValidRow(), cols = t.GetValidCol();
+    bool ok = false;
+    if constexpr (GT::layout == Layout::ND) {
+        ok = (d[0] * d[1] * d[2] * d[3] == rows && d[4] == cols) ||
+             (!TileT::isRowMajor && d[3] == rows && d[0] * d[1] * d[2] * d[4] == cols);
+    } else if constexpr (GT::layout == Layout::DN) {
+        ok = d[3] == rows && d[0] * d[1] * d[2] * d[4] == cols;
+    } else {
+        ok = d[2] * d[3] == rows && d[0] * d[1] * d[4] == cols;
+    }
+    if (!ok)
+        sim::fail(std::string(op) + ": " + sim::tile_type_name(TileT::Loc) + " tile valid shape " +
+                  std::to_string(rows) + "x" + std::to_string(cols) + " does not match GlobalTensor shape " +
+                  dims_str(d) + (GT::layout == Layout::ND ? " (ND)" : GT::layout == Layout::DN ? " (DN)" : " (NZ)"));
+    std::vector<int64_t> off(static_cast<std::size_t>(rows * cols));
+    std::size_t k = 0;
+    const bool nd_colmajor_form = GT::layout == Layout::ND && !(d[0] * d[1] * d[2] * d[3] == rows && d[4] == cols);
+    for (int64_t r = 0; r < rows; ++r) {
+        for (int64_t c = 0; c < cols; ++c) {
+            int64_t i[5];
+            if (GT::layout == Layout::ND && !nd_colmajor_form) {
+                i[4] = c;
+                i[3] = r % d[3];
+                i[2] = (r / d[3]) % d[2];
+                i[1] = (r / (d[3] * d[2])) % d[1];
+                i[0] = r / (d[1] * d[2] * d[3]);
+            } else if (GT::layout == Layout::NZ) {
+                const int64_t oc = c / d[4];
+                i[0] = oc / d[1];
+                i[1] = oc % d[1];
+                i[2] = r / d[3];
+                i[3] = r % d[3];
+                i[4] = c % d[4];
+            } else {  // DN, or the column-major reading of ND
+                i[3] = r;
+                i[4] = c % d[4];
+                i[2] = (c / d[4]) % d[2];
+                i[1] = (c / (d[4] * d[2])) % d[1];
+                i[0] = c / (d[1] * d[2] * d[4]);
+            }
+            off[k++] = i[0] * s[0] + i[1] * s[1] + i[2] * s[2] + i[3] * s[3] + i[4] * s[4];
+        }
+    }
+    return off;
+}
+
+inline std::mutex& atomic_store_mutex() {
+    static std::mutex m;
+    return m;
+}
+
+// Copy the valid region of `src` into a row-major buffer (so overlapping src/dst is safe).
+template <typename TileT>
+std::vector<typename TileT::DType> snapshot(const TileT& t, unsigned rows, unsigned cols) {
+    std::vector<typename TileT::DType> v(static_cast<std::size_t>(rows) * cols);
+    for (unsigned r = 0; r < rows; ++r)
+        for (unsigned c = 0; c < cols; ++c) v[static_cast<std::size_t>(r) * cols + c] = t.at(r, c);
+    return v;
+}
+
+template <typename DstT, typename SrcT>
+void check_in_src(const SrcT&, unsigned row_end, unsigned col_end, const char* op) {
+    if (row_end > static_cast<unsigned>(SrcT::Rows) || col_end > static_cast<unsigned>(SrcT::Cols))
+        sim::fail(std::string(op) + ": source region up to (" + std::to_string(row_end) + ", " +
+                  std::to_string(col_end) + ") exceeds the source tile " + std::to_string(SrcT::Rows) + "x" +
+                  std::to_string(SrcT::Cols));
+}
+
+}  // namespace detail
+
+template <typename TileData, typename GlobalData, typename... WaitEvents>
+    requires(is_tile_v<TileData> && is_global_v<GlobalData> && all_events_v<WaitEvents...>)
+RecordEvent TLOAD(TileData& dst, GlobalData& src, WaitEvents&...) {
+    using T = typename TileData::DType;
+    static_assert(sizeof(T) == sizeof(typename GlobalData::RawDType), "TLOAD: tile and GM element sizes differ");
+    const auto off = detail::gm_offsets(dst, src, "TLOAD");
+    if constexpr (TileData::PadVal != PadValue::Null) {
+        const T pad = pad_value<T>(TileData::PadVal);
+        for (int i = 0; i < TileData::Numel; ++i) dst.data()[i] = pad;
+    }
+    const unsigned rows = dst.GetValidRow(), cols = dst.GetValidCol();
+    const auto* g = src.data();
+    std::size_t k = 0;
+    for (unsigned r = 0; r < rows; ++r)
+        for (unsigned c = 0; c < cols; ++c) std::memcpy(&dst.at(r, c), g + off[k++], sizeof(T));
+    return {};
+}
+
+namespace detail {
+template <AtomicType Atomic, typename TileData, typename GlobalData>
+void tstore_impl(GlobalData& dst, TileData& src) {
+    using TT = typename TileData::DType;
+    using GT = typename GlobalData::RawDType;
+    const auto off = gm_offsets(src, dst, "TSTORE");
+    const unsigned rows = src.GetValidRow(), cols = src.GetValidCol();
+    GT* g = const_cast<GT*>(dst.data());
+    std::size_t k = 0;
+    if constexpr (Atomic == AtomicType::AtomicAdd) {
+        std::lock_guard<std::mutex> lock(atomic_store_mutex());
+        for (unsigned r = 0; r < rows; ++r)
+            for (unsigned c = 0; c < cols; ++c, ++k) {
+                GT& cell = g[off[k]];
+                if constexpr (is_float_like_v<GT>) cell = GT(static_cast<float>(cell) + cvt::to_f32(src.at(r, c)));
+                else cell = static_cast<GT>(cell + cvt::to<GT>(src.at(r, c)));
+            }
+    } else {
+        for (unsigned r = 0; r < rows; ++r)
+            for (unsigned c = 0; c < cols; ++c) g[off[k++]] = cvt::to<GT, TT>(src.at(r, c));
+    }
+}
+}  // namespace detail
+
+template <typename TileData, typename GlobalData, typename... WaitEvents>
+    requires(is_tile_v<TileData> && is_global_v<GlobalData> && all_events_v<WaitEvents...>)
+RecordEvent TSTORE(GlobalData& dst, TileData& src, WaitEvents&...) {
+    detail::tstore_impl<AtomicType::AtomicNone>(dst, src);
+    return {};
+}
+
+template <typename TileData, typename GlobalData, AtomicType Atomic, typename... WaitEvents>
+    requires(is_tile_v<TileData> && is_global_v<GlobalData> && all_events_v<WaitEvents...>)
+RecordEvent TSTORE(GlobalData& dst, TileData& src, WaitEvents&...) {
+    detail::tstore_impl<Atomic>(dst, src);
+    return {};
+}
+
+// TMOV: element copy (with dtype conversion, e.g. Acc float -> Vec/Mat half) of the region
+// min(dst valid, src valid).
+template <typename DstTileData, typename SrcTileData, typename... WaitEvents>
+    requires(is_tile_v<DstTileData> && is_tile_v<SrcTileData> && all_events_v<WaitEvents...>)
+RecordEvent TMOV(DstTileData& dst, SrcTileData& src, WaitEvents&...) {
+    const unsigned rows = std::min(dst.GetValidRow(), src.GetValidRow());
+    const unsigned cols = std::min(dst.GetValidCol(), src.GetValidCol());
+    const auto v = detail::snapshot(src, rows, cols);
+    for (unsigned r = 0; r < rows; ++r)
+        for (unsigned c = 0; c < cols; ++c)
+            dst.at(r, c) = cvt::to<typename DstTileData::DType>(v[static_cast<std::size_t>(r) * cols + c]);
+    return {};
+}
+
+// TEXTRACT: dst(r, c) = src(indexRow + r, indexCol + c) over dst's valid region.
+template <typename DstTileData, typename SrcTileData, typename... WaitEvents>
+    requires(is_tile_v<DstTileData> && is_tile_v<SrcTileData> && all_events_v<WaitEvents...>)
+RecordEvent TEXTRACT(DstTileData& dst, SrcTileData& src, uint16_t indexRow = 0, uint16_t indexCol = 0,
+                     WaitEvents&...) {
+    const unsigned rows = dst.GetValidRow(), cols = dst.GetValidCol();
+    detail::check_in_src<DstTileData>(src, indexRow + rows, indexCol + cols, "TEXTRACT");
+    std::vector<typename SrcTileData::DType> v(static_cast<std::size_t>(rows) * cols);
+    for (unsigned r = 0; r < rows; ++r)
+        for (unsigned c = 0; c < cols; ++c) v[static_cast<std::size_t>(r) * cols + c] = src.at(indexRow + r, indexCol + c);
+    for (unsigned r = 0; r < rows; ++r)
+        for (unsigned c = 0; c < cols; ++c)
+            dst.at(r, c) = cvt::to<typename DstTileData::DType>(v[static_cast<std::size_t>(r) * cols + c]);
+    return {};
+}
+
+// TINSERT: dst(indexRow + r, indexCol + c) = src(r, c) over src's valid region.
+template <typename DstTileData, typename SrcTileData, typename... WaitEvents>
+    requires(is_tile_v<DstTileData> && is_tile_v<SrcTileData> && all_events_v<WaitEvents...>)
+RecordEvent TINSERT(DstTileData& dst, SrcTileData& src, uint16_t indexRow = 0, uint16_t indexCol = 0,
+                    WaitEvents&...) {
+    const unsigned rows = src.GetValidRow(), cols = src.GetValidCol();
+    if (indexRow + rows > static_cast<unsigned>(DstTileData::Rows) ||
+        indexCol + cols > static_cast<unsigned>(DstTileData::Cols))
+        sim::fail("TINSERT: region exceeds the destination tile");
+    const auto v = detail::snapshot(src, rows, cols);
+    for (unsigned r = 0; r < rows; ++r)
+        for (unsigned c = 0; c < cols; ++c)
+            dst.at(indexRow + r, indexCol + c) =
+                cvt::to<typename DstTileData::DType>(v[static_cast<std::size_t>(r) * cols + c]);
+    return {};
+}
+
+// TRESHAPE: reinterpret the same bytes with another tile type (same TileType, same byte size).
+// An unassigned dst is bound to src's address (pto-isa CPU behaviour); a dst assigned elsewhere
+// receives a byte copy (the NPU behaviour); the same address is a no-op.
+template <typename TileDataOut, typename TileDataIn, typename... WaitEvents>
+    requires(is_tile_v<TileDataOut> && is_tile_v<TileDataIn> && all_events_v<WaitEvents...>)
+RecordEvent TRESHAPE(TileDataOut& dst, TileDataIn& src, WaitEvents&...) {
+    static_assert(TileDataOut::Loc == TileDataIn::Loc, "TRESHAPE: source and target TileType must be the same");
+    static_assert(TileDataOut::Bytes == TileDataIn::Bytes, "TRESHAPE: total byte size must match");
+    if (!dst.assigned()) {
+        dst.bind_(src.address(), reinterpret_cast<typename TileDataOut::DType*>(src.data()));
+    } else if (static_cast<void*>(dst.data()) != static_cast<void*>(src.data())) {
+        std::memmove(dst.data(), src.data(), TileDataIn::Bytes);
+    }
+    return {};
+}
+
+}  // namespace pto
