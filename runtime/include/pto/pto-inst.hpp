@@ -1,0 +1,23 @@
+// pypto CPU runtime: the single header kernels include (`#include <pto/pto-inst.hpp>`), a
+// clean-room CPU implementation of the pto-isa tile API subset that pypto generates.
+//
+//   pto_cpu_stub.hpp    pipes, event ids, set_flag / wait_flag / pipe_barrier (no-ops)
+//   pto_float.hpp       half, bfloat16_t
+//   pto_types.hpp       enums (TileType, BLayout, ..., RoundMode), element conversion rules
+//   pto_sim_memory.hpp  per-core simulated UB / L1 / L0A / L0B / L0C / Bias, error channel
+//   pto_tile.hpp        Tile, TASSIGN, Shape, Stride, GlobalTensor (storage convention here)
+//   pto_ops_memory.hpp  TLOAD TSTORE TMOV TEXTRACT TINSERT TRESHAPE
+//   pto_ops_vector.hpp  elementwise / scalar / unary ops, TCVT, TEXPANDS, TCI, reductions, expands, TTRANS
+//   pto_ops_cube.hpp    TMATMUL, TMATMUL_ACC, TMATMUL_BIAS, TGEMV
+//
+// Everything runs synchronously in program order on the calling thread.
+#pragma once
+
+#include "pto_cpu_stub.hpp"
+#include "pto_float.hpp"
+#include "pto_ops_cube.hpp"
+#include "pto_ops_memory.hpp"
+#include "pto_ops_vector.hpp"
+#include "pto_sim_memory.hpp"
+#include "pto_tile.hpp"
+#include "pto_types.hpp"

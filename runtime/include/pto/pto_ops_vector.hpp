@@ -1,0 +1,328 @@
+// pypto CPU runtime: vector (PIPE_V) instructions on Vec tiles — elementwise binary / scalar /
+// unary ops, TEXPANDS, TCVT, TCI, row / column reductions and broadcasts, TTRANS.
+//
+// Numerics: each instruction computes in float for float-like element types (float, half,
+// bfloat16_t) and in 64-bit integers for integer types, then rounds the result once to the
+// destination type (RNE). CPU results may differ from the NPU in: transcendental accuracy (exp,
+// log, sqrt, rsqrt via libm in float; the NPU uses its own approximations), division / reciprocal
+// (exact IEEE here), and the summation order of reductions (sequential here, tree-shaped on the
+// NPU; row reductions of half/bf16 accumulate in float). Integer division by zero yields 0.
+// Elementwise ops cover the destination's valid region; reductions the source's valid region.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "pto_ops_memory.hpp"
+#include "pto_tile.hpp"
+
+namespace pto {
+namespace detail {
+
+template <typename T>
+using compute_t = std::conditional_t<is_float_like_v<T>, float, int64_t>;
+
+template <typename C, typename T>
+inline C load_as(T v) {
+    if constexpr (std::is_same_v<C, float>) return cvt::to_f32(v);
+    else return static_cast<C>(v);
+}
+
+template <typename D, typename C>
+inline typename D::DType store_as(C v) {
+    using T = typename D::DType;
+    if constexpr (std::is_same_v<C, float>) return cvt::to<T>(v);
+    else return static_cast<T>(v);
+}
+
+template <typename D, typename A, typename F>
+void map1(D& d, A& a, F f) {
+    using C = compute_t<typename D::DType>;
+    const unsigned rows = d.GetValidRow(), cols = d.GetValidCol();
+    for (unsigned r = 0; r < rows; ++r)
+        for (unsigned c = 0; c < cols; ++c) d.at(r, c) = store_as<D>(f(load_as<C>(a.at(r, c))));
+}
+
+template <typename D, typename A, typename B, typename F>
+void map2(D& d, A& a, B& b, F f) {
+    using C = compute_t<typename D::DType>;
+    const unsigned rows = d.GetValidRow(), cols = d.GetValidCol();
+    for (unsigned r = 0; r < rows; ++r)
+        for (unsigned c = 0; c < cols; ++c)
+            d.at(r, c) = store_as<D>(f(load_as<C>(a.at(r, c)), load_as<C>(b.at(r, c))));
+}
+
+// op(a(r,c), vec(r,0)) for row broadcasts, op(a(r,c), vec(0,c)) for column broadcasts.
+template <bool kRow, typename D, typename A, typename V, typename F>
+void map_bcast(D& d, A& a, V& v, F f) {
+    using C = compute_t<typename D::DType>;
+    const unsigned rows = d.GetValidRow(), cols = d.GetValidCol();
+    std::vector<C> vec(kRow ? rows : cols);
+    for (unsigned i = 0; i < vec.size(); ++i) vec[i] = load_as<C>(kRow ? v.at(i, 0) : v.at(0, i));
+    for (unsigned r = 0; r < rows; ++r)
+        for (unsigned c = 0; c < cols; ++c) d.at(r, c) = store_as<D>(f(load_as<C>(a.at(r, c)), vec[kRow ? r : c]));
+}
+
+template <typename C>
+inline C div_op(C a, C b) {
+    if constexpr (std::is_same_v<C, float>) return a / b;
+    else return b == 0 ? C(0) : a / b;
+}
+
+inline constexpr auto kAdd = [](auto a, auto b) { return a + b; };
+inline constexpr auto kSub = [](auto a, auto b) { return a - b; };
+inline constexpr auto kMul = [](auto a, auto b) { return a * b; };
+inline constexpr auto kDiv = [](auto a, auto b) { return div_op(a, b); };
+inline constexpr auto kMax = [](auto a, auto b) { return a > b ? a : b; };
+inline constexpr auto kMin = [](auto a, auto b) { return a < b ? a : b; };
+inline constexpr auto kExpDif = [](auto a, auto b) { return std::exp(static_cast<float>(a - b)); };
+
+}  // namespace detail
+
+#define PTO_SIM_BINARY(NAME, OP)                                                                    \
+    template <typename D, typename A, typename B, typename... W>                                    \
+        requires(is_tile_v<D> && is_tile_v<A> && is_tile_v<B> && all_events_v<W...>)                \
+    RecordEvent NAME(D& dst, A& src0, B& src1, W&...) {                                             \
+        detail::map2(dst, src0, src1, OP);                                                          \
+        return {};                                                                                  \
+    }
+PTO_SIM_BINARY(TADD, detail::kAdd)
+PTO_SIM_BINARY(TSUB, detail::kSub)
+PTO_SIM_BINARY(TMUL, detail::kMul)
+PTO_SIM_BINARY(TDIV, detail::kDiv)
+PTO_SIM_BINARY(TMAX, detail::kMax)
+PTO_SIM_BINARY(TMIN, detail::kMin)
+PTO_SIM_BINARY(TAND, [](auto a, auto b) {
+    static_assert(std::is_integral_v<decltype(a)>, "TAND needs integer tiles");
+    return a & b;
+})
+PTO_SIM_BINARY(TOR, [](auto a, auto b) {
+    static_assert(std::is_integral_v<decltype(a)>, "TOR needs integer tiles");
+    return a | b;
+})
+#undef PTO_SIM_BINARY
+
+#define PTO_SIM_SCALAR(NAME, OP)                                                                    \
+    template <typename D, typename S, typename... W>                                                \
+        requires(is_tile_v<D> && is_tile_v<S> && all_events_v<W...>)                                 \
+    RecordEvent NAME(D& dst, S& src, typename S::DType scalar, W&...) {                             \
+        using C = detail::compute_t<typename D::DType>;                                             \
+        const C x = detail::load_as<C>(scalar);                                                     \
+        detail::map1(dst, src, [&](C a) { return OP(a, x); });                                      \
+        return {};                                                                                  \
+    }
+PTO_SIM_SCALAR(TADDS, detail::kAdd)
+PTO_SIM_SCALAR(TSUBS, detail::kSub)
+PTO_SIM_SCALAR(TMULS, detail::kMul)
+PTO_SIM_SCALAR(TDIVS, detail::kDiv)
+PTO_SIM_SCALAR(TMAXS, detail::kMax)
+PTO_SIM_SCALAR(TMINS, detail::kMin)
+PTO_SIM_SCALAR(TLRELU, [](auto a, auto slope) { return a > 0 ? a : a * slope; })
+#undef PTO_SIM_SCALAR
+
+// TDIVS(dst, scalar, src): dst = scalar / src.
+template <typename D, typename S, typename... W>
+    requires(is_tile_v<D> && is_tile_v<S> && all_events_v<W...>)
+RecordEvent TDIVS(D& dst, typename D::DType scalar, S& src, W&...) {
+    using C = detail::compute_t<typename D::DType>;
+    const C x = detail::load_as<C>(scalar);
+    detail::map1(dst, src, [&](C a) { return detail::div_op(x, a); });
+    return {};
+}
+
+#define PTO_SIM_UNARY(NAME, OP)                                                                     \
+    template <typename D, typename S, typename... W>                                                \
+        requires(is_tile_v<D> && is_tile_v<S> && all_events_v<W...>)                                 \
+    RecordEvent NAME(D& dst, S& src, W&...) {                                                       \
+        detail::map1(dst, src, OP);                                                                 \
+        return {};                                                                                  \
+    }
+PTO_SIM_UNARY(TEXP, [](auto a) { return std::exp(static_cast<float>(a)); })
+PTO_SIM_UNARY(TLOG, [](auto a) { return std::log(static_cast<float>(a)); })
+PTO_SIM_UNARY(TSQRT, [](auto a) { return std::sqrt(static_cast<float>(a)); })
+PTO_SIM_UNARY(TRECIP, [](auto a) { return 1.0f / static_cast<float>(a); })
+PTO_SIM_UNARY(TNEG, [](auto a) { return -a; })
+PTO_SIM_UNARY(TABS, [](auto a) { return a < 0 ? -a : a; })
+PTO_SIM_UNARY(TRELU, [](auto a) { return a > 0 ? a : decltype(a)(0); })
+PTO_SIM_UNARY(TNOT, [](auto a) {
+    static_assert(std::is_integral_v<decltype(a)>, "TNOT needs integer tiles");
+    return ~a;
+})
+#undef PTO_SIM_UNARY
+
+template <typename D, typename S, typename... W>
+    requires(is_tile_v<D> && is_tile_v<S> && all_events_v<W...>)
+RecordEvent TRSQRT(D& dst, S& src, W&...) {
+    detail::map1(dst, src, [](auto a) { return 1.0f / std::sqrt(static_cast<float>(a)); });
+    return {};
+}
+template <typename D, typename S, typename Tmp, typename... W>
+    requires(is_tile_v<D> && is_tile_v<S> && is_tile_v<Tmp> && all_events_v<W...>)
+RecordEvent TRSQRT(D& dst, S& src, Tmp&, W&...) {
+    return TRSQRT(dst, src);
+}
+
+// ---- fill, index, conversion ----
+
+template <typename D, typename... W>
+    requires(is_tile_v<D> && all_events_v<W...>)
+RecordEvent TEXPANDS(D& dst, typename D::DType scalar, W&...) {
+    const unsigned rows = dst.GetValidRow(), cols = dst.GetValidCol();
+    for (unsigned r = 0; r < rows; ++r)
+        for (unsigned c = 0; c < cols; ++c) dst.at(r, c) = scalar;
+    return {};
+}
+
+// TCI<TileT, T, descending>(dst, start): element k (row-major over the valid region) = start +- k.
+template <typename D, typename T, int descending, typename... W>
+    requires(is_tile_v<D> && all_events_v<W...>)
+RecordEvent TCI(D& dst, T start, W&...) {
+    const unsigned rows = dst.GetValidRow(), cols = dst.GetValidCol();
+    int64_t k = 0;
+    for (unsigned r = 0; r < rows; ++r)
+        for (unsigned c = 0; c < cols; ++c, ++k)
+            dst.at(r, c) = static_cast<typename D::DType>(descending ? static_cast<int64_t>(start) - k
+                                                                      : static_cast<int64_t>(start) + k);
+    return {};
+}
+
+template <typename D, typename S, typename... W>
+    requires(is_tile_v<D> && is_tile_v<S> && all_events_v<W...>)
+RecordEvent TCVT(D& dst, S& src, RoundMode mode, SaturationMode sat, W&...) {
+    const unsigned rows = dst.GetValidRow(), cols = dst.GetValidCol();
+    for (unsigned r = 0; r < rows; ++r)
+        for (unsigned c = 0; c < cols; ++c)
+            dst.at(r, c) = cvt::round_to<typename D::DType>(src.at(r, c), mode, sat);
+    return {};
+}
+template <typename D, typename S, typename... W>
+    requires(is_tile_v<D> && is_tile_v<S> && all_events_v<W...>)
+RecordEvent TCVT(D& dst, S& src, RoundMode mode, W&...) {
+    return TCVT(dst, src, mode, SaturationMode::ON);
+}
+template <typename D, typename S, typename Tmp, typename... W>
+    requires(is_tile_v<D> && is_tile_v<S> && is_tile_v<Tmp> && all_events_v<W...>)
+RecordEvent TCVT(D& dst, S& src, Tmp&, RoundMode mode, SaturationMode sat, W&...) {
+    return TCVT(dst, src, mode, sat);
+}
+template <typename D, typename S, typename Tmp, typename... W>
+    requires(is_tile_v<D> && is_tile_v<S> && is_tile_v<Tmp> && all_events_v<W...>)
+RecordEvent TCVT(D& dst, S& src, Tmp&, RoundMode mode, W&...) {
+    return TCVT(dst, src, mode, SaturationMode::ON);
+}
+
+// ---- reductions ----
+namespace detail {
+
+template <bool kRow, typename D, typename S, typename Init, typename F>
+void reduce(D& dst, S& src, Init init, F f) {
+    using C = compute_t<typename S::DType>;
+    const unsigned rows = src.GetValidRow(), cols = src.GetValidCol();
+    const unsigned n = kRow ? rows : cols;
+    std::vector<C> acc(n);
+    for (unsigned i = 0; i < n; ++i) {
+        C a = init(load_as<C>(kRow ? src.at(i, 0) : src.at(0, i)));
+        const unsigned m = kRow ? cols : rows;
+        for (unsigned j = 1; j < m; ++j) a = f(a, load_as<C>(kRow ? src.at(i, j) : src.at(j, i)));
+        acc[i] = a;
+    }
+    if (rows == 0 || cols == 0) return;
+    for (unsigned i = 0; i < n; ++i) {
+        if constexpr (kRow) dst.at(i, 0) = store_as<D>(acc[i]);
+        else dst.at(0, i) = store_as<D>(acc[i]);
+    }
+}
+inline constexpr auto kId = [](auto a) { return a; };
+
+}  // namespace detail
+
+#define PTO_SIM_ROWRED(NAME, OP)                                                                    \
+    template <typename D, typename S, typename Tmp, typename... W>                                  \
+        requires(is_tile_v<D> && is_tile_v<S> && is_tile_v<Tmp> && all_events_v<W...>)             \
+    RecordEvent NAME(D& dst, S& src, Tmp&, W&...) {                                                 \
+        detail::reduce<true>(dst, src, detail::kId, OP);                                            \
+        return {};                                                                                  \
+    }
+PTO_SIM_ROWRED(TROWSUM, detail::kAdd)
+PTO_SIM_ROWRED(TROWMAX, detail::kMax)
+PTO_SIM_ROWRED(TROWMIN, detail::kMin)
+PTO_SIM_ROWRED(TROWPROD, detail::kMul)
+#undef PTO_SIM_ROWRED
+
+#define PTO_SIM_COLRED(NAME, OP)                                                                    \
+    template <typename D, typename S, typename... W>                                                \
+        requires(is_tile_v<D> && is_tile_v<S> && all_events_v<W...>)                                 \
+    RecordEvent NAME(D& dst, S& src, W&...) {                                                       \
+        detail::reduce<false>(dst, src, detail::kId, OP);                                           \
+        return {};                                                                                  \
+    }
+PTO_SIM_COLRED(TCOLSUM, detail::kAdd)
+PTO_SIM_COLRED(TCOLMAX, detail::kMax)
+PTO_SIM_COLRED(TCOLMIN, detail::kMin)
+PTO_SIM_COLRED(TCOLPROD, detail::kMul)
+#undef PTO_SIM_COLRED
+
+template <typename D, typename S, typename Tmp, typename... W>
+    requires(is_tile_v<D> && is_tile_v<S> && is_tile_v<Tmp> && all_events_v<W...>)
+RecordEvent TCOLSUM(D& dst, S& src, Tmp&, bool /*isBinary*/, W&...) {
+    return TCOLSUM(dst, src);
+}
+
+// ---- broadcasts ----
+
+template <typename D, typename S, typename... W>
+    requires(is_tile_v<D> && is_tile_v<S> && all_events_v<W...>)
+RecordEvent TROWEXPAND(D& dst, S& src, W&...) {
+    detail::map_bcast<true>(dst, dst, src, [](auto, auto v) { return v; });
+    return {};
+}
+template <typename D, typename S, typename... W>
+    requires(is_tile_v<D> && is_tile_v<S> && all_events_v<W...>)
+RecordEvent TCOLEXPAND(D& dst, S& src, W&...) {
+    detail::map_bcast<false>(dst, dst, src, [](auto, auto v) { return v; });
+    return {};
+}
+
+#define PTO_SIM_EXPAND_OP(NAME, ROW, OP)                                                            \
+    template <typename D, typename A, typename V, typename... W>                                    \
+        requires(is_tile_v<D> && is_tile_v<A> && is_tile_v<V> && all_events_v<W...>)               \
+    RecordEvent NAME(D& dst, A& src0, V& src1, W&...) {                                             \
+        detail::map_bcast<ROW>(dst, src0, src1, OP);                                                \
+        return {};                                                                                  \
+    }
+PTO_SIM_EXPAND_OP(TROWEXPANDADD, true, detail::kAdd)
+PTO_SIM_EXPAND_OP(TROWEXPANDSUB, true, detail::kSub)
+PTO_SIM_EXPAND_OP(TROWEXPANDMUL, true, detail::kMul)
+PTO_SIM_EXPAND_OP(TROWEXPANDDIV, true, detail::kDiv)
+PTO_SIM_EXPAND_OP(TROWEXPANDMAX, true, detail::kMax)
+PTO_SIM_EXPAND_OP(TROWEXPANDMIN, true, detail::kMin)
+PTO_SIM_EXPAND_OP(TROWEXPANDEXPDIF, true, detail::kExpDif)
+PTO_SIM_EXPAND_OP(TCOLEXPANDADD, false, detail::kAdd)
+PTO_SIM_EXPAND_OP(TCOLEXPANDSUB, false, detail::kSub)
+PTO_SIM_EXPAND_OP(TCOLEXPANDMUL, false, detail::kMul)
+PTO_SIM_EXPAND_OP(TCOLEXPANDDIV, false, detail::kDiv)
+PTO_SIM_EXPAND_OP(TCOLEXPANDMAX, false, detail::kMax)
+PTO_SIM_EXPAND_OP(TCOLEXPANDMIN, false, detail::kMin)
+PTO_SIM_EXPAND_OP(TCOLEXPANDEXPDIF, false, detail::kExpDif)
+#undef PTO_SIM_EXPAND_OP
+
+// TTRANS: dst(c, r) = src(r, c) over src's valid region.
+template <typename D, typename S, typename Tmp, typename... W>
+    requires(is_tile_v<D> && is_tile_v<S> && is_tile_v<Tmp> && all_events_v<W...>)
+RecordEvent TTRANS(D& dst, S& src, Tmp&, W&...) {
+    const unsigned rows = src.GetValidRow(), cols = src.GetValidCol();
+    if (cols > static_cast<unsigned>(D::Rows) || rows > static_cast<unsigned>(D::Cols))
+        sim::fail("TTRANS: transposed " + std::to_string(rows) + "x" + std::to_string(cols) +
+                  " region does not fit the destination tile");
+    const auto v = detail::snapshot(src, rows, cols);
+    for (unsigned r = 0; r < rows; ++r)
+        for (unsigned c = 0; c < cols; ++c)
+            dst.at(c, r) = cvt::to<typename D::DType>(v[static_cast<std::size_t>(r) * cols + c]);
+    return {};
+}
+
+}  // namespace pto
