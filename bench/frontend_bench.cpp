@@ -1,0 +1,103 @@
+// Front-end benchmark: for each input file (and a generated ~10,000-line program) report the
+// raw tree-sitter parse time and the whole front end's time (parse + IR build + checks), measured
+// in the same run, best of N repetitions. Target: front end within 2x of the raw parse, growing
+// linearly with size (the generated program is measured at 1x, 2x, 4x size to show the trend).
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <fmt/format.h>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <tree_sitter/api.h>
+#include <vector>
+
+#include "ir/diagnostic.h"
+#include "parser/frontend.h"
+
+extern "C" const TSLanguage* tree_sitter_python();
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double best_ms(int reps, const auto& fn) {
+  double best = 1e30;
+  for (int i = 0; i < reps; ++i) {
+    auto t0 = Clock::now();
+    fn();
+    best = std::min(best, std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
+  }
+  return best;
+}
+
+// A valid program with `kernels` InCore kernels of ~`body` statements each plus an orchestration
+// function calling them all: roughly kernels * (body + 8) lines.
+std::string generate_program(int kernels, int body) {
+  std::ostringstream s;
+  s << "# Generated benchmark program\nimport pypto.language as pl\n\nROWS = 64\nCOLS = 128\n\n"
+       "@pl.program\nclass Big:\n";
+  for (int k = 0; k < kernels; ++k) {
+    s << "    @pl.function(type=pl.FunctionType.InCore)\n"
+      << "    def k" << k << "(self, x: pl.Tensor[[ROWS, COLS], pl.FP32], "
+      << "out: pl.Out[pl.Tensor[[ROWS, COLS], pl.FP32]]) -> pl.Tensor[[ROWS, COLS], pl.FP32]:\n"
+      << "        t = pl.load(x, [0, 0], [ROWS, COLS])\n";
+    for (int i = 0; i < body; ++i) {
+      switch (i % 4) {
+        case 0: s << "        t = pl.add(t, " << (i + 1) << ".0)\n"; break;
+        case 1: s << "        t = pl.mul(t, t)  # square\n"; break;
+        case 2: s << "        u = pl.exp(t)\n"; break;
+        default: s << "        t = pl.sub(u, t)\n"; break;
+      }
+    }
+    s << "        out = pl.store(t, [0, 0], out)\n        return out\n\n";
+  }
+  s << "    @pl.function(type=pl.FunctionType.Orchestration)\n"
+    << "    def main(self, x: pl.Tensor[[ROWS, COLS], pl.FP32], "
+    << "out: pl.Out[pl.Tensor[[ROWS, COLS], pl.FP32]]) -> pl.Tensor[[ROWS, COLS], pl.FP32]:\n";
+  for (int k = 0; k < kernels; ++k) s << "        out = self.k" << k << "(x, out)\n";
+  s << "        return out\n";
+  return s.str();
+}
+
+void measure(const std::string& label, const std::string& path, const std::string& text, int reps) {
+  size_t lines = std::count(text.begin(), text.end(), '\n');
+  TSParser* p = ts_parser_new();
+  ts_parser_set_language(p, tree_sitter_python());
+  double raw = best_ms(reps, [&] {
+    TSTree* t = ts_parser_parse_string(p, nullptr, text.data(), uint32_t(text.size()));
+    ts_tree_delete(t);
+  });
+  ts_parser_delete(p);
+  std::string err;
+  double fe = best_ms(reps, [&] {
+    try {
+      pypto::ir::DiagnosticSink sink;
+      auto file = std::make_shared<pypto::ir::SourceFile>(path, text);
+      pypto::parser::parse_source(file, {}, sink);
+    } catch (const std::exception& e) {
+      err = e.what();
+    }
+  });
+  fmt::print("{:<28} {:>7} lines  raw parse {:>9.3f} ms  front end {:>9.3f} ms  ratio {:>5.2f}x  {:>8.1f} us/kline{}\n",
+             label, lines, raw, fe, fe / raw, fe * 1000.0 / (double(lines) / 1000.0),
+             err.empty() ? "" : "  ERROR: " + err);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int reps = 5;
+  for (int i = 1; i < argc; ++i) {
+    std::ifstream f(argv[i], std::ios::binary);
+    std::stringstream ss;
+    ss << f.rdbuf();
+    std::string name = argv[i];
+    measure(name.substr(name.find_last_of('/') + 1), name, ss.str(), reps);
+  }
+  for (int scale : {1, 2, 4}) {
+    std::string text = generate_program(50 * scale, 192);
+    measure(fmt::format("generated x{}", scale), "<generated>", text, reps);
+  }
+  return 0;
+}

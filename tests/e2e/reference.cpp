@@ -1,0 +1,77 @@
+// Reference loops for the end-to-end programs. Tolerances are for FP32 with libm exp.
+#include "e2e/reference.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace pypto::e2e {
+namespace {
+
+Arrays square(const Arrays& in) {
+  const auto& x = in.at("x");
+  std::vector<float> out(x.size());
+  for (size_t i = 0; i < x.size(); ++i) out[i] = x[i] * x[i];
+  return {{"out", out}};
+}
+
+constexpr float kAlpha = 1.5f;  // matches the --scalar below
+
+Arrays elementwise(const Arrays& in) {
+  const auto& x = in.at("x");
+  const auto& y = in.at("y");
+  std::vector<float> z(x.size());
+  for (size_t i = 0; i < x.size(); ++i) {
+    float s = kAlpha * x[i] + y[i] - 0.5f;
+    z[i] = std::max(s, 0.0f) * 0.25f;
+  }
+  return {{"z", z}};
+}
+
+Arrays softmax(const Arrays& in) {
+  const auto& x = in.at("x");
+  const int rows = 64, cols = 128;
+  std::vector<float> out(x.size());
+  for (int r = 0; r < rows; ++r) {
+    float m = -INFINITY;
+    for (int c = 0; c < cols; ++c) m = std::max(m, x[r * cols + c]);
+    float sum = 0;
+    for (int c = 0; c < cols; ++c) sum += std::exp(x[r * cols + c] - m);
+    for (int c = 0; c < cols; ++c) out[r * cols + c] = std::exp(x[r * cols + c] - m) / sum;
+  }
+  return {{"out", out}};
+}
+
+Arrays row_offset(const Arrays& in) {
+  const auto& x = in.at("x");
+  std::vector<float> out(x.size());
+  for (size_t i = 0; i < x.size(); ++i) out[i] = x[i] * 2.0f + 1.0f;
+  return {{"out", out}};
+}
+
+Arrays chain(const Arrays& in) {
+  const auto& x = in.at("x");
+  std::vector<float> out(x.size());
+  for (size_t i = 0; i < x.size(); ++i) out[i] = x[i] * 3.0f + 1.0f;
+  return {{"out", out}};
+}
+
+}  // namespace
+
+const std::vector<ProgramCase>& program_cases() {
+  static const std::vector<ProgramCase> cases = {
+      {"square", "e2e_square.py", {}, {"out"}, square, 1e-6f, 1e-6f},
+      {"elementwise", "e2e_elementwise.py", {"alpha=1.5"}, {"z"}, elementwise, 1e-6f, 1e-5f},
+      {"softmax", "e2e_softmax.py", {}, {"out"}, softmax, 1e-6f, 1e-4f},
+      {"row_offset", "e2e_row_offset.py", {}, {"out"}, row_offset, 1e-6f, 1e-6f},
+      {"chain", "e2e_chain.py", {}, {"out"}, chain, 1e-6f, 1e-6f},
+  };
+  return cases;
+}
+
+const ProgramCase* find_case(const std::string& name) {
+  for (const auto& c : program_cases())
+    if (c.name == name) return &c;
+  return nullptr;
+}
+
+}  // namespace pypto::e2e

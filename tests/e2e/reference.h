@@ -1,0 +1,27 @@
+// Independent plain-C++ reference implementations of the end-to-end test programs
+// (tests/programs/e2e_*.py). Each takes the program's input arrays (row-major float) and returns
+// the expected outputs, written from the program's documented math, not from pypto's output.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace pypto::e2e {
+
+using Arrays = std::map<std::string, std::vector<float>>;
+
+struct ProgramCase {
+  std::string name;                          // e2e program name, e.g. "softmax"
+  std::string file;                          // tests/programs/e2e_<name>.py
+  std::vector<std::string> scalars;          // --scalar arguments for bin/run
+  std::vector<std::string> outputs;          // output parameter names
+  // Computes the expected outputs from the inputs (names as in the program's signature).
+  Arrays (*reference)(const Arrays& inputs);
+  float atol, rtol;
+};
+
+const std::vector<ProgramCase>& program_cases();
+const ProgramCase* find_case(const std::string& name);
+
+}  // namespace pypto::e2e
