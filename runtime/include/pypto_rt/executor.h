@@ -1,0 +1,140 @@
+// pypto CPU runtime: the task executor. It stands for C clusters x (1 AIC + 2 AIV) cores, one
+// worker thread per core (each with its own simulated on-chip buffers); workers block on a
+// condition variable when idle. The orchestration function runs on the calling thread and
+// submits tasks through the PTO2 API (pto_orchestration_api.h), which forwards to the executor
+// that is current on that thread.
+//
+// Ordering: a task runs when every earlier task it depends on has finished. Dependencies are
+// derived per tensor argument from its tag and region (pypto_rt/region.h), keyed by buffer.addr:
+//   INPUT reads, OUTPUT_EXISTING writes, INOUT reads+writes, NO_DEP is ignored, OUTPUT
+//   (runtime-allocated) writes a fresh buffer; a reader waits for earlier overlapping writers
+//   (RAW); a writer waits for earlier overlapping writers (WAW) and readers (WAR); a task also
+//   waits for the creator (owner_task_id) of every tensor it touches and for its explicit
+//   set_dependencies ids. Inside a MANUAL scope only explicit dependencies apply (accesses are
+//   still recorded for later tasks). Source order alone orders nothing.
+// NOTE: the reference runtime is less strict (OUTPUT_EXISTING only waits for the creator, and
+// WAR is not tracked); a program correct here may still need INOUT on the device.
+//
+// A task's kernels: MixedKernels {aic, aiv0, aiv1}; each valid slot runs once per SPMD block
+// (launch_spec block_num) on a worker of its core type, as an independent job (AIC and AIV parts
+// of one task are not co-scheduled). Runtime-allocated tensors are zero-filled (or set to their
+// initial value) and live until the executor is destroyed.
+#pragma once
+
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <exception>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <unordered_map>
+#include <vector>
+
+#include "pto_orchestration_api.h"
+#include "pypto_rt/program.h"
+#include "pypto_rt/region.h"
+
+namespace pypto_rt {
+
+struct ExecutorOptions {
+    int clusters = 2;
+};
+
+struct RunStats {
+    uint64_t tasks = 0;          // submitted tasks (incl. dummy tasks)
+    uint64_t jobs = 0;           // kernel invocations
+    int max_concurrent_jobs = 0; // peak number of kernels running at the same time
+    double millis = 0;
+};
+
+class Executor {
+public:
+    Executor(std::vector<KernelInfo> kernels, ExecutorOptions opts = {});
+    ~Executor();
+    Executor(const Executor&) = delete;
+    Executor& operator=(const Executor&) = delete;
+
+    // Make this executor current on the calling thread, call `orchestration`, wait for every
+    // submitted task. Returns false (and fills error()) if orchestration or a kernel reported an
+    // error (an exception thrown by a kernel, e.g. from a test's pto::sim fail handler).
+    template <typename F>
+    bool run(F&& orchestration) {
+        begin_run();
+        try {
+            orchestration();
+        } catch (const std::exception& e) {
+            record_error(std::string("orchestration: ") + e.what());
+        }
+        return end_run();
+    }
+
+    const std::string& error() const { return error_; }
+    const RunStats& stats() const { return stats_; }
+    int clusters() const { return clusters_; }
+
+    // ---- called through the PTO2 API on the orchestration thread ----
+    TaskOutputTensors submit(const MixedKernels& mk, const CoreTaskArgs& args, bool dummy);
+    TaskOutputTensors alloc(const CoreTaskArgs& args);
+    void scope_begin(PTO2ScopeMode mode);
+    void scope_end();
+    uint64_t get_tensor_data(const ChipTensor& t, uint32_t ndims, const uint32_t idx[]);
+    void set_tensor_data(const ChipTensor& t, uint32_t ndims, const uint32_t idx[], uint64_t value);
+    void fail(const std::string& msg);  // orchestration-side error: record and abort the run
+
+    static Executor* current();  // executor running an orchestration on this thread
+
+private:
+    struct Task;
+    struct Job {
+        Task* task;
+        int kernel_id;
+        int sub_block_id;
+        int block_idx;
+    };
+    struct Access {
+        Task* task;
+        Region region;
+        bool write;
+    };
+
+    void begin_run();
+    bool end_run();
+    void record_error(const std::string& msg);
+    void worker_loop(CoreType core, int worker_index);
+    void run_job(const Job& job);
+    void finish_job_locked(Task* t);
+    void make_ready_locked(Task* t);
+    void add_dep_locked(Task* t, Task* producer);
+    Task* find_task_locked(PTO2TaskId id);
+    void record_access_locked(Task* t, const ChipTensor& tensor, bool read, bool write, bool lookup);
+    ChipTensor& allocate_locked(const TensorCreateInfo& ci, PTO2TaskId owner);
+    void wait_tasks(std::vector<Task*> tasks);
+
+    std::vector<KernelInfo> kernels_;
+    int clusters_;
+    std::vector<std::thread> workers_;
+
+    std::mutex mu_;
+    std::condition_variable work_cv_;  // workers: a job became ready, or shutdown
+    std::condition_variable done_cv_;  // orchestration thread: a task finished
+    std::deque<Job> ready_[2];         // indexed by CoreType
+    bool shutdown_ = false;
+
+    std::deque<std::unique_ptr<Task>> tasks_;
+    uint64_t unfinished_ = 0;
+    int running_jobs_ = 0;
+    std::unordered_map<uint64_t, std::vector<Access>> accesses_;  // by buffer.addr
+    std::deque<ChipTensor> owned_tensors_;
+    std::vector<std::unique_ptr<uint8_t[]>> owned_buffers_;
+    std::vector<PTO2ScopeMode> scopes_;
+    std::string error_;
+    RunStats stats_;
+    uint64_t run_start_ns_ = 0;
+};
+
+// Print the running kernel's name and func_id on SIGSEGV / SIGBUS / SIGFPE / SIGILL / SIGABRT.
+void install_crash_handler();
+
+}  // namespace pypto_rt

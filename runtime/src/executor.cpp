@@ -1,0 +1,374 @@
+// pypto CPU runtime: the task executor (worker threads, dependency tracking, dispatch of kernel
+// entries with the args[] ABI). Semantics are documented in pypto_rt/executor.h.
+#include "pypto_rt/executor.h"
+
+#include <pto/pto_sim_context.hpp>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <csignal>
+#include <cstring>
+#include <exception>
+#include <unistd.h>
+
+#include "intrinsic.h"
+
+namespace pypto_rt {
+
+namespace {
+thread_local Executor* g_current = nullptr;
+
+uint64_t now_ns() {
+    return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                     std::chrono::steady_clock::now().time_since_epoch())
+                                     .count());
+}
+}  // namespace
+
+struct Executor::Task {
+    uint64_t seq = 0;
+    PTO2TaskId id = PTO2TaskId::invalid();
+    MixedKernels mk;
+    int block_num = 1;
+    std::vector<ChipTensor> tensors;
+    std::vector<uint64_t> scalars;
+    int pending = 1;  // unfinished producers (+1 while being submitted)
+    int jobs_left = 0;
+    bool done = false;
+    std::vector<Task*> successors;
+    std::vector<Task*> producers;  // to avoid duplicate edges
+};
+
+Executor* Executor::current() { return g_current; }
+
+Executor::Executor(std::vector<KernelInfo> kernels, ExecutorOptions opts)
+    : kernels_(std::move(kernels)), clusters_(std::max(1, opts.clusters)) {
+    for (int c = 0; c < clusters_; ++c) {
+        workers_.emplace_back([this, c] { worker_loop(CoreType::AIC, c); });
+        workers_.emplace_back([this, c] { worker_loop(CoreType::AIV, 2 * c); });
+        workers_.emplace_back([this, c] { worker_loop(CoreType::AIV, 2 * c + 1); });
+    }
+}
+
+Executor::~Executor() {
+    {
+        std::lock_guard<std::mutex> lk(mu_);
+        shutdown_ = true;
+    }
+    work_cv_.notify_all();
+    for (auto& w : workers_) w.join();
+}
+
+void Executor::begin_run() {
+    std::lock_guard<std::mutex> lk(mu_);
+    tasks_.clear();
+    accesses_.clear();
+    scopes_.clear();
+    error_.clear();
+    stats_ = RunStats{};
+    unfinished_ = 0;
+    g_current = this;
+    run_start_ns_ = now_ns();
+}
+
+bool Executor::end_run() {
+    std::unique_lock<std::mutex> lk(mu_);
+    done_cv_.wait(lk, [&] { return unfinished_ == 0; });
+    g_current = nullptr;
+    stats_.millis = static_cast<double>(now_ns() - run_start_ns_) / 1e6;
+    return error_.empty();
+}
+
+void Executor::record_error(const std::string& msg) {
+    std::lock_guard<std::mutex> lk(mu_);
+    if (error_.empty()) error_ = msg;
+}
+
+void Executor::fail(const std::string& msg) { record_error(msg); }
+
+Executor::Task* Executor::find_task_locked(PTO2TaskId id) {
+    if (!id.is_valid() || id.ring() != 0) return nullptr;
+    const uint64_t seq = id.local();
+    if (seq >= tasks_.size()) return nullptr;
+    return tasks_[seq].get();
+}
+
+void Executor::add_dep_locked(Task* t, Task* producer) {
+    if (!producer || producer == t || producer->done) return;
+    if (std::find(t->producers.begin(), t->producers.end(), producer) != t->producers.end()) return;
+    t->producers.push_back(producer);
+    producer->successors.push_back(t);
+    ++t->pending;
+}
+
+void Executor::record_access_locked(Task* t, const ChipTensor& tensor, bool read, bool write, bool lookup) {
+    const Region r = Region::of(tensor);
+    if (r.empty()) return;
+    auto& list = accesses_[r.buffer];
+    list.erase(std::remove_if(list.begin(), list.end(), [](const Access& a) { return a.task->done; }), list.end());
+    if (lookup) {
+        for (const Access& a : list) {
+            if (a.task == t) continue;
+            if ((write || a.write) && regions_overlap(a.region, r)) add_dep_locked(t, a.task);
+        }
+        // An earlier access of exactly this region is now ordered before t: drop it.
+        if (write)
+            list.erase(std::remove_if(list.begin(), list.end(),
+                                      [&](const Access& a) { return a.task != t && a.region.same_as(r); }),
+                       list.end());
+    }
+    (void)read;
+    list.push_back(Access{t, r, write});
+}
+
+ChipTensor& Executor::allocate_locked(const TensorCreateInfo& ci, PTO2TaskId owner) {
+    const uint64_t bytes = ci.buffer_size_bytes();
+    auto buf = std::make_unique<uint8_t[]>(std::max<uint64_t>(bytes, 1));
+    std::memset(buf.get(), 0, std::max<uint64_t>(bytes, 1));
+    const uint64_t es = get_element_size(ci.dtype);
+    if (ci.has_initial_value && es > 0)
+        for (uint64_t off = 0; off + es <= bytes; off += es) std::memcpy(buf.get() + off, &ci.initial_value, es);
+    ChipTensor& t = owned_tensors_.emplace_back();
+    t.init_external(buf.get(), bytes, ci.shapes, ci.ndims, ci.dtype);
+    t.manual_dep = ci.manual_dep;
+    t.owner_task_id = owner;
+    owned_buffers_.push_back(std::move(buf));
+    return t;
+}
+
+TaskOutputTensors Executor::alloc(const CoreTaskArgs& args) {
+    std::lock_guard<std::mutex> lk(mu_);
+    TaskOutputTensors out;
+    if (args.has_error) {
+        if (error_.empty()) error_ = std::string("alloc_tensors: ") + (args.error_msg ? args.error_msg : "bad args");
+        return out;
+    }
+    for (int32_t i = 0; i < args.tensor_count(); ++i)
+        if (args.tag(i) == TensorArgType::OUTPUT)
+            out.materialize_output(allocate_locked(args.tensor(i).create_info(), PTO2TaskId::invalid()));
+    return out;
+}
+
+TaskOutputTensors Executor::submit(const MixedKernels& mk, const CoreTaskArgs& args, bool dummy) {
+    std::unique_lock<std::mutex> lk(mu_);
+    TaskOutputTensors out;
+    if (!error_.empty()) return out;
+    if (args.has_error) {
+        error_ = std::string("submit: ") + (args.error_msg ? args.error_msg : "bad task args");
+        return out;
+    }
+    const int32_t slots[3] = {mk.aic_kernel_id, mk.aiv0_kernel_id, mk.aiv1_kernel_id};
+    int nslots = 0;
+    if (!dummy) {
+        for (int s = 0; s < 3; ++s) {
+            const int32_t k = slots[s];
+            if (k == INVALID_KERNEL_ID) continue;
+            if (k < 0 || k >= static_cast<int32_t>(kernels_.size())) {
+                error_ = "submit: unknown func_id " + std::to_string(k);
+                return out;
+            }
+            const CoreType want = s == 0 ? CoreType::AIC : CoreType::AIV;
+            if (kernels_[k].core != want) {
+                error_ = "submit: kernel '" + std::string(kernels_[k].name) + "' (func_id " + std::to_string(k) +
+                         ") submitted as " + (want == CoreType::AIC ? "AIC" : "AIV") + " but is an " +
+                         (want == CoreType::AIC ? "AIV" : "AIC") + " kernel";
+                return out;
+            }
+            ++nslots;
+        }
+        if (nslots == 0) {
+            error_ = "submit: task without any kernel";
+            return out;
+        }
+    }
+    if (args.tensor_count() > CORE_MAX_TENSOR_ARGS || args.scalar_count() > CORE_MAX_SCALAR_ARGS) {
+        error_ = "submit: too many arguments";
+        return out;
+    }
+
+    auto owned = std::make_unique<Task>();
+    Task* t = owned.get();
+    t->seq = tasks_.size();
+    t->id = PTO2TaskId::make(0, static_cast<uint32_t>(t->seq));
+    t->mk = mk;
+    t->block_num = std::max<int>(1, args.launch_spec.block_num());
+    tasks_.push_back(std::move(owned));
+    ++unfinished_;
+    ++stats_.tasks;
+
+    const bool manual = std::find(scopes_.begin(), scopes_.end(), PTO2ScopeMode::MANUAL) != scopes_.end();
+    t->tensors.reserve(static_cast<std::size_t>(args.tensor_count()));
+    for (int32_t i = 0; i < args.tensor_count(); ++i) {
+        const TensorArgType tag = args.tag(i);
+        if (tag == TensorArgType::OUTPUT) {
+            ChipTensor& ct = allocate_locked(args.tensor(i).create_info(), t->id);
+            t->tensors.push_back(ct);
+            record_access_locked(t, ct, false, true, false);
+            out.materialize_output(ct);
+            continue;
+        }
+        const ChipTensor& ct = args.tensor(i).ref();
+        t->tensors.push_back(ct);
+        if (tag == TensorArgType::NO_DEP) continue;
+        if (!manual && ct.owner_task_id.is_valid()) add_dep_locked(t, find_task_locked(ct.owner_task_id));
+        const bool read = tag == TensorArgType::INPUT || tag == TensorArgType::INOUT;
+        const bool write = tag == TensorArgType::INOUT || tag == TensorArgType::OUTPUT_EXISTING;
+        record_access_locked(t, ct, read, write, !manual && !ct.manual_dep);
+    }
+    for (uint32_t i = 0; i < args.explicit_dep_count(); ++i) add_dep_locked(t, find_task_locked(args.explicit_dep(i)));
+    for (int32_t j = 0; j < args.scalar_count(); ++j) t->scalars.push_back(args.scalar(j));
+    t->jobs_left = dummy ? 0 : nslots * t->block_num;
+    stats_.jobs += static_cast<uint64_t>(t->jobs_left);
+
+    out.set_task_id(t->id);
+    if (--t->pending == 0) make_ready_locked(t);
+    return out;
+}
+
+void Executor::make_ready_locked(Task* t) {
+    if (t->jobs_left == 0) {  // dummy task: completes as soon as its producers have
+        t->jobs_left = 1;
+        finish_job_locked(t);
+        return;
+    }
+    const int32_t slots[3] = {t->mk.aic_kernel_id, t->mk.aiv0_kernel_id, t->mk.aiv1_kernel_id};
+    for (int b = 0; b < t->block_num; ++b)
+        for (int s = 0; s < 3; ++s) {
+            if (slots[s] == INVALID_KERNEL_ID) continue;
+            const CoreType core = s == 0 ? CoreType::AIC : CoreType::AIV;
+            ready_[static_cast<int>(core)].push_back(Job{t, slots[s], s == 2 ? 1 : 0, b});
+        }
+    work_cv_.notify_all();
+}
+
+void Executor::finish_job_locked(Task* t) {
+    if (--t->jobs_left > 0) return;
+    t->done = true;
+    --unfinished_;
+    for (Task* s : t->successors)
+        if (--s->pending == 0) make_ready_locked(s);
+    done_cv_.notify_all();
+}
+
+void Executor::worker_loop(CoreType core, int /*worker_index*/) {
+    auto& queue = ready_[static_cast<int>(core)];
+    std::unique_lock<std::mutex> lk(mu_);
+    for (;;) {
+        work_cv_.wait(lk, [&] { return shutdown_ || !queue.empty(); });
+        if (queue.empty()) return;  // shutdown
+        const Job job = queue.front();
+        queue.pop_front();
+        const bool skip = !error_.empty();
+        ++running_jobs_;
+        stats_.max_concurrent_jobs = std::max(stats_.max_concurrent_jobs, running_jobs_);
+        lk.unlock();
+        if (!skip) run_job(job);
+        lk.lock();
+        --running_jobs_;
+        finish_job_locked(job.task);
+    }
+}
+
+void Executor::run_job(const Job& job) {
+    const Task& t = *job.task;
+    const KernelInfo& k = kernels_[job.kernel_id];
+    int64_t args[64] = {};
+    std::size_t n = 0;
+    for (const ChipTensor& ct : t.tensors) args[n++] = static_cast<int64_t>(reinterpret_cast<uintptr_t>(&ct));
+    for (uint64_t s : t.scalars) args[n++] = static_cast<int64_t>(s);
+    LocalContext local{job.block_idx, t.block_num};
+    GlobalContext global{};
+    global.sub_block_id = job.sub_block_id;
+    args[SPMD_LOCAL_CONTEXT_INDEX] = static_cast<int64_t>(reinterpret_cast<uintptr_t>(&local));
+    args[SPMD_GLOBAL_CONTEXT_INDEX] = static_cast<int64_t>(reinterpret_cast<uintptr_t>(&global));
+    pto::sim::KernelScope scope(k.name, k.func_id);
+    try {
+        k.entry(args);
+    } catch (const std::exception& e) {
+        record_error(std::string(e.what()));
+    } catch (...) {
+        record_error("kernel '" + std::string(k.name) + "' (func_id " + std::to_string(k.func_id) +
+                     "): unknown exception");
+    }
+}
+
+void Executor::scope_begin(PTO2ScopeMode mode) {
+    std::lock_guard<std::mutex> lk(mu_);
+    scopes_.push_back(mode);
+}
+
+void Executor::scope_end() {
+    std::lock_guard<std::mutex> lk(mu_);
+    if (!scopes_.empty()) scopes_.pop_back();
+}
+
+namespace {
+Region element_region(const ChipTensor& t, uint32_t ndims, const uint32_t idx[]) {
+    Region r = Region::of(t);
+    r.start = t.compute_flat_offset(idx, ndims);
+    for (uint32_t i = 0; i < r.ndims; ++i) r.shapes[i] = 1;
+    return r;
+}
+}  // namespace
+
+void Executor::wait_tasks(std::vector<Task*> waits) {
+    std::unique_lock<std::mutex> lk(mu_);
+    done_cv_.wait(lk, [&] {
+        return std::all_of(waits.begin(), waits.end(), [](Task* x) { return x->done; });
+    });
+}
+
+uint64_t Executor::get_tensor_data(const ChipTensor& t, uint32_t ndims, const uint32_t idx[]) {
+    const Region r = element_region(t, ndims, idx);
+    std::vector<Task*> waits;
+    {
+        std::lock_guard<std::mutex> lk(mu_);
+        for (const Access& a : accesses_[r.buffer])
+            if (a.write && !a.task->done && regions_overlap(a.region, r)) waits.push_back(a.task);
+        if (Task* owner = find_task_locked(t.owner_task_id); owner && !owner->done) waits.push_back(owner);
+    }
+    wait_tasks(std::move(waits));
+    uint64_t v = 0;
+    std::memcpy(&v, reinterpret_cast<const uint8_t*>(t.buffer.addr) + r.start * r.elem_size, r.elem_size);
+    return v;
+}
+
+void Executor::set_tensor_data(const ChipTensor& t, uint32_t ndims, const uint32_t idx[], uint64_t value) {
+    const Region r = element_region(t, ndims, idx);
+    std::vector<Task*> waits;
+    {
+        std::lock_guard<std::mutex> lk(mu_);
+        for (const Access& a : accesses_[r.buffer])
+            if (!a.task->done && regions_overlap(a.region, r)) waits.push_back(a.task);
+        if (Task* owner = find_task_locked(t.owner_task_id); owner && !owner->done) waits.push_back(owner);
+    }
+    wait_tasks(std::move(waits));
+    std::memcpy(reinterpret_cast<uint8_t*>(t.buffer.addr) + r.start * r.elem_size, &value, r.elem_size);
+}
+
+// ---- crash reporting ----
+namespace {
+void crash_handler(int sig) {
+    const pto::sim::KernelContext& k = pto::sim::current_kernel();
+    char buf[512];
+    int n;
+    if (k.name)
+        n = std::snprintf(buf, sizeof buf, "pypto run: fatal signal %d (%s) in kernel '%s' (func_id %d)\n", sig,
+                          strsignal(sig), k.name, k.func_id);
+    else
+        n = std::snprintf(buf, sizeof buf, "pypto run: fatal signal %d (%s) outside any kernel\n", sig, strsignal(sig));
+    if (n > 0) {
+        ssize_t w = write(2, buf, static_cast<std::size_t>(std::min<int>(n, sizeof buf - 1)));
+        (void)w;
+    }
+    std::signal(sig, SIG_DFL);
+    std::raise(sig);
+}
+}  // namespace
+
+void install_crash_handler() {
+    for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT}) std::signal(sig, crash_handler);
+}
+
+}  // namespace pypto_rt
