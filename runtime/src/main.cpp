@@ -1,0 +1,276 @@
+// pypto CPU runtime: `run`, the main of a generated project. Linked with the generated
+// program_table.cpp (kProgram), the kernels and the orchestration; reads the entry's input
+// tensors from .npy files (or generates them with --seed), runs the orchestration on the CPU
+// executor, writes the outputs as .npy and prints a one-line summary.
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <pto/pto_float.hpp>
+
+#include "pto_orchestration_api.h"
+#include "pypto_rt/executor.h"
+#include "pypto_rt/npy.h"
+#include "pypto_rt/program.h"
+#include "pypto_rt/random_fill.h"
+
+using namespace pypto_rt;
+namespace fs = std::filesystem;
+
+namespace {
+
+[[noreturn]] void die(const std::string& msg) {
+    std::fprintf(stderr, "run: error: %s\n", msg.c_str());
+    std::exit(1);
+}
+
+void usage(const ProgramInfo& p) {
+    std::printf(
+        "usage: run [--inputs DIR] [--outputs DIR] [--seed N] [--scalar NAME=VALUE]... [--clusters C]\n"
+        "Runs '%s' on the pypto CPU runtime.\n"
+        "  --inputs DIR     read <param>.npy for every In/InOut tensor parameter\n"
+        "  --seed N         generate missing inputs deterministically (floats in [-1,1), ints in [-8,8])\n"
+        "  --outputs DIR    write every Out/InOut tensor (and generated inputs) as <param>.npy\n"
+        "  --scalar N=V     value of scalar parameter N (required for every scalar)\n"
+        "  --clusters C     simulated clusters of 1 AIC + 2 AIV cores (default 2)\n"
+        "float16 travels as <f2, bfloat16 as <f4 (rounded to nearest even on input).\n",
+        p.name);
+    std::printf("tensor parameters:");
+    for (int i = 0; i < p.num_tensors; ++i) std::printf(" %s", p.tensors[i].name);
+    std::printf("\nscalar parameters:");
+    for (int i = 0; i < p.num_scalars; ++i) std::printf(" %s", p.scalars[i].name);
+    std::printf("\n");
+}
+
+std::string shape_str(const std::vector<int64_t>& s) {
+    std::string r = "[";
+    for (std::size_t i = 0; i < s.size(); ++i) r += (i ? ", " : "") + std::to_string(s[i]);
+    return r + "]";
+}
+
+uint64_t parse_scalar(const ScalarParamInfo& sp, const std::string& text) {
+    try {
+        std::size_t used = 0;
+        uint64_t bits = 0;
+        switch (sp.dtype) {
+            case DataType::FLOAT32: bits = to_u64(std::stof(text, &used)); break;
+            case DataType::FLOAT16: bits = to_u64(half(std::stof(text, &used)).bits); break;
+            case DataType::BFLOAT16: bits = to_u64(bfloat16_t(std::stof(text, &used)).bits); break;
+            case DataType::BOOL:
+                if (text == "true" || text == "True" || text == "1") bits = 1, used = text.size();
+                else if (text == "false" || text == "False" || text == "0") bits = 0, used = text.size();
+                break;
+            case DataType::INT8: bits = to_u64(static_cast<int8_t>(std::stoll(text, &used))); break;
+            case DataType::INT16: bits = to_u64(static_cast<int16_t>(std::stoll(text, &used))); break;
+            case DataType::INT32: bits = to_u64(static_cast<int32_t>(std::stoll(text, &used))); break;
+            case DataType::INT64: bits = to_u64(static_cast<int64_t>(std::stoll(text, &used))); break;
+            case DataType::UINT8: bits = to_u64(static_cast<uint8_t>(std::stoull(text, &used))); break;
+            case DataType::UINT16: bits = to_u64(static_cast<uint16_t>(std::stoull(text, &used))); break;
+            case DataType::UINT32: bits = to_u64(static_cast<uint32_t>(std::stoull(text, &used))); break;
+            case DataType::UINT64: bits = std::stoull(text, &used); break;
+            default: die(std::string("scalar '") + sp.name + "' has unsupported dtype " + get_dtype_name(sp.dtype));
+        }
+        if (used != text.size()) throw std::invalid_argument("trailing text");
+        return bits;
+    } catch (const std::exception&) {
+        die(std::string("cannot parse '") + text + "' as " + get_dtype_name(sp.dtype) + " for scalar '" + sp.name + "'");
+    }
+}
+
+struct HostTensor {
+    std::vector<int64_t> shape;
+    std::vector<uint8_t> data;  // device layout
+    bool generated = false;
+    std::vector<uint8_t> initial;  // generated InOut input, written as <param>.input.npy
+};
+
+// Convert an .npy payload into device layout (BF16: float32 -> bf16 RNE).
+std::vector<uint8_t> from_npy(const NpyArray& a, DataType dt) {
+    if (dt != DataType::BFLOAT16) return a.data;
+    const uint64_t n = a.numel();
+    std::vector<uint8_t> out(n * 2);
+    for (uint64_t i = 0; i < n; ++i) {
+        float f;
+        std::memcpy(&f, a.data.data() + i * 4, 4);
+        const uint16_t b = bfloat16_t(f).bits;
+        std::memcpy(out.data() + i * 2, &b, 2);
+    }
+    return out;
+}
+
+void write_tensor(const fs::path& dir, const std::string& name, const TensorParamInfo& tp,
+                  const std::vector<uint8_t>& data, const std::vector<int64_t>& shape) {
+    const std::string path = (dir / (name + ".npy")).string();
+    if (tp.dtype == DataType::BFLOAT16) {
+        const uint64_t n = data.size() / 2;
+        std::vector<float> f(n);
+        for (uint64_t i = 0; i < n; ++i) {
+            uint16_t b;
+            std::memcpy(&b, data.data() + i * 2, 2);
+            f[i] = bfloat16_t::from_bits(b);
+        }
+        write_npy(path, "<f4", shape, f.data(), n * 4);
+    } else {
+        write_npy(path, npy_descr_for(tp.dtype), shape, data.data(), data.size());
+    }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    const ProgramInfo& prog = kProgram;
+    std::string inputs_dir, outputs_dir;
+    bool have_seed = false;
+    uint64_t seed = 0;
+    int clusters = 2;
+    std::map<std::string, std::string> scalar_text;
+    for (int i = 1; i < argc; ++i) {
+        const std::string a = argv[i];
+        auto value = [&](const char* flag) -> std::string {
+            if (i + 1 >= argc) die(std::string(flag) + " needs a value");
+            return argv[++i];
+        };
+        if (a == "--help" || a == "-h") {
+            usage(prog);
+            return 0;
+        } else if (a == "--inputs") {
+            inputs_dir = value("--inputs");
+        } else if (a == "--outputs") {
+            outputs_dir = value("--outputs");
+        } else if (a == "--seed") {
+            const std::string v = value("--seed");
+            try {
+                seed = std::stoull(v);
+            } catch (const std::exception&) {
+                die("--seed needs a non-negative integer, got '" + v + "'");
+            }
+            have_seed = true;
+        } else if (a == "--clusters") {
+            const std::string v = value("--clusters");
+            try {
+                clusters = std::stoi(v);
+            } catch (const std::exception&) {
+                clusters = 0;
+            }
+            if (clusters < 1 || clusters > 64) die("--clusters needs an integer in [1, 64], got '" + v + "'");
+        } else if (a == "--scalar") {
+            const std::string v = value("--scalar");
+            const std::size_t eq = v.find('=');
+            if (eq == std::string::npos || eq == 0) die("--scalar expects NAME=VALUE, got '" + v + "'");
+            scalar_text[v.substr(0, eq)] = v.substr(eq + 1);
+        } else {
+            die("unknown argument '" + a + "' (see --help)");
+        }
+    }
+
+    // ---- scalars ----
+    std::vector<uint64_t> scalars;
+    for (int j = 0; j < prog.num_scalars; ++j) {
+        const ScalarParamInfo& sp = prog.scalars[j];
+        auto it = scalar_text.find(sp.name);
+        if (it == scalar_text.end()) die(std::string("missing --scalar ") + sp.name + "=VALUE");
+        scalars.push_back(parse_scalar(sp, it->second));
+        scalar_text.erase(it);
+    }
+    if (!scalar_text.empty()) die("unknown scalar parameter '" + scalar_text.begin()->first + "'");
+
+    // ---- tensors ----
+    std::vector<HostTensor> host(static_cast<std::size_t>(prog.num_tensors));
+    for (int i = 0; i < prog.num_tensors; ++i) {
+        const TensorParamInfo& tp = prog.tensors[i];
+        HostTensor& h = host[static_cast<std::size_t>(i)];
+        const std::string descr = npy_descr_for(tp.dtype);
+        if (descr.empty()) die(std::string("tensor '") + tp.name + "' has unsupported dtype " + get_dtype_name(tp.dtype));
+        const bool is_input = tp.dir != ParamDir::Out;
+        const fs::path file = inputs_dir.empty() ? fs::path() : fs::path(inputs_dir) / (std::string(tp.name) + ".npy");
+        bool have_file = !inputs_dir.empty() && fs::exists(file);
+        if (is_input && have_file) {
+            NpyArray a;
+            try {
+                a = read_npy(file.string());
+            } catch (const NpyError& e) {
+                die(e.what());
+            }
+            if (a.descr != descr)
+                die(file.string() + ": dtype " + a.descr + " does not match parameter '" + tp.name + "' (" +
+                    get_dtype_name(tp.dtype) + ", expected " + descr + ")");
+            bool ok = static_cast<int>(a.shape.size()) == tp.ndims;
+            for (int d = 0; ok && d < tp.ndims; ++d) ok = tp.shape[d] < 0 || tp.shape[d] == a.shape[d];
+            std::vector<int64_t> want(tp.shape, tp.shape + tp.ndims);
+            if (!ok)
+                die(file.string() + ": shape " + shape_str(a.shape) + " does not match parameter '" + tp.name +
+                    "' " + shape_str(want) + " (-1 = any)");
+            h.shape = a.shape;
+            h.data = from_npy(a, tp.dtype);
+            continue;
+        }
+        if (is_input && !have_seed)
+            die(std::string("missing input '") + tp.name + "': no " +
+                (inputs_dir.empty() ? std::string("--inputs directory") : file.string()) + " (or pass --seed N)");
+        h.shape.assign(tp.shape, tp.shape + tp.ndims);
+        for (int64_t d : h.shape)
+            if (d < 0)
+                die(std::string("tensor '") + tp.name + "' has a dynamic shape; provide " + tp.name + ".npy via --inputs");
+        uint64_t n = 1;
+        for (int64_t d : h.shape) n *= static_cast<uint64_t>(d);
+        if (is_input) {
+            h.data = random_fill(tp.dtype, n, seed, i);
+            h.generated = true;
+            if (tp.dir == ParamDir::InOut) h.initial = h.data;
+        } else {
+            h.data.assign(n * get_element_size(tp.dtype), 0);
+        }
+    }
+
+    // ---- orchestration arguments ----
+    std::vector<ChipTensor> chip(host.size());
+    ChipTaskArgs args;
+    for (std::size_t i = 0; i < host.size(); ++i) {
+        uint32_t shp[MAX_TENSOR_DIMS] = {};
+        for (std::size_t d = 0; d < host[i].shape.size() && d < static_cast<std::size_t>(MAX_TENSOR_DIMS); ++d)
+            shp[d] = static_cast<uint32_t>(host[i].shape[d]);
+        chip[i] = make_tensor_external(host[i].data.data(), shp, static_cast<uint32_t>(host[i].shape.size()),
+                                       prog.tensors[i].dtype);
+    }
+    for (ChipTensor& t : chip) args.add_input(t);
+    for (uint64_t s : scalars) args.add_scalar(s);
+    if (prog.orchestration_config) {
+        const PTO2OrchestrationConfig cfg = prog.orchestration_config(args);
+        if (cfg.expected_arg_count != prog.num_tensors + prog.num_scalars)
+            die("orchestration expects " + std::to_string(cfg.expected_arg_count) + " arguments, the program table lists " +
+                std::to_string(prog.num_tensors + prog.num_scalars));
+    }
+
+    // ---- run ----
+    install_crash_handler();
+    Executor exec(std::vector<KernelInfo>(prog.kernels, prog.kernels + prog.num_kernels), ExecutorOptions{clusters});
+    const bool ok = exec.run([&] { prog.orchestration_entry(args); });
+    if (!ok) die(exec.error());
+
+    // ---- outputs ----
+    if (!outputs_dir.empty()) {
+        std::error_code ec;
+        fs::create_directories(outputs_dir, ec);
+        if (ec) die("cannot create " + outputs_dir + ": " + ec.message());
+        try {
+            for (int i = 0; i < prog.num_tensors; ++i) {
+                const TensorParamInfo& tp = prog.tensors[i];
+                const HostTensor& h = host[static_cast<std::size_t>(i)];
+                if (tp.dir != ParamDir::In || h.generated) write_tensor(outputs_dir, tp.name, tp, h.data, h.shape);
+                if (!h.initial.empty())
+                    write_tensor(outputs_dir, std::string(tp.name) + ".input", tp, h.initial, h.shape);
+            }
+        } catch (const NpyError& e) {
+            die(e.what());
+        }
+    }
+    std::printf("run: %s: %llu tasks (%d clusters: %d AIC + %d AIV workers), %.2f ms\n", prog.name,
+                static_cast<unsigned long long>(exec.stats().tasks), clusters, clusters, 2 * clusters,
+                exec.stats().millis);
+    return 0;
+}
