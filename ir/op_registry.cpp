@@ -178,6 +178,22 @@ std::shared_ptr<const Call> make_call(const OpDef& op, std::vector<ExprPtr> args
   return std::make_shared<Call>(&op, std::string(), std::move(args), std::move(ordered), std::move(t), span);
 }
 
+CoreAffinity call_affinity(const Call& c) {
+  if (!c.op) return CoreAffinity::Control;
+  if (!c.op->affinity_by_space) return c.op->affinity;
+  auto is_cube = [](std::optional<MemorySpace> s) {
+    return s && (*s == MemorySpace::Mat || *s == MemorySpace::Left || *s == MemorySpace::Right ||
+                 *s == MemorySpace::Acc || *s == MemorySpace::Bias);
+  };
+  bool cube = false;
+  if (const auto* t = as_tile(c.type)) cube |= is_cube(t->space);
+  for (const auto& a : c.args)
+    if (const auto* t = a ? as_tile(a->type) : nullptr) cube |= is_cube(t->space);
+  if (const auto* k = c.kwarg("target_memory"))
+    if (const auto* m = std::get_if<MemorySpace>(k)) cube |= is_cube(*m);
+  return cube ? CoreAffinity::Cube : CoreAffinity::Vector;
+}
+
 std::shared_ptr<const Call> make_call(std::string_view op_name, std::vector<ExprPtr> args,
                                       std::vector<std::pair<std::string, AttrValue>> kwargs,
                                       const Span& span) {

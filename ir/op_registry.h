@@ -61,6 +61,9 @@ struct OpDef {
   std::string scalar_form;          // unified dispatch: "tile.add" → "tile.adds" ("" if none)
   std::vector<std::string> aliases; // extra unified spellings: "tensor.create" ← pl.create_tensor
   CoreAffinity affinity = CoreAffinity::Shared;
+  // When set, the side is decided per call from the memory spaces involved (call_affinity):
+  // any cube space (Mat/Left/Right/Acc/Bias) → Cube, otherwise Vector (tile.move).
+  bool affinity_by_space = false;
 
   // Memory-space facts.
   std::optional<MemorySpace> output_memory;           // fixed result space (e.g. matmul → Acc)
@@ -99,6 +102,10 @@ std::shared_ptr<const Call> make_call(const OpDef& op, std::vector<ExprPtr> args
 std::shared_ptr<const Call> make_call(std::string_view op_name, std::vector<ExprPtr> args,
                                       std::vector<std::pair<std::string, AttrValue>> kwargs,
                                       const Span& span);
+
+// The core side of one call: the op's affinity, refined for `affinity_by_space` ops; calls to
+// program functions are Control.
+CoreAffinity call_affinity(const Call& c);
 
 // Registration hooks implemented by the op tables (ops_tile.cpp, ops_tensor.cpp, ops_system.cpp).
 void register_tile_ops(OpRegistry& r);

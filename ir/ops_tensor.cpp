@@ -1,5 +1,75 @@
-// tensor op table (placeholder, filled in by the op-table work).
-#include "ir/op_registry.h"
+// The tensor op table (`tensor.*`): one row per op. Tensor ops describe whole-array computation
+// in GM; inside kernels they are lowered to tile ops by ConvertTensorToTileOps. All rules live in
+// op_deduce.* and are shared with the tile table.
+#include "ir/op_deduce.h"
+
 namespace pypto::ir {
-void register_tensor_ops(OpRegistry& r) {}
+namespace {
+
+using namespace deduce;
+
+void add(OpRegistry& r, OpRow row) { r.add(std::move(row).build()); }
+
+TypePtr full(const Ctx& c) {
+  if (!c.kw("value") || std::holds_alternative<std::monostate>(*c.kw("value")))
+    c.fail("missing the fill value", "write pl.full(shape, dtype, value)");
+  return create_tensor(c);
+}
+
+struct BinRow { const char* name; const char* scalar; };
+constexpr BinRow kBinary[] = {{"add", "adds"}, {"sub", "subs"}, {"mul", "muls"}, {"div", "divs"},
+                              {"maximum", "maximums"}, {"minimum", "minimums"}};
+constexpr const char* kUnary[] = {"exp", "sqrt", "neg", "abs", "relu"};
+constexpr const char* kPreciseUnary[] = {"log", "recip", "rsqrt"};  // take high_precision=
+constexpr const char* kReduce[] = {"sum", "max", "min"};
+constexpr const char* kExpand[] = {"", "_add", "_sub", "_mul", "_div"};
+
+}  // namespace
+
+void register_tensor_ops(OpRegistry& r) {
+  const std::string t = "tensor.";
+  // Elementwise.
+  for (const auto& b : kBinary) {
+    OpRow row(t + b.name, {tensor("lhs"), tensor("rhs")}, binary);
+    row.scalar_form(t + b.scalar);
+    if (std::string_view(b.name) == "div") row.kw("high_precision", AttrKind::Bool, false);
+    add(r, std::move(row));
+    add(r, OpRow(t + b.scalar, {tensor("lhs"), scalar("rhs")}, binary_scalar));
+  }
+  for (const char* u : kUnary) add(r, OpRow(t + u, {tensor("x")}, same_as(0)));
+  for (const char* u : kPreciseUnary)
+    add(r, OpRow(t + u, {tensor("x")}, same_as(0)).kw("high_precision", AttrKind::Bool, false));
+  add(r, OpRow("tensor.cast", {tensor("x")}, cast).kw("target_type", AttrKind::DType)
+             .kw("mode", AttrKind::Any, std::string("round")));
+  add(r, OpRow("tensor.expands", {tensor("target"), scalar("scalar")}, same_as(0)));
+  // Reductions and broadcasts.
+  for (const char* k : kReduce) {
+    add(r, OpRow(t + "row_" + k, {tensor("x")}, row_reduce));
+    add(r, OpRow(t + "col_" + k, {tensor("x")}, col_reduce));
+  }
+  for (const char* e : kExpand) {
+    add(r, OpRow(t + "row_expand" + e, {tensor("x"), tensor("row_vec")}, row_expand));
+    add(r, OpRow(t + "col_expand" + e, {tensor("x"), tensor("col_vec")}, col_expand));
+  }
+  // Creation.
+  add(r, OpRow("tensor.create", {indices("shape")}, create_tensor).alias("create_tensor")
+             .kw("dtype", AttrKind::DType).kw("layout", AttrKind::TensorLayout, TensorLayout::ND)
+             .kw("manual_dep", AttrKind::Bool, false).affinity(CoreAffinity::Control));
+  add(r, OpRow("tensor.full", {indices("shape")}, full).kw("dtype", AttrKind::DType).kw("value", AttrKind::Float));
+  // Views, assembly, element access.
+  add(r, OpRow("tensor.reshape", {tensor("x"), indices("shape")}, reshape));
+  add(r, OpRow("tensor.slice", {tensor("x"), indices("shape"), indices("offset"), indices("valid_shape", true)}, slice)
+             .kw("pad_value", AttrKind::PadValue).kw("clamp", AttrKind::Bool, false));
+  add(r, OpRow("tensor.assemble", {tensor("target"), tensor("source"), indices("offset")}, assemble));
+  add(r, OpRow("tensor.read", {tensor("x"), indices("indices")}, read));
+  add(r, OpRow("tensor.write", {tensor("x"), indices("indices"), scalar("value")}, write));
+  add(r, OpRow("tensor.transpose", {tensor("x"), scalar("axis1"), scalar("axis2")}, transpose));
+  // Matmul (whole GEMM; tiled by passes).
+  add(r, OpRow("tensor.matmul", {tensor("lhs"), tensor("rhs")}, tensor_matmul).kw("out_dtype", AttrKind::DType)
+             .kw("a_trans", AttrKind::Bool, false).kw("b_trans", AttrKind::Bool, false)
+             .kw("c_matrix_nz", AttrKind::Bool, false));
+  add(r, OpRow("tensor.matmul_acc", {tensor("acc"), tensor("lhs"), tensor("rhs")}, tensor_matmul_acc)
+             .kw("a_trans", AttrKind::Bool, false).kw("b_trans", AttrKind::Bool, false).reuses_input(0));
+}
+
 }  // namespace pypto::ir

@@ -1,5 +1,171 @@
-// tile op table (placeholder, filled in by the op-table work).
-#include "ir/op_registry.h"
+// The tile op table (`tile.*`): one row per op. Rules live in op_deduce.*; only the tile-specific
+// data-movement rules (load, store, move, extract, alloc) are defined here.
+#include <fmt/format.h>
+
+#include "ir/op_deduce.h"
+
 namespace pypto::ir {
-void register_tile_ops(OpRegistry& r) {}
+namespace {
+
+using namespace deduce;
+using MS = MemorySpace;
+
+// ---- tile-only rules ----
+
+TypePtr load(const Ctx& c) {
+  const auto& t = c.shaped(0);
+  auto offsets = c.list(1);
+  auto shapes = c.list(2);
+  if (shapes.empty()) c.fail("the tile shape must have at least one dimension");
+  if (offsets.size() != shapes.size())
+    c.fail(fmt::format("{} offsets but {} shape dimensions", offsets.size(), shapes.size()),
+           "pl.load(tensor, offsets, shapes): one offset per window dimension");
+  if (shapes.size() > t.shape.size())
+    c.fail(fmt::format("a window of rank {} cannot be loaded from operand {} of shape {}", shapes.size(),
+                       c.name(0), shape_str(t.shape)));
+  std::vector<ExprPtr> valid = c.has(3) ? c.list(3) : std::vector<ExprPtr>{};
+  if (!valid.empty() && valid.size() != shapes.size())
+    c.fail(fmt::format("valid_shape has {} dimensions but shapes has {}", valid.size(), shapes.size()));
+  auto space = c.kw_space("target_memory");
+  if (space && *space != MS::Vec && *space != MS::Mat)
+    c.fail(fmt::format("cannot load into pl.Mem.{}", to_string(*space)),
+           "load into pl.Mem.Vec or pl.Mem.Mat, then pl.move to other on-chip spaces");
+  return make_like(TileType(t.dtype, {}), t.dtype, std::move(shapes), space, std::move(valid));
+}
+
+TypePtr store(const Ctx& c) {
+  const auto& tile = c.shaped(0);
+  auto offsets = c.list(1);
+  const auto& out = c.shaped(2);
+  if (offsets.size() != out.shape.size())
+    c.fail(fmt::format("{} offsets given for operand {} of shape {}", offsets.size(), c.name(2),
+                       shape_str(out.shape)));
+  if (c.has(3) && c.list(3).size() != offsets.size())
+    c.fail("shapes and offsets must have the same number of dimensions");
+  // Acc → GM stores may narrow (FP32 accumulator into an FP16/BF16 tensor).
+  const bool narrowing = space_of(tile) == MS::Acc;
+  if (tile.dtype != out.dtype && !narrowing)
+    c.fail(fmt::format("operand {} has dtype {} but operand {} has dtype {}", c.name(0),
+                       dtype_name(tile.dtype), c.name(2), dtype_name(out.dtype)),
+           "convert the tile with pl.cast(tile, target_type) before storing");
+  return c.arg(2)->type;
+}
+
+TypePtr move(const Ctx& c) {
+  const auto& t = c.shaped(0);
+  auto space = c.kw_space("target_memory");
+  if (!space) c.fail("missing target_memory", "write pl.move(tile, target_memory=pl.Mem.Left)");
+  std::optional<TileView> view;
+  auto bl = c.kw("blayout"), sl = c.kw("slayout");
+  const auto* b = bl ? std::get_if<TileLayout>(bl) : nullptr;
+  const auto* s = sl ? std::get_if<TileLayout>(sl) : nullptr;
+  if (b || s) {
+    view.emplace();
+    if (b) view->blayout = *b;
+    if (s) view->slayout = *s;
+  }
+  return std::make_shared<TileType>(t.dtype, t.shape, space, std::move(view));
+}
+
+TypePtr extract(const Ctx& c) {
+  const auto& t = c.shaped(0);
+  auto shape = c.list(3);
+  if (shape.size() != 2) c.fail(fmt::format("the extracted block must be 2-D, got shape {}", shape_str(shape)));
+  auto space = c.kw_space("target_memory");
+  if (!space) c.fail("missing target_memory", "write pl.tile.extract(src, row, col, shape, target_memory=pl.Mem.Left)");
+  return std::make_shared<TileType>(t.dtype, std::move(shape), space);
+}
+
+TypePtr alloc(const Ctx& c) {
+  if (!c.kw_space("memory_space")) c.fail("missing the memory space", "write pl.tile.alloc(pl.Mem.Vec, size)");
+  auto size = c.kw_int("size");
+  if (!size || *size <= 0) c.fail("the allocation size must be a positive integer");
+  return ptr_type();
+}
+
+TypePtr full(const Ctx& c) {
+  if (!c.kw("value") || std::holds_alternative<std::monostate>(*c.kw("value")))
+    c.fail("missing the fill value", "write pl.tile.full(shape, dtype, value)");
+  return create_tile(c);
+}
+
+// ---- row shapes ----
+
+void add(OpRegistry& r, OpRow row) { r.add(std::move(row).build()); }
+
+// A vector-core op over Vec tiles whose result lives where operand 0 lives.
+OpRow vec(std::string name, std::vector<ArgSpec> args, Rule rule) {
+  OpRow row(std::move(name), args, std::move(rule));
+  row.affinity(CoreAffinity::Vector).inherit_memory(0);
+  for (size_t i = 0; i < args.size(); ++i)
+    if (args[i].kind == ArgKind::Tile) row.in_memory(static_cast<int>(i), {MS::Vec});
+  return row;
+}
+
+struct BinRow { const char* name; const char* scalar; };
+constexpr BinRow kBinary[] = {{"add", "adds"}, {"sub", "subs"}, {"mul", "muls"}, {"div", "divs"},
+                              {"maximum", "maximums"}, {"minimum", "minimums"}};
+constexpr const char* kUnary[] = {"exp", "log", "sqrt", "neg", "abs", "relu"};
+constexpr const char* kReduce[] = {"sum", "max", "min"};
+constexpr const char* kExpand[] = {"", "_add", "_sub", "_mul", "_div"};
+
+}  // namespace
+
+void register_tile_ops(OpRegistry& r) {
+  const std::string t = "tile.";
+  // Elementwise.
+  for (const auto& b : kBinary) {
+    add(r, vec(t + b.name, {tile("lhs"), tile("rhs")}, binary).scalar_form(t + b.scalar));
+    add(r, vec(t + b.scalar, {tile("lhs"), scalar("rhs")}, binary_scalar));
+  }
+  for (const char* u : kUnary) add(r, vec(t + u, {tile("x")}, same_as(0)));
+  add(r, vec("tile.recip", {tile("x")}, same_as(0)).not_inplace_safe());
+  add(r, vec("tile.rsqrt", {tile("x"), tile("tmp", true)}, same_as(0)).not_inplace_safe());
+  add(r, vec("tile.cast", {tile("x")}, cast).kw("target_type", AttrKind::DType).kw("mode", AttrKind::Any, std::string("round")));
+  add(r, vec("tile.expands", {tile("target"), scalar("scalar")}, same_as(0)));
+  add(r, vec("tile.full", {indices("shape")}, full).kw("dtype", AttrKind::DType).kw("value", AttrKind::Float)
+             .kw("target_memory", AttrKind::MemSpace, MS::Vec).inherit_memory(-1).out_memory_kwarg("target_memory"));
+  // Reductions and broadcasts.
+  for (const char* k : kReduce) {
+    add(r, vec(t + "row_" + k, {tile("tile"), tile("tmp_tile")}, row_reduce).not_inplace_safe());
+    add(r, vec(t + "col_" + k, {tile("tile"), tile("tmp_tile", true)}, col_reduce).not_inplace_safe());
+  }
+  for (const char* e : kExpand) {
+    add(r, vec(t + "row_expand" + e, {tile("tile"), tile("row_vec")}, row_expand).forbid_alias(1));
+    add(r, vec(t + "col_expand" + e, {tile("tile"), tile("col_vec")}, col_expand).forbid_alias(1));
+  }
+  // Creation and data movement.
+  add(r, OpRow("tile.create", {indices("shape")}, create_tile).alias("create_tile")
+             .kw("dtype", AttrKind::DType).kw("target_memory", AttrKind::MemSpace, MS::Vec)
+             .out_memory_kwarg("target_memory"));
+  add(r, OpRow("tile.load", {tensor("tensor"), indices("offsets"), indices("shapes"), indices("valid_shape", true)}, load)
+             .kw("target_memory", AttrKind::MemSpace, MS::Vec).kw("clamp", AttrKind::Bool, false)
+             .out_memory_kwarg("target_memory"));
+  add(r, OpRow("tile.store", {tile("tile"), indices("offsets"), tensor("output_tensor"), indices("shapes", true)}, store)
+             .kw("atomic", AttrKind::Enum, {}, "AtomicType").in_memory(0, {MS::Vec, MS::Acc}));
+  add(r, OpRow("tile.move", {tile("tile")}, move).kw("target_memory", AttrKind::MemSpace)
+             .kw("blayout", AttrKind::TileLayout).kw("slayout", AttrKind::TileLayout)
+             .out_memory_kwarg("target_memory").affinity_by_space().not_inplace_safe());
+  add(r, OpRow("tile.extract", {tile("src"), scalar("row"), scalar("col"), indices("shape")}, extract)
+             .kw("target_memory", AttrKind::MemSpace).out_memory_kwarg("target_memory")
+             .in_memory(0, {MS::Mat}).affinity(CoreAffinity::Cube));
+  add(r, OpRow("tile.alloc", {}, alloc).kw("memory_space", AttrKind::MemSpace).kw("size", AttrKind::Int));
+  // Views, assembly, element access.
+  add(r, OpRow("tile.reshape", {tile("tile"), indices("shape")}, reshape).inherit_memory(0));
+  add(r, OpRow("tile.slice", {tile("tile"), indices("shape"), indices("offset"), indices("valid_shape", true)}, slice)
+             .kw("pad_value", AttrKind::PadValue).kw("clamp", AttrKind::Bool, false).inherit_memory(0));
+  add(r, OpRow("tile.assemble", {tile("target"), tile("source"), indices("offset")}, assemble)
+             .inherit_memory(0).reuses_input(0));
+  add(r, vec("tile.read", {tile("tile"), indices("indices")}, read).inherit_memory(-1));
+  add(r, vec("tile.write", {tile("tile"), indices("indices"), scalar("value")}, write).reuses_input(0));
+  add(r, vec("tile.transpose", {tile("tile"), scalar("axis1"), scalar("axis2"), tile("tmp", true)}, transpose)
+             .not_inplace_safe());
+  // Cube.
+  add(r, OpRow("tile.matmul", {tile("lhs"), tile("rhs")}, tile_matmul).kw("out_dtype", AttrKind::DType)
+             .affinity(CoreAffinity::Cube).out_memory(MS::Acc).in_memory(0, {MS::Left}).in_memory(1, {MS::Right}));
+  add(r, OpRow("tile.matmul_acc", {tile("acc"), tile("lhs"), tile("rhs")}, tile_matmul_acc)
+             .affinity(CoreAffinity::Cube).out_memory(MS::Acc).reuses_input(0)
+             .in_memory(0, {MS::Acc}).in_memory(1, {MS::Left}).in_memory(2, {MS::Right}));
+}
+
 }  // namespace pypto::ir

@@ -1,0 +1,114 @@
+// Shared building blocks of the op tables (ops_tile.cpp, ops_tensor.cpp, ops_system.cpp):
+//   * OpRow — a compact builder for one OpDef (args, kwargs, facets), so a table row is one line;
+//   * Ctx   — what a type-deduction rule sees: the op name, its argument names and the CallArgs,
+//             plus accessors that raise CompileError("E302") naming the op and the operand;
+//   * the reusable deduction rules (elementwise with broadcasting, reductions, broadcasts,
+//     matmul, views, ...). A rule builds a result of the same kind (Tile / Tensor) as its
+//     first shaped operand, so one rule serves both the tile and the tensor table.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "ir/op_registry.h"
+
+namespace pypto::ir::deduce {
+
+// Deduction context. `op` is the registry name ("tile.add"); messages print it as `pl.tile.add`.
+struct Ctx {
+  const std::string& op;
+  const std::vector<std::string>& arg_names;
+  const CallArgs& ca;
+
+  [[noreturn]] void fail(const std::string& msg, const std::string& hint = {}) const;
+  std::string pretty() const { return "pl." + op; }
+  std::string name(size_t i) const;           // argument name ("lhs"), "argument #i" otherwise
+  bool has(size_t i) const { return i < ca.args.size() && ca.args[i] != nullptr; }
+  const ExprPtr& arg(size_t i) const { return ca.args[i]; }
+  const ShapedType& shaped(size_t i) const;   // fails unless arg i is a Tensor or Tile
+  std::vector<ExprPtr> list(size_t i) const;  // elements of an IndexList argument
+  std::optional<int64_t> const_arg(size_t i) const;  // ConstInt value of a scalar argument
+
+  const AttrValue* kw(std::string_view n) const { return ca.kwarg(n); }
+  std::optional<MemorySpace> kw_space(std::string_view n) const;
+  std::optional<DataType> kw_dtype(std::string_view n) const;
+  bool kw_bool(std::string_view n, bool dflt = false) const;
+  std::optional<int64_t> kw_int(std::string_view n) const;
+};
+using Rule = std::function<TypePtr(const Ctx&)>;
+
+// Builder of one registry row.
+class OpRow {
+ public:
+  OpRow(std::string name, std::vector<ArgSpec> args, Rule rule);
+  OpRow& kw(std::string name, AttrKind kind, AttrValue dflt = {}, std::string enum_name = {});
+  OpRow& scalar_form(std::string s) { d_.scalar_form = std::move(s); return *this; }
+  OpRow& alias(std::string a) { d_.aliases.push_back(std::move(a)); return *this; }
+  OpRow& affinity(CoreAffinity a) { d_.affinity = a; return *this; }
+  OpRow& affinity_by_space() { d_.affinity_by_space = true; return *this; }
+  OpRow& out_memory(MemorySpace s) { d_.output_memory = s; return *this; }
+  OpRow& out_memory_kwarg(std::string k) { d_.output_memory_kwarg = std::move(k); return *this; }
+  OpRow& inherit_memory(int i) { d_.output_memory_inherit_input = i; return *this; }
+  OpRow& in_memory(int i, std::vector<MemorySpace> s) { d_.input_memory.emplace_back(i, std::move(s)); return *this; }
+  OpRow& reuses_input(int i) { d_.output_reuses_input = i; return *this; }
+  OpRow& not_inplace_safe() { d_.not_inplace_safe = true; return *this; }
+  OpRow& forbid_alias(int i) { d_.forbid_output_alias.push_back(i); return *this; }
+  // Finishes the row: wraps the rule so it sees the op name and argument names.
+  OpDef build() &&;
+
+ private:
+  OpDef d_;
+  Rule rule_;
+};
+
+// Argument-spec shorthands for the tables.
+inline ArgSpec tile(std::string n, bool opt = false) { return {std::move(n), ArgKind::Tile, opt}; }
+inline ArgSpec tensor(std::string n, bool opt = false) { return {std::move(n), ArgKind::Tensor, opt}; }
+inline ArgSpec scalar(std::string n, bool opt = false) { return {std::move(n), ArgKind::Scalar, opt}; }
+inline ArgSpec indices(std::string n, bool opt = false) { return {std::move(n), ArgKind::IndexList, opt}; }
+
+// ---- small helpers ----
+TypePtr void_type();  // result of ops without a value (barriers, syncs): the empty tuple
+enum class DimEq { Equal, Different, Unknown };
+DimEq compare_dim(const ExprPtr& a, const ExprPtr& b);  // constants or the same Var
+std::string dim_str(const ExprPtr& d);
+std::string shape_str(const std::vector<ExprPtr>& s);  // "[64, M]"
+std::optional<MemorySpace> space_of(const ShapedType& t);  // a tile's space, nullopt for tensors
+// A result of the same kind as `like`: a Tile (with `space`, valid_shape view if non-empty) or a
+// Tensor (no view). Never carries a MemRef.
+TypePtr make_like(const ShapedType& like, DataType dt, std::vector<ExprPtr> shape,
+                  std::optional<MemorySpace> space, std::vector<ExprPtr> valid_shape = {});
+// The accumulator dtype of a cube matmul over `in` (FP32 for float inputs, INT32 for INT8/UINT8).
+std::optional<DataType> acc_dtype(DataType in);
+
+// ---- reusable rules ----
+// Same type as argument i without MemRef (unary math, expands, fills, ...).
+Rule same_as(size_t i);
+// Binary elementwise with numpy broadcasting; both operands must have one dtype.
+TypePtr binary(const Ctx& c);
+// Shaped op scalar → type of operand 0.
+TypePtr binary_scalar(const Ctx& c);
+// [.., R, C] → [.., R, 1] / [.., 1, C].
+TypePtr row_reduce(const Ctx& c);
+TypePtr col_reduce(const Ctx& c);
+// (t, vec) broadcast: vec must be [R,1] (rows) / [1,C] (cols) against t's [R,C]; result = t.
+TypePtr row_expand(const Ctx& c);
+TypePtr col_expand(const Ctx& c);
+TypePtr cast(const Ctx& c);
+TypePtr reshape(const Ctx& c);
+TypePtr slice(const Ctx& c);       // (x, shape, offset, valid_shape?)
+TypePtr assemble(const Ctx& c);    // (target, source, offset) → target
+TypePtr read(const Ctx& c);        // (x, idx) → scalar
+TypePtr write(const Ctx& c);       // (x, idx, value) → x
+TypePtr transpose(const Ctx& c);   // (x, axis1, axis2[, tmp])
+// Creation: shape = IndexList arg 0, dtype = kwarg "dtype"; tiles take "target_memory".
+TypePtr create_tile(const Ctx& c);
+TypePtr create_tensor(const Ctx& c);
+// Matmul family.
+TypePtr tile_matmul(const Ctx& c);      // Left [M,K] × Right [K,N] → Acc [M,N]
+TypePtr tile_matmul_acc(const Ctx& c);  // (acc, lhs, rhs) → acc
+TypePtr tensor_matmul(const Ctx& c);    // with a_trans / b_trans
+TypePtr tensor_matmul_acc(const Ctx& c);
+
+}  // namespace pypto::ir::deduce
