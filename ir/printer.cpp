@@ -1,0 +1,803 @@
+// The IR printer (see printer.h; the format is specified in ir/TEXT_FORMAT.md).
+//
+// Two steps per function: a scan collects every Var the printed text will mention (binding sites,
+// uses, Vars inside types) so names can be disambiguated up front, then the printer walks the
+// IR in print order. Expressions print with minimal parentheses by Python precedence.
+#include "ir/printer.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+#include <string_view>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "ir/op_registry.h"
+#include "ir/visitor.h"
+
+namespace pypto::ir {
+namespace {
+
+// ------------------------------------------------------------------ literals and names
+
+std::string quote(std::string_view s) {
+  std::string out = "\"";
+  for (unsigned char c : s) {
+    switch (c) {
+      case '\\': out += "\\\\"; break;
+      case '"': out += "\\\""; break;
+      case '\n': out += "\\n"; break;
+      case '\t': out += "\\t"; break;
+      case '\r': out += "\\r"; break;
+      default:
+        if (c < 0x20 || c == 0x7f) {
+          out += fmt::format("\\x{:02x}", c);
+        } else {
+          out += static_cast<char>(c);
+        }
+    }
+  }
+  return out + "\"";
+}
+
+std::string join(const std::vector<std::string>& parts, std::string_view sep = ", ") {
+  std::string out;
+  for (size_t i = 0; i < parts.size(); ++i) {
+    if (i) out += sep;
+    out += parts[i];
+  }
+  return out;
+}
+
+// Names that cannot be used as a local in the printed text (they get a trailing '_').
+bool is_reserved_name(std::string_view s) {
+  static const std::set<std::string_view> kReserved = {
+      "pl", "self", "False", "None", "True", "and", "as", "assert", "async", "await", "break",
+      "class", "continue", "def", "del", "elif", "else", "except", "finally", "for", "from",
+      "global", "if", "import", "in", "is", "lambda", "nonlocal", "not", "or", "pass", "raise",
+      "return", "try", "while", "with", "yield"};
+  return kReserved.count(s) != 0;
+}
+
+// A valid, non-reserved Python identifier derived from a name hint.
+std::string sanitize(std::string_view hint) {
+  std::string s;
+  for (char c : hint) {
+    unsigned char u = static_cast<unsigned char>(c);
+    s += (std::isalnum(u) || c == '_') ? c : '_';
+  }
+  if (s.empty()) s = "v";
+  if (std::isdigit(static_cast<unsigned char>(s[0]))) s = "v" + s;
+  if (is_reserved_name(s)) s += '_';
+  return s;
+}
+
+// Printed names of the Vars of one scope. The first Var with a hint keeps it; later distinct
+// Vars with the same hint get `_1`, `_2`, ... (first suffix that is neither taken nor the hint
+// of another Var of the scope, so the result is stable under re-reading).
+class Namer {
+ public:
+  void reserve_hint(const Var* v) { hints_.insert(sanitize(v->name)); }
+  void fix(const Var* v, const std::string& name) {
+    names_[v] = name;
+    used_.insert(name);
+  }
+  const std::string& name(const Var* v) {
+    auto it = names_.find(v);
+    if (it != names_.end()) return it->second;
+    std::string base = sanitize(v->name), cand = base;
+    if (used_.count(cand)) {
+      for (int k = 1;; ++k) {
+        cand = fmt::format("{}_{}", base, k);
+        if (!used_.count(cand) && !hints_.count(cand)) break;
+      }
+    }
+    used_.insert(cand);
+    return names_.emplace(v, cand).first->second;
+  }
+
+ private:
+  std::unordered_map<const Var*, std::string> names_;
+  std::unordered_set<std::string> used_;
+  std::unordered_set<std::string> hints_;
+};
+
+// ------------------------------------------------------------------ pre-scan
+
+// Every Var a function's text mentions, in print order, plus the set with a binding site.
+struct Scan {
+  std::unordered_set<const Var*> bound;
+  std::unordered_set<const Var*> seen;
+  std::vector<const Var*> order;
+
+  void var(const Var* v) {
+    if (!v || !seen.insert(v).second) return;
+    order.push_back(v);
+    type(v->type);
+  }
+  void bind(const Var* v) {
+    if (!v) return;
+    bound.insert(v);
+    var(v);
+  }
+  void exprs(const std::vector<ExprPtr>& es) {
+    for (const auto& e : es) expr(e);
+  }
+  void type(const TypePtr& t) {
+    if (const auto* sh = as_shaped(t)) {
+      exprs(sh->shape);
+      if (const auto* tt = as_tensor(t); tt && tt->view) {
+        exprs(tt->view->stride);
+        exprs(tt->view->valid_shape);
+      }
+      if (sh->memref) {
+        var(sh->memref->base.get());
+        expr(sh->memref->offset);
+      }
+      if (const auto* tl = as_tile(t); tl && tl->view) {
+        exprs(tl->view->valid_shape);
+        exprs(tl->view->stride);
+        expr(tl->view->start_offset);
+      }
+    } else if (const auto* tu = as_tuple(t)) {
+      for (const auto& e : tu->elems) type(e);
+    }
+  }
+  void expr(const ExprPtr& e) {
+    if (!e) return;
+    switch (e->kind) {
+      case NodeKind::Var:
+      case NodeKind::IterArg: var(static_cast<const Var*>(e.get())); break;
+      case NodeKind::Binary: {
+        const auto& b = static_cast<const Binary&>(*e);
+        expr(b.a);
+        expr(b.b);
+        break;
+      }
+      case NodeKind::Unary: expr(static_cast<const Unary&>(*e).a); break;
+      case NodeKind::Call: exprs(static_cast<const Call&>(*e).args); break;
+      case NodeKind::MakeTuple: exprs(static_cast<const MakeTuple&>(*e).elems); break;
+      case NodeKind::TupleGetItem: expr(static_cast<const TupleGetItem&>(*e).tuple); break;
+      default: break;
+    }
+  }
+  void stmt(const StmtPtr& s) {
+    if (!s) return;
+    switch (s->kind) {
+      case NodeKind::AssignStmt: {
+        const auto& a = static_cast<const AssignStmt&>(*s);
+        bind(a.var.get());
+        expr(a.value);
+        break;
+      }
+      case NodeKind::EvalStmt: expr(static_cast<const EvalStmt&>(*s).expr); break;
+      case NodeKind::ReturnStmt: exprs(static_cast<const ReturnStmt&>(*s).values); break;
+      case NodeKind::YieldStmt: exprs(static_cast<const YieldStmt&>(*s).values); break;
+      case NodeKind::SeqStmts:
+        for (const auto& c : static_cast<const SeqStmts&>(*s).stmts) stmt(c);
+        break;
+      case NodeKind::IfStmt: {
+        const auto& i = static_cast<const IfStmt&>(*s);
+        expr(i.cond);
+        for (const auto& rv : i.return_vars) bind(rv.get());
+        stmt(i.then_body);
+        stmt(i.else_body);
+        break;
+      }
+      case NodeKind::ForStmt: {
+        const auto& f = static_cast<const ForStmt&>(*s);
+        bind(f.loop_var.get());
+        for (const auto& ia : f.iter_args) bind(ia.get());
+        expr(f.start);
+        expr(f.stop);
+        expr(f.step);
+        for (const auto& ia : f.iter_args) expr(ia->init);
+        for (const auto& rv : f.return_vars) bind(rv.get());
+        stmt(f.body);
+        break;
+      }
+      case NodeKind::WhileStmt: {
+        const auto& w = static_cast<const WhileStmt&>(*s);
+        for (const auto& ia : w.iter_args) bind(ia.get());
+        for (const auto& ia : w.iter_args) expr(ia->init);
+        expr(w.cond);
+        for (const auto& rv : w.return_vars) bind(rv.get());
+        stmt(w.body);
+        break;
+      }
+      case NodeKind::ScopeStmt: {
+        const auto& sc = static_cast<const ScopeStmt&>(*s);
+        expr(sc.core_num);
+        stmt(sc.body);
+        break;
+      }
+      default: break;
+    }
+  }
+};
+
+// Callee names of a function (calls to program functions).
+class CalleeCollector : public IRVisitor {
+ public:
+  std::set<std::string> callees;
+
+ protected:
+  void visit_call(const Call& c) override {
+    if (!c.op && !c.callee.empty()) callees.insert(c.callee);
+    IRVisitor::visit_call(c);
+  }
+};
+
+// Functions in topological order over calls (callees first); ties and cycles broken by name.
+std::vector<const Function*> topo_order(const Program& p) {
+  std::vector<const Function*> fns;
+  for (const auto& f : p.functions)
+    if (f) fns.push_back(f.get());
+  std::stable_sort(fns.begin(), fns.end(),
+                   [](const Function* a, const Function* b) { return a->name < b->name; });
+  std::vector<std::set<size_t>> deps(fns.size());
+  for (size_t i = 0; i < fns.size(); ++i) {
+    CalleeCollector cc;
+    cc.visit_function(*fns[i]);
+    for (size_t j = 0; j < fns.size(); ++j)
+      if (j != i && cc.callees.count(fns[j]->name)) deps[i].insert(j);
+  }
+  std::vector<const Function*> out;
+  std::vector<bool> done(fns.size(), false);
+  while (out.size() < fns.size()) {
+    size_t pick = fns.size();
+    for (size_t i = 0; i < fns.size() && pick == fns.size(); ++i) {
+      if (done[i]) continue;
+      bool ready = true;
+      for (size_t d : deps[i]) ready = ready && done[d];
+      if (ready) pick = i;
+    }
+    if (pick == fns.size()) {  // a call cycle: take the first remaining by name
+      for (size_t i = 0; i < fns.size() && pick == fns.size(); ++i)
+        if (!done[i]) pick = i;
+    }
+    done[pick] = true;
+    out.push_back(fns[pick]);
+  }
+  return out;
+}
+
+// ------------------------------------------------------------------ precedence
+
+// Python precedence levels, loosest first.
+enum Prec : int {
+  kNone = 0, kOr, kAnd, kNot, kCmp, kBitOr, kBitXor, kBitAnd, kShift, kAdd, kMul, kUnary, kPow, kAtom
+};
+
+struct BinSyntax {
+  std::string_view text;  // " + " for infix operators, "pl.min" for function forms
+  int prec;
+  bool infix;
+};
+
+BinSyntax bin_syntax(BinOp op) {
+  switch (op) {
+    case BinOp::Add: return {" + ", kAdd, true};
+    case BinOp::Sub: return {" - ", kAdd, true};
+    case BinOp::Mul: return {" * ", kMul, true};
+    case BinOp::FloorDiv: return {" // ", kMul, true};
+    case BinOp::FloorMod: return {" % ", kMul, true};
+    case BinOp::FloatDiv: return {" / ", kMul, true};
+    case BinOp::Pow: return {" ** ", kPow, true};
+    case BinOp::Eq: return {" == ", kCmp, true};
+    case BinOp::Ne: return {" != ", kCmp, true};
+    case BinOp::Lt: return {" < ", kCmp, true};
+    case BinOp::Le: return {" <= ", kCmp, true};
+    case BinOp::Gt: return {" > ", kCmp, true};
+    case BinOp::Ge: return {" >= ", kCmp, true};
+    case BinOp::And: return {" and ", kAnd, true};
+    case BinOp::Or: return {" or ", kOr, true};
+    case BinOp::BitAnd: return {" & ", kBitAnd, true};
+    case BinOp::BitOr: return {" | ", kBitOr, true};
+    case BinOp::BitXor: return {" ^ ", kBitXor, true};
+    case BinOp::Shl: return {" << ", kShift, true};
+    case BinOp::Shr: return {" >> ", kShift, true};
+    case BinOp::Min: return {"pl.min", kAtom, false};
+    case BinOp::Max: return {"pl.max", kAtom, false};
+    case BinOp::Xor: return {"pl.xor", kAtom, false};  // logical xor has no Python operator
+  }
+  return {"?", kAtom, false};
+}
+
+bool is_const_index(const ExprPtr& e, int64_t v) {
+  const auto* c = as<ConstInt>(e);
+  return c && c->dtype() == DataType::INDEX && c->value == v;
+}
+
+std::string dtype_ref(DataType dt) { return fmt::format("pl.{}", dtype_name(dt)); }
+
+// ------------------------------------------------------------------ the printer
+
+class Printer {
+ public:
+  std::string out;
+
+  // ---- scopes of names
+  void begin_program(const Program& p) {
+    Namer dims;
+    for (const auto& d : p.dynamic_dims)
+      if (d) dims.reserve_hint(d.get());
+    for (const auto& d : p.dynamic_dims)
+      if (d) dyn_names_[d.get()] = dims.name(d.get());
+  }
+  // Fresh names for a function (or a standalone statement): dims keep their program names.
+  void begin_scope(const Scan& scan) {
+    namer_ = Namer();
+    for (const auto& [v, n] : dyn_names_) namer_.fix(v, n);
+    for (const Var* v : scan.order) namer_.reserve_hint(v);
+    bound_ = scan.bound;
+  }
+  const std::string& name(const Var* v) { return namer_.name(v); }
+
+  // ---- program / function
+  void program(const Program& p) {
+    begin_program(p);
+    out += fmt::format("# pypto.program: {}\nimport pypto.language as pl\n\n", p.name);
+    for (const auto& d : p.dynamic_dims) {
+      if (!d) continue;
+      const std::string& n = dyn_names_[d.get()];
+      out += fmt::format("{} = pl.dynamic({})\n", n, quote(n));
+    }
+    if (!p.dynamic_dims.empty()) out += "\n";
+    out += fmt::format("@pl.program\nclass {}:\n", p.name);
+    indent_ = 1;
+    auto fns = topo_order(p);
+    for (size_t i = 0; i < fns.size(); ++i) {
+      if (i) out += "\n";
+      function(*fns[i]);
+    }
+    if (fns.empty()) line("pass");
+    indent_ = 0;
+  }
+
+  void function(const Function& f) {
+    Scan scan;
+    for (const auto& p : f.params) scan.bind(p.get());
+    for (const auto& t : f.return_types) scan.type(t);
+    scan.stmt(f.body);
+    begin_scope(scan);
+
+    comments(f.leading_comments);
+    std::vector<std::string> deco;
+    if (f.type != FunctionType::Opaque) deco.push_back(fmt::format("type=pl.FunctionType.{}", to_string(f.type)));
+    if (f.level) deco.push_back(fmt::format("level=pl.Level.{}", to_string(*f.level)));
+    if (f.role) deco.push_back(fmt::format("role=pl.Role.{}", to_string(*f.role)));
+    if (!f.auto_scope) deco.push_back("auto_scope=False");
+    line(deco.empty() ? std::string("@pl.function") : "@pl.function(" + join(deco) + ")");
+
+    std::vector<std::string> params;
+    if (f.role != Role::SubWorker) params.push_back("self");
+    for (size_t i = 0; i < f.params.size(); ++i) {
+      const auto& p = f.params[i];
+      std::string n = p ? name(p.get()) : std::string("_");
+      std::string t = type(p ? p->type : nullptr);
+      ParamDirection d = i < f.param_directions.size() ? f.param_directions[i] : ParamDirection::In;
+      if (d == ParamDirection::Out) t = "pl.Out[" + t + "]";
+      if (d == ParamDirection::InOut) t = "pl.InOut[" + t + "]";
+      params.push_back(n + ": " + t);
+    }
+    std::string ret;
+    if (f.return_types.size() == 1) {
+      ret = " -> " + type(f.return_types[0]);
+    } else if (f.return_types.size() > 1) {
+      std::vector<std::string> ts;
+      for (const auto& t : f.return_types) ts.push_back(type(t));
+      ret = " -> tuple[" + join(ts) + "]";
+    }
+    line(fmt::format("def {}({}){}:", f.name, join(params), ret));
+    block(f.body);
+  }
+
+  // ---- statements
+  void stmt(const StmtPtr& s) {
+    if (!s) return;
+    if (const auto* y = as<YieldStmt>(s); y && y->values.empty() && targets().empty()) return;
+    comments(s->leading_comments);
+    switch (s->kind) {
+      case NodeKind::SeqStmts:
+        for (const auto& c : static_cast<const SeqStmts&>(*s).stmts) stmt(c);
+        break;
+      case NodeKind::AssignStmt: {
+        const auto& a = static_cast<const AssignStmt&>(*s);
+        std::string n = a.var ? name(a.var.get()) : std::string("_");
+        if (a.var && a.var->type) n += ": " + type(a.var->type);
+        line(n + " = " + expr(a.value));
+        break;
+      }
+      case NodeKind::EvalStmt: line(expr(static_cast<const EvalStmt&>(*s).expr)); break;
+      case NodeKind::ReturnStmt: {
+        const auto& r = static_cast<const ReturnStmt&>(*s);
+        line(r.values.empty() ? std::string("return") : "return " + exprs(r.values));
+        break;
+      }
+      case NodeKind::YieldStmt: {
+        const auto& y = static_cast<const YieldStmt&>(*s);
+        std::string lhs = targets().empty() ? std::string() : names(targets()) + " = ";
+        line(lhs + "pl.yield_(" + exprs(y.values) + ")");
+        break;
+      }
+      case NodeKind::BreakStmt: line("break"); break;
+      case NodeKind::ContinueStmt: line("continue"); break;
+      case NodeKind::IfStmt: if_stmt(static_cast<const IfStmt&>(*s)); break;
+      case NodeKind::ForStmt: for_stmt(static_cast<const ForStmt&>(*s)); break;
+      case NodeKind::WhileStmt: while_stmt(static_cast<const WhileStmt&>(*s)); break;
+      case NodeKind::ScopeStmt: scope_stmt(static_cast<const ScopeStmt&>(*s)); break;
+      default: break;
+    }
+  }
+
+  void if_stmt(const IfStmt& s) {
+    line("if " + expr(s.cond) + ":");
+    targets_.push_back(&s.return_vars);
+    block(s.then_body);
+    if (s.else_body) {
+      line("else:");
+      block(s.else_body);
+    }
+    targets_.pop_back();
+  }
+
+  void for_stmt(const ForStmt& s) {
+    std::string head = "for " + (s.loop_var ? name(s.loop_var.get()) : std::string("_"));
+    if (!s.iter_args.empty()) head += ", " + carry_tuple(s.iter_args);
+    std::vector<std::string> args;
+    bool start0 = !s.start || is_const_index(s.start, 0);
+    bool step1 = !s.step || is_const_index(s.step, 1);
+    if (!start0 || !step1) args.push_back(s.start ? expr(s.start) : "0");
+    args.push_back(expr(s.stop));
+    if (!step1) args.push_back(expr(s.step));
+    if (s.kind == ForKind::Pipeline) args.push_back(fmt::format("stage={}", s.stage));
+    if (!s.iter_args.empty()) args.push_back("init_values=" + init_tuple(s.iter_args));
+    line(fmt::format("{} in pl.{}({}):", head, to_string(s.kind), join(args)));
+    targets_.push_back(&s.return_vars);
+    block(s.body);
+    targets_.pop_back();
+  }
+
+  void while_stmt(const WhileStmt& s) {
+    targets_.push_back(&s.return_vars);
+    if (s.iter_args.empty()) {
+      line("while " + expr(s.cond) + ":");
+      block(s.body);
+    } else {
+      std::string carries = carry_tuple(s.iter_args);
+      line("for " + carries + " in pl.while_(init_values=" + init_tuple(s.iter_args) + "):");
+      ++indent_;
+      line("pl.cond(" + expr(s.cond) + ")");
+      stmt(s.body);
+      --indent_;
+    }
+    targets_.pop_back();
+  }
+
+  void scope_stmt(const ScopeStmt& s) {
+    std::vector<std::string> args;
+    std::string head;
+    switch (s.scope) {
+      case ScopeKind::InCore:
+      case ScopeKind::Hierarchy:
+        head = "pl.at";
+        if (s.level || s.scope == ScopeKind::InCore)
+          args.push_back(fmt::format("level=pl.Level.{}", to_string(s.level.value_or(Level::CORE_GROUP))));
+        if (s.role) args.push_back(fmt::format("role=pl.Role.{}", to_string(*s.role)));
+        break;
+      case ScopeKind::Cluster: head = "pl.cluster"; break;
+      case ScopeKind::Spmd:
+        head = "pl.spmd";
+        if (s.core_num) args.push_back(expr(s.core_num));
+        break;
+      case ScopeKind::Runtime: head = s.manual ? "pl.manual_scope" : "pl.scope"; break;
+    }
+    if (!s.name_hint.empty() && s.scope != ScopeKind::Runtime)
+      args.push_back("name_hint=" + quote(s.name_hint));
+    line(fmt::format("with {}({}):", head, join(args)));
+    block(s.body);
+  }
+
+  // ---- expressions
+  std::string expr(const ExprPtr& e) {
+    if (!e) return "None";
+    switch (e->kind) {
+      case NodeKind::Var:
+      case NodeKind::IterArg: return name(static_cast<const Var*>(e.get()));
+      case NodeKind::ConstInt: {
+        const auto& c = static_cast<const ConstInt&>(*e);
+        if (c.dtype() == DataType::INDEX) return std::to_string(c.value);
+        return fmt::format("pl.const({}, {})", c.value, dtype_ref(c.dtype()));
+      }
+      case NodeKind::ConstFloat: {
+        const auto& c = static_cast<const ConstFloat&>(*e);
+        std::string v = format_float(c.value);
+        if (!std::isfinite(c.value)) return fmt::format("pl.const({}, {})", quote(v), dtype_ref(c.dtype()));
+        if (c.dtype() == DataType::FP32) return v;
+        return fmt::format("pl.const({}, {})", v, dtype_ref(c.dtype()));
+      }
+      case NodeKind::ConstBool: return static_cast<const ConstBool&>(*e).value ? "True" : "False";
+      case NodeKind::Binary: {
+        const auto& b = static_cast<const Binary&>(*e);
+        BinSyntax syn = bin_syntax(b.op);
+        if (!syn.infix) {
+          std::string l = expr(b.a);
+          return fmt::format("{}({}, {})", syn.text, l, expr(b.b));
+        }
+        int lmin = syn.prec, rmin = syn.prec + 1;  // left-associative
+        if (syn.prec == kCmp) lmin = rmin = kCmp + 1;  // comparisons would chain
+        if (syn.prec == kPow) lmin = kAtom, rmin = kUnary;  // right-associative, -x allowed right
+        std::string l = operand(b.a, lmin);
+        return l + std::string(syn.text) + operand(b.b, rmin);
+      }
+      case NodeKind::Unary: {
+        const auto& u = static_cast<const Unary&>(*e);
+        switch (u.op) {
+          case UnOp::Neg: return "-" + operand(u.a, kPow);
+          case UnOp::BitNot: return "~" + operand(u.a, kPow);
+          case UnOp::Not: return "not " + operand(u.a, kNot);
+          case UnOp::Abs: return "pl.abs(" + expr(u.a) + ")";
+          case UnOp::Cast: {
+            const auto* st = as_scalar(u.type);
+            return fmt::format("pl.cast({}, {})", expr(u.a), st ? dtype_ref(st->dtype) : "None");
+          }
+        }
+        return "?";
+      }
+      case NodeKind::Call: return call(static_cast<const Call&>(*e));
+      case NodeKind::MakeTuple: return "[" + exprs(static_cast<const MakeTuple&>(*e).elems) + "]";
+      case NodeKind::TupleGetItem: {
+        const auto& t = static_cast<const TupleGetItem&>(*e);
+        return fmt::format("{}[{}]", operand(t.tuple, kAtom), t.index);
+      }
+      default: return "?";
+    }
+  }
+
+  std::string call(const Call& c) {
+    std::vector<std::string> parts;
+    for (const auto& a : c.args) parts.push_back(expr(a));
+    for (const auto& [k, v] : c.kwargs) {
+      const KwSpec* spec = c.op ? c.op->find_kwarg(k) : nullptr;
+      if (spec && v == spec->default_value) continue;
+      parts.push_back(k + "=" + print_attr(v));
+    }
+    if (!c.arg_directions.empty()) {
+      std::vector<std::string> ds;
+      for (auto d : c.arg_directions) ds.push_back(fmt::format("pl.adir.{}", to_string(d)));
+      parts.push_back("attrs={\"arg_directions\": [" + join(ds) + "]}");
+    }
+    std::string head = c.op ? "pl." + c.op->name : "self." + c.callee;
+    return head + "(" + join(parts) + ")";
+  }
+
+  // ---- types
+  std::string type(const TypePtr& t) {
+    if (!t) return "None";
+    switch (t->kind) {
+      case TypeKind::Scalar: return "pl.Scalar[" + dtype_ref(static_cast<const ScalarType&>(*t).dtype) + "]";
+      case TypeKind::Ptr: return "pl.Ptr";
+      case TypeKind::Tuple: {
+        const auto& tu = static_cast<const TupleType&>(*t);
+        if (tu.elems.empty()) return "pl.Tuple[()]";
+        std::vector<std::string> es;
+        for (const auto& e : tu.elems) es.push_back(type(e));
+        return "pl.Tuple[" + join(es) + "]";
+      }
+      case TypeKind::Tensor: {
+        const auto& tt = static_cast<const TensorType&>(*t);
+        std::vector<std::string> slots{list(tt.shape), dtype_ref(tt.dtype)};
+        if (tt.view) slots.push_back(tensor_view(*tt.view));
+        if (tt.memref) slots.push_back(memref(*tt.memref));
+        return "pl.Tensor[" + join(slots) + "]";
+      }
+      case TypeKind::Tile: {
+        const auto& tl = static_cast<const TileType&>(*t);
+        std::vector<std::string> slots{list(tl.shape), dtype_ref(tl.dtype)};
+        if (tl.memref) slots.push_back(memref(*tl.memref));
+        if (tl.space) slots.push_back(fmt::format("pl.Mem.{}", to_string(*tl.space)));
+        if (tl.view) slots.push_back(tile_view(*tl.view));
+        return "pl.Tile[" + join(slots) + "]";
+      }
+    }
+    return "None";
+  }
+
+  std::string tensor_view(const TensorView& v) {
+    std::vector<std::string> f;
+    if (!v.stride.empty()) f.push_back("stride=" + list(v.stride));
+    if (v.layout != TensorLayout::ND) f.push_back(fmt::format("layout=pl.TensorLayout.{}", to_string(v.layout)));
+    if (!v.valid_shape.empty()) f.push_back("valid_shape=" + list(v.valid_shape));
+    if (v.pad != PadValue::null) f.push_back(fmt::format("pad=pl.PadValue.{}", to_string(v.pad)));
+    return "pl.TensorView(" + join(f) + ")";
+  }
+
+  std::string tile_view(const TileView& v) {
+    std::vector<std::string> f;
+    if (!v.valid_shape.empty()) f.push_back("valid_shape=" + list(v.valid_shape));
+    if (!v.stride.empty()) f.push_back("stride=" + list(v.stride));
+    if (v.start_offset) f.push_back("start_offset=" + expr(v.start_offset));
+    if (v.blayout) f.push_back(fmt::format("blayout=pl.TileLayout.{}", to_string(*v.blayout)));
+    if (v.slayout) f.push_back(fmt::format("slayout=pl.TileLayout.{}", to_string(*v.slayout)));
+    if (v.fractal) f.push_back(fmt::format("fractal={}", *v.fractal));
+    if (v.pad) f.push_back(fmt::format("pad=pl.PadValue.{}", to_string(*v.pad)));
+    if (v.compact) f.push_back(fmt::format("compact=pl.CompactMode.{}", to_string(*v.compact)));
+    return "pl.TileView(" + join(f) + ")";
+  }
+
+  // A base with a binding site in scope prints as its name; DDR bases (no alloc) as a string.
+  std::string memref(const MemRef& m) {
+    std::string base = "None";
+    if (m.base) base = bound_.count(m.base.get()) ? name(m.base.get()) : quote(name(m.base.get()));
+    std::string offset = expr(m.offset);
+    return fmt::format("pl.MemRef({}, {}, {})", base, offset, m.size);
+  }
+
+ private:
+  Namer namer_;
+  std::unordered_map<const Var*, std::string> dyn_names_;
+  std::unordered_set<const Var*> bound_;
+  std::vector<const std::vector<VarPtr>*> targets_;  // return_vars of the enclosing for/while/if
+  int indent_ = 0;
+  size_t stmt_lines_ = 0;  // printed non-comment lines (an empty block needs `pass`)
+
+  const std::vector<VarPtr>& targets() {
+    static const std::vector<VarPtr> kNone;
+    return targets_.empty() ? kNone : *targets_.back();
+  }
+
+  void line(const std::string& s, bool is_comment = false) {
+    out.append(static_cast<size_t>(indent_) * 4, ' ');
+    out += s;
+    out += '\n';
+    if (!is_comment) ++stmt_lines_;
+  }
+
+  void comments(const std::vector<std::string>& cs) {
+    for (const auto& c : cs) {
+      size_t b = 0;
+      while (true) {
+        size_t e = c.find('\n', b);
+        std::string_view l = std::string_view(c).substr(b, e == std::string::npos ? std::string::npos : e - b);
+        std::string text = "#";
+        if (!l.empty() && l[0] != ' ') text += ' ';
+        text += l;
+        line(text, true);
+        if (e == std::string::npos) break;
+        b = e + 1;
+      }
+    }
+  }
+
+  void block(const StmtPtr& body) {
+    ++indent_;
+    size_t before = stmt_lines_;
+    stmt(body);
+    if (stmt_lines_ == before) line("pass");
+    --indent_;
+  }
+
+  std::string operand(const ExprPtr& e, int min_prec) {
+    std::string s = expr(e);
+    return prec(e) < min_prec ? "(" + s + ")" : s;
+  }
+
+  static int prec(const ExprPtr& e) {
+    if (!e) return kAtom;
+    switch (e->kind) {
+      case NodeKind::ConstInt: {
+        const auto& c = static_cast<const ConstInt&>(*e);
+        return c.dtype() == DataType::INDEX && c.value < 0 ? kUnary : kAtom;
+      }
+      case NodeKind::ConstFloat: {
+        const auto& c = static_cast<const ConstFloat&>(*e);
+        return c.dtype() == DataType::FP32 && std::isfinite(c.value) && std::signbit(c.value) ? kUnary : kAtom;
+      }
+      case NodeKind::Binary: return bin_syntax(static_cast<const Binary&>(*e).op).prec;
+      case NodeKind::Unary:
+        switch (static_cast<const Unary&>(*e).op) {
+          case UnOp::Neg:
+          case UnOp::BitNot: return kUnary;
+          case UnOp::Not: return kNot;
+          default: return kAtom;
+        }
+      default: return kAtom;
+    }
+  }
+
+  std::string exprs(const std::vector<ExprPtr>& es) {
+    std::vector<std::string> parts;
+    for (const auto& e : es) parts.push_back(expr(e));
+    return join(parts);
+  }
+  std::string list(const std::vector<ExprPtr>& es) { return "[" + exprs(es) + "]"; }
+  std::string names(const std::vector<VarPtr>& vs) {
+    std::vector<std::string> parts;
+    for (const auto& v : vs) parts.push_back(v ? name(v.get()) : "_");
+    return join(parts);
+  }
+  std::string carry_tuple(const std::vector<IterArgPtr>& ias) {
+    std::vector<std::string> parts;
+    for (const auto& ia : ias) parts.push_back(ia ? name(ia.get()) : "_");
+    return "(" + join(parts) + (parts.size() == 1 ? ",)" : ")");
+  }
+  std::string init_tuple(const std::vector<IterArgPtr>& ias) {
+    std::vector<std::string> parts;
+    for (const auto& ia : ias) parts.push_back(ia ? expr(ia->init) : "None");
+    return "(" + join(parts) + (parts.size() == 1 ? ",)" : ")");
+  }
+};
+
+}  // namespace
+
+std::string format_float(double v) {
+  if (std::isnan(v)) return "nan";
+  if (std::isinf(v)) return v < 0 ? "-inf" : "inf";
+  std::string s = fmt::format("{}", v);
+  if (s.find_first_of(".e") == std::string::npos) s += ".0";
+  return s;
+}
+
+std::string print_attr(const AttrValue& v) {
+  struct Visitor {
+    std::string operator()(std::monostate) const { return "None"; }
+    std::string operator()(bool b) const { return b ? "True" : "False"; }
+    std::string operator()(int64_t i) const { return std::to_string(i); }
+    std::string operator()(double d) const {
+      if (std::isnan(d)) return "math.nan";
+      if (std::isinf(d)) return d < 0 ? "-math.inf" : "math.inf";
+      return format_float(d);
+    }
+    std::string operator()(const std::string& s) const { return quote(s); }
+    std::string operator()(DataType t) const { return dtype_ref(t); }
+    std::string operator()(MemorySpace m) const { return fmt::format("pl.Mem.{}", to_string(m)); }
+    std::string operator()(TileLayout l) const { return fmt::format("pl.TileLayout.{}", to_string(l)); }
+    std::string operator()(TensorLayout l) const { return fmt::format("pl.TensorLayout.{}", to_string(l)); }
+    std::string operator()(PadValue p) const { return fmt::format("pl.PadValue.{}", to_string(p)); }
+    std::string operator()(CompactMode c) const { return fmt::format("pl.CompactMode.{}", to_string(c)); }
+    std::string operator()(const EnumLit& e) const { return fmt::format("pl.{}.{}", e.enum_name, e.member); }
+  };
+  return std::visit(Visitor{}, v);
+}
+
+std::string print_program(const Program& p) {
+  Printer pr;
+  pr.program(p);
+  return std::move(pr.out);
+}
+
+std::string print_function(const Function& f) {
+  Printer pr;
+  pr.function(f);
+  return std::move(pr.out);
+}
+
+std::string print_stmt(const StmtPtr& s) {
+  Printer pr;
+  Scan scan;
+  scan.stmt(s);
+  pr.begin_scope(scan);
+  pr.stmt(s);
+  return std::move(pr.out);
+}
+
+std::string print_expr(const ExprPtr& e) {
+  Printer pr;
+  Scan scan;
+  scan.expr(e);
+  pr.begin_scope(scan);
+  return pr.expr(e);
+}
+
+std::string print_type(const TypePtr& t) {
+  Printer pr;
+  Scan scan;
+  scan.type(t);
+  pr.begin_scope(scan);
+  return pr.type(t);
+}
+
+}  // namespace pypto::ir
