@@ -1,0 +1,20 @@
+// Checking a bin/run result directory against the reference loops: loads every float32 .npy in
+// the directory (inputs written by `bin/run --seed N --outputs DIR`, and the outputs), runs the
+// program's reference on the inputs and compares each output element-wise with
+// |got - want| <= atol + rtol * |want|.
+#pragma once
+
+#include <string>
+
+#include "e2e/reference.h"
+
+namespace pypto::e2e {
+
+struct CheckResult {
+  bool ok = false;
+  std::string report;  // one line per output (and the reason on failure)
+};
+
+CheckResult check_results(const ProgramCase& c, const std::string& results_dir);
+
+}  // namespace pypto::e2e
