@@ -1,0 +1,659 @@
+// Kernel emitter (kernel_emitter.h). Translates statement by statement; the only bookkeeping is
+// naming (NameTable), type aliases (one `using` per distinct Tile / GlobalTensor type, in order of
+// first use) and which GM pointer each tensor-valued SSA name stands for.
+#include "emit/kernel_emitter.h"
+
+#include <filesystem>
+#include <fmt/format.h>
+#include <map>
+#include <set>
+#include <unordered_map>
+
+#include "emit/c_expr.h"
+#include "emit/c_names.h"
+#include "emit/kernel_op_table.h"
+#include "ir/ir.h"
+#include "ir/soc.h"
+
+namespace pypto::emit {
+
+using namespace ir;
+
+std::string kernel_core_dir(const Function& f) {
+  if (f.type == FunctionType::AIV) return "aiv";
+  if (f.type == FunctionType::AIC) return "aic";
+  not_supported(f.span, fmt::format("a kernel of type {} ('{}')", to_string(f.type), f.name),
+                "run the full pass pipeline so that kernels are split into AIC / AIV functions");
+}
+
+namespace {
+
+std::string_view tile_type_name(MemorySpace s, const Span& sp) {
+  switch (s) {
+    case MemorySpace::Vec: return "Vec";
+    case MemorySpace::Mat: return "Mat";
+    case MemorySpace::Left: return "Left";
+    case MemorySpace::Right: return "Right";
+    case MemorySpace::Acc: return "Acc";
+    case MemorySpace::Bias: return "Bias";
+    default: not_supported(sp, fmt::format("a tile in memory space {}", to_string(s)));
+  }
+}
+
+std::string_view blayout_text(TileLayout l) { return l == TileLayout::col_major ? "BLayout::ColMajor" : "BLayout::RowMajor"; }
+std::string_view slayout_text(TileLayout l) {
+  return l == TileLayout::row_major ? "SLayout::RowMajor" : l == TileLayout::col_major ? "SLayout::ColMajor" : "SLayout::NoneBox";
+}
+std::string_view pad_text(PadValue p) {
+  switch (p) {
+    case PadValue::zero: return "PadValue::Zero";
+    case PadValue::max: return "PadValue::Max";
+    case PadValue::min: return "PadValue::Min";
+    default: return "PadValue::Null";
+  }
+}
+
+std::string source_comment(const Span& sp) {
+  if (!sp.valid()) return {};
+  std::string text(sp.file->line(sp.line));
+  const auto b = text.find_first_not_of(" \t");
+  text = b == std::string::npos ? std::string() : text.substr(b);
+  while (!text.empty() && (text.back() == '\r' || text.back() == ' ')) text.pop_back();
+  return fmt::format("// {}:{}: {}", std::filesystem::path(sp.filename()).filename().string(), sp.line, text);
+}
+
+std::vector<int64_t> const_list(const ExprPtr& e, const Span& sp, const char* what) {
+  std::vector<int64_t> out;
+  const auto* t = as<MakeTuple>(e);
+  if (!t) not_supported(sp, std::string("a non-literal ") + what);
+  for (const auto& x : t->elems) {
+    auto v = const_int_value(x);
+    if (!v) not_supported(sp, std::string("a dynamic ") + what, "use static window shapes");
+    out.push_back(*v);
+  }
+  return out;
+}
+
+class KernelEmitter {
+ public:
+  KernelEmitter(const Function& f, const EmitOptions& o) : f_(f), opts_(o), soc_(soc_info(o.soc)) {}
+
+  std::string run() {
+    const std::string core = kernel_core_dir(f_);
+    fname_ = sanitize_identifier(f_.name);
+    names_.reserve(fname_);
+    // Parameters: tensors first (pointers), then scalars.
+    std::vector<std::string> params, entry_lines, call_args;
+    int tensor_index = 0;
+    for (const auto& p : f_.params) {
+      if (const auto* t = as_tensor(p->type)) {
+        const std::string n = names_.name(p.get());
+        gm_ptr_[p.get()] = n;
+        params.push_back(fmt::format("__gm__ {}* {}", c_type(t->dtype), n));
+        (void)tensor_index;
+      } else if (!as_scalar(p->type)) {
+        not_supported(p->span, fmt::format("kernel parameter '{}' of a non-tensor, non-scalar type", p->name));
+      }
+    }
+    for (const auto& p : f_.params)
+      if (const auto* s = as_scalar(p->type)) params.push_back(fmt::format("{} {}", c_type(s->dtype), names_.name(p.get())));
+    // Body.
+    indent_ = 1;
+    const auto stmts = flatten_body(f_.body);
+    for (size_t i = 0; i < stmts.size(); ++i) {
+      if (i + 1 == stmts.size() && as<ReturnStmt>(stmts[i])) break;
+      stmt(stmts[i]);
+    }
+    // Assemble the file.
+    std::string out = fill_template(load_template(opts_, "kernel_prologue.cpp.in"),
+                                    {{"name", f_.name}, {"source", source_name()}});
+    out += '\n';
+    out += floor_helpers("__aicore__");
+    out += '\n';
+    for (const auto& a : alias_defs_) out += a + "\n";
+    if (!alias_defs_.empty()) out += "\n";
+    out += fmt::format("static __aicore__ void {}({}) {{\n", fname_, fmt::join(params, ", "));
+    out += core == "aiv" ? "#if defined(__DAV_VEC__)\n" : "#if defined(__DAV_CUBE__)\n";
+    if (core == "aiv") out += "    set_mask_norm();\n    set_vector_mask(-1, -1);\n";
+    out += body_;
+    out += "#endif\n    pipe_barrier(PIPE_ALL);\n    return;\n}\n\n";
+    out += entry();
+    return out;
+  }
+
+ private:
+  std::string source_name() const {
+    return f_.span.valid() ? std::filesystem::path(f_.span.filename()).filename().string() : std::string("<ir>");
+  }
+
+  void line(const std::string& s) { body_ += std::string(4 * indent_, ' ') + s + "\n"; }
+
+  std::string expr(const ExprPtr& e) {
+    return c_expr(e, [this](const Var& v) -> std::string {
+      if (!names_.has(&v)) not_supported(v.span, fmt::format("use of '{}' before its definition in kernel code", v.name));
+      return names_.name(&v);
+    });
+  }
+
+  // ---- types ----
+  std::string alias(const std::string& base, const std::string& text) {
+    auto it = alias_by_text_.find(text);
+    if (it != alias_by_text_.end()) return it->second;
+    const std::string n = names_.fresh(base);
+    alias_by_text_[text] = n;
+    alias_defs_.push_back(fmt::format("using {} = {};", n, text));
+    return n;
+  }
+
+  std::string tile_alias(const TileType& t, const Span& sp) {
+    const auto shape = static_shape(t.shape);
+    if (!shape || shape->size() != 2) not_supported(sp, "a tile that is not 2-D with a static shape");
+    const MemorySpace space = t.space.value_or(MemorySpace::Vec);
+    const int64_t R = (*shape)[0], C = (*shape)[1];
+    TileLayout b = TileLayout::row_major, s = TileLayout::none_box;
+    int64_t fractal = 512;
+    switch (space) {
+      case MemorySpace::Vec: b = (C == 1 && R > 1) ? TileLayout::col_major : TileLayout::row_major; break;
+      case MemorySpace::Mat: b = TileLayout::col_major; s = TileLayout::row_major; break;
+      case MemorySpace::Left:
+        b = soc_.left_col_major ? TileLayout::col_major : TileLayout::row_major;
+        s = TileLayout::row_major;
+        break;
+      case MemorySpace::Right: s = TileLayout::col_major; break;
+      case MemorySpace::Acc: b = TileLayout::col_major; s = TileLayout::row_major; fractal = 1024; break;
+      default: break;
+    }
+    PadValue pad = PadValue::null;
+    bool compact = false;
+    if (t.view) {
+      if (t.view->blayout) b = *t.view->blayout;
+      if (t.view->slayout) s = *t.view->slayout;
+      if (t.view->fractal) fractal = *t.view->fractal;
+      if (t.view->pad) pad = *t.view->pad;
+      compact = t.view->compact == CompactMode::normal;
+    }
+    const std::string ty = c_type(t.dtype);
+    const std::string text =
+        fmt::format("Tile<TileType::{}, {}, {}, {}, {}, -1, -1, {}, {}, {}, {}>", tile_type_name(space, sp), ty, R, C,
+                    blayout_text(b), slayout_text(s), fractal, pad_text(pad),
+                    compact ? "CompactMode::Normal" : "CompactMode::Null");
+    return alias(fmt::format("{}_{}_{}x{}", tile_type_name(space, sp), ty, R, C), text);
+  }
+
+  int64_t tile_addr(const TileType& t, const Span& sp) {
+    const auto off = t.memref ? const_int_value(t.memref->offset) : std::nullopt;
+    if (!off) not_supported(sp, "a tile without a planned address (MemRef offset)", "run the full pass pipeline");
+    return *off;
+  }
+
+  // Declares the Tile object of `v` at its planned address (once).
+  void declare_tile(const Var& v, const Span& sp) {
+    if (declared_.count(&v)) return;
+    declared_.insert(&v);
+    const auto* t = as_tile(v.type);
+    const std::string a = tile_alias(*t, sp);
+    const auto shape = *static_shape(t->shape);
+    std::string vr = std::to_string(shape[0]), vc = std::to_string(shape[1]);
+    if (t->view && t->view->valid_shape.size() == 2) {
+      vr = expr(t->view->valid_shape[0]);
+      vc = expr(t->view->valid_shape[1]);
+    }
+    const std::string n = names_.name(&v);
+    line(fmt::format("{} {}({}, {}); TASSIGN({}, (uint64_t){});", a, n, vr, vc, n, tile_addr(*t, sp)));
+  }
+
+  // ---- GM views ----
+  const std::string& gm_pointer(const ExprPtr& e) {
+    const auto* v = as<Var>(e);
+    auto it = v ? gm_ptr_.find(v) : gm_ptr_.end();
+    if (it == gm_ptr_.end()) not_supported(e->span, "a tensor that is not (an alias of) a kernel parameter");
+    return it->second;
+  }
+
+  // Declares a GlobalTensor view of `tensor` at `offsets` with window `window`; returns
+  // {type alias, variable name}.
+  std::pair<std::string, std::string> gm_view(const ExprPtr& tensor, const std::vector<ExprPtr>& offsets, std::vector<int64_t> window,
+                      const std::string& base_name, const Span& sp) {
+    const auto* tt = as_tensor(tensor->type);
+    const auto dims = static_shape(tt->shape);
+    if (!dims) not_supported(sp, "a tensor with dynamic dimensions in a kernel");
+    const size_t n = dims->size();
+    if (n == 0 || n > 5 || offsets.size() != n || window.size() != n)
+      not_supported(sp, "a GM window whose rank differs from the tensor's (or is above 5)");
+    if (tt->view && tt->view->layout != TensorLayout::ND) not_supported(sp, "a non-ND tensor layout in a kernel");
+    std::vector<int64_t> strides(n, 1);
+    if (tt->view && !tt->view->stride.empty()) {
+      for (size_t k = 0; k < n; ++k) {
+        auto s = const_int_value(tt->view->stride[k]);
+        if (!s) not_supported(sp, "a tensor with dynamic strides in a kernel");
+        strides[k] = *s;
+      }
+    } else {
+      for (size_t k = n - 1; k > 0; --k) strides[k - 1] = strides[k] * (*dims)[k];
+    }
+    std::vector<int64_t> shp(5, 1), str(5, window[0] * strides[0]);
+    for (size_t k = 0; k < n; ++k) {
+      shp[5 - n + k] = window[k];
+      str[5 - n + k] = strides[k];
+    }
+    const std::string ty = c_type(tt->dtype);
+    const std::string text =
+        fmt::format("GlobalTensor<{}, pto::Shape<{}>, pto::Stride<{}>, pto::Layout::ND>", ty, fmt::join(shp, ", "),
+                    fmt::join(str, ", "));
+    const std::string a = alias(fmt::format("Gm_{}_{}", ty, fmt::join(window, "x")), text);
+    std::vector<std::string> terms;
+    for (size_t k = 0; k < n; ++k) {
+      if (const_int_value(offsets[k]) == 0) continue;
+      const std::string o = expr(offsets[k]);
+      terms.push_back(strides[k] == 1 ? o : fmt::format("{} * {}", o, strides[k]));
+    }
+    const std::string g = names_.fresh(base_name + "_gm");
+    const std::string& ptr = gm_pointer(tensor);
+    line(terms.empty() ? fmt::format("{} {}({});", a, g, ptr)
+                       : fmt::format("{} {}({} + ({}));", a, g, ptr, fmt::join(terms, " + ")));
+    return {a, g};
+  }
+
+  // ---- statements ----
+  void stmt(const StmtPtr& s) {
+    switch (s->kind) {
+      case NodeKind::SeqStmts:
+        for (const auto& c : flatten_body(s)) stmt(c);
+        return;
+      case NodeKind::AssignStmt: return assign(static_cast<const AssignStmt&>(*s));
+      case NodeKind::EvalStmt: return eval(static_cast<const EvalStmt&>(*s));
+      case NodeKind::ForStmt: return for_stmt(static_cast<const ForStmt&>(*s));
+      case NodeKind::IfStmt: return if_stmt(static_cast<const IfStmt&>(*s));
+      case NodeKind::ScopeStmt:
+        line("{");
+        ++indent_;
+        stmt(static_cast<const ScopeStmt&>(*s).body);
+        --indent_;
+        line("}");
+        return;
+      case NodeKind::YieldStmt: return;  // handled by the enclosing for / if
+      case NodeKind::ReturnStmt: not_supported(s->span, "an early return in a kernel");
+      case NodeKind::WhileStmt: not_supported(s->span, "a while loop in a kernel");
+      case NodeKind::BreakStmt:
+      case NodeKind::ContinueStmt: not_supported(s->span, "break / continue in a kernel");
+      default: not_supported(s->span, "this statement in a kernel");
+    }
+  }
+
+  void eval(const EvalStmt& s) {
+    const auto* c = as<Call>(s.expr);
+    if (!c || !c->op) not_supported(s.span, "this expression statement in a kernel");
+    const auto& n = c->op->name;
+    if (c->op->family() == "system") return system_op(*c, s.span);
+    if (n == "tile.store") return op_call(nullptr, *c, s.span);
+    not_supported(s.span, fmt::format("pl.{} with an unused result", n));
+  }
+
+  void system_op(const Call& c, const Span& sp) {
+    const auto& n = c.op->name;
+    if (n == "system.bar_v") return line("pipe_barrier(PIPE_V);");
+    if (n == "system.bar_m") return line("pipe_barrier(PIPE_M);");
+    if (n == "system.bar_all") return line("pipe_barrier(PIPE_ALL);");
+    if (n == "system.sync_src" || n == "system.sync_dst") {
+      auto pipe = [&](const char* k) {
+        const AttrValue* v = c.kwarg(k);
+        const auto* e = v ? std::get_if<EnumLit>(v) : nullptr;
+        if (!e) not_supported(sp, fmt::format("pl.{} without {}", n, k));
+        return "PIPE_" + e->member;
+      };
+      const AttrValue* ev = c.kwarg("event_id");
+      const auto* id = ev ? std::get_if<int64_t>(ev) : nullptr;
+      if (!id || *id < 0 || *id > 7) not_supported(sp, fmt::format("pl.{} with an event id outside 0..7", n));
+      return line(fmt::format("{}({}, {}, EVENT_ID{});", n == "system.sync_src" ? "set_flag" : "wait_flag",
+                              pipe("set_pipe"), pipe("wait_pipe"), *id));
+    }
+    not_supported(sp, fmt::format("pl.{} in a kernel", n));
+  }
+
+  void assign(const AssignStmt& s) {
+    const Var& v = *s.var;
+    if (const auto* c = as<Call>(s.value)) {
+      if (!c->op) not_supported(s.span, "a function call inside a kernel");
+      if (c->op->name == "tile.alloc") return;  // addresses are already planned
+      if (c->op->family() == "system") return system_op(*c, s.span);
+      return op_call(&v, *c, s.span);
+    }
+    if (as_tensor(v.type)) {  // tensor copy: same GM pointer
+      gm_ptr_[&v] = gm_pointer(s.value);
+      return;
+    }
+    if (as_tile(v.type)) {
+      const auto* src = as<Var>(s.value);
+      const auto* st = src ? as_tile(src->type) : nullptr;
+      if (!st || tile_addr(*st, s.span) != tile_addr(*as_tile(v.type), s.span))
+        not_supported(s.span, "a tile copy between different addresses");
+      return declare_tile(v, s.span);
+    }
+    if (const auto* sc = as_scalar(v.type)) {
+      const std::string val = expr(s.value);
+      if (names_.has(&v)) return line(fmt::format("{} = {};", names_.name(&v), val));
+      return line(fmt::format("{} {} = {};", c_type(sc->dtype), names_.name(&v), val));
+    }
+    not_supported(s.span, "an assignment of this type in a kernel");
+  }
+
+  std::string operand(const ExprPtr& e) {
+    if (as_tile(e->type)) {
+      const auto* v = as<Var>(e);
+      if (!v) not_supported(e->span, "a tile operand that is not a variable");
+      return names_.name(v);
+    }
+    return expr(e);
+  }
+
+  std::string flat_index(const ExprPtr& tile, const ExprPtr& idx, const Span& sp) {
+    const auto* tup = as<MakeTuple>(idx);
+    const auto shape = static_shape(as_tile(tile->type)->shape);
+    if (!tup || tup->elems.size() != 2 || !shape) not_supported(sp, "element access with other than 2 indices");
+    return fmt::format("{} * {} + {}", expr(tup->elems[0]), (*shape)[1], expr(tup->elems[1]));
+  }
+
+  void op_call(const Var* dst, const Call& c, const Span& sp) {
+    const KernelOpRow* row = find_kernel_op(c.op->name);
+    if (!row) not_supported(sp, fmt::format("pl.{} in a kernel", c.op->name));
+    if (const std::string cm = source_comment(sp); !cm.empty()) line(cm);
+    const std::string call(row->call);
+    auto dst_tile = [&]() -> std::string {
+      if (!dst || !as_tile(dst->type)) not_supported(sp, fmt::format("pl.{} without a tile result", c.op->name));
+      declare_tile(*dst, sp);
+      return names_.name(dst);
+    };
+    std::vector<std::string> ops;
+    switch (row->form) {
+      case OpForm::DstArgs:
+        for (const auto& a : c.args) ops.push_back(operand(a));
+        return line(fmt::format("{}({}, {});", call, dst_tile(), fmt::join(ops, ", ")));
+      case OpForm::DstDropFirst:
+        for (size_t i = 1; i < c.args.size(); ++i) ops.push_back(operand(c.args[i]));
+        return line(fmt::format("{}({}, {});", call, dst_tile(), fmt::join(ops, ", ")));
+      case OpForm::DstFirstOnly: return line(fmt::format("{}({}, {});", call, dst_tile(), operand(c.args[0])));
+      case OpForm::ColSum:
+        if (c.args.size() > 1)
+          return line(fmt::format("{}({}, {}, {}, false);", call, dst_tile(), operand(c.args[0]), operand(c.args[1])));
+        return line(fmt::format("{}({}, {});", call, dst_tile(), operand(c.args[0])));
+      case OpForm::Transpose:
+        return line(fmt::format("{}({}, {}, {});", call, dst_tile(), operand(c.args[0]), operand(c.args[3])));
+      case OpForm::Full: {
+        const AttrValue* v = c.kwarg("value");
+        double val = 0;
+        if (const auto* d = v ? std::get_if<double>(v) : nullptr) val = *d;
+        else if (const auto* i = v ? std::get_if<int64_t>(v) : nullptr) val = static_cast<double>(*i);
+        else not_supported(sp, "pl.tile.full without a numeric value");
+        const auto* tt = as_tile(dst->type);
+        const std::string ty = c_type(tt->dtype);
+        const std::string lit = dtype_is_float(tt->dtype) ? fmt::format("{:.9g}", val) : fmt::format("{}", int64_t(val));
+        return line(fmt::format("{}({}, static_cast<{}>({}));", call, dst_tile(), ty, lit));
+      }
+      case OpForm::Cast: return line(fmt::format("{}({}, {}, {}, SaturationMode::OFF);", call, dst_tile(),
+                                                 operand(c.args[0]), round_mode(c, sp)));
+      case OpForm::Extract:
+        return line(fmt::format("{}({}, {}, {}, {});", call, dst_tile(), operand(c.args[0]), expr(c.args[1]),
+                                expr(c.args[2])));
+      case OpForm::Assemble: {
+        const auto* tgt = as_tile(c.args[0]->type);
+        if (tile_addr(*tgt, sp) != tile_addr(*as_tile(dst->type), sp))
+          not_supported(sp, "pl.tile.assemble whose result does not share the target's buffer");
+        const auto* off = as<MakeTuple>(c.args[2]);
+        if (!off || off->elems.size() != 2) not_supported(sp, "pl.tile.assemble with other than 2 offsets");
+        return line(fmt::format("{}({}, {}, {}, {});", call, dst_tile(), operand(c.args[1]), expr(off->elems[0]),
+                                expr(off->elems[1])));
+      }
+      case OpForm::MatmulAcc:
+        return line(fmt::format("{}({}, {}, {}, {});", call, dst_tile(), operand(c.args[0]), operand(c.args[1]),
+                                operand(c.args[2])));
+      case OpForm::Load: return load(dst, c, sp);
+      case OpForm::Store: return store(dst, c, sp);
+      case OpForm::Read: {
+        if (!dst || !as_scalar(dst->type)) not_supported(sp, "pl.tile.read without a scalar result");
+        const std::string n = names_.name(dst);
+        return line(fmt::format("{} {} = {}.GetValue({});", c_type(as_scalar(dst->type)->dtype), n, operand(c.args[0]),
+                                flat_index(c.args[0], c.args[1], sp)));
+      }
+      case OpForm::Write: {
+        const std::string d = dst_tile();
+        return line(fmt::format("{}.SetValue({}, {});", d, flat_index(c.args[0], c.args[1], sp), expr(c.args[2])));
+      }
+      case OpForm::DeclareOnly: dst_tile(); return;
+    }
+  }
+
+  std::string round_mode(const Call& c, const Span& sp) {
+    static constexpr std::string_view kModes[] = {"none", "rint", "round", "floor", "ceil", "trunc", "odd"};
+    static constexpr std::string_view kNames[] = {"CAST_NONE", "CAST_RINT", "CAST_ROUND", "CAST_FLOOR",
+                                                  "CAST_CEIL", "CAST_TRUNC", "CAST_ODD"};
+    const AttrValue* m = c.kwarg("mode");
+    int idx = 2;
+    if (const auto* s = m ? std::get_if<std::string>(m) : nullptr) {
+      idx = -1;
+      for (int i = 0; i < 7; ++i)
+        if (kModes[i] == *s) idx = i;
+    } else if (const auto* i = m ? std::get_if<int64_t>(m) : nullptr) {
+      idx = (*i >= 0 && *i < 7) ? static_cast<int>(*i) : -1;
+    }
+    if (idx < 0) not_supported(sp, "this pl.tile.cast mode");
+    return fmt::format("RoundMode::{}", kNames[idx]);
+  }
+
+  void load(const Var* dst, const Call& c, const Span& sp) {
+    if (!dst || !as_tile(dst->type)) not_supported(sp, "pl.tile.load without a tile result");
+    const auto window = const_list(c.args[2], sp, "load shape");
+    if (c.args.size() > 3 && c.args[3] && const_list(c.args[3], sp, "load valid_shape") != window)
+      not_supported(sp, "pl.tile.load with a valid_shape smaller than its shape");
+    if (c.kwarg("clamp") && std::get_if<bool>(c.kwarg("clamp")) && *std::get_if<bool>(c.kwarg("clamp")))
+      not_supported(sp, "pl.tile.load(clamp=True)");
+    declare_tile(*dst, sp);
+    const std::string t = names_.name(dst);
+    const auto* offs = as<MakeTuple>(c.args[1]);
+    if (!offs) not_supported(sp, "pl.tile.load with non-literal offsets");
+    const std::string g = gm_view(c.args[0], offs->elems, window, t, sp).second;
+    line(fmt::format("TLOAD({}, {});", t, g));
+  }
+
+  void store(const Var* dst, const Call& c, const Span& sp) {
+    const auto* tt = as_tile(c.args[0]->type);
+    const auto* gt = as_tensor(c.args[2]->type);
+    const auto offs = as<MakeTuple>(c.args[1]);
+    if (!offs) not_supported(sp, "pl.tile.store with non-literal offsets");
+    std::vector<int64_t> window;
+    if (c.args.size() > 3 && c.args[3]) {
+      window = const_list(c.args[3], sp, "store shape");
+    } else {
+      const auto ts = static_shape(tt->shape);
+      if (!ts || ts->size() != 2) not_supported(sp, "pl.tile.store of a tile without a static 2-D shape");
+      const size_t n = gt->shape.size();
+      if (n == 1) {
+        if ((*ts)[0] != 1) not_supported(sp, "pl.tile.store of a 2-D tile into a 1-D tensor");
+        window = {(*ts)[1]};
+      } else {
+        window.assign(n, 1);
+        window[n - 2] = (*ts)[0];
+        window[n - 1] = (*ts)[1];
+      }
+    }
+    if (tt->view && !tt->view->valid_shape.empty()) not_supported(sp, "pl.tile.store of a tile with a dynamic valid shape");
+    const std::string t = operand(c.args[0]);
+    const auto [ga, g] = gm_view(c.args[2], offs->elems, window, t, sp);
+    const AttrValue* atomic = c.kwarg("atomic");
+    const auto* at = atomic ? std::get_if<EnumLit>(atomic) : nullptr;
+    if (at && at->member == "AtomicAdd") {
+      line(fmt::format("TSTORE<{}, {}, AtomicType::AtomicAdd>({}, {});", tile_alias(*tt, sp), ga, g, t));
+    } else {
+      if (at && at->member != "AtomicNone") not_supported(sp, "this pl.tile.store atomic mode");
+      line(fmt::format("TSTORE({}, {});", g, t));
+    }
+    if (dst && as_tensor(dst->type)) gm_ptr_[dst] = gm_pointer(c.args[2]);
+  }
+
+  void for_stmt(const ForStmt& s) {
+    if (s.kind == ForKind::Unroll || s.kind == ForKind::Pipeline)
+      not_supported(s.span, fmt::format("a pl.{} loop in a kernel", to_string(s.kind)), "run the full pass pipeline");
+    if (const std::string cm = source_comment(s.span); !cm.empty()) line(cm);
+    for (const auto& ia : s.iter_args) carry_in(*ia, ia->init, s.span);
+    const std::string i = names_.name(s.loop_var.get());
+    const auto step = const_int_value(s.step);
+    const bool down = step && *step < 0;
+    line(fmt::format("for (int64_t {0} = {1}; {0} {2} {3}; {0} += {4}) {{", i, expr(s.start), down ? ">" : "<",
+                     expr(s.stop), expr(s.step)));
+    ++indent_;
+    stmt(s.body);
+    std::vector<const Var*> carried;
+    for (const auto& ia : s.iter_args) carried.push_back(ia.get());
+    carry_out(s.body, carried, s.span);
+    --indent_;
+    line("}");
+    for (size_t k = 0; k < s.return_vars.size() && k < s.iter_args.size(); ++k)
+      bind_result(*s.return_vars[k], *s.iter_args[k], s.span);
+  }
+
+  // Loop-carried value enters: a mutable scalar, the same tile buffer, the same GM pointer.
+  void carry_in(const Var& ia, const ExprPtr& init, const Span& sp) {
+    if (as_tensor(ia.type)) {
+      gm_ptr_[&ia] = gm_pointer(init);
+    } else if (const auto* t = as_tile(ia.type)) {
+      const auto* iv = as<Var>(init);
+      const auto* it = iv ? as_tile(iv->type) : nullptr;
+      if (!it || tile_addr(*it, sp) != tile_addr(*t, sp))
+        not_supported(sp, "a loop-carried tile whose initial value lives in another buffer");
+      declare_tile(ia, sp);
+    } else if (const auto* sc = as_scalar(ia.type)) {
+      line(fmt::format("{} {} = {};", c_type(sc->dtype), names_.name(&ia), expr(init)));
+    } else {
+      not_supported(sp, "a loop-carried value of this type");
+    }
+  }
+
+  // The trailing yield of a body: scalars assigned (through temporaries), tiles checked in place.
+  void carry_out(const StmtPtr& body, const std::vector<const Var*>& targets, const Span& sp) {
+    const auto stmts = flatten_body(body);
+    const auto* y = stmts.empty() ? nullptr : as<YieldStmt>(stmts.back());
+    if (!y) {
+      if (!targets.empty()) not_supported(sp, "a loop / if with results but no trailing yield");
+      return;
+    }
+    std::vector<std::pair<std::string, std::string>> assigns;
+    for (size_t k = 0; k < y->values.size() && k < targets.size(); ++k) {
+      const Var& t = *targets[k];
+      const ExprPtr& v = y->values[k];
+      if (const auto* tt = as_tile(t.type)) {
+        const auto* vv = as<Var>(v);
+        const auto* vt = vv ? as_tile(vv->type) : nullptr;
+        if (!vt || tile_addr(*vt, sp) != tile_addr(*tt, sp))
+          not_supported(y->span, "a yielded tile in another buffer than the carried one");
+      } else if (const auto* sc = as_scalar(t.type)) {
+        const std::string tmp = names_.fresh(names_.name(&t) + "_next");
+        line(fmt::format("const {} {} = {};", c_type(sc->dtype), tmp, expr(v)));
+        assigns.emplace_back(names_.name(&t), tmp);
+      }
+    }
+    for (const auto& [t, tmp] : assigns) line(fmt::format("{} = {};", t, tmp));
+  }
+
+  // A loop / if result takes over the carried value.
+  void bind_result(const Var& rv, const Var& from, const Span& sp) {
+    if (as_tensor(rv.type)) {
+      gm_ptr_[&rv] = gm_ptr_.at(&from);
+    } else if (as_tile(rv.type)) {
+      declare_tile(rv, sp);
+    } else if (const auto* sc = as_scalar(rv.type)) {
+      if (!names_.has(&rv)) line(fmt::format("{} {} = {};", c_type(sc->dtype), names_.name(&rv), names_.name(&from)));
+    }
+  }
+
+  void if_stmt(const IfStmt& s) {
+    if (const std::string cm = source_comment(s.span); !cm.empty()) line(cm);
+    std::vector<const Var*> targets;
+    for (const auto& rv : s.return_vars) {
+      targets.push_back(rv.get());
+      if (as_tensor(rv->type)) {
+        // Both arms must yield the same GM pointer.
+        continue;
+      }
+      if (as_tile(rv->type)) declare_tile(*rv, s.span);
+      else if (const auto* sc = as_scalar(rv->type)) line(fmt::format("{} {}{{}};", c_type(sc->dtype), names_.name(rv.get())));
+      else not_supported(s.span, "an if result of this type");
+    }
+    line(fmt::format("if ({}) {{", expr(s.cond)));
+    ++indent_;
+    stmt(s.then_body);
+    carry_out(s.then_body, targets, s.span);
+    --indent_;
+    if (s.else_body) {
+      line("} else {");
+      ++indent_;
+      stmt(s.else_body);
+      carry_out(s.else_body, targets, s.span);
+      --indent_;
+    }
+    line("}");
+    for (const auto& rv : s.return_vars) {
+      if (!as_tensor(rv->type)) continue;
+      std::string ptr;
+      for (const StmtPtr& arm : {s.then_body, s.else_body}) {
+        const auto st = flatten_body(arm);
+        const auto* y = st.empty() ? nullptr : as<YieldStmt>(st.back());
+        const size_t k = &rv - s.return_vars.data();
+        if (!y || k >= y->values.size()) not_supported(s.span, "an if tensor result without a yield in both arms");
+        const std::string p = gm_pointer(y->values[k]);
+        if (!ptr.empty() && p != ptr) not_supported(s.span, "an if whose arms yield different tensors");
+        ptr = p;
+      }
+      gm_ptr_[rv.get()] = ptr;
+    }
+  }
+
+  // ---- kernel_entry ----
+  std::string entry() {
+    std::string out =
+        "extern \"C\" __aicore__ __attribute__((always_inline)) void kernel_entry(__gm__ int64_t* args) {\n"
+        "#if !defined(__CPU_SIM) && !defined(__COSTMODEL)\n"
+        "    set_atomic_none();\n"
+        "#endif\n";
+    std::vector<std::string> call;
+    int k = 0;
+    for (const auto& p : f_.params) {
+      const auto* t = as_tensor(p->type);
+      if (!t) continue;
+      const std::string n = names_.name(p.get());
+      const std::string d = names_.fresh(n + "_tensor");
+      const std::string ty = c_type(t->dtype);
+      out += fmt::format("    __gm__ ChipTensor* {} = reinterpret_cast<__gm__ ChipTensor*>(args[{}]);\n", d, k++);
+      out += fmt::format("    __gm__ {0}* {1} = reinterpret_cast<__gm__ {0}*>({2}->buffer.addr) + {2}->start_offset;\n",
+                         ty, n, d);
+      call.push_back(n);
+    }
+    for (const auto& p : f_.params) {
+      const auto* s = as_scalar(p->type);
+      if (!s) continue;
+      const std::string n = names_.name(p.get());
+      const std::string b = names_.fresh(n + "_bits");
+      out += fmt::format("    union {{ uint64_t u64; {} val; }} {};\n", c_type(s->dtype), b);
+      out += fmt::format("    {}.u64 = static_cast<uint64_t>(args[{}]);\n", b, k++);
+      call.push_back(b + ".val");
+    }
+    out += fmt::format("    {}({});\n}}\n", fname_, fmt::join(call, ", "));
+    return out;
+  }
+
+  const Function& f_;
+  const EmitOptions& opts_;
+  const SocInfo& soc_;
+  NameTable names_;
+  std::string fname_;
+  std::string body_;
+  int indent_ = 1;
+  std::vector<std::string> alias_defs_;
+  std::map<std::string, std::string> alias_by_text_;
+  std::set<const Var*> declared_;
+  std::unordered_map<const Var*, std::string> gm_ptr_;
+};
+
+}  // namespace
+
+std::string emit_kernel(const Function& f, const EmitOptions& opts) { return KernelEmitter(f, opts).run(); }
+
+}  // namespace pypto::emit

@@ -1,0 +1,21 @@
+// Kernel emitter: one AIV / AIC function → the text of kernels/aiv/<name>.cpp or
+// kernels/aic/<name>.cpp (output-format.md §2): banner, guards, includes, Tile / GlobalTensor
+// type aliases, a static compute function fenced by the core macro with one pto-isa call per
+// tile op (kernel_op_table.h) and the sync ops translated 1:1, and the kernel_entry ABI wrapper.
+// Expects the full pipeline's output (planned MemRef offsets, syncs inserted).
+#pragma once
+
+#include <string>
+
+#include "emit/emit_options.h"
+#include "ir/function.h"
+
+namespace pypto::emit {
+
+// "aiv" or "aic" (the kernels/ subfolder and kernel_config core_type); CompileError for other
+// function types.
+std::string kernel_core_dir(const ir::Function& f);
+
+std::string emit_kernel(const ir::Function& f, const EmitOptions& opts);
+
+}  // namespace pypto::emit

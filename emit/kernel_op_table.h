@@ -1,0 +1,37 @@
+// The emit table of kernel code generation: one row per tile op saying which pto-isa call it
+// becomes and how its operands are laid out (output-format.md §6). Ops without a row are
+// rejected by the kernel emitter ("not supported yet").
+#pragma once
+
+#include <string_view>
+
+namespace pypto::emit {
+
+enum class OpForm : unsigned char {
+  DstArgs,        // CALL(dst, every IR operand in order)            tile.add, tile.row_sum, ...
+  DstDropFirst,   // CALL(dst, operands 1..)                         tile.expands, tile.row_expand
+  DstFirstOnly,   // CALL(dst, operand 0)                            tile.col_max with a tmp
+  ColSum,         // CALL(dst, src) or CALL(dst, src, tmp, false)    tile.col_sum
+  Transpose,      // CALL(dst, src, tmp)                             tile.transpose
+  Full,           // CALL(dst, value kwarg)                          tile.full
+  Cast,           // CALL(dst, src, RoundMode::X, SaturationMode::OFF)
+  Extract,        // CALL(dst, src, row, col)                        tile.extract
+  Assemble,       // CALL(dst, source, row, col), dst shares target  tile.assemble
+  MatmulAcc,      // CALL(dst, acc, lhs, rhs)                        tile.matmul_acc
+  Load,           // GlobalTensor view + TLOAD(dst, view)
+  Store,          // GlobalTensor view + TSTORE(view, tile)
+  Read,           // scalar = tile.GetValue(flat)
+  Write,          // dst.SetValue(flat, value), dst shares the tile
+  DeclareOnly,    // a Tile declaration, no instruction              tile.create
+};
+
+struct KernelOpRow {
+  std::string_view op;    // registry name
+  std::string_view call;  // pto-isa function ("" for forms that need none)
+  OpForm form;
+};
+
+// The row of `op`, nullptr when the op has none.
+const KernelOpRow* find_kernel_op(std::string_view op);
+
+}  // namespace pypto::emit
