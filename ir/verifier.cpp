@@ -15,10 +15,9 @@ struct Row {
   RuleFn fn;  // nullptr: placeholder that always passes (see comment in the table)
 };
 
-// One row per Property. Placeholders (nullptr) for properties of later stages:
-//   ReturnParamsExplicit — needs buffer-root tracking through kernel bodies; checked by the
-//                          NormalizeReturnOrder pass itself for now;
-//   PipeSyncInserted     — needs a pipe-hazard analysis; the sync-insertion pass owns it.
+// One row per Property. Placeholder (nullptr, always passes):
+//   PipeSyncInserted — needs the pipe-hazard model, which lives in passes/ (the IR may not depend
+//                      on passes); the sync-insertion pass checks its own output.
 constexpr std::array<Row, static_cast<size_t>(Property::kCount)> kRules = {{
     {Property::TypeChecked, check_type_checked},
     {Property::UseAfterDef, check_use_after_def},
@@ -29,7 +28,7 @@ constexpr std::array<Row, static_cast<size_t>(Property::kCount)> kRules = {{
     {Property::TileOpsOnly, check_tile_ops_only},
     {Property::TileMemoryInferred, check_tile_memory_inferred},
     {Property::MixedKernelExpanded, check_mixed_kernel_expanded},
-    {Property::ReturnParamsExplicit, nullptr},
+    {Property::ReturnParamsExplicit, check_return_params},
     {Property::TensorStridesMaterialized, check_tensor_strides},
     {Property::HasMemRefs, check_has_memrefs},
     {Property::AllocatedMemoryAddr, check_allocated_memory_addr},

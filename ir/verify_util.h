@@ -47,6 +47,7 @@ void check_split_incore_orch(const Env&);
 void check_tile_ops_only(const Env&);
 void check_tile_memory_inferred(const Env&);
 void check_mixed_kernel_expanded(const Env&);
+void check_return_params(const Env&);
 void check_tensor_strides(const Env&);
 void check_has_memrefs(const Env&);
 void check_allocated_memory_addr(const Env&);

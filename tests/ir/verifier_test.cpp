@@ -108,6 +108,7 @@ TEST_CASE("a well-formed program passes every front-end property", "[verifier]")
   CHECK(structural_properties() ==
         PropertySet{Property::TypeChecked, Property::UseAfterDef, Property::NoRedundantBlocks});
   CHECK(has_real_verifier(Property::SSAForm));
+  CHECK(has_real_verifier(Property::ReturnParamsExplicit));
   CHECK_FALSE(has_real_verifier(Property::PipeSyncInserted));
 }
 
@@ -347,4 +348,27 @@ TEST_CASE("call directions, runtime scopes and stage properties", "[verifier]") 
                    {Property::TensorStridesMaterialized}),
                "TensorStridesMaterialized", 1);
   }
+}
+
+TEST_CASE("ReturnParamsExplicit", "[verifier]") {
+  CHECK(run(program({kernel(FunctionType::AIV)}), {Property::ReturnParamsExplicit}).empty());
+  // two outputs returned in the wrong order
+  auto x = var("x", tensor_t()), o1 = var("o1", tensor_t()), o2 = var("o2", tensor_t());
+  auto t = var("t", tile_t()), s1 = var("s1", tensor_t()), s2 = var("s2", tensor_t());
+  auto body = [&](bool swapped) {
+    return std::vector<StmtPtr>{assign(t, op("tile.load", {x, idx({0, 0}), idx({64, 128})}), 2),
+                                assign(s1, op("tile.store", {t, idx({0, 0}), o1}), 3),
+                                assign(s2, op("tile.store", {t, idx({0, 0}), o2}), 4),
+                                ret(swapped ? std::vector<ExprPtr>{s2, s1} : std::vector<ExprPtr>{s1, s2}, 5)};
+  };
+  auto mk = [&](bool swapped) {
+    return fn("k", FunctionType::AIV, {x, o1, o2}, {ParamDirection::In, ParamDirection::Out, ParamDirection::Out},
+              {tensor_t(), tensor_t()}, body(swapped));
+  };
+  CHECK(run(program({mk(false)}), {Property::ReturnParamsExplicit}).empty());
+  auto ds = run(program({mk(true)}), {Property::ReturnParamsExplicit});
+  REQUIRE(ds.size() == 2);
+  CHECK(ds[0].code == "ReturnParamsExplicit");
+  CHECK(ds[0].span.line == 5);
+  CHECK_THAT(ds[0].message, Catch::Contains("return value 1 of kernel 'k' is not the buffer of Out/InOut parameter 'o1'"));
 }
