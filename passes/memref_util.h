@@ -1,0 +1,32 @@
+// Helpers shared by the memory-planning passes (InitMemRef, MemoryReuse, AllocateMemoryAddr):
+// building and recognising `tile.alloc` statements and reading a Var's MemRef.
+#pragma once
+
+#include <optional>
+
+#include "ir/function.h"
+#include "ir/soc.h"
+
+namespace pypto::passes {
+
+// `base = tile.alloc(space, size)` (the op's two keyword attributes, in schema order).
+ir::StmtPtr make_alloc_stmt(const ir::VarPtr& base, ir::MemorySpace space, int64_t size, const ir::Span& span);
+
+struct AllocInfo {
+  ir::VarPtr base;
+  ir::MemorySpace space;
+  int64_t size;
+};
+// The allocation a statement makes, if it is a `tile.alloc` assignment.
+std::optional<AllocInfo> as_alloc(const ir::StmtPtr& s);
+
+// MemRef of a tile/tensor-typed Var (nullptr when none).
+const ir::MemRef* memref_of(const ir::TypePtr& t);
+// The same type with its MemRef replaced.
+ir::TypePtr with_memref_any(const ir::TypePtr& t, const ir::MemRef& m);
+
+// Bytes a tile occupies in its memory space (Acc rows rounded up to the fractal height); nullopt
+// for dynamic shapes.
+std::optional<int64_t> tile_bytes(const ir::TileType& t, ir::Soc soc);
+
+}  // namespace pypto::passes

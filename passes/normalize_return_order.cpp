@@ -1,0 +1,211 @@
+// NormalizeReturnOrder — the kernel calling convention: what a kernel (AIC/AIV/InCore function)
+// returns are its Out/InOut tensor parameters themselves, in parameter order, so that return[i] is
+// the i-th returned Out/InOut param. Each returned value is traced back to the parameter it writes
+// (through tile.store results, plain copies and loop carries); the return statement then names the
+// parameters, return types are reordered to match, and callers' tuple indices (TupleGetItem on the
+// call's result) are remapped. A returned value that is not an Out/InOut parameter is a
+// CompileError. Produces ReturnParamsExplicit.
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "ir/op_registry.h"
+#include "passes/pass_util.h"
+#include "passes/passes.h"
+
+namespace pypto::passes {
+
+using namespace ir;
+
+namespace {
+
+// Where each Var's value comes from, for tracing a tensor back to a parameter.
+class DefMap : public IRVisitor {
+ public:
+  std::unordered_map<const Var*, ExprPtr> def;
+
+ protected:
+  void visit_assign(const AssignStmt& s) override {
+    def[s.var.get()] = s.value;
+    IRVisitor::visit_assign(s);
+  }
+  void visit_for(const ForStmt& s) override {
+    for (size_t i = 0; i < s.iter_args.size(); ++i) {
+      def[s.iter_args[i].get()] = s.iter_args[i]->init;
+      if (i < s.return_vars.size()) def[s.return_vars[i].get()] = s.iter_args[i];
+    }
+    IRVisitor::visit_for(s);
+  }
+  void visit_while(const WhileStmt& s) override {
+    for (size_t i = 0; i < s.iter_args.size(); ++i) {
+      def[s.iter_args[i].get()] = s.iter_args[i]->init;
+      if (i < s.return_vars.size()) def[s.return_vars[i].get()] = s.iter_args[i];
+    }
+    IRVisitor::visit_while(s);
+  }
+  void visit_if(const IfStmt& s) override {
+    auto y = split_trailing_yield(s.then_body).second;
+    for (size_t i = 0; y && i < s.return_vars.size() && i < y->values.size(); ++i) def[s.return_vars[i].get()] = y->values[i];
+    IRVisitor::visit_if(s);
+  }
+};
+
+// Index of the parameter a returned value writes, or -1.
+int trace_param(const Function& f, const DefMap& dm, ExprPtr e) {
+  for (int guard = 0; guard < 10000 && e; ++guard) {
+    const auto* v = as<Var>(e);
+    if (v) {
+      for (size_t i = 0; i < f.params.size(); ++i)
+        if (f.params[i].get() == v) return int(i);
+      auto it = dm.def.find(v);
+      if (it == dm.def.end()) return -1;
+      e = it->second;
+      continue;
+    }
+    const auto* c = as<Call>(e);
+    if (c && c->op && as_tensor(c->type)) {
+      // tile.store-like: the result is the tensor operand it writes (last tensor argument).
+      ExprPtr next;
+      for (const auto& a : c->args)
+        if (as_tensor(a->type)) next = a;
+      e = next;
+      continue;
+    }
+    return -1;
+  }
+  return -1;
+}
+
+struct Reorder {
+  std::vector<int> new_to_old;  // identity when unchanged
+  std::vector<TypePtr> new_types;
+};
+
+class ReturnRewriter : public IRMutator {
+ public:
+  const Function& f;
+  const DefMap& dm;
+  std::vector<int> order;  // new position → old position (from the first return seen)
+  ReturnRewriter(const Function& fn, const DefMap& d) : f(fn), dm(d) {}
+
+ protected:
+  StmtPtr mutate_return(const std::shared_ptr<const ReturnStmt>& s) override {
+    std::vector<std::pair<int, int>> items;  // (param index, old position)
+    for (size_t i = 0; i < s->values.size(); ++i) {
+      int p = trace_param(f, dm, s->values[i]);
+      if (p < 0 || f.param_directions[p] == ParamDirection::In || !as_tensor(f.params[p]->type))
+        throw CompileError("E505", s->span,
+                           fmt::format("kernel '{}' returns a value that is not one of its Out/InOut tensor "
+                                       "parameters (result {})", f.name, i),
+                           "a kernel returns the Out parameters it writes, e.g. `return pl.store(t, [0, 0], out)`");
+      items.push_back({p, int(i)});
+    }
+    std::stable_sort(items.begin(), items.end());
+    std::vector<ExprPtr> vals;
+    std::vector<int> ord;
+    for (auto [p, old] : items) {
+      vals.push_back(f.params[p]);
+      ord.push_back(old);
+    }
+    if (order.empty()) order = ord;
+    return with_comments(std::make_shared<ReturnStmt>(std::move(vals), s->span), *s);
+  }
+};
+
+// Remaps tuple indices of calls to reordered kernels in callers.
+class CallerRemapper : public BindingMutator {
+ public:
+  const std::unordered_map<std::string, Reorder>& reorders;
+  std::unordered_map<const Var*, const Reorder*> tuple_vars;  // caller var holding a reordered result
+  explicit CallerRemapper(const std::unordered_map<std::string, Reorder>& r) : reorders(r) {}
+
+ protected:
+  const Reorder* reorder_of(const ExprPtr& e) {
+    const auto* c = as<Call>(e);
+    if (!c || c->op) return nullptr;
+    auto it = reorders.find(c->callee);
+    return it == reorders.end() ? nullptr : &it->second;
+  }
+  ExprPtr mutate_call(const std::shared_ptr<const Call>& e) override {
+    ExprPtr r = BindingMutator::mutate_call(e);
+    const Reorder* ro = reorder_of(r);
+    if (!ro || ro->new_types.size() < 2) return r;
+    const auto* c = as<Call>(r);
+    return std::make_shared<Call>(c->op, c->callee, c->args, c->kwargs, std::make_shared<TupleType>(ro->new_types),
+                                  c->span, c->arg_directions);
+  }
+  StmtPtr mutate_assign(const std::shared_ptr<const AssignStmt>& s) override {
+    ExprPtr v = mutate(s->value);
+    if (const Reorder* ro = reorder_of(v); ro && ro->new_types.size() >= 2) {
+      VarPtr nv = copy_var_with_type(*s->var, v->type);
+      var_map[s->var.get()] = nv;
+      tuple_vars[nv.get()] = ro;
+      return with_comments(std::make_shared<AssignStmt>(nv, v, s->span), *s);
+    }
+    VarPtr var = bind(s->var);
+    if (v == s->value && var == s->var) return s;
+    return with_comments(std::make_shared<AssignStmt>(var, v, s->span), *s);
+  }
+  ExprPtr mutate_tuple_get_item(const std::shared_ptr<const TupleGetItem>& e) override {
+    ExprPtr t = mutate(e->tuple);
+    const Reorder* ro = nullptr;
+    if (const auto* v = as<Var>(t)) {
+      auto it = tuple_vars.find(v);
+      if (it != tuple_vars.end()) ro = it->second;
+    }
+    if (!ro) ro = reorder_of(t);
+    if (ro) {
+      auto pos = std::find(ro->new_to_old.begin(), ro->new_to_old.end(), e->index);
+      int ni = int(pos - ro->new_to_old.begin());
+      return std::make_shared<TupleGetItem>(t, ni, ro->new_types[ni], e->span);
+    }
+    if (t == e->tuple) return e;
+    return std::make_shared<TupleGetItem>(t, e->index, e->type, e->span);
+  }
+};
+
+ProgramPtr normalize(const ProgramPtr& p) {
+  std::unordered_map<std::string, Reorder> reorders;
+  std::vector<FunctionPtr> fs;
+  for (const auto& f : p->functions) {
+    if (!is_incore_like(f->type)) {
+      fs.push_back(f);
+      continue;
+    }
+    DefMap dm;
+    dm.visit_function(*f);
+    ReturnRewriter rr(*f, dm);
+    StmtPtr body = rr.mutate(f->body);
+    auto g = std::make_shared<Function>(*f);
+    g->body = body;
+    bool identity = true;
+    for (size_t i = 0; i < rr.order.size(); ++i) identity &= rr.order[i] == int(i);
+    if (!identity && rr.order.size() == f->return_types.size()) {
+      Reorder ro;
+      ro.new_to_old = rr.order;
+      for (int old : rr.order) ro.new_types.push_back(f->return_types[old]);
+      g->return_types = ro.new_types;
+      reorders[f->name] = ro;
+    }
+    fs.push_back(g);
+  }
+  if (!reorders.empty()) {
+    for (auto& f : fs) {
+      CallerRemapper cr(reorders);
+      f = cr.mutate_function(f);
+    }
+  }
+  return make_program(p->name, std::move(fs), p->dynamic_dims, p->span);
+}
+
+}  // namespace
+
+Pass normalize_return_order_pass() {
+  return Pass{"NormalizeReturnOrder",
+              "Makes kernels return their Out/InOut tensor parameters themselves, in parameter order; "
+              "reorders return types and remaps callers' tuple indices.",
+              {{Property::MixedKernelExpanded}, {Property::ReturnParamsExplicit}, {}},
+              [](const ProgramPtr& p, PassContext&) { return normalize(p); }};
+}
+
+}  // namespace pypto::passes

@@ -1,0 +1,41 @@
+// The pass abstraction. A Pass is a named, documented IR → IR transformation with a property
+// contract: the properties it requires on its input, the ones it establishes (verified after it
+// runs by the pipeline runner) and the ones it destroys. Passes see only IR (ir/); options that
+// steer them (target SoC, verification) travel in PassContext.
+#pragma once
+
+#include <functional>
+#include <string>
+
+#include "ir/diagnostic.h"
+#include "ir/function.h"
+#include "ir/properties.h"
+#include "ir/soc.h"
+
+namespace pypto::passes {
+
+struct PassProperties {
+  ir::PropertySet required;     // must hold before the pass runs
+  ir::PropertySet produced;     // hold after it (verified by run_pipeline)
+  ir::PropertySet invalidated;  // may no longer hold after it
+};
+
+// Options and side channels shared by all passes of one pipeline run.
+struct PassContext {
+  ir::Soc soc = ir::Soc::Ascend910B;  // capacities for memory planning
+  ir::DiagnosticSink diagnostics;     // warnings (errors are thrown as ir::CompileError)
+  bool verify = true;                 // check required/produced properties around each pass
+};
+
+using PassFn = std::function<ir::ProgramPtr(const ir::ProgramPtr&, PassContext&)>;
+
+struct Pass {
+  std::string name;         // "ConvertToSSA"
+  std::string description;  // one paragraph: what the pass does
+  PassProperties properties;
+  PassFn fn;
+
+  ir::ProgramPtr run(const ir::ProgramPtr& program, PassContext& ctx) const { return fn(program, ctx); }
+};
+
+}  // namespace pypto::passes

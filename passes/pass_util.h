@@ -1,0 +1,72 @@
+// Small helpers shared by the passes: per-function program rewriting, a mutator that sees every
+// binding site (so a pass can replace a Var by a new one — new type, fresh copy — and have all
+// uses follow), call rebuilding with re-deduced types, and use/def queries.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "ir/diagnostic.h"
+#include "ir/visitor.h"
+
+namespace pypto::passes {
+
+// Applies `fn` to every function; returns `p` itself when no function changed.
+ir::ProgramPtr map_functions(const ir::ProgramPtr& p,
+                             const std::function<ir::FunctionPtr(const ir::FunctionPtr&)>& fn);
+
+// Rebuilds an op call with new arguments, re-deducing its type (falls back to the old type for
+// function calls or when deduction fails). Keeps kwargs and arg_directions.
+ir::ExprPtr rebuild_call(const ir::Call& c, std::vector<ir::ExprPtr> args);
+
+// An IRMutator that visits binding sites (function params, assignment targets, loop vars,
+// iter_args, return_vars) through `rebind`. Whatever `rebind` returns replaces the Var at the
+// binding site and at every later use (recorded in var_map). Op calls whose arguments changed get
+// their type re-deduced.
+class BindingMutator : public ir::IRMutator {
+ public:
+  ir::FunctionPtr mutate_function(const ir::FunctionPtr& f) override;
+
+ protected:
+  // Default: keep the Var. Results are memoised per Var.
+  virtual ir::VarPtr rebind(const ir::VarPtr& v) { return v; }
+  ir::VarPtr bind(const ir::VarPtr& v);
+  ir::IterArgPtr bind_iter_arg(const ir::IterArgPtr& ia, const ir::ExprPtr& new_init);
+
+  ir::ExprPtr mutate_call(const std::shared_ptr<const ir::Call>& e) override;
+  ir::StmtPtr mutate_assign(const std::shared_ptr<const ir::AssignStmt>& s) override;
+  ir::StmtPtr mutate_if(const std::shared_ptr<const ir::IfStmt>& s) override;
+  ir::StmtPtr mutate_for(const std::shared_ptr<const ir::ForStmt>& s) override;
+  ir::StmtPtr mutate_while(const std::shared_ptr<const ir::WhileStmt>& s) override;
+
+  std::unordered_map<const ir::Var*, ir::VarPtr> bound_;
+};
+
+// Rewrites a function so that each Var for which `new_type` returns a type gets replaced by a new
+// Var of that type (same name hint, same span); IterArgs stay IterArgs.
+ir::FunctionPtr retype_vars(const ir::FunctionPtr& f,
+                            const std::function<ir::TypePtr(const ir::Var&)>& new_type);
+
+// A copy of `v` (fresh identity) with another type; IterArgs keep their init.
+ir::VarPtr copy_var_with_type(const ir::Var& v, ir::TypePtr t, std::string name = {});
+
+// Every Var read in an expression / statement tree (not binding sites).
+void collect_uses(const ir::ExprPtr& e, std::unordered_map<const ir::Var*, int>& uses);
+void collect_uses(const ir::StmtPtr& s, std::unordered_map<const ir::Var*, int>& uses);
+// Vars assigned (AssignStmt targets, return_vars) anywhere inside `s`, in first-assignment order.
+std::vector<ir::VarPtr> collect_assigned(const ir::StmtPtr& s);
+
+// The statement list of a body without its trailing YieldStmt (returned separately, or null).
+std::pair<std::vector<ir::StmtPtr>, std::shared_ptr<const ir::YieldStmt>> split_trailing_yield(
+    const ir::StmtPtr& body);
+
+// Every function call (not op call) in the program, keyed by callee name.
+bool is_function_call(const ir::ExprPtr& e);
+
+// "x" → "x_1", "x_1" → "x_2" style fresh-name helper: `base` + "_" + n.
+std::string suffixed(const std::string& base, int n);
+
+}  // namespace pypto::passes

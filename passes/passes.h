@@ -1,0 +1,30 @@
+// Factories of the individual passes, one per file (passes/<snake_name>.cpp). The default order
+// lives in pipeline.cpp; this header only makes each pass constructible on its own (tests, the
+// `pypto ir --passes` command).
+#pragma once
+
+#include "passes/pass.h"
+
+namespace pypto::passes {
+
+Pass inline_functions_pass();
+Pass unroll_loops_pass();
+Pass convert_to_ssa_pass();
+Pass simplify_pass();
+Pass normalize_stmt_structure_pass();
+Pass flatten_call_expr_pass();
+Pass outline_incore_scopes_pass();
+Pass convert_tensor_to_tile_ops_pass();
+Pass flatten_tile_nd_to_2d_pass();
+Pass infer_tile_memory_space_pass();
+Pass resolve_backend_op_layouts_pass();
+Pass expand_mixed_kernel_pass();
+Pass normalize_return_order_pass();
+Pass materialize_tensor_strides_pass();
+Pass init_memref_pass();
+Pass memory_reuse_pass();
+Pass allocate_memory_addr_pass();
+Pass derive_call_directions_pass();
+Pass materialize_runtime_scopes_pass();
+
+}  // namespace pypto::passes

@@ -1,0 +1,136 @@
+// The default pass pipeline (one line per pass, in execution order) and the runner that checks
+// property contracts between passes.
+#include "passes/pipeline.h"
+
+#include <fmt/format.h>
+#include <stdexcept>
+
+#include "passes/passes.h"
+#include "passes/verify_hook.h"
+
+namespace pypto::passes {
+
+using namespace ir;
+
+const std::vector<Pass>& default_pipeline() {
+  static const std::vector<Pass> list = {
+      inline_functions_pass(),             // splice @pl.inline function bodies into their callers
+      unroll_loops_pass(),                 // expand pl.unroll loops with constant bounds
+      convert_to_ssa_pass(),               // renaming, if-phis, loop iter_args → SSAForm
+      simplify_pass(),                     // constant folding, scalar-constant propagation, scalar DCE
+      normalize_stmt_structure_pass(),     // flatten SeqStmts → NoRedundantBlocks
+      flatten_call_expr_pass(),            // three-address form → NoNestedCall
+      outline_incore_scopes_pass(),        // InCore scopes → kernels (class a: check none remain)
+      convert_tensor_to_tile_ops_pass(),   // tensor ops in kernels → tile ops (class a: check)
+      flatten_tile_nd_to_2d_pass(),        // rank > 2 tiles → 2-D (class a: check)
+      infer_tile_memory_space_pass(),      // memory space for every tile, tile.move at mismatches
+      resolve_backend_op_layouts_pass(),   // row-major-only ops on [N,1] tiles (class a: check)
+      expand_mixed_kernel_pass(),          // InCore kernels → AIV / AIC (mixed: not supported yet)
+      normalize_return_order_pass(),       // kernels return their Out/InOut params in order
+      materialize_tensor_strides_pass(),   // packed row-major strides on every TensorView
+      init_memref_pass(),                  // a MemRef per tile/tensor, tile.alloc per buffer
+      memory_reuse_pass(),                 // lifetime-based buffer sharing per memory space
+      allocate_memory_addr_pass(),         // byte addresses per space + capacity check
+      // ---- slot: InsertPipeSync (passes/insert_pipe_sync.cpp) goes here, after addresses ----
+      derive_call_directions_pass(),       // arg_directions on every function call
+      materialize_runtime_scopes_pass(),   // runtime scopes around orchestration bodies
+  };
+  return list;
+}
+
+std::vector<std::string> pass_names() {
+  std::vector<std::string> names;
+  for (const auto& p : default_pipeline()) names.push_back(p.name);
+  return names;
+}
+
+const Pass& find_pass(std::string_view name) {
+  for (const auto& p : default_pipeline())
+    if (p.name == name) return p;
+  std::string valid;
+  for (const auto& p : default_pipeline()) valid += (valid.empty() ? "" : ", ") + p.name;
+  throw std::invalid_argument(fmt::format("unknown pass '{}'; valid passes: {}", name, valid));
+}
+
+std::string format_properties(const PropertySet& props) {
+  std::string s;
+  for (auto p : props.list()) s += (s.empty() ? "" : ", ") + std::string(to_string(p));
+  return "{" + s + "}";
+}
+
+namespace {
+
+std::string severity_name(Severity s) {
+  switch (s) {
+    case Severity::Error: return "ERROR";
+    case Severity::Warning: return "WARNING";
+    case Severity::Note: return "NOTE";
+  }
+  return "ERROR";
+}
+
+std::string format_report(const std::vector<Diagnostic>& diags) {
+  size_t errors = 0, warnings = 0;
+  for (const auto& d : diags) (d.severity == Severity::Error ? errors : warnings) += 1;
+  std::string r = "IR Verification Report\n";
+  r += fmt::format("Total diagnostics: {} ({} errors, {} warnings)\n", diags.size(), errors, warnings);
+  for (size_t i = 0; i < diags.size(); ++i) {
+    const auto& d = diags[i];
+    r += fmt::format("[{}] {} - {}\n  Message: {}\n", i + 1, severity_name(d.severity), d.code, d.message);
+    if (d.span.valid()) r += fmt::format("  Location: {}\n", d.span.to_string());
+  }
+  r += fmt::format("Status: {}", errors ? fmt::format("FAILED ({} error(s) found)", errors) : "PASSED");
+  return r;
+}
+
+}  // namespace
+
+ProgramPtr run_pass_list(const ProgramPtr& program, const std::vector<const Pass*>& passes, PassContext& ctx,
+                         const PassCallback& after_each, bool user_selected) {
+  ProgramPtr cur = program;
+  PropertySet established;  // properties known to hold on `cur`
+  for (size_t i = 0; i < passes.size(); ++i) {
+    const Pass& pass = *passes[i];
+    if (ctx.verify) {
+      PropertySet missing = pass.properties.required - established;
+      if (!missing.empty()) {
+        DiagnosticSink sink;
+        if (!verify_properties(*cur, missing, sink)) {
+          std::string msg = fmt::format("Required properties {} do not hold before '{}':\n{}",
+                                        format_properties(missing), pass.name, format_report(sink.diagnostics()));
+          if (user_selected)
+            throw CompileError("E900", {}, msg, "run the passes that establish these properties first");
+          throw InternalError(pass.name, msg);
+        }
+        established = established | missing;
+      }
+    }
+    cur = pass.run(cur, ctx);
+    established = established - pass.properties.invalidated;
+    if (ctx.verify && !pass.properties.produced.empty()) {
+      DiagnosticSink sink;
+      if (!verify_properties(*cur, pass.properties.produced, sink))
+        throw InternalError(pass.name, fmt::format("Verification failed after '{}' for properties {}:\n{}", pass.name,
+                                                   format_properties(pass.properties.produced),
+                                                   format_report(sink.diagnostics())));
+    }
+    established = established | pass.properties.produced;
+    if (after_each) after_each(pass, i, cur);
+  }
+  return cur;
+}
+
+ProgramPtr run_pipeline(const ProgramPtr& program, PassContext& ctx, const PassCallback& after_each) {
+  std::vector<const Pass*> list;
+  for (const auto& p : default_pipeline()) list.push_back(&p);
+  return run_pass_list(program, list, ctx, after_each, false);
+}
+
+ProgramPtr run_passes(const ProgramPtr& program, const std::vector<std::string>& names, PassContext& ctx,
+                      const PassCallback& after_each) {
+  std::vector<const Pass*> list;
+  for (const auto& n : names) list.push_back(&find_pass(n));
+  return run_pass_list(program, list, ctx, after_each, true);
+}
+
+}  // namespace pypto::passes

@@ -1,0 +1,296 @@
+// Simplify — scalar clean-up on SSA IR:
+//   * constant folding of scalar arithmetic, comparisons and logic (Python floor semantics for
+//     // and %), plus the identities x+0, x-0, x*1, x*0 on integers;
+//   * the same folding inside types (tile/tensor shapes, views) of every bound Var;
+//   * scalar-constant propagation: `x = 5` makes every later `x` read the constant;
+//   * dead scalar assignment elimination: a scalar assignment nobody reads, whose value calls
+//     nothing, is removed.
+// Requires SSAForm (a name has one value), keeps it.
+#include <cmath>
+
+#include "ir/op_registry.h"
+#include "passes/pass_util.h"
+#include "passes/passes.h"
+
+namespace pypto::passes {
+
+using namespace ir;
+
+namespace {
+
+int64_t floordiv(int64_t a, int64_t b) {
+  int64_t q = a / b;
+  if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
+  return q;
+}
+int64_t floormod(int64_t a, int64_t b) { return a - floordiv(a, b) * b; }
+
+DataType dtype_of(const ExprPtr& e) {
+  const auto* s = as_scalar(e->type);
+  return s ? s->dtype : DataType::INDEX;
+}
+
+ExprPtr fold_binary(const Binary& e, const ExprPtr& a, const ExprPtr& b) {
+  DataType dt = as_scalar(e.type) ? as_scalar(e.type)->dtype : DataType::INDEX;
+  auto ia = const_int_value(a), ib = const_int_value(b);
+  if (ia && ib) {
+    int64_t x = *ia, y = *ib;
+    switch (e.op) {
+      case BinOp::Add: return make_int(x + y, e.span, dt);
+      case BinOp::Sub: return make_int(x - y, e.span, dt);
+      case BinOp::Mul: return make_int(x * y, e.span, dt);
+      case BinOp::FloorDiv: if (y != 0) return make_int(floordiv(x, y), e.span, dt); break;
+      case BinOp::FloorMod: if (y != 0) return make_int(floormod(x, y), e.span, dt); break;
+      case BinOp::Min: return make_int(std::min(x, y), e.span, dt);
+      case BinOp::Max: return make_int(std::max(x, y), e.span, dt);
+      case BinOp::Eq: return make_bool(x == y, e.span);
+      case BinOp::Ne: return make_bool(x != y, e.span);
+      case BinOp::Lt: return make_bool(x < y, e.span);
+      case BinOp::Le: return make_bool(x <= y, e.span);
+      case BinOp::Gt: return make_bool(x > y, e.span);
+      case BinOp::Ge: return make_bool(x >= y, e.span);
+      case BinOp::BitAnd: return make_int(x & y, e.span, dt);
+      case BinOp::BitOr: return make_int(x | y, e.span, dt);
+      case BinOp::BitXor: return make_int(x ^ y, e.span, dt);
+      case BinOp::Shl: if (y >= 0 && y < 63) return make_int(x << y, e.span, dt); break;
+      case BinOp::Shr: if (y >= 0 && y < 63) return make_int(x >> y, e.span, dt); break;
+      default: break;
+    }
+    return nullptr;
+  }
+  const auto* fa = as<ConstFloat>(a);
+  const auto* fb = as<ConstFloat>(b);
+  if (fa && fb) {
+    double x = fa->value, y = fb->value;
+    switch (e.op) {
+      case BinOp::Add: return make_float(x + y, e.span, dt);
+      case BinOp::Sub: return make_float(x - y, e.span, dt);
+      case BinOp::Mul: return make_float(x * y, e.span, dt);
+      case BinOp::FloatDiv: if (y != 0) return make_float(x / y, e.span, dt); break;
+      case BinOp::Min: return make_float(std::min(x, y), e.span, dt);
+      case BinOp::Max: return make_float(std::max(x, y), e.span, dt);
+      case BinOp::Eq: return make_bool(x == y, e.span);
+      case BinOp::Ne: return make_bool(x != y, e.span);
+      case BinOp::Lt: return make_bool(x < y, e.span);
+      case BinOp::Le: return make_bool(x <= y, e.span);
+      case BinOp::Gt: return make_bool(x > y, e.span);
+      case BinOp::Ge: return make_bool(x >= y, e.span);
+      default: break;
+    }
+    return nullptr;
+  }
+  const auto* ba = as<ConstBool>(a);
+  const auto* bb = as<ConstBool>(b);
+  if (ba && bb) {
+    switch (e.op) {
+      case BinOp::And: return make_bool(ba->value && bb->value, e.span);
+      case BinOp::Or: return make_bool(ba->value || bb->value, e.span);
+      case BinOp::Xor: return make_bool(ba->value != bb->value, e.span);
+      case BinOp::Eq: return make_bool(ba->value == bb->value, e.span);
+      case BinOp::Ne: return make_bool(ba->value != bb->value, e.span);
+      default: break;
+    }
+    return nullptr;
+  }
+  // Integer identities (only when the kept operand already has the node's type).
+  auto same_type = [&](const ExprPtr& x) { return as_scalar(x->type) && dtype_of(x) == dt; };
+  if (ib && same_type(a)) {
+    if ((e.op == BinOp::Add || e.op == BinOp::Sub) && *ib == 0) return a;
+    if ((e.op == BinOp::Mul || e.op == BinOp::FloorDiv) && *ib == 1) return a;
+    if (e.op == BinOp::Mul && *ib == 0 && dtype_is_int(dt)) return make_int(0, e.span, dt);
+  }
+  if (ia && same_type(b)) {
+    if (e.op == BinOp::Add && *ia == 0) return b;
+    if (e.op == BinOp::Mul && *ia == 1) return b;
+    if (e.op == BinOp::Mul && *ia == 0 && dtype_is_int(dt)) return make_int(0, e.span, dt);
+  }
+  return nullptr;
+}
+
+ExprPtr fold_unary(const Unary& e, const ExprPtr& a) {
+  DataType dt = as_scalar(e.type) ? as_scalar(e.type)->dtype : DataType::INDEX;
+  if (auto i = const_int_value(a)) {
+    switch (e.op) {
+      case UnOp::Neg: return make_int(-*i, e.span, dt);
+      case UnOp::Abs: return make_int(*i < 0 ? -*i : *i, e.span, dt);
+      case UnOp::BitNot: return make_int(~*i, e.span, dt);
+      case UnOp::Cast:
+        if (dtype_is_int(dt)) return make_int(*i, e.span, dt);
+        if (dtype_is_float(dt)) return make_float(double(*i), e.span, dt);
+        break;
+      default: break;
+    }
+  }
+  if (const auto* f = as<ConstFloat>(a)) {
+    switch (e.op) {
+      case UnOp::Neg: return make_float(-f->value, e.span, dt);
+      case UnOp::Abs: return make_float(std::fabs(f->value), e.span, dt);
+      case UnOp::Cast:
+        if (dtype_is_float(dt)) return make_float(f->value, e.span, dt);
+        if (dtype_is_int(dt)) return make_int(int64_t(std::trunc(f->value)), e.span, dt);
+        break;
+      default: break;
+    }
+  }
+  if (const auto* b = as<ConstBool>(a))
+    if (e.op == UnOp::Not) return make_bool(!b->value, e.span);
+  return nullptr;
+}
+
+class Simplifier : public BindingMutator {
+ protected:
+  ExprPtr mutate_binary(const std::shared_ptr<const Binary>& e) override {
+    ExprPtr a = mutate(e->a), b = mutate(e->b);
+    if (ExprPtr f = fold_binary(*e, a, b)) return f;
+    if (a == e->a && b == e->b) return e;
+    return std::make_shared<Binary>(e->op, a, b, e->type, e->span);
+  }
+  ExprPtr mutate_unary(const std::shared_ptr<const Unary>& e) override {
+    ExprPtr a = mutate(e->a);
+    if (ExprPtr f = fold_unary(*e, a)) return f;
+    if (a == e->a) return e;
+    return std::make_shared<Unary>(e->op, a, e->type, e->span);
+  }
+  StmtPtr mutate_assign(const std::shared_ptr<const AssignStmt>& s) override {
+    ExprPtr v = mutate(s->value);
+    const auto* st = as_scalar(s->var->type);
+    if (st && !as<IterArg>(s->var.get())) {
+      ExprPtr c;
+      if (auto i = const_int_value(v); i && dtype_is_int(st->dtype)) c = make_int(*i, v->span, st->dtype);
+      else if (const auto* f = as<ConstFloat>(v); f && dtype_is_float(st->dtype)) c = make_float(f->value, v->span, st->dtype);
+      else if (const auto* b = as<ConstBool>(v); b && st->dtype == DataType::BOOL) c = v;
+      if (c) var_map[s->var.get()] = c;  // later reads see the constant; the assignment dies below
+    }
+    VarPtr var = bind(s->var);
+    if (v == s->value && var == s->var) return s;
+    return with_comments(std::make_shared<AssignStmt>(var, v, s->span), *s);
+  }
+  // Types: fold shape / view expressions of every bound Var.
+  VarPtr rebind(const VarPtr& v) override {
+    TypePtr t = fold_type(v->type);
+    if (t == v->type) return v;
+    return copy_var_with_type(*v, t);
+  }
+  TypePtr fold_type(const TypePtr& t) {
+    auto fold_list = [&](const std::vector<ExprPtr>& in, std::vector<ExprPtr>& out) {
+      bool ch = false;
+      out.clear();
+      for (const auto& e : in) {
+        out.push_back(mutate(e));
+        ch |= out.back() != e;
+      }
+      return ch;
+    };
+    if (const auto* tt = as_tensor(t)) {
+      std::vector<ExprPtr> shape;
+      bool ch = fold_list(tt->shape, shape);
+      auto view = tt->view;
+      if (view) {
+        ch |= fold_list(tt->view->stride, view->stride);
+        ch |= fold_list(tt->view->valid_shape, view->valid_shape);
+      }
+      return ch ? std::make_shared<TensorType>(tt->dtype, shape, view, tt->memref) : t;
+    }
+    if (const auto* tl = as_tile(t)) {
+      std::vector<ExprPtr> shape;
+      bool ch = fold_list(tl->shape, shape);
+      auto view = tl->view;
+      if (view) {
+        ch |= fold_list(tl->view->valid_shape, view->valid_shape);
+        ch |= fold_list(tl->view->stride, view->stride);
+      }
+      return ch ? std::make_shared<TileType>(tl->dtype, shape, tl->space, view, tl->memref) : t;
+    }
+    return t;
+  }
+};
+
+bool has_call(const ExprPtr& e) {
+  struct V : IRVisitor {
+    bool found = false;
+    void visit_call(const Call&) override { found = true; }
+  } v;
+  v.visit(e);
+  return v.found;
+}
+
+// Uses of Vars in statements and in the types of bound Vars (shapes, views).
+class AllUses : public IRVisitor {
+ public:
+  std::unordered_map<const Var*, int> uses;
+  void type_uses(const TypePtr& t) {
+    if (const auto* s = as_shaped(t)) {
+      for (const auto& d : s->shape) visit(d);
+      if (const auto* tt = as_tensor(t); tt && tt->view)
+        for (const auto& d : tt->view->valid_shape) visit(d);
+      if (const auto* tl = as_tile(t); tl && tl->view)
+        for (const auto& d : tl->view->valid_shape) visit(d);
+    }
+  }
+
+ protected:
+  void visit_var(const Var& v) override { ++uses[&v]; }
+  void visit_iter_arg(const IterArg& v) override { ++uses[&v]; }
+  void visit_assign(const AssignStmt& s) override {
+    type_uses(s.var->type);
+    IRVisitor::visit_assign(s);
+  }
+};
+
+class DeadScalarRemover : public IRMutator {
+ public:
+  const std::unordered_map<const Var*, int>& uses;
+  bool removed = false;
+  explicit DeadScalarRemover(const std::unordered_map<const Var*, int>& u) : uses(u) {}
+
+ protected:
+  bool dead(const StmtPtr& s) {
+    const auto* a = as<AssignStmt>(s);
+    if (!a || !as_scalar(a->var->type) || has_call(a->value)) return false;
+    auto it = uses.find(a->var.get());
+    return it == uses.end() || it->second == 0;
+  }
+  StmtPtr mutate_seq(const std::shared_ptr<const SeqStmts>& s) override {
+    std::vector<StmtPtr> out;
+    bool changed = false;
+    for (const auto& c : s->stmts) {
+      if (dead(c)) {
+        changed = removed = true;
+        continue;
+      }
+      StmtPtr m = mutate(c);
+      changed |= m != c;
+      out.push_back(m);
+    }
+    if (!changed) return s;
+    return with_comments(std::make_shared<SeqStmts>(std::move(out), s->span), *s);
+  }
+};
+
+FunctionPtr simplify_function(const FunctionPtr& f) {
+  Simplifier s;
+  FunctionPtr g = s.mutate_function(f);
+  for (int round = 0; round < 4; ++round) {
+    AllUses u;
+    for (const auto& p : g->params) u.type_uses(p->type);
+    for (const auto& t : g->return_types) u.type_uses(t);
+    u.visit(g->body);
+    DeadScalarRemover r(u.uses);
+    StmtPtr body = r.mutate(g->body);
+    if (!r.removed) break;
+    g = with_body(*g, body);
+  }
+  return g;
+}
+
+}  // namespace
+
+Pass simplify_pass() {
+  return Pass{"Simplify",
+              "Folds constant scalar arithmetic (also inside tile/tensor shapes), propagates scalar "
+              "constants to their uses and removes scalar assignments nobody reads.",
+              {{Property::SSAForm}, {}, {}},
+              [](const ProgramPtr& p, PassContext&) { return map_functions(p, simplify_function); }};
+}
+
+}  // namespace pypto::passes
