@@ -1,0 +1,151 @@
+// Internal: the per-program context and the per-function IR builder shared by type_parser.cpp
+// (annotations), expr_builder.cpp (expressions, op dispatch), stmt_builder.cpp (statements) and
+// function_builder.cpp (signatures, bodies). Not a public header.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "ir/diagnostic.h"
+#include "ir/function.h"
+#include "ir/op_registry.h"
+#include "parser/module_scan.h"
+
+namespace pypto::parser {
+
+class FunctionBuilder;
+
+// Thrown when an expression uses a name whose definition already failed (the error was reported
+// there); the statement is dropped silently to avoid cascades.
+struct PoisonedName {};
+
+struct ProgramCtx {
+  ProgramCtx(ModuleInfo& m, ir::DiagnosticSink& s) : mod(m), sink(s) {}
+  ModuleInfo& mod;
+  ir::DiagnosticSink& sink;
+  bool is_jit = false;
+  bool strict_ssa = false;
+  std::string program_name;
+  std::vector<ir::Diagnostic> errors;
+  std::map<std::string, std::unique_ptr<FunctionBuilder>> funcs;
+
+  FunctionBuilder* find(const std::string& name) const {
+    auto it = funcs.find(name);
+    return it == funcs.end() ? nullptr : it->second.get();
+  }
+  void record(const ir::CompileError& e) {
+    for (const auto& d : e.diagnostics()) errors.push_back(d);
+  }
+};
+
+// Spelling of a type for messages: "pl.Tensor[[64, 128], pl.FP32]".
+std::string type_str(const ir::TypePtr& t);
+std::string expr_str(const ir::ExprPtr& e);
+// Same kind, dtype and shape (structurally); tuples element-wise. Memory space / views ignored.
+bool same_type(const ir::TypePtr& a, const ir::TypePtr& b);
+bool same_expr(const ir::ExprPtr& a, const ir::ExprPtr& b);
+
+class FunctionBuilder {
+ public:
+  FunctionBuilder(ProgramCtx& ctx, FuncDecl decl, bool is_method);
+
+  // Phase 1: decorator, parameters, return annotation. Throws CompileError.
+  void build_signature();
+  // Phase 2: the body (idempotent; callees without a return annotation are built on demand).
+  void build_body();
+  bool signature_ok() const { return sig_ok_; }
+  bool return_known() const { return ret_known_; }
+  const ir::Function& function() const { return *fn_; }
+  ir::FunctionPtr result() const { return fn_; }
+  const std::vector<std::string>& param_names() const { return param_names_; }
+  const FuncDecl& decl() const { return decl_; }
+  // Names of bare-name calls in the body (jit dependency discovery) and self.f calls.
+  std::vector<std::string> called_names(bool self_calls) const;
+
+  // ---- shared helpers (used across the builder files) ----
+  ir::Span sp(TSNode n) const { return span_of(n, file_); }
+  std::string txt(TSNode n) const { return text(n, *file_); }
+  [[noreturn]] void fail(TSNode n, const std::string& code, const std::string& msg, const std::string& hint = {}) const;
+
+  // types (type_parser.cpp)
+  ir::TypePtr parse_type(TSNode ann, ir::ParamDirection* dir, const std::string& param_name, bool is_return = false);
+  std::optional<ir::DataType> parse_dtype(TSNode n, bool required);
+
+  // expressions (expr_builder.cpp)
+  ir::ExprPtr expr(TSNode n);
+  std::optional<ConstValue> try_const(TSNode n);
+  ir::ExprPtr const_to_expr(const ConstValue& v, TSNode at);
+  ir::ExprPtr index_expr(TSNode n, const std::string& what);  // a scalar (INDEX-like) expression
+  ir::AttrValue attr_value(TSNode n, const ir::KwSpec* spec);
+  ir::ExprPtr call_expr(TSNode n);
+  ir::ExprPtr function_call(FunctionBuilder& callee, TSNode call, bool bare);
+  ir::ExprPtr subscript_expr(TSNode n);
+  ir::ExprPtr scalar_binary(ir::BinOp op, ir::ExprPtr a, ir::ExprPtr b, const ir::Span& s, TSNode at);
+  ir::ExprPtr make_tuple(std::vector<ir::ExprPtr> elems, const ir::Span& s);
+  // Slice/index analysis of a subscript on a shaped value (offsets, extents, dropped dims).
+  struct Window {
+    std::vector<ir::ExprPtr> offsets, extents;
+    std::vector<bool> dropped;
+    bool all_scalar = true;
+  };
+  Window window(const ir::ShapedType& t, const std::vector<TSNode>& subs, TSNode at, bool for_write);
+
+  // statements (stmt_builder.cpp)
+  std::vector<ir::StmtPtr> block(TSNode block, int64_t prev_row, size_t skip_first = 0);
+  std::vector<ir::StmtPtr> stmt(TSNode n);
+
+ private:
+  friend struct StmtImpl;
+  std::vector<ir::StmtPtr> assignment(TSNode n);
+  std::vector<ir::StmtPtr> expression_stmt(TSNode n, TSNode inner);
+  std::vector<ir::StmtPtr> for_stmt(TSNode n);
+  std::vector<ir::StmtPtr> while_form(TSNode n, TSNode call, const std::vector<ir::ExprPtr>& inits, TSNode init_node);
+  std::vector<ir::StmtPtr> while_stmt(TSNode n);
+  std::vector<ir::StmtPtr> if_stmt(TSNode n, TSNode cond, TSNode cons, std::vector<TSNode> alts, size_t alt_index);
+  std::vector<ir::StmtPtr> with_stmt(TSNode n);
+  std::vector<ir::StmtPtr> return_stmt(TSNode n);
+  std::vector<ir::StmtPtr> yield_assign(TSNode n, TSNode left, TSNode call);
+  std::vector<ir::StmtPtr> subscript_write(TSNode n, TSNode target, TSNode value);
+  ir::StmtPtr bind(const std::string& name, TSNode name_node, ir::ExprPtr value, ir::TypePtr ann, const ir::Span& s);
+  ir::ExprPtr cond_expr(TSNode n, const char* what);
+  void parse_decorator();
+
+ public:
+  ProgramCtx& ctx_;
+  FuncDecl decl_;
+  ir::SourceFilePtr file_;
+  bool is_method_;
+  std::shared_ptr<ir::Function> fn_;
+  std::vector<std::string> param_names_;
+  bool sig_ok_ = false, ret_known_ = false, ret_annotated_ = false;
+  int body_state_ = 0;  // 0 not built, 1 building, 2 done
+
+  // name scope (flat per function, Python semantics; loops restore their own targets)
+  std::map<std::string, ir::VarPtr> names_;
+  std::set<std::string> poisoned_;
+  std::set<const ir::Var*> loop_vars_;            // loop variables / iter args (never reassigned)
+  std::map<std::string, ir::VarPtr> ddr_bases_;  // pl.MemRef("mem_ddr_0", ...) bases
+
+  struct LoopFrame {
+    std::string kind;  // "range", "parallel", "unroll", "pipeline", "while"
+  };
+  std::vector<LoopFrame> loops_;
+  struct YieldFrame {
+    bool is_loop = false;
+    bool seen = false;
+    std::vector<std::string> names;
+    std::vector<TSNode> name_nodes;
+    std::vector<ir::TypePtr> types;
+    std::vector<ir::TypePtr> expect;  // loop: iter_arg types
+  };
+  std::vector<YieldFrame> yields_;
+  bool in_manual_scope_ = false;
+};
+
+// Attaches comments to a statement this front end just created (the object is not shared yet).
+void attach_comments(const ir::StmtPtr& s, const std::vector<std::string>& comments);
+
+}  // namespace pypto::parser

@@ -1,0 +1,132 @@
+// CST helper implementations (see cst.h).
+#include "parser/cst.h"
+
+namespace pypto::parser {
+
+CstTree::CstTree(ir::SourceFilePtr file) : file_(std::move(file)) {
+  parser_ = ts_parser_new();
+  ts_parser_set_language(parser_, tree_sitter_python());
+  tree_ = ts_parser_parse_string(parser_, nullptr, file_->text.data(), uint32_t(file_->text.size()));
+}
+
+CstTree::~CstTree() {
+  if (tree_) ts_tree_delete(tree_);
+  if (parser_) ts_parser_delete(parser_);
+}
+
+TSNode CstTree::root() const { return ts_tree_root_node(tree_); }
+
+TSNode field(TSNode n, const char* name) {
+  if (ts_node_is_null(n)) return n;
+  return ts_node_child_by_field_name(n, name, uint32_t(std::char_traits<char>::length(name)));
+}
+
+std::vector<TSNode> children(TSNode n) {
+  std::vector<TSNode> out;
+  if (ts_node_is_null(n)) return out;
+  uint32_t c = ts_node_named_child_count(n);
+  for (uint32_t i = 0; i < c; ++i) {
+    TSNode ch = ts_node_named_child(n, i);
+    if (!is(ch, "comment")) out.push_back(ch);
+  }
+  return out;
+}
+
+std::vector<TSNode> field_children(TSNode n, const char* name) {
+  std::vector<TSNode> out;
+  if (ts_node_is_null(n)) return out;
+  TSTreeCursor cur = ts_tree_cursor_new(n);
+  if (ts_tree_cursor_goto_first_child(&cur)) {
+    do {
+      const char* fname = ts_tree_cursor_current_field_name(&cur);
+      if (fname && std::string_view(fname) == name) out.push_back(ts_tree_cursor_current_node(&cur));
+    } while (ts_tree_cursor_goto_next_sibling(&cur));
+  }
+  ts_tree_cursor_delete(&cur);
+  return out;
+}
+
+std::string text(TSNode n, const ir::SourceFile& f) {
+  if (ts_node_is_null(n)) return {};
+  uint32_t b = ts_node_start_byte(n), e = ts_node_end_byte(n);
+  if (e > f.text.size() || b > e) return {};
+  return f.text.substr(b, e - b);
+}
+
+ir::Span span_of(TSNode n, const ir::SourceFilePtr& f) {
+  if (ts_node_is_null(n)) return {};
+  return span_between(n, n, f);
+}
+
+ir::Span span_between(TSNode a, TSNode b, const ir::SourceFilePtr& f) {
+  ir::Span s;
+  s.file = f;
+  TSPoint p = ts_node_start_point(a), q = ts_node_end_point(b);
+  s.line = p.row + 1;
+  s.col = p.column + 1;
+  s.end_line = q.row + 1;
+  s.end_col = q.column + 1;
+  return s;
+}
+
+TSNode unparen(TSNode n) {
+  while (is(n, "parenthesized_expression")) {
+    auto c = children(n);
+    if (c.size() != 1) break;
+    n = c[0];
+  }
+  return n;
+}
+
+std::string dotted_name(TSNode n, const ir::SourceFile& f) {
+  if (is(n, "identifier")) return text(n, f);
+  if (is(n, "attribute")) {
+    std::string base = dotted_name(field(n, "object"), f);
+    if (base.empty()) return {};
+    return base + "." + text(field(n, "attribute"), f);
+  }
+  return {};
+}
+
+bool string_value(TSNode n, const ir::SourceFile& f, std::string& out) {
+  if (!is(n, "string")) return false;
+  out.clear();
+  TSNode start = ts_node_named_child(n, 0);
+  std::string prefix = text(start, f);
+  bool raw = prefix.find_first_of("rR") != std::string::npos;
+  if (prefix.find_first_of("fFbB") != std::string::npos) return false;
+  uint32_t c = ts_node_named_child_count(n);
+  for (uint32_t i = 0; i < c; ++i) {
+    TSNode ch = ts_node_named_child(n, i);
+    if (is(ch, "interpolation")) return false;
+    if (!is(ch, "string_content")) continue;
+    std::string t = text(ch, f);
+    if (raw) {
+      out += t;
+      continue;
+    }
+    for (size_t k = 0; k < t.size(); ++k) {
+      if (t[k] != '\\' || k + 1 >= t.size()) {
+        out += t[k];
+        continue;
+      }
+      char e = t[++k];
+      switch (e) {
+        case 'n': out += '\n'; break;
+        case 't': out += '\t'; break;
+        case 'r': out += '\r'; break;
+        case '0': out += '\0'; break;
+        case '\\': out += '\\'; break;
+        case '\'': out += '\''; break;
+        case '"': out += '"'; break;
+        case '\n': break;
+        default: out += '\\'; out += e; break;
+      }
+    }
+  }
+  // Escape sequences may also be separate named children (escape_sequence) in some grammar
+  // versions; they are covered by string_content text above in tree-sitter-python 0.23.
+  return true;
+}
+
+}  // namespace pypto::parser

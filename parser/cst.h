@@ -1,0 +1,54 @@
+// Thin helpers over tree-sitter CST nodes (TSNode): node kind, source text, fields, named
+// children without comments, and the conversion of a node's extent to an ir::Span.
+// tree-sitter points are 0-based row/byte-column; ir::Span is 1-based with an exclusive end.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <tree_sitter/api.h>
+
+#include "ir/span.h"
+
+extern "C" const TSLanguage* tree_sitter_python();
+
+namespace pypto::parser {
+
+// One parsed file: owns the tree-sitter parser and tree (RAII) and the SourceFile.
+class CstTree {
+ public:
+  explicit CstTree(ir::SourceFilePtr file);
+  ~CstTree();
+  CstTree(const CstTree&) = delete;
+  CstTree& operator=(const CstTree&) = delete;
+  TSNode root() const;
+  const ir::SourceFilePtr& file() const { return file_; }
+
+ private:
+  ir::SourceFilePtr file_;
+  TSParser* parser_ = nullptr;
+  TSTree* tree_ = nullptr;
+};
+
+inline std::string_view kind(TSNode n) { return ts_node_is_null(n) ? std::string_view{} : ts_node_type(n); }
+inline bool is(TSNode n, std::string_view k) { return kind(n) == k; }
+inline bool is_null(TSNode n) { return ts_node_is_null(n); }
+TSNode field(TSNode n, const char* name);
+// Named children, skipping comments.
+std::vector<TSNode> children(TSNode n);
+// All children for a repeated field (e.g. subscript's `subscript`).
+std::vector<TSNode> field_children(TSNode n, const char* name);
+std::string text(TSNode n, const ir::SourceFile& f);
+ir::Span span_of(TSNode n, const ir::SourceFilePtr& f);
+// Span covering [a.start, b.end).
+ir::Span span_between(TSNode a, TSNode b, const ir::SourceFilePtr& f);
+// Strips parenthesized_expression wrappers.
+TSNode unparen(TSNode n);
+// "pl.tile.load" for nested attribute chains over identifiers; "" when the node is not such a chain.
+std::string dotted_name(TSNode n, const ir::SourceFile& f);
+// Value of a string literal node (no interpolation; simple escapes decoded); false when `n`
+// is not a plain string.
+bool string_value(TSNode n, const ir::SourceFile& f, std::string& out);
+
+}  // namespace pypto::parser

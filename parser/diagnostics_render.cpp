@@ -1,0 +1,110 @@
+// rustc-style text and JSON rendering of diagnostics (see diagnostics_render.h).
+#include "parser/diagnostics_render.h"
+
+#include <fmt/format.h>
+
+namespace pypto::parser {
+
+namespace {
+
+std::string_view sev_name(ir::Severity s) {
+  switch (s) {
+    case ir::Severity::Error: return "error";
+    case ir::Severity::Warning: return "warning";
+    case ir::Severity::Note: return "note";
+  }
+  return "error";
+}
+
+std::string json_escape(std::string_view s) {
+  std::string o;
+  for (char c : s) {
+    switch (c) {
+      case '"': o += "\\\""; break;
+      case '\\': o += "\\\\"; break;
+      case '\n': o += "\\n"; break;
+      case '\t': o += "\\t"; break;
+      case '\r': o += "\\r"; break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20) o += fmt::format("\\u{:04x}", int(c));
+        else o += c;
+    }
+  }
+  return o;
+}
+
+// Display width of line[0, byte_col) with tabs kept as tabs (so carets line up).
+std::string pad_to(std::string_view line, uint32_t byte_col) {
+  std::string p;
+  for (uint32_t i = 0; i + 1 < byte_col && i < line.size(); ++i) {
+    unsigned char c = static_cast<unsigned char>(line[i]);
+    if (line[i] == '\t') p += '\t';
+    else if ((c & 0xC0) != 0x80) p += ' ';  // one column per UTF-8 code point
+  }
+  return p;
+}
+
+uint32_t width(std::string_view line, uint32_t from, uint32_t to) {
+  uint32_t w = 0;
+  for (uint32_t i = from; i < to && i < line.size(); ++i)
+    if ((static_cast<unsigned char>(line[i]) & 0xC0) != 0x80) ++w;
+  return w;
+}
+
+void render_location(std::string& o, const ir::Span& sp, const std::string& label, bool color, const char* caret_color) {
+  const char* blue = color ? "\x1b[1;34m" : "";
+  const char* reset = color ? "\x1b[0m" : "";
+  o += fmt::format("{}  --> {}{}:{}:{}\n", blue, reset, sp.filename(), sp.line, sp.col);
+  std::string_view line = sp.file->line(sp.line);
+  std::string num = std::to_string(sp.line);
+  std::string gutter(num.size(), ' ');
+  o += fmt::format("{}{} |{}\n", blue, gutter, reset);
+  o += fmt::format("{}{} |{} {}\n", blue, num, reset, line);
+  uint32_t c0 = sp.col ? sp.col - 1 : 0;
+  uint32_t c1 = (sp.end_line == sp.line && sp.end_col > sp.col) ? sp.end_col - 1 : uint32_t(line.size());
+  uint32_t n = std::max<uint32_t>(1, width(line, c0, c1));
+  o += fmt::format("{}{} |{} {}{}{}{}{}\n", blue, gutter, reset, pad_to(line, sp.col), caret_color, std::string(n, '^'),
+                   label.empty() ? "" : " " + label, reset);
+}
+
+}  // namespace
+
+std::string render_diagnostic(const ir::Diagnostic& d, bool color) {
+  const char* sev_color = !color ? "" : d.severity == ir::Severity::Error ? "\x1b[1;31m"
+                                      : d.severity == ir::Severity::Warning ? "\x1b[1;33m"
+                                                                           : "\x1b[1;36m";
+  const char* bold = color ? "\x1b[1m" : "";
+  const char* reset = color ? "\x1b[0m" : "";
+  std::string o;
+  std::string code = d.code.empty() ? "" : fmt::format("[{}]", d.code);
+  o += fmt::format("{}{}{}{}: {}{}{}\n", sev_color, sev_name(d.severity), code, reset, bold, d.message, reset);
+  if (d.span.valid()) render_location(o, d.span, "", color, sev_color);
+  else if (d.span.file) o += fmt::format("  --> {}\n", d.span.filename());
+  for (const auto& [sp, msg] : d.notes) {
+    if (sp.valid()) {
+      o += fmt::format("note: {}\n", msg);
+      render_location(o, sp, "", color, color ? "\x1b[1;36m" : "");
+    } else {
+      o += fmt::format("   = note: {}\n", msg);
+    }
+  }
+  if (!d.hint.empty()) o += fmt::format("   = help: {}\n", d.hint);
+  return o;
+}
+
+std::string render_diagnostics_json(const std::vector<ir::Diagnostic>& diags) {
+  std::string o = "[";
+  for (size_t i = 0; i < diags.size(); ++i) {
+    const auto& d = diags[i];
+    const auto& s = d.span;
+    o += fmt::format(
+        "{}\n  {{\"severity\": \"{}\", \"code\": \"{}\", \"message\": \"{}\", \"file\": \"{}\", \"line\": {}, "
+        "\"col\": {}, \"end_line\": {}, \"end_col\": {}, \"hint\": \"{}\"}}",
+        i ? "," : "", sev_name(d.severity), json_escape(d.code), json_escape(d.message),
+        json_escape(s.file ? s.file->path : ""), s.line, s.col, s.end_line, s.end_col, json_escape(d.hint));
+  }
+  o += diags.empty() ? "]\n" : "\n]\n";
+  return o;
+}
+
+}  // namespace pypto::parser

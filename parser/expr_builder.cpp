@@ -1,0 +1,706 @@
+// Expressions → IR: names, literals, constant folding, scalar operators with their type rules,
+// subscripts (read / slice), calls to program functions and to registered ops through the
+// unified dispatch and positional-attribute rules (ir/TEXT_FORMAT.md, language.md §7).
+#include <cmath>
+#include <fmt/format.h>
+
+#include "parser/builder.h"
+
+namespace pypto::parser {
+
+using namespace ir;
+
+namespace {
+
+std::vector<std::string> split_dots(const std::string& d) {
+  std::vector<std::string> out;
+  size_t b = 0;
+  while (true) {
+    auto p = d.find('.', b);
+    out.push_back(d.substr(b, p == std::string::npos ? std::string::npos : p - b));
+    if (p == std::string::npos) break;
+    b = p + 1;
+  }
+  return out;
+}
+
+std::string noun(const TypePtr& t) {
+  if (!t) return "no value";
+  switch (t->kind) {
+    case TypeKind::Scalar: return "a scalar";
+    case TypeKind::Tensor: return "a Tensor";
+    case TypeKind::Tile: return "a Tile";
+    case TypeKind::Tuple: return "a tuple";
+    case TypeKind::Ptr: return "a pointer";
+  }
+  return "a value";
+}
+
+bool is_scalar(const ExprPtr& e) { return e && as_scalar(e->type); }
+
+// Python operator spelling → BinOp (nullopt: rejected operator, `name` set to its AST name).
+std::optional<BinOp> binop_of(const std::string& op, std::string& ast_name) {
+  if (op == "+") return BinOp::Add;
+  if (op == "-") return BinOp::Sub;
+  if (op == "*") return BinOp::Mul;
+  if (op == "/") return BinOp::FloatDiv;
+  if (op == "//") return BinOp::FloorDiv;
+  if (op == "%") return BinOp::FloorMod;
+  if (op == "<<") return BinOp::Shl;
+  if (op == ">>") return BinOp::Shr;
+  ast_name = op == "**" ? "Pow" : op == "&" ? "BitAnd" : op == "|" ? "BitOr" : op == "^" ? "BitXor" : op == "@" ? "MatMult" : op;
+  return std::nullopt;
+}
+
+// Unified spellings from OpDef::aliases ("create_tensor" → tensor.create), built once.
+const std::map<std::string, std::vector<const OpDef*>>& alias_map() {
+  static const auto m = [] {
+    std::map<std::string, std::vector<const OpDef*>> r;
+    for (const OpDef* op : OpRegistry::instance().all())
+      for (std::string a : op->aliases) {
+        if (a.rfind("pl.", 0) == 0) a = a.substr(3);
+        r[a].push_back(op);
+      }
+    return r;
+  }();
+  return m;
+}
+
+bool looks_like_attr_literal(TSNode n, const SourceFile& f) {
+  n = unparen(n);
+  if (is(n, "string") || is(n, "none") || is(n, "true") || is(n, "false")) return true;
+  std::string d = dotted_name(n, f);
+  return d.rfind("pl.", 0) == 0 || d.rfind("pld.", 0) == 0;
+}
+
+}  // namespace
+
+void FunctionBuilder::fail(TSNode n, const std::string& code, const std::string& msg, const std::string& hint) const {
+  throw CompileError(code, sp(n), msg, hint);
+}
+
+std::optional<ConstValue> FunctionBuilder::try_const(TSNode n) {
+  ConstEvaluator ev(file_, [this](const std::string& name, TSNode at) -> std::optional<ConstValue> {
+    if (names_.count(name) || poisoned_.count(name)) return std::nullopt;
+    return ctx_.mod.lookup(name, at);
+  });
+  return ev.try_eval(n);
+}
+
+ExprPtr FunctionBuilder::const_to_expr(const ConstValue& v, TSNode at) {
+  Span s = sp(at);
+  if (v.is_int()) return make_int(v.as_int(), s);
+  if (v.is_float()) return make_float(v.as_float(), s);
+  if (v.is_bool()) return make_bool(std::get<bool>(v.v), s);
+  if (v.is_dyn()) return std::get<VarPtr>(v.v);
+  if (v.is_list()) {
+    std::vector<ExprPtr> elems;
+    for (const auto& e : v.as_list()) elems.push_back(const_to_expr(e, at));
+    return make_tuple(std::move(elems), s);
+  }
+  if (v.is_str())
+    fail(at, "E301", "string literals are only allowed in keyword slots such as name_hint=",
+         "strings cannot be DSL values");
+  fail(at, "E301", "None is not a DSL value here");
+}
+
+ExprPtr FunctionBuilder::make_tuple(std::vector<ExprPtr> elems, const Span& s) {
+  std::vector<TypePtr> ts;
+  for (const auto& e : elems) ts.push_back(e->type);
+  return std::make_shared<MakeTuple>(std::move(elems), std::make_shared<TupleType>(std::move(ts)), s);
+}
+
+ExprPtr FunctionBuilder::index_expr(TSNode n, const std::string& what) {
+  auto e = expr(n);
+  const auto* st = as_scalar(e->type);
+  if (!st || !dtype_is_int(st->dtype))
+    fail(n, "E302", fmt::format("{} must be an integer scalar, got {} ({})", what, txt(n), type_str(e->type)));
+  return e;
+}
+
+ExprPtr FunctionBuilder::expr(TSNode n) {
+  n = unparen(n);
+  const auto k = kind(n);
+  const Span s = sp(n);
+  if (k == "integer" || k == "float" || k == "true" || k == "false" || k == "string" ||
+      k == "concatenated_string" || k == "none") {
+    auto v = try_const(n);
+    if (!v) fail(n, "E301", fmt::format("unsupported literal '{}'", txt(n)));
+    return const_to_expr(*v, n);
+  }
+  if (k == "identifier") {
+    std::string name = txt(n);
+    if (auto it = names_.find(name); it != names_.end()) return it->second;
+    if (poisoned_.count(name)) throw PoisonedName{};
+    if (auto v = ctx_.mod.lookup(name, n)) return const_to_expr(*v, n);
+    fail(n, "E200", fmt::format("Undefined variable '{}'", name));
+  }
+  if (k == "binary_operator" || k == "unary_operator" || k == "boolean_operator" || k == "not_operator" ||
+      k == "comparison_operator" || k == "conditional_expression" || k == "subscript" || k == "call" ||
+      k == "list" || k == "tuple") {
+    if (k != "call" || !is(field(n, "function"), "attribute")) {
+      if (auto v = try_const(n)) return const_to_expr(*v, n);
+    }
+  }
+  if (k == "binary_operator") {
+    std::string op = txt(field(n, "operator")), ast;
+    auto bop = binop_of(op, ast);
+    if (!bop)
+      fail(n, "E303", fmt::format("Unsupported binary operator: {}", ast),
+           ast == "Pow" ? "'**' is allowed only when both sides are compile-time constants" : "");
+    auto a = expr(field(n, "left"));
+    auto b = expr(field(n, "right"));
+    return scalar_binary(*bop, a, b, s, n);
+  }
+  if (k == "unary_operator") {
+    std::string op = txt(field(n, "operator"));
+    auto a = expr(field(n, "argument"));
+    if (!is_scalar(a))
+      fail(n, "E303", fmt::format("unary '{}' requires a scalar operand, got {}", op, noun(a->type)),
+           op == "-" ? "use pl.neg(x) for Tensor/Tile operands" : "");
+    if (op == "+") return a;
+    if (op == "-") return std::make_shared<Unary>(UnOp::Neg, a, a->type, s);
+    if (!dtype_is_int(as_scalar(a->type)->dtype)) fail(n, "E303", "'~' requires an integer operand");
+    return std::make_shared<Unary>(UnOp::BitNot, a, a->type, s);
+  }
+  if (k == "not_operator") {
+    auto a = expr(field(n, "argument"));
+    if (!is_scalar(a)) fail(n, "E303", fmt::format("'not' requires a scalar operand, got {}", noun(a->type)));
+    return std::make_shared<Unary>(UnOp::Not, a, scalar_type(DataType::BOOL), s);
+  }
+  if (k == "boolean_operator") {
+    std::string op = txt(field(n, "operator"));
+    auto a = expr(field(n, "left"));
+    auto b = expr(field(n, "right"));
+    return scalar_binary(op == "and" ? BinOp::And : BinOp::Or, a, b, s, n);
+  }
+  if (k == "comparison_operator") {
+    auto ops = field_children(n, "operators");
+    auto operands = children(n);
+    if (ops.size() != 1 || operands.size() != 2)
+      fail(n, "E303", "Only simple comparisons supported", "split a chained comparison: a < b and b < c");
+    std::string op = txt(ops[0]);
+    BinOp bop;
+    if (op == "==") bop = BinOp::Eq;
+    else if (op == "!=") bop = BinOp::Ne;
+    else if (op == "<") bop = BinOp::Lt;
+    else if (op == "<=") bop = BinOp::Le;
+    else if (op == ">") bop = BinOp::Gt;
+    else if (op == ">=") bop = BinOp::Ge;
+    else fail(n, "E303", fmt::format("Unsupported comparison operator: {}", op));
+    return scalar_binary(bop, expr(operands[0]), expr(operands[1]), s, n);
+  }
+  if (k == "list" || k == "tuple") {
+    std::vector<ExprPtr> elems;
+    for (TSNode c : children(n)) elems.push_back(expr(c));
+    return make_tuple(std::move(elems), s);
+  }
+  if (k == "call") return call_expr(n);
+  if (k == "subscript") return subscript_expr(n);
+  if (k == "attribute") {
+    TSNode obj = field(n, "object");
+    std::string attr = txt(field(n, "attribute"));
+    std::string d = dotted_name(obj, *file_);
+    if (!d.empty() && (d == "pl" || d.rfind("pl.", 0) == 0 || d == "self" || d == "pld"))
+      fail(n, "E301", fmt::format("Standalone attribute access not supported: {}", txt(n)),
+           "enum values are only allowed as op arguments");
+    auto base = expr(obj);
+    if (const auto* st = as_shaped(base->type); st && attr == "shape") return make_tuple(st->shape, s);
+    fail(n, "E301", fmt::format("Standalone attribute access not supported: {}", txt(n)));
+  }
+  if (k == "conditional_expression") fail(n, "E301", "Unsupported expression type: IfExp");
+  if (k == "lambda") fail(n, "E301", "Unsupported expression type: Lambda");
+  if (k == "list_comprehension" || k == "generator_expression" || k == "set_comprehension" ||
+      k == "dictionary_comprehension")
+    fail(n, "E301", "Unsupported expression type: comprehension");
+  if (k == "dictionary") fail(n, "E301", "Unsupported expression type: Dict");
+  if (k == "await" || k == "yield") fail(n, "E301", fmt::format("Unsupported expression type: {}", k));
+  fail(n, "E301", fmt::format("Unsupported expression type: {}", k));
+}
+
+ExprPtr FunctionBuilder::scalar_binary(BinOp op, ExprPtr a, ExprPtr b, const Span& s, TSNode at) {
+  if (!is_scalar(a) || !is_scalar(b)) {
+    const ExprPtr& bad = is_scalar(a) ? b : a;
+    std::string hint;
+    switch (op) {
+      case BinOp::Add: hint = "use pl.add(a, b) for Tensor/Tile operands"; break;
+      case BinOp::Sub: hint = "use pl.sub(a, b) for Tensor/Tile operands"; break;
+      case BinOp::Mul: hint = "use pl.mul(a, b) for Tensor/Tile operands"; break;
+      case BinOp::FloatDiv: hint = "use pl.div(a, b) for Tensor/Tile operands"; break;
+      default: break;
+    }
+    fail(at, "E303", fmt::format("operator '{}' requires scalar operands, got {}", to_string(op), noun(bad->type)), hint);
+  }
+  DataType da = as_scalar(a->type)->dtype, db = as_scalar(b->type)->dtype;
+  DataType r;
+  if (is_comparison(op) || op == BinOp::And || op == BinOp::Or) {
+    r = DataType::BOOL;
+  } else if (op == BinOp::FloatDiv) {
+    r = dtype_is_float(da) ? da : dtype_is_float(db) ? db : DataType::FP32;
+  } else if (dtype_is_float(da) || dtype_is_float(db)) {
+    if (op == BinOp::Shl || op == BinOp::Shr)
+      fail(at, "E303", fmt::format("operator '{}' requires integer operands", to_string(op)));
+    r = dtype_is_float(da) ? da : db;
+  } else {
+    r = da == DataType::INDEX ? db : da;
+    if (r == DataType::BOOL) r = DataType::INDEX;
+  }
+  return std::make_shared<Binary>(op, std::move(a), std::move(b), scalar_type(r), s);
+}
+
+AttrValue FunctionBuilder::attr_value(TSNode n, const KwSpec* spec) {
+  n = unparen(n);
+  const auto& f = *file_;
+  std::string d = dotted_name(n, f);
+  if (is(n, "unary_operator") && txt(field(n, "operator")) == "-" &&
+      dotted_name(field(n, "argument"), f) == "math.inf")
+    return AttrValue{-INFINITY};
+  if (d == "math.inf") return AttrValue{double(INFINITY)};
+  if (!d.empty() && d.find('.') != std::string::npos && (d.rfind("pl.", 0) == 0 || d.rfind("pld.", 0) == 0)) {
+    auto parts = split_dots(d);
+    if (parts.size() == 2) {
+      if (auto dt = dtype_from_name(parts[1])) return AttrValue{*dt};
+      if (auto lay = tensor_layout_from_name(parts[1])) return AttrValue{*lay};
+      if (spec && spec->kind == AttrKind::DType) fail(n, "E105", fmt::format("Unknown dtype: {}", parts[1]));
+      fail(n, "E302", fmt::format("'{}' is not a value pypto knows", d));
+    }
+    if (parts.size() == 3) {
+      const std::string& e = parts[1];
+      const std::string& m = parts[2];
+      auto bad = [&]() { fail(n, "E302", fmt::format("'{}' is not a member of pl.{}", m, e)); };
+      if (e == "Mem" || e == "MemorySpace") {
+        auto v = memory_space_from_name(m);
+        if (!v) bad();
+        return AttrValue{*v};
+      }
+      if (e == "TileLayout") {
+        auto v = tile_layout_from_name(m);
+        if (!v) bad();
+        return AttrValue{*v};
+      }
+      if (e == "TensorLayout") {
+        auto v = tensor_layout_from_name(m);
+        if (!v) bad();
+        return AttrValue{*v};
+      }
+      if (e == "PadValue") {
+        auto v = pad_value_from_name(m);
+        if (!v) bad();
+        return AttrValue{*v};
+      }
+      if (e == "CompactMode") {
+        auto v = compact_mode_from_name(m);
+        if (!v) bad();
+        return AttrValue{*v};
+      }
+      if (e == "DataType") {
+        auto v = dtype_from_name(m);
+        if (!v) fail(n, "E105", fmt::format("Unknown dtype: {}", m));
+        return AttrValue{*v};
+      }
+      return AttrValue{EnumLit{e, m}};
+    }
+    fail(n, "E302", fmt::format("'{}' is not a value pypto knows", d));
+  }
+  auto v = try_const(n);
+  if (!v) {
+    if (is(n, "identifier") && !names_.count(txt(n)) && !ctx_.mod.defines_name(txt(n)))
+      fail(n, "E200", fmt::format("Undefined variable '{}'", txt(n)));
+    fail(n, "E302",
+         fmt::format("'{}' must be a compile-time constant or an enum literal{}", txt(n),
+                     spec ? fmt::format(" (keyword '{}')", spec->name) : std::string()));
+  }
+  if (v->is_int()) return AttrValue{v->as_int()};
+  if (v->is_float()) return AttrValue{v->as_float()};
+  if (v->is_bool()) return AttrValue{std::get<bool>(v->v)};
+  if (v->is_str()) return AttrValue{std::get<std::string>(v->v)};
+  if (v->is_none()) return AttrValue{};
+  fail(n, "E302", fmt::format("'{}' cannot be an op attribute (a single value is required)", txt(n)));
+}
+
+namespace {
+
+struct CallArgsCst {
+  std::vector<TSNode> pos;
+  std::vector<std::pair<std::string, TSNode>> kw;
+};
+
+CallArgsCst split_args(FunctionBuilder& b, TSNode call) {
+  CallArgsCst r;
+  TSNode al = field(call, "arguments");
+  if (!is(al, "argument_list")) b.fail(call, "E301", "generator arguments are not supported");
+  for (TSNode a : children(al)) {
+    if (is(a, "keyword_argument")) {
+      std::string k = b.txt(field(a, "name"));
+      for (const auto& [k2, _] : r.kw)
+        if (k2 == k) b.fail(a, "E302", fmt::format("keyword argument '{}' repeated", k));
+      r.kw.emplace_back(k, field(a, "value"));
+    } else if (is(a, "list_splat") || is(a, "dictionary_splat")) {
+      b.fail(a, "E301", "argument unpacking (*args / **kwargs) is not supported");
+    } else {
+      if (!r.kw.empty()) b.fail(a, "E302", "positional argument follows keyword argument");
+      r.pos.push_back(a);
+    }
+  }
+  return r;
+}
+
+}  // namespace
+
+static ExprPtr op_call(FunctionBuilder& b, const OpDef& op, const CallArgsCst& a, std::vector<ExprPtr> prebuilt,
+                       TSNode call) {
+  const size_t nargs = op.args.size();
+  std::vector<ExprPtr> args;
+  std::vector<std::pair<std::string, AttrValue>> kw;
+  prebuilt.resize(a.pos.size());
+  for (size_t i = 0; i < a.pos.size(); ++i) {
+    if (i < nargs) {
+      args.push_back(prebuilt[i] ? prebuilt[i] : b.expr(a.pos[i]));
+    } else {
+      size_t ki = i - nargs;
+      if (ki >= op.kwargs.size())
+        b.fail(a.pos[i], "E302",
+               fmt::format("pl.{}() takes at most {} positional arguments but {} were given", op.name,
+                           nargs + op.kwargs.size(), a.pos.size()));
+      kw.emplace_back(op.kwargs[ki].name, b.attr_value(a.pos[i], &op.kwargs[ki]));
+    }
+  }
+  for (const auto& [name, val] : a.kw) {
+    size_t j = 0;
+    while (j < nargs && op.args[j].name != name) ++j;
+    if (j < nargs) {
+      if (j < args.size()) b.fail(val, "E302", fmt::format("pl.{}() got multiple values for argument '{}'", op.name, name));
+      if (j > args.size())
+        b.fail(val, "E302", fmt::format("argument '{}' of pl.{}() needs the arguments before it", name, op.name));
+      args.push_back(b.expr(val));
+      continue;
+    }
+    const KwSpec* spec = op.find_kwarg(name);
+    if (!spec) {
+      std::string known;
+      for (const auto& s : op.kwargs) known += (known.empty() ? "" : ", ") + s.name;
+      b.fail(val, "E302", fmt::format("pl.{}() got an unexpected keyword argument '{}'", op.name, name),
+             known.empty() ? fmt::format("pl.{}() takes no keyword arguments", op.name)
+                           : fmt::format("accepted keywords: {}", known));
+    }
+    for (const auto& [k2, _] : kw)
+      if (k2 == name) b.fail(val, "E302", fmt::format("pl.{}() got multiple values for '{}'", op.name, name));
+    kw.emplace_back(name, b.attr_value(val, spec));
+  }
+  return make_call(op, std::move(args), std::move(kw), b.sp(call));
+}
+
+ExprPtr FunctionBuilder::call_expr(TSNode n) {
+  const auto& f = *file_;
+  TSNode fnode = field(n, "function");
+  std::string dn = dotted_name(fnode, f);
+  const Span s = sp(n);
+  if (dn.empty()) fail(fnode, "E301", fmt::format("Unsupported function call '{}'", txt(fnode)));
+  auto parts = split_dots(dn);
+  if (parts.size() == 2 && parts[0] == "self") {
+    FunctionBuilder* callee = ctx_.find(parts[1]);
+    if (!callee || !callee->is_method_)
+      fail(fnode, "E200", fmt::format("Function '{}' is not defined in program '{}'", parts[1], ctx_.program_name));
+    return function_call(*callee, n, false);
+  }
+  if (parts.size() == 1) {
+    if (FunctionBuilder* callee = ctx_.find(dn); callee && !callee->is_method_) return function_call(*callee, n, true);
+    if (dn == "min" || dn == "max" || dn == "abs")
+      fail(n, "E303", fmt::format("{}() on DSL values is not supported", dn),
+           fmt::format("use pl.{}(...) for scalars; Python {}() is only folded for constants", dn, dn));
+    if (dn == "range") fail(n, "E301", "range() is only allowed as the iterator of a for loop, as pl.range()");
+    if (const FuncDecl* d = ctx_.mod.top_function(dn)) {
+      if (d->kind == DeclKind::Jit || d->kind == DeclKind::JitHost)
+        fail(n, "E301", fmt::format("'{}' is a @pl.jit entry; a @pl.jit function does not call other @pl.jit entries", dn),
+             "decorate it with @pl.jit.incore / .inline / .opaque to make it a dependency");
+      fail(n, "E301", fmt::format("'{}' is not part of this program", dn));
+    }
+    if (!ctx_.mod.defines_name(dn) && !names_.count(dn))
+      fail(fnode, "E200", fmt::format("Undefined variable '{}'", dn));
+    fail(n, "E301", fmt::format("Unsupported function call '{}'", dn));
+  }
+  if (parts[0] == "pld") fail(fnode, "E300", fmt::format("Unknown distributed operation '{}'", dn),
+                              "distributed (pld.*) operations are not supported by pypto yet");
+  if (parts[0] != "pl") fail(fnode, "E301", fmt::format("Unsupported function call '{}'", dn));
+  auto a = split_args(*this, n);
+  const std::string rest = dn.substr(3);
+  if (rest == "yield_") fail(n, "E008", "pl.yield_ must be a statement: x = pl.yield_(...)");
+  if (rest == "range" || rest == "parallel" || rest == "unroll" || rest == "pipeline" || rest == "while_" ||
+      rest == "split_aiv")
+    fail(n, "E301", fmt::format("pl.{}() can only be used as the iterator of a for loop", rest));
+  if (rest == "at" || rest == "cluster" || rest == "scope" || rest == "manual_scope" || rest == "spmd")
+    fail(n, "E009", fmt::format("pl.{}() can only be used in a with statement", rest));
+  if (rest == "cond") fail(n, "E008", "pl.cond() is only allowed as the first statement of a pl.while_() body");
+  if (rest == "static_assert" || rest == "static_print")
+    fail(n, "E301", fmt::format("pl.{}() must be a statement", rest));
+  if (rest == "const") {
+    if (a.pos.size() + a.kw.size() != 2) fail(n, "E302", "pl.const() takes (value, dtype)");
+    TSNode vn = a.pos.size() > 0 ? a.pos[0] : a.kw[0].second;
+    TSNode dnode = a.pos.size() > 1 ? a.pos[1] : a.kw.back().second;
+    auto v = try_const(vn);
+    DataType dt = *parse_dtype(dnode, true);
+    if (!v) fail(vn, "E304", "pl.const() value must be a compile-time constant");
+    if (v->is_str()) {
+      const auto& str = std::get<std::string>(v->v);
+      double d = str == "inf" ? INFINITY : str == "-inf" ? -INFINITY : str == "nan" ? NAN : 0.0;
+      if (str != "inf" && str != "-inf" && str != "nan") fail(vn, "E302", "pl.const() string values are \"inf\", \"-inf\", \"nan\"");
+      if (!dtype_is_float(dt)) fail(vn, "E302", "non-finite pl.const() values need a float dtype");
+      return make_float(d, s, dt);
+    }
+    if (dt == DataType::BOOL) {
+      if (!v->is_bool() && !v->is_int()) fail(vn, "E302", "pl.const(..., pl.BOOL) needs a bool");
+      return make_bool(v->is_bool() ? std::get<bool>(v->v) : v->as_int() != 0, s);
+    }
+    if (dtype_is_float(dt)) {
+      if (v->is_float()) return make_float(v->as_float(), s, dt);
+      if (v->is_int()) return make_float(double(v->as_int()), s, dt);
+    } else if (v->is_int()) {
+      return make_int(v->as_int(), s, dt);
+    }
+    fail(vn, "E302", fmt::format("pl.const() value {} does not fit dtype {}", v->repr(), dtype_name(dt)));
+  }
+  if (rest == "dynamic") {
+    std::string sym;
+    if (a.pos.size() != 1 || !string_value(unparen(a.pos[0]), f, sym))
+      fail(n, "E302", "pl.dynamic() takes one string literal");
+    return ctx_.mod.dynamic_dim(sym, sym, s);
+  }
+  if (parts.size() == 3 && parts[2] == "get_byte") {
+    auto dt = dtype_from_name(parts[1]);
+    if (!dt) fail(fnode, "E105", fmt::format("Unknown dtype: {}", parts[1]));
+    return make_int(dtype_bits(*dt) / 8, s);
+  }
+  // Scalar forms of pl.cast / min / max / abs (and arithmetic) on all-scalar operands.
+  static const std::map<std::string, BinOp> scalar_bin = {
+      {"min", BinOp::Min}, {"max", BinOp::Max}, {"add", BinOp::Add}, {"sub", BinOp::Sub}, {"mul", BinOp::Mul},
+      {"div", BinOp::FloatDiv}, {"maximum", BinOp::Max}, {"minimum", BinOp::Min}};
+  std::vector<ExprPtr> prebuilt(a.pos.size());
+  if (parts.size() == 2 && (rest == "cast" || rest == "abs" || scalar_bin.count(rest)) && !a.pos.empty()) {
+    prebuilt[0] = expr(a.pos[0]);
+    if (is_scalar(prebuilt[0])) {
+      if (rest == "cast") {
+        TSNode dtn{};
+        if (a.pos.size() >= 2) dtn = a.pos[1];
+        for (const auto& [k2, v] : a.kw)
+          if (k2 == "target_type" || k2 == "dtype") dtn = v;
+        if (is_null(dtn)) fail(n, "E302", "pl.cast() needs a target dtype");
+        return std::make_shared<Unary>(UnOp::Cast, prebuilt[0], scalar_type(*parse_dtype(dtn, true)), s);
+      }
+      if (rest == "abs") {
+        if (a.pos.size() != 1) fail(n, "E302", "pl.abs() takes one argument");
+        return std::make_shared<Unary>(UnOp::Abs, prebuilt[0], prebuilt[0]->type, s);
+      }
+      if (a.pos.size() == 2 && a.kw.empty()) {
+        auto rhs = expr(a.pos[1]);
+        if (is_scalar(rhs)) return scalar_binary(scalar_bin.at(rest), prebuilt[0], rhs, s, n);
+        prebuilt[1] = rhs;
+      }
+    }
+  }
+  auto& reg = OpRegistry::instance();
+  if (parts.size() == 3) {
+    static const std::set<std::string> families = {"tensor", "tile", "system", "array", "prefetch"};
+    if (!families.count(parts[1])) fail(fnode, "E300", fmt::format("Unknown operation '{}'", dn));
+    const OpDef* op = reg.find(parts[1] + "." + parts[2]);
+    if (!op) fail(fnode, "E300", fmt::format("Unknown operation '{}'", dn));
+    return op_call(*this, *op, a, {}, n);
+  }
+  if (parts.size() != 2) fail(fnode, "E300", fmt::format("Unknown operation '{}'", dn));
+  // Unified dispatch: pl.X → tensor.X / tile.X by the first operand, aliases, scalar forms.
+  const OpDef* t_op = reg.find("tensor." + rest);
+  const OpDef* l_op = reg.find("tile." + rest);
+  if (auto it = alias_map().find(rest); it != alias_map().end()) {
+    for (const OpDef* op : it->second) {
+      if (op->family() == "tensor" && !t_op) t_op = op;
+      else if (op->family() == "tile" && !l_op) l_op = op;
+      else if (!t_op && !l_op) t_op = op;
+    }
+  }
+  if (!t_op && !l_op) fail(fnode, "E300", fmt::format("Unknown operation '{}'", dn));
+  const OpDef* op = t_op ? t_op : l_op;
+  if (t_op && l_op) {
+    TypePtr first;
+    if (!a.pos.empty() && !looks_like_attr_literal(a.pos[0], f)) {
+      if (!prebuilt[0]) prebuilt[0] = expr(a.pos[0]);
+      first = prebuilt[0]->type;
+    }
+    if (first && first->kind == TypeKind::Tile) op = l_op;
+    else if (first && first->kind == TypeKind::Tensor) op = t_op;
+    else if (first && first->kind == TypeKind::Scalar)
+      fail(a.pos[0], "E302", fmt::format("{}() expects a Tensor or Tile as its first operand, got a scalar", dn));
+    // Mixing levels is a type error.
+    for (size_t i = 1; i < a.pos.size() && i < op->args.size(); ++i) {
+      if (looks_like_attr_literal(a.pos[i], f)) continue;
+      if (!prebuilt[i]) prebuilt[i] = expr(a.pos[i]);
+      auto k2 = prebuilt[i]->type ? prebuilt[i]->type->kind : TypeKind::Ptr;
+      if (first && ((first->kind == TypeKind::Tile && k2 == TypeKind::Tensor) ||
+                    (first->kind == TypeKind::Tensor && k2 == TypeKind::Tile)))
+        fail(a.pos[i], "E302", fmt::format("{}() cannot mix Tensor and Tile operands", dn),
+             "pl.load a tile from the tensor first, or stay at tensor level");
+    }
+  }
+  if (!op->scalar_form.empty() && a.pos.size() >= 2 && op->args.size() >= 2 && !looks_like_attr_literal(a.pos[1], f)) {
+    if (!prebuilt[1]) prebuilt[1] = expr(a.pos[1]);
+    if (is_scalar(prebuilt[1])) {
+      const OpDef* sf = reg.find(op->scalar_form);
+      if (!sf) throw InternalError("parser", "scalar form '" + op->scalar_form + "' of " + op->name + " is not registered");
+      op = sf;
+    }
+  }
+  return op_call(*this, *op, a, std::move(prebuilt), n);
+}
+
+ExprPtr FunctionBuilder::function_call(FunctionBuilder& callee, TSNode n, bool bare) {
+  if (!callee.sig_ok_) throw PoisonedName{};
+  if (!callee.ret_known_) {
+    if (callee.body_state_ == 1)
+      fail(n, "E302", fmt::format("recursive call to '{}' needs a return annotation", callee.decl_.name));
+    callee.build_body();
+    if (!callee.ret_known_) throw PoisonedName{};
+  }
+  const auto& cf = *callee.fn_;
+  const std::string& name = cf.name;
+  auto a = split_args(*this, n);
+  std::vector<ExprPtr> slots(cf.params.size());
+  std::vector<ArgDirection> dirs;
+  if (a.pos.size() > cf.params.size())
+    fail(n, "E302", fmt::format("Function '{}' takes {} arguments but {} were given", name, cf.params.size(), a.pos.size()));
+  for (size_t i = 0; i < a.pos.size(); ++i) slots[i] = expr(a.pos[i]);
+  for (const auto& [k, v] : a.kw) {
+    if (k == "attrs") {
+      TSNode d = unparen(v);
+      if (!is(d, "dictionary")) fail(v, "E302", "attrs= must be a dict literal");
+      for (TSNode pair : children(d)) {
+        std::string key;
+        if (!is(pair, "pair") || !string_value(unparen(field(pair, "key")), *file_, key))
+          fail(pair, "E302", "attrs= keys must be string literals");
+        if (key != "arg_directions") fail(pair, "E302", fmt::format("unknown call attribute '{}'", key));
+        TSNode lst = unparen(field(pair, "value"));
+        if (!is(lst, "list") && !is(lst, "tuple")) fail(lst, "E302", "arg_directions must be a list literal");
+        for (TSNode e : children(lst)) {
+          std::string dd = dotted_name(e, *file_);
+          auto ad = dd.rfind("pl.adir.", 0) == 0 ? arg_direction_from_name(dd.substr(8)) : std::nullopt;
+          if (!ad) fail(e, "E302", fmt::format("expected pl.adir.<direction>, got '{}'", txt(e)));
+          dirs.push_back(*ad);
+        }
+      }
+      continue;
+    }
+    size_t j = 0;
+    while (j < callee.param_names_.size() && callee.param_names_[j] != k) ++j;
+    if (j == callee.param_names_.size())
+      fail(v, "E302", fmt::format("Function '{}' does not accept keyword argument '{}'", name, k));
+    if (slots[j]) fail(v, "E302", fmt::format("Function '{}' got multiple values for argument '{}'", name, k));
+    slots[j] = expr(v);
+  }
+  for (size_t i = 0; i < slots.size(); ++i) {
+    if (!slots[i])
+      fail(n, "E302", fmt::format("Function '{}' missing argument '{}'", name, callee.param_names_[i]));
+    auto pk = cf.params[i]->type->kind;
+    auto ak = slots[i]->type ? slots[i]->type->kind : TypeKind::Ptr;
+    if (pk != ak)
+      fail(i < a.pos.size() ? a.pos[i] : n, "E302",
+           fmt::format("argument '{}' of '{}' must be {}, got {}", callee.param_names_[i], name, noun(cf.params[i]->type),
+                       noun(slots[i]->type)));
+  }
+  if (!dirs.empty() && dirs.size() != slots.size())
+    fail(n, "E302", fmt::format("arg_directions has {} entries but the call has {} arguments", dirs.size(), slots.size()));
+  TypePtr rt = cf.return_types.size() == 1 ? cf.return_types[0] : std::make_shared<TupleType>(cf.return_types);
+  (void)bare;
+  return std::make_shared<Call>(nullptr, name, std::move(slots), std::vector<std::pair<std::string, AttrValue>>{}, rt,
+                                sp(n), std::move(dirs));
+}
+
+FunctionBuilder::Window FunctionBuilder::window(const ShapedType& t, const std::vector<TSNode>& subs, TSNode at,
+                                                bool for_write) {
+  Window w;
+  const size_t rank = t.shape.size();
+  if (subs.size() > rank)
+    fail(at, "E301", fmt::format("too many indices: {} for a rank-{} value", subs.size(), rank));
+  auto sub_expr = [&](const ExprPtr& hi, const ExprPtr& lo, const Span& s) -> ExprPtr {
+    auto h = const_int_value(hi), l = const_int_value(lo);
+    if (h && l) return make_int(*h - *l, s);
+    if (l && *l == 0) return hi;
+    return std::make_shared<Binary>(BinOp::Sub, hi, lo, scalar_type(DataType::INDEX), s);
+  };
+  for (size_t d = 0; d < rank; ++d) {
+    if (d >= subs.size()) {
+      w.offsets.push_back(make_int(0, sp(at)));
+      w.extents.push_back(t.shape[d]);
+      w.dropped.push_back(false);
+      w.all_scalar = false;
+      continue;
+    }
+    TSNode s = subs[d];
+    if (is(s, "slice")) {
+      TSNode part[3] = {};
+      int colons = 0;
+      uint32_t c = ts_node_child_count(s);
+      for (uint32_t i = 0; i < c; ++i) {
+        TSNode ch = ts_node_child(s, i);
+        if (!ts_node_is_named(ch)) {
+          if (text(ch, *file_) == ":") ++colons;
+          continue;
+        }
+        if (is(ch, "comment")) continue;
+        part[colons] = ch;
+      }
+      if (!is_null(part[2]) || colons > 1) {
+        if (!is_null(part[2]) || colons > 1)
+          fail(s, "E301", for_write ? "Slice step is not supported in tensor subscript-write" : "Slice step is not supported");
+      }
+      ExprPtr lo = is_null(part[0]) ? make_int(0, sp(s)) : index_expr(part[0], "a slice bound");
+      ExprPtr hi = is_null(part[1]) ? t.shape[d] : index_expr(part[1], "a slice bound");
+      for (const auto& e : {lo, hi})
+        if (auto v = const_int_value(e); v && *v < 0)
+          fail(s, "E301", "negative indices are not supported");
+      w.offsets.push_back(lo);
+      w.extents.push_back(sub_expr(hi, lo, sp(s)));
+      w.dropped.push_back(false);
+      w.all_scalar = false;
+    } else if (is(s, "ellipsis") || is(s, "none")) {
+      fail(s, "E301", fmt::format("'{}' in a subscript is not supported", txt(s)));
+    } else {
+      auto idx = index_expr(s, "an index");
+      if (auto v = const_int_value(idx); v && *v < 0) fail(s, "E301", "negative indices are not supported");
+      w.offsets.push_back(idx);
+      w.extents.push_back(make_int(1, sp(s)));
+      w.dropped.push_back(true);
+    }
+  }
+  return w;
+}
+
+ExprPtr FunctionBuilder::subscript_expr(TSNode n) {
+  auto base = expr(field(n, "value"));
+  auto subs = field_children(n, "subscript");
+  const Span s = sp(n);
+  if (const auto* tt = as_tuple(base->type)) {
+    auto v = subs.size() == 1 && !is(subs[0], "slice") ? try_const(subs[0]) : std::nullopt;
+    if (!v || !v->is_int()) fail(n, "E301", "Only constant integer indices supported for tuple access");
+    int64_t i = v->as_int();
+    if (i < 0 || i >= int64_t(tt->elems.size()))
+      fail(subs[0], "E301", fmt::format("tuple index {} out of range (size {})", i, tt->elems.size()));
+    if (const auto* mt = as<MakeTuple>(base)) return mt->elems[size_t(i)];
+    return std::make_shared<TupleGetItem>(base, int(i), tt->elems[size_t(i)], s);
+  }
+  const auto* st = as_shaped(base->type);
+  if (!st) fail(n, "E301", fmt::format("cannot subscript {}", noun(base->type)));
+  const std::string fam = st->kind == TypeKind::Tile ? "tile" : "tensor";
+  auto w = window(*st, subs, n, false);
+  if (w.all_scalar && subs.size() == st->shape.size())
+    return make_call(fam + ".read", {base, make_tuple(w.offsets, s)}, {}, s);
+  ExprPtr r = make_call(fam + ".slice", {base, make_tuple(w.extents, s), make_tuple(w.offsets, s)}, {}, s);
+  std::vector<ExprPtr> kept;
+  for (size_t d = 0; d < w.extents.size(); ++d)
+    if (!w.dropped[d]) kept.push_back(w.extents[d]);
+  if (kept.size() == w.extents.size()) return r;
+  if (st->kind == TypeKind::Tile && kept.size() < 2) {
+    ctx_.sink.warning("W001", s, "tile slice below 2-D is promoted to [1, N]");
+    if (w.extents.size() == 2) return r;
+    kept.insert(kept.begin(), make_int(1, s));
+  }
+  return make_call(fam + ".reshape", {r, make_tuple(kept, s)}, {}, s);
+}
+
+}  // namespace pypto::parser

@@ -1,0 +1,819 @@
+// Statements → IR: assignment / rebinding / annotated assignment / tuple unpacking, the
+// subscript-write sugar, expression statements, pl.static_assert, loops (pl.range / parallel /
+// unroll / pipeline / while_, natural while) with init_values and pl.yield_, if/elif/else with
+// yields, with-scopes, return, break/continue, and the rejected Python statements (language.md
+// §4-§6). Errors are collected per statement so one run reports several.
+#include <fmt/format.h>
+
+#include "parser/builder.h"
+
+namespace pypto::parser {
+
+using namespace ir;
+
+namespace {
+
+const std::map<std::string_view, std::string_view>& unsupported_stmts() {
+  static const std::map<std::string_view, std::string_view> m = {
+      {"augmented_assignment", "AugAssign"}, {"assert_statement", "Assert"}, {"try_statement", "Try"},
+      {"raise_statement", "Raise"}, {"import_statement", "Import"}, {"import_from_statement", "ImportFrom"},
+      {"future_import_statement", "ImportFrom"}, {"global_statement", "Global"}, {"nonlocal_statement", "Nonlocal"},
+      {"delete_statement", "Delete"}, {"function_definition", "FunctionDef"}, {"decorated_definition", "FunctionDef"},
+      {"class_definition", "ClassDef"}, {"match_statement", "Match"}, {"print_statement", "Print"},
+      {"exec_statement", "Exec"}, {"type_alias_statement", "TypeAlias"}};
+  return m;
+}
+
+std::vector<std::string> split_lines(const std::string& s) {
+  std::vector<std::string> out;
+  size_t b = 0;
+  while (b <= s.size()) {
+    auto e = s.find('\n', b);
+    std::string line = s.substr(b, e == std::string::npos ? std::string::npos : e - b);
+    size_t i = 0;
+    while (i < line.size() && (line[i] == ' ' || line[i] == '\t')) ++i;
+    line = line.substr(i);
+    while (!line.empty() && (line.back() == ' ' || line.back() == '\r')) line.pop_back();
+    out.push_back(line);
+    if (e == std::string::npos) break;
+    b = e + 1;
+  }
+  while (!out.empty() && out.front().empty()) out.erase(out.begin());
+  while (!out.empty() && out.back().empty()) out.pop_back();
+  return out;
+}
+
+bool is_call_to(TSNode n, const SourceFile& f, std::string_view name) {
+  n = unparen(n);
+  return is(n, "call") && dotted_name(field(n, "function"), f) == name;
+}
+
+}  // namespace
+
+std::vector<StmtPtr> FunctionBuilder::block(TSNode blk, int64_t prev_row, size_t skip_first) {
+  std::vector<StmtPtr> out;
+  std::vector<std::string> pending;
+  size_t idx = 0;
+  for (TSNode c : children(blk)) {
+    int64_t start = ts_node_start_point(c).row;
+    auto comments = ctx_.mod.comments_between(prev_row, start);
+    pending.insert(pending.end(), comments.begin(), comments.end());
+    prev_row = ts_node_end_point(c).row;
+    if (idx++ < skip_first) {
+      pending.clear();
+      continue;
+    }
+    if (is(c, "pass_statement")) continue;
+    if (is(c, "expression_statement")) {
+      auto inner = children(c);
+      std::string doc;
+      if (inner.size() == 1 && string_value(inner[0], *file_, doc)) {
+        auto lines = split_lines(doc);
+        pending.insert(pending.end(), lines.begin(), lines.end());
+        continue;
+      }
+    }
+    try {
+      auto stmts = stmt(c);
+      if (!stmts.empty()) {
+        attach_comments(stmts.front(), pending);
+        pending.clear();
+      }
+      for (auto& s : stmts) out.push_back(std::move(s));
+    } catch (const CompileError& e) {
+      ctx_.record(e);
+      // Names this statement would have bound are poisoned so later uses do not cascade.
+      if (is(c, "expression_statement")) {
+        auto inner = children(c);
+        if (inner.size() == 1 && is(inner[0], "assignment")) {
+          TSNode left = field(inner[0], "left");
+          if (is(left, "identifier")) {
+            names_.erase(txt(left));
+            poisoned_.insert(txt(left));
+          } else {
+            for (TSNode t : children(left))
+              if (is(t, "identifier") && !names_.count(txt(t))) poisoned_.insert(txt(t));
+          }
+        }
+      }
+    } catch (const PoisonedName&) {
+    }
+  }
+  return out;
+}
+
+std::vector<StmtPtr> FunctionBuilder::stmt(TSNode n) {
+  const auto k = kind(n);
+  if (k == "expression_statement") {
+    auto inner = children(n);
+    if (inner.size() != 1) fail(n, "E001", "Unsupported statement type: multiple expressions");
+    if (is(inner[0], "assignment")) return assignment(inner[0]);
+    if (is(inner[0], "augmented_assignment")) fail(n, "E001", "Unsupported statement type: AugAssign",
+                                                   "write x = x + y (or pl.add(x, y) for Tensor/Tile values)");
+    return expression_stmt(n, inner[0]);
+  }
+  if (k == "for_statement") return for_stmt(n);
+  if (k == "while_statement") return while_stmt(n);
+  if (k == "if_statement") {
+    std::vector<TSNode> alts = field_children(n, "alternative");
+    return if_stmt(n, field(n, "condition"), field(n, "consequence"), alts, 0);
+  }
+  if (k == "with_statement") return with_stmt(n);
+  if (k == "return_statement") return return_stmt(n);
+  if (k == "break_statement" || k == "continue_statement") {
+    const char* w = k == "break_statement" ? "break" : "continue";
+    if (loops_.empty()) fail(n, "E011", fmt::format("'{}' outside loop", w));
+    const auto& lk = loops_.back().kind;
+    if (lk == "parallel" || lk == "unroll" || lk == "pipeline")
+      fail(n, "E011", fmt::format("'{}' not supported in {} loops", w, lk),
+           "break/continue are allowed only in pl.range and while loops");
+    if (k == "break_statement") return {std::make_shared<BreakStmt>(sp(n))};
+    return {std::make_shared<ContinueStmt>(sp(n))};
+  }
+  if (auto it = unsupported_stmts().find(k); it != unsupported_stmts().end())
+    fail(n, "E001", fmt::format("Unsupported statement type: {}", it->second));
+  fail(n, "E001", fmt::format("Unsupported statement type: {}", k));
+}
+
+StmtPtr FunctionBuilder::bind(const std::string& name, TSNode name_node, ExprPtr value, TypePtr ann, const Span& s) {
+  if (!value->type || (as_tuple(value->type) && as_tuple(value->type)->elems.empty() && as<Call>(value)))
+    fail(name_node, "E302", fmt::format("cannot assign '{}': the call returns no value", name));
+  TypePtr t = value->type;
+  if (ann) {
+    if (!same_type(ann, t)) {
+      const auto* as_ = as_scalar(ann);
+      const auto* vs = as_scalar(t);
+      if (as_ && vs) {
+        // Scalars: a literal takes the annotated dtype; other values are cast.
+        if (const auto* ci = as<ConstInt>(value)) {
+          value = dtype_is_float(as_->dtype) ? make_float(double(ci->value), value->span, as_->dtype)
+                  : as_->dtype == DataType::BOOL ? make_bool(ci->value != 0, value->span)
+                                                 : make_int(ci->value, value->span, as_->dtype);
+        } else if (const auto* cf = as<ConstFloat>(value); cf && dtype_is_float(as_->dtype)) {
+          value = make_float(cf->value, value->span, as_->dtype);
+        } else {
+          value = std::make_shared<Unary>(UnOp::Cast, value, ann, value->span);
+        }
+      } else {
+        fail(name_node, "E104",
+             fmt::format("annotation of '{}' does not match its value: annotated {}, value is {}", name, type_str(ann),
+                         type_str(t)));
+      }
+    }
+    t = ann;
+  }
+  auto it = names_.find(name);
+  VarPtr var;
+  if (it != names_.end() && !loop_vars_.count(it->second.get())) {
+    if (ctx_.strict_ssa)
+      fail(name_node, "E201", fmt::format("Cannot reassign '{}' under strict_ssa", name), "bind the value to a new name");
+    if (!same_type(it->second->type, t))
+      fail(name_node, "E201",
+           fmt::format("Cannot reassign '{}' with a different type: was {}, got {}", name, type_str(it->second->type),
+                       type_str(t)),
+           "bind the value to a new name");
+    var = it->second;
+  } else {
+    var = make_var(name, t, sp(name_node));
+    names_[name] = var;
+  }
+  poisoned_.erase(name);
+  return std::make_shared<AssignStmt>(var, value, s);
+}
+
+std::vector<StmtPtr> FunctionBuilder::assignment(TSNode n) {
+  TSNode left = field(n, "left"), right = field(n, "right"), type = field(n, "type");
+  const Span s = sp(n);
+  if (is_null(right)) fail(n, "E001", "a bare annotation without a value is not supported");
+  if (is(right, "assignment") || is(right, "augmented_assignment"))
+    fail(n, "E001", "chained assignment (a = b = c) is not supported");
+  if (is(right, "yield")) fail(right, "E001", "Unsupported statement type: Yield", "use pl.yield_(...)");
+  if (is_call_to(right, *file_, "pl.yield_")) return yield_assign(n, left, unparen(right));
+  if (is(left, "subscript")) {
+    if (!is_null(type)) fail(n, "E001", "an annotated subscript assignment is not supported");
+    return subscript_write(n, left, right);
+  }
+  if (is(left, "attribute")) fail(left, "E001", "assignment to an attribute is not supported");
+  if (is(left, "identifier")) {
+    std::string name = txt(left);
+    if (name == "self" || name == "pl") fail(left, "E001", fmt::format("cannot assign to '{}'", name));
+    if (is_call_to(right, *file_, "pl.dynamic")) {
+      // jit sugar: a pl.dynamic symbol inside a body is hoisted to module level.
+      auto args = children(field(unparen(right), "arguments"));
+      std::string sym;
+      if (args.size() != 1 || !string_value(unparen(args[0]), *file_, sym))
+        fail(right, "E302", "pl.dynamic() takes one string literal");
+      ctx_.mod.dynamic_dim(name, sym, sp(right));
+      return {};
+    }
+    TypePtr ann;
+    if (!is_null(type)) ann = parse_type(type, nullptr, "");
+    auto value = expr(right);
+    return {bind(name, left, value, ann, s)};
+  }
+  if (is(left, "pattern_list") || is(left, "tuple_pattern") || is(left, "list_pattern")) {
+    if (!is_null(type)) fail(n, "E001", "an annotated tuple assignment is not supported");
+    auto targets = children(left);
+    for (TSNode t : targets)
+      if (!is(t, "identifier")) fail(t, "E003", "tuple-unpacking targets must be names");
+    auto value = expr(right);
+    std::vector<StmtPtr> out;
+    if (const auto* mt = as<MakeTuple>(value)) {
+      if (mt->elems.size() != targets.size())
+        fail(n, "E302", fmt::format("cannot unpack {} values into {} names", mt->elems.size(), targets.size()));
+      for (size_t i = 0; i < targets.size(); ++i) out.push_back(bind(txt(targets[i]), targets[i], mt->elems[i], nullptr, s));
+      return out;
+    }
+    const auto* tt = as_tuple(value->type);
+    if (!tt) fail(right, "E302", fmt::format("cannot unpack {} into {} names", type_str(value->type), targets.size()));
+    if (tt->elems.size() != targets.size())
+      fail(n, "E302", fmt::format("cannot unpack {} values into {} names", tt->elems.size(), targets.size()));
+    std::string tmp_name;
+    for (TSNode t : targets) {
+      if (!tmp_name.empty()) tmp_name += '_';
+      tmp_name += txt(t);
+    }
+    auto tmp = make_var(tmp_name + "_tuple", value->type, sp(left));
+    out.push_back(std::make_shared<AssignStmt>(tmp, value, s));
+    for (size_t i = 0; i < targets.size(); ++i) {
+      auto item = std::make_shared<TupleGetItem>(tmp, int(i), tt->elems[i], sp(targets[i]));
+      out.push_back(bind(txt(targets[i]), targets[i], item, nullptr, s));
+    }
+    return out;
+  }
+  fail(left, "E003", fmt::format("unsupported assignment target '{}'", txt(left)));
+}
+
+std::vector<StmtPtr> FunctionBuilder::subscript_write(TSNode n, TSNode target, TSNode value) {
+  TSNode base = unparen(field(target, "value"));
+  if (!is(base, "identifier")) fail(target, "E301", "subscript-write target must be a name: dst[...] = value");
+  if (ctx_.strict_ssa) fail(target, "E201", "subscript-write sugar is not allowed under strict_ssa");
+  std::string name = txt(base);
+  auto dst = expr(base);
+  const auto* st = as_shaped(dst->type);
+  if (!st) fail(base, "E301", fmt::format("cannot subscript-write into {}", type_str(dst->type)));
+  auto w = window(*st, field_children(target, "subscript"), target, true);
+  auto src = expr(value);
+  if (as_scalar(src->type))
+    fail(n, "E301", "Element-write 'dst[i, j] = scalar' is not supported", "use pl.write(dst, [i, j], value)");
+  const std::string fam = st->kind == TypeKind::Tile ? "tile" : "tensor";
+  const Span s = sp(n);
+  auto call = make_call(fam + ".assemble", {dst, src, make_tuple(w.offsets, sp(target))}, {}, s);
+  return {bind(name, base, call, nullptr, s)};
+}
+
+std::vector<StmtPtr> FunctionBuilder::yield_assign(TSNode n, TSNode left, TSNode call) {
+  if (yields_.empty()) fail(call, "E008", "pl.yield_ outside of a loop or if");
+  std::vector<TSNode> targets;
+  if (is(left, "identifier")) targets.push_back(left);
+  else if (is(left, "pattern_list") || is(left, "tuple_pattern")) targets = children(left);
+  else fail(left, "E003", "pl.yield_ targets must be names");
+  for (TSNode t : targets)
+    if (!is(t, "identifier")) fail(t, "E003", "pl.yield_ targets must be names");
+  std::vector<ExprPtr> values;
+  for (TSNode a : children(field(call, "arguments"))) {
+    if (is(a, "keyword_argument")) fail(a, "E302", "pl.yield_() takes no keyword arguments");
+    values.push_back(expr(a));
+  }
+  if (values.size() != targets.size())
+    fail(n, "E007", fmt::format("pl.yield_ yields {} values into {} names", values.size(), targets.size()));
+  auto& fr = yields_.back();
+  std::vector<TypePtr> types;
+  for (auto& v : values) types.push_back(v->type);
+  if (fr.is_loop) {
+    if (values.size() != fr.expect.size())
+      fail(n, "E007", fmt::format("Mismatch: {} iter_args but pl.yield_ yields {} values", fr.expect.size(), values.size()));
+    for (size_t i = 0; i < values.size(); ++i)
+      if (!same_type(fr.expect[i], types[i]))
+        fail(values[i]->span.valid() ? children(field(call, "arguments"))[i] : call, "E201",
+             fmt::format("pl.yield_ value {} has type {} but the iter_arg has type {}", i, type_str(types[i]),
+                         type_str(fr.expect[i])));
+    types = fr.expect;
+  }
+  if (fr.seen) {
+    if (fr.names.size() != targets.size())
+      fail(n, "E007", fmt::format("this pl.yield_ binds {} names but an earlier one binds {}", targets.size(), fr.names.size()));
+    for (size_t i = 0; i < targets.size(); ++i) {
+      if (txt(targets[i]) != fr.names[i])
+        fail(targets[i], "E007", fmt::format("yield target '{}' differs from '{}' in the other branch", txt(targets[i]), fr.names[i]));
+      if (!same_type(types[i], fr.types[i]))
+        fail(targets[i], "E201",
+             fmt::format("yield of '{}' has type {} here but {} in the other branch", fr.names[i], type_str(types[i]),
+                         type_str(fr.types[i])));
+    }
+  } else {
+    fr.seen = true;
+    for (TSNode t : targets) {
+      fr.names.push_back(txt(t));
+      fr.name_nodes.push_back(t);
+    }
+    fr.types = types;
+  }
+  return {std::make_shared<YieldStmt>(std::move(values), sp(n))};
+}
+
+std::vector<StmtPtr> FunctionBuilder::expression_stmt(TSNode n, TSNode e) {
+  e = unparen(e);
+  const auto& f = *file_;
+  if (is(e, "call")) {
+    std::string dn = dotted_name(field(e, "function"), f);
+    if (dn == "pl.static_assert") {
+      auto args = children(field(e, "arguments"));
+      if (args.empty() || args.size() > 2 || is(args[0], "keyword_argument"))
+        fail(e, "E302", "pl.static_assert() takes (condition, \"message\")");
+      std::string msg;
+      if (args.size() == 2 && !string_value(unparen(args[1]), f, msg))
+        fail(args[1], "E302", "static_assert() message must be a string literal");
+      auto v = try_const(args[0]);
+      if (!v) fail(args[0], "E304", "static_assert() condition must be a compile-time constant");
+      bool ok = v->is_bool() ? std::get<bool>(v->v) : v->is_int() ? v->as_int() != 0 : !v->is_none();
+      if (!ok)
+        fail(e, "E305", msg.empty() ? fmt::format("static_assert failed: {}", txt(args[0]))
+                                    : fmt::format("static_assert failed: {}", msg));
+      return {};
+    }
+    if (dn == "pl.static_print") {
+      std::string out;
+      for (TSNode a : children(field(e, "arguments"))) {
+        auto v = try_const(a);
+        std::string s;
+        if (v && v->is_str()) s = std::get<std::string>(v->v);
+        else if (v) s = v->repr();
+        else s = type_str(expr(a)->type);
+        out += (out.empty() ? "" : " ") + s;
+      }
+      ctx_.sink.report(Diagnostic{Severity::Note, "N001", out, sp(e), {}, {}});
+      return {};
+    }
+    if (dn == "pl.yield_") {
+      if (!yields_.empty() && yields_.back().is_loop && !yields_.back().expect.empty())
+        fail(e, "E008", "a loop with init_values requires an assignment-form pl.yield_: x = pl.yield_(...)");
+      fail(e, "E008", "pl.yield_ requires an assignment-form pl.yield_: x = pl.yield_(...)");
+    }
+    if (dn == "pl.func_attr") fail(e, "E301", "pl.func_attr() is not supported by pypto yet");
+    if (dn == "pl.dynamic") fail(e, "E302", "pl.dynamic() must be assigned: M = pl.dynamic(\"M\")");
+    auto v = expr(e);
+    return {std::make_shared<EvalStmt>(v, sp(n))};
+  }
+  if (is(e, "ellipsis")) return {};
+  fail(n, "E001", fmt::format("Unsupported statement type: expression statement '{}'", txt(n)),
+       "an expression statement must be a call such as pl.store(...) or self.k(...)");
+}
+
+ExprPtr FunctionBuilder::cond_expr(TSNode n, const char* what) {
+  n = unparen(n);
+  if (is(n, "comparison_operator") && field_children(n, "operators").size() > 1)
+    fail(n, "E303", "Only simple comparisons supported");
+  auto c = expr(n);
+  const auto* st = as_scalar(c->type);
+  if (!st || st->dtype != DataType::BOOL)
+    fail(n, "E106", fmt::format("{} condition must be a Bool-typed scalar expression, got {}", what, type_str(c->type)),
+         "compare explicitly, e.g. `if n > 0:`");
+  return c;
+}
+
+std::vector<StmtPtr> FunctionBuilder::if_stmt(TSNode n, TSNode cond_node, TSNode cons, std::vector<TSNode> alts,
+                                              size_t ai) {
+  auto cond = cond_expr(cond_node, "if");
+  yields_.push_back(YieldFrame{});
+  std::vector<StmtPtr> then_b;
+  try {
+    then_b = block(cons, ts_node_start_point(cond_node).row);
+  } catch (...) {
+    yields_.pop_back();
+    throw;
+  }
+  YieldFrame then_fr = yields_.back();
+  yields_.pop_back();
+  StmtPtr else_body;
+  YieldFrame else_fr;
+  if (ai < alts.size()) {
+    TSNode alt = alts[ai];
+    yields_.push_back(YieldFrame{});
+    std::vector<StmtPtr> else_b;
+    try {
+      if (is(alt, "elif_clause")) {
+        auto inner = if_stmt(alt, field(alt, "condition"), field(alt, "consequence"), alts, ai + 1);
+        // An elif chain with results: the nested if's return vars are this arm's yield.
+        if (then_fr.seen && !inner.empty()) {
+          const auto* nested = as<IfStmt>(inner.back());
+          if (nested && !nested->return_vars.empty()) {
+            std::vector<ExprPtr> vals(nested->return_vars.begin(), nested->return_vars.end());
+            auto& fr = yields_.back();
+            fr.seen = true;
+            for (const auto& v : nested->return_vars) {
+              fr.names.push_back(v->name);
+              fr.types.push_back(v->type);
+            }
+            inner.push_back(std::make_shared<YieldStmt>(std::move(vals), sp(alt)));
+          }
+        }
+        else_b = std::move(inner);
+      } else {
+        else_b = block(field(alt, "body"), ts_node_start_point(alt).row);
+      }
+    } catch (...) {
+      yields_.pop_back();
+      throw;
+    }
+    else_fr = yields_.back();
+    yields_.pop_back();
+    else_body = make_body(std::move(else_b), sp(alt));
+  }
+  std::vector<VarPtr> rvs;
+  if (then_fr.seen || else_fr.seen) {
+    if (!then_fr.seen || !else_fr.seen)
+      fail(n, "E008", "an if with pl.yield_ needs a pl.yield_ of the same names in both branches",
+           "add an else branch ending in the same pl.yield_");
+    if (then_fr.names != else_fr.names)
+      fail(n, "E007", "both branches of an if must pl.yield_ the same names");
+    for (size_t i = 0; i < then_fr.types.size(); ++i)
+      if (!same_type(then_fr.types[i], else_fr.types[i]))
+        fail(n, "E201", fmt::format("'{}' is yielded as {} in one branch and {} in the other", then_fr.names[i],
+                                    type_str(then_fr.types[i]), type_str(else_fr.types[i])));
+    for (size_t i = 0; i < then_fr.names.size(); ++i) {
+      auto v = make_var(then_fr.names[i], then_fr.types[i], sp(then_fr.name_nodes[i]));
+      names_[then_fr.names[i]] = v;
+      poisoned_.erase(then_fr.names[i]);
+      rvs.push_back(v);
+    }
+  }
+  auto then_body = make_body(std::move(then_b), sp(cons));
+  return {std::make_shared<IfStmt>(cond, then_body, else_body, std::move(rvs), sp(n))};
+}
+
+namespace {
+struct ScopeRestore {
+  std::map<std::string, VarPtr>& names;
+  std::vector<std::pair<std::string, std::optional<VarPtr>>> saved;
+  void save(const std::string& n) {
+    auto it = names.find(n);
+    saved.emplace_back(n, it == names.end() ? std::nullopt : std::optional<VarPtr>(it->second));
+  }
+  void restore() {
+    for (auto it = saved.rbegin(); it != saved.rend(); ++it) {
+      if (it->second) names[it->first] = *it->second;
+      else names.erase(it->first);
+    }
+  }
+};
+}  // namespace
+
+std::vector<StmtPtr> FunctionBuilder::for_stmt(TSNode n) {
+  const auto& f = *file_;
+  TSNode left = field(n, "left"), right = unparen(field(n, "right")), body = field(n, "body");
+  if (!is_null(field(n, "alternative"))) fail(n, "E001", "for-else is not supported");
+  const std::string range_msg =
+      "For loop must use pl.range(), pl.parallel(), pl.unroll(), pl.pipeline(), pl.while_(), pl.spmd(), or pl.split_aiv()";
+  if (!is(right, "call")) fail(right, "E005", range_msg);
+  std::string dn = dotted_name(field(right, "function"), f);
+  if (dn == "range") fail(right, "E005", range_msg, "replace range(...) with pl.range(...)");
+  static const std::map<std::string, ForKind> kinds = {{"pl.range", ForKind::Sequential},
+                                                       {"pl.parallel", ForKind::Parallel},
+                                                       {"pl.unroll", ForKind::Unroll},
+                                                       {"pl.pipeline", ForKind::Pipeline}};
+  if (dn == "pl.spmd" || dn == "pl.split_aiv")
+    fail(right, "E301", fmt::format("{}() loops are not supported by pypto yet", dn));
+  if (dn != "pl.while_" && !kinds.count(dn)) fail(right, "E005", range_msg);
+  const std::string short_name = dn.substr(3);
+  std::vector<TSNode> pos;
+  TSNode init_node{}, stage_node{};
+  for (TSNode a : children(field(right, "arguments"))) {
+    if (!is(a, "keyword_argument")) {
+      pos.push_back(a);
+      continue;
+    }
+    std::string k = txt(field(a, "name"));
+    TSNode v = field(a, "value");
+    if (k == "init_values") init_node = unparen(v);
+    else if (k == "stage") stage_node = v;
+    else if (k == "attrs") continue;  // loop hints; no IR meaning yet
+    else fail(a, "E302", fmt::format("Unknown keyword argument '{}' in {}()", k, dn));
+  }
+  std::vector<ExprPtr> inits;
+  if (!is_null(init_node)) {
+    if (!is(init_node, "tuple") && !is(init_node, "list"))
+      fail(init_node, "E007", "init_values must be a tuple or list literal: init_values=(x,)");
+    for (TSNode c : children(init_node)) inits.push_back(expr(c));
+  }
+  if (dn == "pl.while_") {
+    if (!pos.empty()) fail(right, "E302", "pl.while_() takes only init_values=");
+    if (!is_null(stage_node)) fail(stage_node, "E302", "stage= is only supported on pl.pipeline()");
+    return while_form(n, right, inits, init_node);
+  }
+  ForKind kind = kinds.at(dn);
+  if (!is_null(stage_node) && kind != ForKind::Pipeline) fail(stage_node, "E302", "stage= is only supported on pl.pipeline()");
+  int64_t stage = 0;
+  if (kind == ForKind::Pipeline) {
+    auto v = is_null(stage_node) ? std::nullopt : try_const(stage_node);
+    if (!v || !v->is_int() || v->as_int() < 1)
+      fail(is_null(stage_node) ? right : stage_node, "E302", "pl.pipeline() requires stage= (positive integer)");
+    stage = v->as_int();
+  }
+  if (pos.empty() || pos.size() > 3)
+    fail(right, "E302", fmt::format("{}() takes 1 to 3 positional arguments (start, stop, step)", dn));
+  std::vector<ExprPtr> b;
+  for (TSNode p : pos) b.push_back(index_expr(p, fmt::format("a {}() bound", dn)));
+  ExprPtr start = pos.size() >= 2 ? b[0] : make_int(0, sp(right));
+  ExprPtr stop = pos.size() >= 2 ? b[1] : b[0];
+  ExprPtr step = pos.size() == 3 ? b[2] : make_int(1, sp(right));
+  if (auto sv = const_int_value(step); sv && *sv == 0) fail(pos.back(), "E302", fmt::format("{}() step must not be zero", dn));
+  if (kind == ForKind::Unroll) {
+    if (!const_int_value(start) || !const_int_value(stop) || !const_int_value(step))
+      fail(right, "E302", "pl.unroll() requires compile-time constant integer bounds");
+    if (!inits.empty()) fail(init_node, "E302", "pl.unroll() cannot be combined with init_values");
+  }
+  // Targets: `i` or `i, (c1, c2, ...)`.
+  TSNode loop_name{};
+  std::vector<TSNode> carry_names;
+  if (is(left, "identifier")) {
+    loop_name = left;
+    if (!inits.empty())
+      fail(left, "E003", "For loop target must be a tuple when init_values is provided", "write: for i, (acc,) in ...");
+  } else if (is(left, "pattern_list") && children(left).size() == 2 && is(children(left)[0], "identifier") &&
+             (is(children(left)[1], "tuple_pattern") || is(children(left)[1], "list_pattern") ||
+              is(children(left)[1], "identifier"))) {
+    loop_name = children(left)[0];
+    TSNode cs = children(left)[1];
+    carry_names = is(cs, "identifier") ? std::vector<TSNode>{cs} : children(cs);
+    for (TSNode c : carry_names)
+      if (!is(c, "identifier")) fail(c, "E003", "iter_arg targets must be names");
+    if (inits.empty()) fail(left, "E003", "a tuple loop target needs init_values=(...)");
+    if (carry_names.size() != inits.size())
+      fail(left, "E007", fmt::format("Mismatch: {} iter_args but {} init_values", carry_names.size(), inits.size()));
+  } else {
+    fail(left, "E003", fmt::format("Invalid for loop target '{}'", txt(left)), "write `for i in ...` or `for i, (a, b) in ...`");
+  }
+  ScopeRestore rs{names_, {}};
+  auto lv = make_var(txt(loop_name), scalar_type(DataType::INDEX), sp(loop_name));
+  rs.save(txt(loop_name));
+  names_[txt(loop_name)] = lv;
+  loop_vars_.insert(lv.get());
+  std::vector<IterArgPtr> iter_args;
+  YieldFrame fr;
+  fr.is_loop = true;
+  for (size_t i = 0; i < carry_names.size(); ++i) {
+    auto ia = std::make_shared<IterArg>(txt(carry_names[i]), inits[i]->type, inits[i], sp(carry_names[i]));
+    rs.save(txt(carry_names[i]));
+    names_[txt(carry_names[i])] = ia;
+    loop_vars_.insert(ia.get());
+    iter_args.push_back(ia);
+    fr.expect.push_back(ia->type);
+  }
+  yields_.push_back(fr);
+  loops_.push_back(LoopFrame{short_name});
+  std::vector<StmtPtr> body_stmts;
+  try {
+    body_stmts = block(body, ts_node_start_point(right).row);
+  } catch (...) {
+    yields_.pop_back();
+    loops_.pop_back();
+    rs.restore();
+    throw;
+  }
+  fr = yields_.back();
+  yields_.pop_back();
+  loops_.pop_back();
+  rs.restore();
+  std::vector<VarPtr> rvs;
+  if (fr.seen) {
+    for (size_t i = 0; i < fr.names.size(); ++i) {
+      auto v = make_var(fr.names[i], iter_args[i]->type, sp(fr.name_nodes[i]));
+      names_[fr.names[i]] = v;
+      poisoned_.erase(fr.names[i]);
+      rvs.push_back(v);
+    }
+  } else if (!iter_args.empty()) {
+    std::vector<ExprPtr> vals;
+    for (const auto& ia : iter_args) {
+      vals.push_back(ia);
+      auto v = make_var(ia->name + "_out", ia->type, ia->span);
+      names_[ia->name + "_out"] = v;
+      rvs.push_back(v);
+    }
+    body_stmts.push_back(std::make_shared<YieldStmt>(std::move(vals), sp(n)));
+  }
+  auto body_s = make_body(std::move(body_stmts), sp(body));
+  return {std::make_shared<ForStmt>(lv, start, stop, step, std::move(iter_args), body_s, std::move(rvs), kind, sp(n), stage)};
+}
+
+std::vector<StmtPtr> FunctionBuilder::while_form(TSNode n, TSNode call, const std::vector<ExprPtr>& inits, TSNode init_node) {
+  TSNode left = field(n, "left"), body = field(n, "body");
+  if (inits.empty()) fail(call, "E302", "pl.while_() requires init_values");
+  std::vector<TSNode> carry_names;
+  if (is(left, "tuple_pattern") || is(left, "pattern_list") || is(left, "list_pattern")) carry_names = children(left);
+  else fail(left, "E003", "For loop target must be a tuple when init_values is provided", "write: for (x,) in pl.while_(...)");
+  for (TSNode c : carry_names)
+    if (!is(c, "identifier")) fail(c, "E003", "iter_arg targets must be names");
+  if (carry_names.size() != inits.size())
+    fail(left, "E007", fmt::format("Mismatch: {} iter_args but {} init_values", carry_names.size(), inits.size()));
+  auto stmts = children(body);
+  TSNode first = stmts.empty() ? TSNode{} : stmts[0];
+  TSNode cond_call{};
+  if (!is_null(first) && is(first, "expression_statement") && children(first).size() == 1 &&
+      is_call_to(children(first)[0], *file_, "pl.cond"))
+    cond_call = unparen(children(first)[0]);
+  if (is_null(cond_call))
+    fail(is_null(first) ? n : first, "E008", "First statement in pl.while_() body must be pl.cond(condition)");
+  ScopeRestore rs{names_, {}};
+  std::vector<IterArgPtr> iter_args;
+  YieldFrame fr;
+  fr.is_loop = true;
+  for (size_t i = 0; i < carry_names.size(); ++i) {
+    auto ia = std::make_shared<IterArg>(txt(carry_names[i]), inits[i]->type, inits[i], sp(carry_names[i]));
+    rs.save(txt(carry_names[i]));
+    names_[txt(carry_names[i])] = ia;
+    loop_vars_.insert(ia.get());
+    iter_args.push_back(ia);
+    fr.expect.push_back(ia->type);
+  }
+  ExprPtr cond;
+  std::vector<StmtPtr> body_stmts;
+  yields_.push_back(fr);
+  loops_.push_back(LoopFrame{"while"});
+  try {
+    auto cargs = children(field(cond_call, "arguments"));
+    if (cargs.size() != 1) fail(cond_call, "E302", "pl.cond() takes one condition");
+    cond = cond_expr(cargs[0], "pl.cond()");
+    body_stmts = block(body, ts_node_end_point(first).row, 1);
+  } catch (...) {
+    yields_.pop_back();
+    loops_.pop_back();
+    rs.restore();
+    throw;
+  }
+  fr = yields_.back();
+  yields_.pop_back();
+  loops_.pop_back();
+  rs.restore();
+  (void)init_node;
+  std::vector<VarPtr> rvs;
+  if (!fr.seen) fail(n, "E008", "a pl.while_() body must end with an assignment-form pl.yield_");
+  for (size_t i = 0; i < fr.names.size(); ++i) {
+    auto v = make_var(fr.names[i], iter_args[i]->type, sp(fr.name_nodes[i]));
+    names_[fr.names[i]] = v;
+    poisoned_.erase(fr.names[i]);
+    rvs.push_back(v);
+  }
+  auto body_s = make_body(std::move(body_stmts), sp(body));
+  return {std::make_shared<WhileStmt>(cond, std::move(iter_args), body_s, std::move(rvs), sp(n))};
+}
+
+std::vector<StmtPtr> FunctionBuilder::while_stmt(TSNode n) {
+  if (!is_null(field(n, "alternative"))) fail(n, "E001", "while-else is not supported");
+  auto cond = cond_expr(field(n, "condition"), "while");
+  loops_.push_back(LoopFrame{"while"});
+  yields_.push_back(YieldFrame{});
+  std::vector<StmtPtr> body;
+  try {
+    body = block(field(n, "body"), ts_node_start_point(field(n, "condition")).row);
+  } catch (...) {
+    loops_.pop_back();
+    yields_.pop_back();
+    throw;
+  }
+  bool yielded = yields_.back().seen;
+  loops_.pop_back();
+  yields_.pop_back();
+  if (yielded) fail(n, "E008", "pl.yield_ in a natural while loop is not supported; use pl.while_(init_values=...)");
+  return {std::make_shared<WhileStmt>(cond, std::vector<IterArgPtr>{}, make_body(std::move(body), sp(field(n, "body"))),
+                                      std::vector<VarPtr>{}, sp(n))};
+}
+
+std::vector<StmtPtr> FunctionBuilder::with_stmt(TSNode n) {
+  const auto& f = *file_;
+  TSNode clause{};
+  for (TSNode c : children(n))
+    if (is(c, "with_clause")) clause = c;
+  auto items = children(clause);
+  if (items.size() != 1) fail(n, "E009", "Only single context manager supported in with statement");
+  TSNode val = unparen(field(items[0], "value"));
+  if (is(val, "as_pattern"))
+    fail(val, "E301", "'with ... as name' is not supported by pypto yet");
+  if (!is(val, "call")) fail(val, "E009", "Unsupported context manager in with statement");
+  std::string dn = dotted_name(field(val, "function"), f);
+  if (dn == "pl.incore")
+    fail(val, "E009", "There is no pl.incore(); use pl.at(level=pl.Level.CORE_GROUP)");
+  std::vector<TSNode> pos;
+  std::map<std::string, TSNode> kw;
+  for (TSNode a : children(field(val, "arguments"))) {
+    if (is(a, "keyword_argument")) kw[txt(field(a, "name"))] = field(a, "value");
+    else pos.push_back(a);
+  }
+  auto check_kw = [&](std::initializer_list<const char*> ok, std::initializer_list<const char*> later) {
+    for (auto& [k, v] : kw) {
+      bool good = false, p2 = false;
+      for (const char* x : ok) good = good || k == x;
+      for (const char* x : later) p2 = p2 || k == x;
+      if (p2) fail(v, "E301", fmt::format("{}={} in {}() is not supported by pypto yet", k, txt(v), dn));
+      if (!good) fail(v, "E009", fmt::format("Unknown keyword argument '{}' in {}()", k, dn));
+    }
+  };
+  auto name_hint = [&]() -> std::string {
+    if (!kw.count("name_hint")) return {};
+    std::string s;
+    if (!string_value(unparen(kw["name_hint"]), f, s)) fail(kw["name_hint"], "E009", "name_hint= must be a string literal");
+    return s;
+  };
+  auto enum_kw = [&](const char* key, const char* enum_name) -> std::string {
+    TSNode v = unparen(kw[key]);
+    std::string d = dotted_name(v, f);
+    std::string prefix = std::string("pl.") + enum_name + ".";
+    if (d.rfind(prefix, 0) != 0)
+      fail(v, "E009", fmt::format("{}= must be written as an attribute literal like {}X", key, prefix));
+    return d.substr(prefix.size());
+  };
+  std::shared_ptr<ScopeStmt> scope;
+  bool manual = false;
+  if (dn == "pl.at") {
+    check_kw({"level", "name_hint", "role"},
+             {"optimizations", "deps", "no_dep_args", "dumps", "allow_early_resolve", "windowize"});
+    if (!pos.empty()) fail(pos[0], "E009", "pl.at() takes keyword arguments only: pl.at(level=pl.Level.CORE_GROUP)");
+    if (!kw.count("level")) fail(val, "E009", "pl.at() requires a level argument", "write pl.at(level=pl.Level.CORE_GROUP)");
+    auto lv = level_from_name(enum_kw("level", "Level"));
+    if (!lv) fail(kw["level"], "E009", fmt::format("Unknown level '{}'", txt(kw["level"])));
+    std::optional<Role> role;
+    if (kw.count("role")) {
+      role = role_from_name(enum_kw("role", "Role"));
+      if (!role) fail(kw["role"], "E009", fmt::format("Unknown role '{}'", txt(kw["role"])));
+      if (*lv == Level::CORE_GROUP) fail(kw["role"], "E009", "role= is not allowed with pl.Level.CORE_GROUP");
+    }
+    scope = std::make_shared<ScopeStmt>(*lv == Level::CORE_GROUP ? ScopeKind::InCore : ScopeKind::Hierarchy, nullptr, sp(n));
+    scope->level = *lv;
+    scope->role = role;
+    scope->name_hint = name_hint();
+  } else if (dn == "pl.cluster") {
+    check_kw({"name_hint"}, {});
+    if (!pos.empty()) fail(pos[0], "E009", "pl.cluster() takes no positional arguments");
+    scope = std::make_shared<ScopeStmt>(ScopeKind::Cluster, nullptr, sp(n));
+    scope->name_hint = name_hint();
+  } else if (dn == "pl.spmd") {
+    check_kw({"name_hint", "core_num"}, {"sync_start", "optimizations", "allow_early_resolve", "predicate", "deps"});
+    TSNode cn = pos.empty() ? (kw.count("core_num") ? kw["core_num"] : TSNode{}) : pos[0];
+    if (is_null(cn) || pos.size() > 1) fail(val, "E009", "pl.spmd() takes the core count: pl.spmd(N)");
+    scope = std::make_shared<ScopeStmt>(ScopeKind::Spmd, nullptr, sp(n));
+    scope->core_num = index_expr(cn, "pl.spmd() core count");
+    scope->name_hint = name_hint();
+  } else if (dn == "pl.scope" || dn == "pl.manual_scope") {
+    check_kw(dn == "pl.scope" ? std::initializer_list<const char*>{"mode"} : std::initializer_list<const char*>{}, {});
+    if (!pos.empty()) fail(pos[0], "E009", fmt::format("{}() takes no positional arguments", dn));
+    manual = dn == "pl.manual_scope";
+    if (kw.count("mode")) {
+      std::string m = enum_kw("mode", "ScopeMode");
+      if (m != "MANUAL" && m != "AUTO") fail(kw["mode"], "E009", fmt::format("Unknown scope mode '{}'", m));
+      manual = m == "MANUAL";
+    }
+    if (manual && in_manual_scope_) fail(val, "E009", "manual scopes do not nest");
+    scope = std::make_shared<ScopeStmt>(ScopeKind::Runtime, nullptr, sp(n));
+    scope->manual = manual;
+  } else {
+    fail(val, "E009", "Unsupported context manager in with statement",
+         "use pl.at(level=...), pl.cluster(), pl.spmd(N), pl.scope() or pl.manual_scope()");
+  }
+  bool saved_manual = in_manual_scope_;
+  in_manual_scope_ = in_manual_scope_ || manual;
+  std::vector<StmtPtr> body;
+  try {
+    body = block(field(n, "body"), ts_node_start_point(n).row);
+  } catch (...) {
+    in_manual_scope_ = saved_manual;
+    throw;
+  }
+  in_manual_scope_ = saved_manual;
+  scope->body = make_body(std::move(body), sp(field(n, "body")));
+  return {scope};
+}
+
+std::vector<StmtPtr> FunctionBuilder::return_stmt(TSNode n) {
+  std::vector<ExprPtr> values;
+  auto c = children(n);
+  if (!c.empty()) {
+    TSNode v = c[0];
+    if (is(v, "expression_list")) {
+      for (TSNode e : children(v)) values.push_back(expr(e));
+    } else {
+      values.push_back(expr(v));
+    }
+  }
+  if (!ret_annotated_) {
+    std::vector<TypePtr> ts;
+    for (auto& v : values) ts.push_back(v->type);
+    if (!ret_known_) {
+      fn_->return_types = ts;
+      ret_known_ = true;
+    } else if (ts.size() != fn_->return_types.size()) {
+      fail(n, "E302", fmt::format("return has {} values but an earlier return has {}", ts.size(), fn_->return_types.size()));
+    }
+  } else if (values.size() != fn_->return_types.size()) {
+    fail(n, "E302", fmt::format("return has {} values but '{}' declares {}", values.size(), fn_->name, fn_->return_types.size()));
+  } else {
+    for (size_t i = 0; i < values.size(); ++i)
+      if (!same_type(values[i]->type, fn_->return_types[i]))
+        fail(c.empty() ? n : c[0], "E104",
+             fmt::format("return value {} has type {} but '{}' declares {}", i, type_str(values[i]->type), fn_->name,
+                         type_str(fn_->return_types[i])));
+  }
+  return {std::make_shared<ReturnStmt>(std::move(values), sp(n))};
+}
+
+}  // namespace pypto::parser
