@@ -59,12 +59,13 @@ class ScopeWalker {
           if (bound_anywhere_.count(&base)) use(base, site);
         });
   }
-  void def(const Var& v, const Span& site) {
-    type(v.type, site);
-    if (strict_ && !defined_once_.insert(&v).second)
-      env_.report(rule_, site, fmt::format("Variable '{}' is assigned more than once in function '{}'", v.name, fn_.name),
+  void def(const Var* v, const Span& site) {
+    if (!v) return;
+    type(v->type, site);
+    if (strict_ && !defined_once_.insert(v).second)
+      env_.report(rule_, site, fmt::format("Variable '{}' is assigned more than once in function '{}'", v->name, fn_.name),
                   "SSA form binds every variable exactly once");
-    scope_.insert(&v);
+    scope_.insert(v);
   }
 
   void stmt(const StmtPtr& s) {
@@ -74,7 +75,7 @@ class ScopeWalker {
       case NodeKind::AssignStmt: {
         const auto& a = static_cast<const AssignStmt&>(*s);
         expr(a.value, sp);
-        def(*a.var, sp);
+        def(a.var.get(), sp);
         return;
       }
       case NodeKind::EvalStmt: return expr(static_cast<const EvalStmt&>(*s).expr, sp);
@@ -105,7 +106,7 @@ class ScopeWalker {
         } else {
           scope_.insert(then_scope.begin(), then_scope.end());
         }
-        for (const auto& rv : i.return_vars) def(*rv, sp);
+        for (const auto& rv : i.return_vars) def(rv.get(), sp);
         return;
       }
       case NodeKind::ForStmt: {
@@ -113,19 +114,19 @@ class ScopeWalker {
         expr(l.start, sp);
         expr(l.stop, sp);
         expr(l.step, sp);
-        for (const auto& ia : l.iter_args) expr(ia->init, sp);
+        for (const auto& ia : l.iter_args) if (ia) expr(ia->init, sp);
         VarSet saved = scope_;
-        def(*l.loop_var, sp);
-        for (const auto& ia : l.iter_args) def(*ia, sp);
+        def(l.loop_var.get(), sp);
+        for (const auto& ia : l.iter_args) def(ia.get(), sp);
         stmt(l.body);
         loop_exit(saved, l.return_vars, sp, l.loop_var.get(), l.iter_args);
         return;
       }
       case NodeKind::WhileStmt: {
         const auto& w = static_cast<const WhileStmt&>(*s);
-        for (const auto& ia : w.iter_args) expr(ia->init, sp);
+        for (const auto& ia : w.iter_args) if (ia) expr(ia->init, sp);
         VarSet saved = scope_;
-        for (const auto& ia : w.iter_args) def(*ia, sp);
+        for (const auto& ia : w.iter_args) def(ia.get(), sp);
         expr(w.cond, sp);
         stmt(w.body);
         loop_exit(saved, w.return_vars, sp, nullptr, w.iter_args);
@@ -143,7 +144,7 @@ class ScopeWalker {
       if (loop_var) scope_.erase(loop_var);
       for (const auto& ia : ias) scope_.erase(ia.get());
     }
-    for (const auto& rv : rvs) def(*rv, sp);
+    for (const auto& rv : rvs) def(rv.get(), sp);
   }
 
   const Env& env_;

@@ -167,7 +167,8 @@ class RootMap {
   }
   template <class Loop>
   void loop(const Loop& l) {
-    for (const auto& ia : l.iter_args) roots_[ia.get()] = root(ia->init);
+    for (const auto& ia : l.iter_args)
+      if (ia) roots_[ia.get()] = root(ia->init);
     stmt(l.body);
     for (size_t i = 0; i < l.return_vars.size() && i < l.iter_args.size(); ++i)
       roots_[l.return_vars[i].get()] = roots_[l.iter_args[i].get()];

@@ -111,9 +111,10 @@ class TypeChecker {
     std::vector<TypePtr> ia_types, rv_types;
     for (size_t i = 0; i < l.iter_args.size(); ++i) {
       const auto& ia = l.iter_args[i];
+      if (!ia) continue;
       mismatch(l.span, fmt::format("initial value of iter_arg '{}'", ia->name), ia->type, ia->init ? ia->init->type : nullptr);
       ia_types.push_back(ia->type);
-      if (i < l.return_vars.size())
+      if (i < l.return_vars.size() && l.return_vars[i])
         mismatch(l.span, fmt::format("return var '{}' of iter_arg '{}'", l.return_vars[i]->name, ia->name), ia->type,
                  l.return_vars[i]->type);
     }
@@ -125,6 +126,7 @@ class TypeChecker {
     const Span& sp = s->span;
     if (const auto* a = as<AssignStmt>(s)) {
       expr(a->value, sp);
+      if (!a->var) return report(sp, "assignment without a target");
       if (a->value)
         mismatch(sp, fmt::format("'{}' is declared {} but assigned", a->var->name, type_str(a->var->type)),
                  a->var->type, a->value->type);
@@ -148,7 +150,7 @@ class TypeChecker {
       stmt(i->then_body);
       stmt(i->else_body);
       std::vector<TypePtr> rv;
-      for (const auto& v : i->return_vars) rv.push_back(v->type);
+      for (const auto& v : i->return_vars) rv.push_back(v ? v->type : nullptr);
       if (!rv.empty()) {
         yields(i->then_body, rv, "the if's return_vars");
         yields(i->else_body, rv, "the if's return_vars");
@@ -158,13 +160,14 @@ class TypeChecker {
         expr(b, sp);
         scalar_of(sp, b, "loop bound", false);
       }
-      for (const auto& ia : l->iter_args) expr(ia->init, sp);
+      for (const auto& ia : l->iter_args) if (ia) expr(ia->init, sp);
+      if (!l->loop_var) return report(sp, "for loop without a loop variable");
       if (!as_scalar(l->loop_var->type) || !dtype_is_int(as_scalar(l->loop_var->type)->dtype))
         report(sp, fmt::format("loop variable '{}' must be an INDEX scalar, got {}", l->loop_var->name, type_str(l->loop_var->type)));
       carries(*l);
       stmt(l->body);
     } else if (const auto* w = as<WhileStmt>(s)) {
-      for (const auto& ia : w->iter_args) expr(ia->init, sp);
+      for (const auto& ia : w->iter_args) if (ia) expr(ia->init, sp);
       expr(w->cond, sp);
       scalar_of(sp, w->cond, "while condition", true);
       carries(*w);

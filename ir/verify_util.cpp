@@ -152,29 +152,34 @@ void for_each_call(const StmtPtr& body, const std::function<void(const Call&, co
     else if (const auto* i = as<IfStmt>(&s)) calls_in(i->cond, s, f);
     else if (const auto* w = as<WhileStmt>(&s)) {
       calls_in(w->cond, s, f);
-      for (const auto& ia : w->iter_args) calls_in(ia->init, s, f);
+      for (const auto& ia : w->iter_args)
+        if (ia) calls_in(ia->init, s, f);
     } else if (const auto* l = as<ForStmt>(&s)) {
       calls_in(l->start, s, f);
       calls_in(l->stop, s, f);
       calls_in(l->step, s, f);
-      for (const auto& ia : l->iter_args) calls_in(ia->init, s, f);
+      for (const auto& ia : l->iter_args)
+        if (ia) calls_in(ia->init, s, f);
     } else if (const auto* sc = as<ScopeStmt>(&s)) calls_in(sc->core_num, s, f);
   });
 }
 
 void for_each_binding(const Function& fn, const std::function<void(const Var&, const Span&)>& f) {
-  for (const auto& p : fn.params) f(*p, p->span.valid() ? p->span : fn.span);
+  auto bind = [&](const Var* v, const Span& sp) {
+    if (v) f(*v, sp);
+  };
+  for (const auto& p : fn.params) bind(p.get(), p && p->span.valid() ? p->span : fn.span);
   for_each_stmt(fn.body, [&](const Stmt& s) {
-    if (const auto* a = as<AssignStmt>(&s)) f(*a->var, s.span);
+    if (const auto* a = as<AssignStmt>(&s)) bind(a->var.get(), s.span);
     else if (const auto* l = as<ForStmt>(&s)) {
-      f(*l->loop_var, s.span);
-      for (const auto& ia : l->iter_args) f(*ia, s.span);
-      for (const auto& rv : l->return_vars) f(*rv, s.span);
+      bind(l->loop_var.get(), s.span);
+      for (const auto& ia : l->iter_args) bind(ia.get(), s.span);
+      for (const auto& rv : l->return_vars) bind(rv.get(), s.span);
     } else if (const auto* w = as<WhileStmt>(&s)) {
-      for (const auto& ia : w->iter_args) f(*ia, s.span);
-      for (const auto& rv : w->return_vars) f(*rv, s.span);
+      for (const auto& ia : w->iter_args) bind(ia.get(), s.span);
+      for (const auto& rv : w->return_vars) bind(rv.get(), s.span);
     } else if (const auto* i = as<IfStmt>(&s)) {
-      for (const auto& rv : i->return_vars) f(*rv, s.span);
+      for (const auto& rv : i->return_vars) bind(rv.get(), s.span);
     }
   });
 }

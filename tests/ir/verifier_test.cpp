@@ -372,3 +372,18 @@ TEST_CASE("ReturnParamsExplicit", "[verifier]") {
   CHECK(ds[0].span.line == 5);
   CHECK_THAT(ds[0].message, Catch::Contains("return value 1 of kernel 'k' is not the buffer of Out/InOut parameter 'o1'"));
 }
+
+TEST_CASE("malformed IR is reported, never crashes", "[verifier]") {
+  auto n = var("n", scalar_type(DT::INDEX));
+  auto loop = std::make_shared<ForStmt>(nullptr, make_int(0), n, make_int(1), std::vector<IterArgPtr>{nullptr},
+                                        ret({}, 3), std::vector<VarPtr>{nullptr}, ForKind::Sequential, at(2));
+  auto f = fn("k", FunctionType::Orchestration, {n}, {ParamDirection::In}, {},
+              {std::make_shared<AssignStmt>(nullptr, n, at(1)), loop});
+  PropertySet all;
+  for (int i = 0; i < int(Property::kCount); ++i) all.insert(Property(i));
+  std::vector<Diagnostic> ds;
+  REQUIRE_NOTHROW(ds = run(program({f}), all));
+  bool saw = false;
+  for (const auto& d : ds) saw |= d.code == "TypeChecked" && d.message.find("without a target") != std::string::npos;
+  CHECK(saw);
+}
