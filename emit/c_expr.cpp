@@ -2,6 +2,7 @@
 #include "emit/c_expr.h"
 
 #include <cmath>
+#include <filesystem>
 #include <fmt/format.h>
 
 #include "ir/diagnostic.h"
@@ -13,6 +14,15 @@ using namespace ir;
 
 void not_supported(const Span& span, const std::string& what, const std::string& hint) {
   throw CompileError("E900", span, what + " is not supported yet by the C++ emitter", hint);
+}
+
+std::string source_comment(const Span& sp) {
+  if (!sp.valid()) return {};
+  std::string text(sp.file->line(sp.line));
+  const auto b = text.find_first_not_of(" \t");
+  text = b == std::string::npos ? std::string() : text.substr(b);
+  while (!text.empty() && (text.back() == '\r' || text.back() == ' ')) text.pop_back();
+  return fmt::format("// {}:{}: {}", std::filesystem::path(sp.filename()).filename().string(), sp.line, text);
 }
 
 std::string c_type(DataType t) {

@@ -18,6 +18,8 @@ std::string c_expr(const ir::ExprPtr& e, const VarNamer& name_of);
 std::string c_type(ir::DataType t);
 // Definitions of the floor helpers; `qualifier` goes before each (e.g. "__aicore__").
 std::string floor_helpers(const std::string& qualifier);
+// `// <file>:<line>: <source line text>` for a span ("" when the span has no source).
+std::string source_comment(const ir::Span& sp);
 // CompileError("E900", span, "<what> is not supported yet by the C++ emitter", hint).
 [[noreturn]] void not_supported(const ir::Span& span, const std::string& what, const std::string& hint = {});
 

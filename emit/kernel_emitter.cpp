@@ -53,14 +53,6 @@ std::string_view pad_text(PadValue p) {
   }
 }
 
-std::string source_comment(const Span& sp) {
-  if (!sp.valid()) return {};
-  std::string text(sp.file->line(sp.line));
-  const auto b = text.find_first_not_of(" \t");
-  text = b == std::string::npos ? std::string() : text.substr(b);
-  while (!text.empty() && (text.back() == '\r' || text.back() == ' ')) text.pop_back();
-  return fmt::format("// {}:{}: {}", std::filesystem::path(sp.filename()).filename().string(), sp.line, text);
-}
 
 std::vector<int64_t> const_list(const ExprPtr& e, const Span& sp, const char* what) {
   std::vector<int64_t> out;

@@ -1,0 +1,76 @@
+// func_id numbering and entry selection (kernel_table.h).
+#include "emit/kernel_table.h"
+
+#include <fmt/format.h>
+
+#include "emit/c_expr.h"
+#include "ir/diagnostic.h"
+#include "ir/visitor.h"
+
+namespace pypto::emit {
+
+using namespace ir;
+
+const Function& entry_function(const Program& p) {
+  const Function* found = nullptr;
+  for (const auto& f : p.functions) {
+    if (f->type != FunctionType::Orchestration) continue;
+    if (found)
+      not_supported(f->span, fmt::format("a program with several Orchestration functions ('{}' and '{}')",
+                                          found->name, f->name));
+    found = f.get();
+  }
+  if (!found)
+    throw CompileError("E900", p.span, "the program has no Orchestration function to build a project from",
+                       "add an orchestration function that calls the kernels");
+  return *found;
+}
+
+ArgDirection tensor_arg_direction(const Call& call, const Function& callee, size_t i) {
+  if (i < call.arg_directions.size()) return call.arg_directions[i];
+  if (i < callee.param_directions.size()) {
+    switch (callee.param_directions[i]) {
+      case ParamDirection::In: return ArgDirection::input;
+      case ParamDirection::Out: return ArgDirection::output_existing;
+      case ParamDirection::InOut: return ArgDirection::inout;
+    }
+  }
+  return ArgDirection::input;
+}
+
+namespace {
+class CallCollector : public IRVisitor {
+ public:
+  CallCollector(const Program& p, std::vector<KernelRef>& out) : p_(p), out_(out) {}
+
+ protected:
+  void visit_call(const Call& c) override {
+    IRVisitor::visit_call(c);
+    if (c.op) return;
+    const auto f = p_.find(c.callee);
+    if (!f) throw CompileError("E900", c.span, fmt::format("call to unknown function '{}'", c.callee));
+    if (f->type != FunctionType::AIV && f->type != FunctionType::AIC)
+      not_supported(c.span, fmt::format("a call to '{}' of type {} from orchestration code", c.callee, to_string(f->type)),
+                    "run the full pass pipeline (kernels become AIV / AIC functions)");
+    for (const auto& k : out_)
+      if (k.fn == f.get()) return;
+    KernelRef k{static_cast<int>(out_.size()), f.get(), f->type == FunctionType::AIC, {}};
+    for (size_t i = 0; i < c.args.size(); ++i)
+      if (as_tensor(c.args[i]->type)) k.signature.push_back(tensor_arg_direction(c, *f, i));
+    out_.push_back(std::move(k));
+  }
+
+ private:
+  const Program& p_;
+  std::vector<KernelRef>& out_;
+};
+}  // namespace
+
+std::vector<KernelRef> kernel_table(const Program& p, const Function& orch) {
+  std::vector<KernelRef> out;
+  CallCollector c(p, out);
+  c.visit_function(orch);
+  return out;
+}
+
+}  // namespace pypto::emit

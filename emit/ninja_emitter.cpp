@@ -1,0 +1,94 @@
+// build.ninja / compile_commands.json writer (ninja_emitter.h).
+#include "emit/ninja_emitter.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <fmt/format.h>
+
+#include "emit/kernel_emitter.h"
+#include "emit/program_table_emitter.h"
+#include "ir/diagnostic.h"
+
+namespace fs = std::filesystem;
+
+namespace pypto::emit {
+
+using namespace ir;
+
+namespace {
+
+std::string json_str(const std::string& s) {
+  std::string o = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') o += '\\';
+    if (c == '\n') {
+      o += "\\n";
+      continue;
+    }
+    o += c;
+  }
+  return o + "\"";
+}
+
+struct Compile {
+  std::string rule;    // aiv / aic / cxx
+  std::string src;     // ninja path (may start with $runtime/)
+  std::string obj;
+  std::string entry;   // kernels only
+};
+
+}  // namespace
+
+BuildFiles emit_build_files(const Function& orch, const std::vector<const Function*>& kernels, const EmitOptions& opts,
+                            const std::string& out_dir_abs) {
+  const std::string rt = runtime_dir(opts);
+  if (!fs::exists(fs::path(rt) / "include" / "pypto_rt" / "program.h"))
+    throw CompileError("E901", orch.span, fmt::format("the pypto runtime was not found at '{}'", rt),
+                       "pass the runtime directory explicitly (it contains include/ and src/)");
+  std::vector<Compile> cs;
+  for (const Function* k : kernels) {
+    const std::string core = kernel_core_dir(*k);
+    cs.push_back({core, fmt::format("kernels/{}/{}.cpp", core, k->name), fmt::format("obj/kernels/{}/{}.o", core, k->name),
+                  kernel_entry_symbol(*k)});
+  }
+  cs.push_back({"cxx", fmt::format("orchestration/{}.cpp", orch.name), fmt::format("obj/orchestration/{}.o", orch.name), ""});
+  cs.push_back({"cxx", "runner/program_table.cpp", "obj/runner/program_table.o", ""});
+  std::vector<std::string> rt_srcs;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(fs::path(rt) / "src", ec))
+    if (e.is_regular_file() && e.path().extension() == ".cpp") rt_srcs.push_back(e.path().filename().string());
+  std::sort(rt_srcs.begin(), rt_srcs.end());
+  for (const auto& s : rt_srcs)
+    cs.push_back({"cxx", "$runtime/src/" + s, "obj/runtime/" + fs::path(s).stem().string() + ".o", ""});
+
+  const std::string soc_flags = opts.soc == Soc::Ascend950 ? " -DPYPTO_SOC_950" : "";
+  BuildFiles out;
+  out.build_ninja = fill_template(load_template(opts, "build.ninja.in"),
+                                  {{"name", orch.name}, {"cxx", opts.cxx.empty() ? "c++" : opts.cxx},
+                                   {"launcher", opts.launcher}, {"runtime", rt}, {"soc_flags", soc_flags}});
+  std::vector<std::string> objs;
+  for (const auto& c : cs) {
+    out.build_ninja += fmt::format("build {}: {} {}\n", c.obj, c.rule, c.src);
+    if (!c.entry.empty()) out.build_ninja += fmt::format("  entry = {}\n", c.entry);
+    objs.push_back(c.obj);
+  }
+  out.build_ninja += fmt::format("\nbuild bin/run: link {}\n\ndefault bin/run\n", fmt::join(objs, " "));
+
+  // compile_commands.json: the same commands, spelled out (without the launcher).
+  const std::string flags = fmt::format("-std=c++20 -O2 -pthread -D__CPU_SIM{} -I{}/include", soc_flags, rt);
+  out.compile_commands = "[\n";
+  for (size_t i = 0; i < cs.size(); ++i) {
+    const auto& c = cs[i];
+    std::string file = c.src.rfind("$runtime/", 0) == 0 ? rt + c.src.substr(8) : c.src;
+    std::string extra = c.rule == "aiv" ? " -D__DAV_VEC__ -Dkernel_entry=" + c.entry
+                        : c.rule == "aic" ? " -D__DAV_CUBE__ -Dkernel_entry=" + c.entry : "";
+    const std::string cmd = fmt::format("{} {}{} -c {} -o {}", opts.cxx.empty() ? "c++" : opts.cxx, flags, extra, file, c.obj);
+    out.compile_commands += fmt::format("  {{\"directory\": {}, \"command\": {}, \"file\": {}, \"output\": {}}}{}\n",
+                                        json_str(out_dir_abs), json_str(cmd), json_str(file), json_str(c.obj),
+                                        i + 1 < cs.size() ? "," : "");
+  }
+  out.compile_commands += "]\n";
+  return out;
+}
+
+}  // namespace pypto::emit

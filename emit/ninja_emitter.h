@@ -1,0 +1,27 @@
+// build.ninja and compile_commands.json of a generated project: every kernel (AIV with
+// -D__DAV_VEC__, AIC with -D__DAV_CUBE__, entry renamed -Dkernel_entry=pypto_kernel_<name>), the
+// orchestration, runner/program_table.cpp and every runtime/src/*.cpp (sorted) compile to obj/;
+// bin/run links them with -pthread. Generated sources are addressed relative to the build.ninja
+// directory and the runtime through the absolute `runtime` variable, so `ninja -C OUT` works from
+// anywhere; `cxx` and `launcher` come from EmitOptions (rule boilerplate: templates/build.ninja.in).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "emit/emit_options.h"
+#include "ir/function.h"
+
+namespace pypto::emit {
+
+struct BuildFiles {
+  std::string build_ninja;
+  std::string compile_commands;  // JSON
+};
+
+// `kernels`: every kernel function written under kernels/ (in file order); `out_dir_abs`: the
+// final absolute project directory (recorded in compile_commands.json).
+BuildFiles emit_build_files(const ir::Function& orch, const std::vector<const ir::Function*>& kernels,
+                            const EmitOptions& opts, const std::string& out_dir_abs);
+
+}  // namespace pypto::emit
