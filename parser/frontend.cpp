@@ -111,14 +111,14 @@ ProgramPtr parse_source(SourceFilePtr file, const FrontendOptions& opts, Diagnos
     for (const auto& e : entries)
       if (e.name == opts.entry) entry = &e;
     if (!entry)
-      throw CompileError("E010", Span{file, 1, 1, 1, 1},
+      throw CompileError("E010", Span{file, 1, 1, 1, 2},
                          entries.empty() ? fmt::format("no entry named '{}': the file has no @pl.program class or @pl.jit function", opts.entry)
                                          : fmt::format("no entry named '{}'; entries in this file: {}", opts.entry, names),
                          "pass --entry NAME with one of the listed names");
   } else if (entries.size() == 1) {
     entry = &entries[0];
   } else if (entries.empty()) {
-    throw CompileError("E010", Span{file, 1, 1, 1, 1}, "no @pl.program class or @pl.jit function found",
+    throw CompileError("E010", Span{file, 1, 1, 1, 2}, "no @pl.program class or @pl.jit function found",
                        "decorate a class with @pl.program or a function with @pl.jit");
   } else {
     throw CompileError("E010", span_of(entries[1].node, file),

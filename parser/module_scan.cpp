@@ -113,6 +113,17 @@ ModuleInfo::ModuleInfo(const CstTree& tree, const std::vector<std::pair<std::str
     prev_row = ts_node_end_point(top).row;
     if (ts_node_end_point(top).column == 0 && prev_row > 0) --prev_row;
   }
+  // A file without @pl.program / @pl.jit entries: its standalone kernels (@pl.jit.incore /
+  // .opaque) are the entries (each compiles to a one-function program).
+  if (entries_.empty()) {
+    for (TSNode top : children(tree.root())) {
+      if (!is(top, "decorated_definition") || !is(field(top, "definition"), "function_definition")) continue;
+      std::string name = text(field(field(top, "definition"), "name"), f);
+      const FuncDecl* fd = top_function(name);
+      if (fd && (fd->kind == DeclKind::JitIncore || fd->kind == DeclKind::JitOpaque))
+        entries_.push_back(EntryDecl{name, false, fd->def, fd->decorator, {}});
+    }
+  }
   // -D overrides are evaluated last so they may refer to module constants.
   for (const auto& [name, value] : defines) {
     values_[name] = eval_expression_text(value, fmt::format("-D {}={}", name, value),
