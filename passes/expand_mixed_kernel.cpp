@@ -40,15 +40,15 @@ class Classifier : public IRVisitor {
   void visit_assign(const AssignStmt& s) override {
     note_type(s.var->type, s.span);
     if (const auto* c = as<Call>(s.value); c && c->op) {
-      if (c->op->affinity == CoreAffinity::Vector) mark(false, s.span);
-      if (c->op->affinity == CoreAffinity::Cube) mark(true, s.span);
+      if (call_affinity(*c) == CoreAffinity::Vector) mark(false, s.span);
+      if (call_affinity(*c) == CoreAffinity::Cube) mark(true, s.span);
     }
     IRVisitor::visit_assign(s);
   }
   void visit_eval(const EvalStmt& s) override {
     if (const auto* c = as<Call>(s.expr); c && c->op) {
-      if (c->op->affinity == CoreAffinity::Vector) mark(false, s.span);
-      if (c->op->affinity == CoreAffinity::Cube) mark(true, s.span);
+      if (call_affinity(*c) == CoreAffinity::Vector) mark(false, s.span);
+      if (call_affinity(*c) == CoreAffinity::Cube) mark(true, s.span);
     }
     IRVisitor::visit_eval(s);
   }

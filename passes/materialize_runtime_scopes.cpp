@@ -2,7 +2,8 @@
 // the function body and the body of every for loop and if arm are wrapped in an AUTO runtime
 // ScopeStmt (one PTO2_SCOPE each in the generated C++). A trailing `return` or `yield` stays
 // outside the scope, right after it, so the scope holds exactly the statements that submit work.
-// Bodies that are already a runtime scope are left alone (idempotent). Produces
+// Bodies that are already a runtime scope are left alone (idempotent); the function's auto_scope
+// flag is cleared because its scopes are now explicit. Produces
 // RuntimeScopesMaterialized.
 #include "passes/pass_util.h"
 #include "passes/passes.h"
@@ -50,8 +51,11 @@ FunctionPtr wrap_function(const FunctionPtr& f) {
   if (f->type != FunctionType::Orchestration) return f;
   Wrapper w;
   StmtPtr body = wrap(w.mutate(f->body));
-  if (body == f->body) return f;
-  return with_body(*f, body);
+  if (body == f->body && !f->auto_scope) return f;
+  auto g = std::make_shared<Function>(*f);
+  g->body = body;
+  g->auto_scope = false;  // the scopes are explicit now
+  return g;
 }
 
 }  // namespace

@@ -4,7 +4,8 @@
 // (through tile.store results, plain copies and loop carries); the return statement then names the
 // parameters, return types are reordered to match, and callers' tuple indices (TupleGetItem on the
 // call's result) are remapped. A returned value that is not an Out/InOut parameter is a
-// CompileError. Produces ReturnParamsExplicit.
+// CompileError; returning only some of the Out/InOut params is not supported yet. Produces
+// ReturnParamsExplicit.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -101,6 +102,13 @@ class ReturnRewriter : public IRMutator {
       items.push_back({p, int(i)});
     }
     std::stable_sort(items.begin(), items.end());
+    size_t n_out = 0;
+    for (auto d : f.param_directions) n_out += d != ParamDirection::In;
+    if (!items.empty() && items.size() != n_out)
+      throw CompileError("E505", s->span,
+                         fmt::format("kernel '{}' returns {} of its {} Out/InOut parameters; returning only some of "
+                                     "them is not supported yet", f.name, items.size(), n_out),
+                         "return every Out/InOut parameter the kernel has, e.g. `return out_a, out_b`");
     std::vector<ExprPtr> vals;
     std::vector<int> ord;
     for (auto [p, old] : items) {

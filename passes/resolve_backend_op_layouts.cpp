@@ -37,7 +37,7 @@ class LayoutChecker : public IRVisitor {
  protected:
   void visit_assign(const AssignStmt& s) override {
     if (const auto* c = as<Call>(s.value); c && c->op && c->op->family() == "tile" &&
-                                           c->op->affinity == CoreAffinity::Vector &&
+                                           call_affinity(*c) == CoreAffinity::Vector &&
                                            !layout_agnostic(c->op->short_name())) {
       bool col = is_column_tile(s.var->type);
       for (const auto& a : c->args) col |= is_column_tile(a->type);
