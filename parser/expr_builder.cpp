@@ -190,7 +190,7 @@ ExprPtr FunctionBuilder::expr(TSNode n) {
     else fail(n, "E303", fmt::format("Unsupported comparison operator: {}", op));
     return scalar_binary(bop, expr(operands[0]), expr(operands[1]), s, n);
   }
-  if (k == "list" || k == "tuple") {
+  if (k == "list" || k == "tuple" || k == "expression_list") {
     std::vector<ExprPtr> elems;
     for (TSNode c : children(n)) elems.push_back(expr(c));
     return make_tuple(std::move(elems), s);
@@ -621,6 +621,9 @@ FunctionBuilder::Window FunctionBuilder::window(const ShapedType& t, const std::
     auto h = const_int_value(hi), l = const_int_value(lo);
     if (h && l) return make_int(*h - *l, s);
     if (l && *l == 0) return hi;
+    // (lo + c) - lo → c, the common `x[r:r + 16]` form.
+    if (const auto* add = as<Binary>(hi); add && add->op == BinOp::Add && same_expr(add->a, lo) && const_int_value(add->b))
+      return make_int(*const_int_value(add->b), s);
     return std::make_shared<Binary>(BinOp::Sub, hi, lo, scalar_type(DataType::INDEX), s);
   };
   for (size_t d = 0; d < rank; ++d) {

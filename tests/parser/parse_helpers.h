@@ -1,0 +1,42 @@
+// Test helpers for the front-end tests: parse DSL text from a string, capture the CompileError.
+#pragma once
+
+#include <string>
+
+#include "ir/ir.h"
+#include "parser/frontend.h"
+
+namespace ptest {
+
+inline pypto::ir::SourceFilePtr src(const std::string& text, const std::string& name = "test.py") {
+  return std::make_shared<const pypto::ir::SourceFile>(name, text);
+}
+
+inline pypto::ir::ProgramPtr parse(const std::string& text, pypto::parser::FrontendOptions opts = {}) {
+  pypto::ir::DiagnosticSink sink;
+  return pypto::parser::parse_source(src(text), opts, sink);
+}
+
+// The diagnostics of a failing parse (empty when it succeeds).
+inline std::vector<pypto::ir::Diagnostic> errors(const std::string& text, pypto::parser::FrontendOptions opts = {}) {
+  pypto::ir::DiagnosticSink sink;
+  try {
+    pypto::parser::parse_source(src(text), opts, sink);
+  } catch (const pypto::ir::CompileError& e) {
+    return e.diagnostics();
+  }
+  return {};
+}
+
+// Wraps statements into an InCore function body of a one-function program (8-space indent).
+inline std::string kernel(const std::string& body, const std::string& params =
+                              "x: pl.Tensor[[64, 64], pl.FP32], n: pl.Scalar[pl.INDEX], out: pl.Out[pl.Tensor[[64, 64], pl.FP32]]") {
+  return "import pypto.language as pl\n\n@pl.program\nclass P:\n    @pl.function(type=pl.FunctionType.InCore)\n"
+         "    def k(self, " + params + "):\n" + body;
+}
+
+inline std::vector<pypto::ir::StmtPtr> body_of(const pypto::ir::ProgramPtr& p, const std::string& fn = "k") {
+  return pypto::ir::flatten_body(p->find(fn)->body);
+}
+
+}  // namespace ptest

@@ -1,0 +1,201 @@
+// Statement forms: rebinding (same Var), annotated assignment, tuple unpacking, loops with and
+// without init_values, if with yields, scopes, subscript reads/writes, comments, static_assert.
+#include <catch2/catch.hpp>
+
+#include "parse_helpers.h"
+
+using namespace pypto::ir;
+using ptest::body_of;
+using ptest::kernel;
+using ptest::parse;
+
+TEST_CASE("rebinding assigns the same Var; annotation adds detail", "[parser][stmt]") {
+  auto p = parse(kernel(
+      "        t = pl.load(x, [0, 0], [64, 64])\n"
+      "        t = pl.add(t, t)\n"
+      "        u: pl.Tile[[64, 64], pl.FP32, pl.Mem.Vec] = pl.exp(t)\n"
+      "        s: pl.Scalar[pl.FP32] = 1\n"
+      "        return\n"));
+  auto b = body_of(p);
+  REQUIRE(b.size() == 5);
+  auto a0 = as<AssignStmt>(b[0]), a1 = as<AssignStmt>(b[1]), a2 = as<AssignStmt>(b[2]), a3 = as<AssignStmt>(b[3]);
+  REQUIRE((a0 && a1 && a2 && a3));
+  CHECK(a0->var == a1->var);
+  CHECK(as<Call>(a1->value)->is_op("tile.add"));
+  REQUIRE(as_tile(a2->var->type));
+  CHECK(as_tile(a2->var->type)->space == MemorySpace::Vec);
+  CHECK(as_scalar(a3->var->type)->dtype == DataType::FP32);
+  CHECK(as<ConstFloat>(a3->value));  // the literal takes the annotated dtype
+}
+
+TEST_CASE("tuple unpacking goes through a tuple temp", "[parser][stmt]") {
+  auto p = parse(R"(import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def two(self, x: pl.Tensor[[8, 8], pl.FP32]) -> tuple[pl.Tensor[[8, 8], pl.FP32], pl.Tensor[[8, 8], pl.FP32]]:
+        return x, x
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: pl.Tensor[[8, 8], pl.FP32]) -> pl.Tensor[[8, 8], pl.FP32]:
+        a, b = self.two(x)
+        c, d = a, b
+        return d
+)");
+  CHECK(p->find("two")->return_types.size() == 2);
+  auto b = body_of(p, "main");
+  REQUIRE(b.size() == 6);
+  auto tmp = as<AssignStmt>(b[0]);
+  REQUIRE(as_tuple(tmp->var->type));
+  auto ga = as<AssignStmt>(b[1]);
+  auto gi = as<TupleGetItem>(ga->value);
+  REQUIRE(gi);
+  CHECK(gi->index == 0);
+  CHECK(ga->var->name == "a");
+  CHECK(as<AssignStmt>(b[3])->value == ga->var);  // c = a (MakeTuple unpacked element-wise)
+}
+
+TEST_CASE("loops: carries, yields, kinds", "[parser][stmt][loop]") {
+  auto p = parse(kernel(
+      "        acc0 = pl.load(x, [0, 0], [64, 64])\n"
+      "        for i, (acc,) in pl.range(0, n, 2, init_values=(acc0,)):\n"
+      "            nxt = pl.add(acc, acc)\n"
+      "            res = pl.yield_(nxt)\n"
+      "        t = res\n"
+      "        for j in pl.parallel(4):\n"
+      "            t = pl.add(t, t)\n"
+      "        for k in pl.pipeline(4, stage=2):\n"
+      "            t = pl.add(t, t)\n"
+      "        for (c,) in pl.while_(init_values=(n,)):\n"
+      "            pl.cond(c < 10)\n"
+      "            c2 = pl.yield_(c + 1)\n"
+      "        return\n"));
+  auto b = body_of(p);
+  auto f0 = as<ForStmt>(b[1]);
+  REQUIRE(f0);
+  CHECK(f0->kind == ForKind::Sequential);
+  CHECK(f0->iter_args.size() == 1);
+  CHECK(f0->return_vars.size() == 1);
+  CHECK(f0->return_vars[0]->name == "res");
+  CHECK(f0->iter_args[0]->init == as<AssignStmt>(b[0])->var);
+  CHECK(const_int_value(f0->step) == 2);
+  auto fb = flatten_body(f0->body);
+  REQUIRE(as<YieldStmt>(fb.back()));
+  CHECK(as<AssignStmt>(b[2])->value == f0->return_vars[0]);  // res bound after the loop
+  auto f1 = as<ForStmt>(b[3]);
+  CHECK(f1->kind == ForKind::Parallel);
+  CHECK(f1->iter_args.empty());  // no init_values → no carries (SSA pass adds them)
+  CHECK(f1->return_vars.empty());
+  CHECK(as<AssignStmt>(flatten_body(f1->body)[0])->var == as<AssignStmt>(b[2])->var);
+  auto f2 = as<ForStmt>(b[4]);
+  CHECK(f2->kind == ForKind::Pipeline);
+  CHECK(f2->stage == 2);
+  auto w = as<WhileStmt>(b[5]);
+  REQUIRE(w);
+  CHECK(w->iter_args.size() == 1);
+  CHECK(w->return_vars.size() == 1);
+  CHECK(as_scalar(w->cond->type)->dtype == DataType::BOOL);
+}
+
+TEST_CASE("if/elif/else with yields builds phis", "[parser][stmt][if]") {
+  auto p = parse(kernel(
+      "        if n > 2:\n"
+      "            r = pl.yield_(n + 1)\n"
+      "        elif n == 0:\n"
+      "            r = pl.yield_(n)\n"
+      "        else:\n"
+      "            r = pl.yield_(n * 2)\n"
+      "        if True:\n"
+      "            q = n\n"
+      "        return\n"));
+  auto b = body_of(p);
+  auto i0 = as<IfStmt>(b[0]);
+  REQUIRE(i0);
+  CHECK(i0->return_vars.size() == 1);
+  CHECK(i0->return_vars[0]->name == "r");
+  auto eb = flatten_body(i0->else_body);
+  REQUIRE(eb.size() == 2);
+  CHECK(as<IfStmt>(eb[0])->return_vars.size() == 1);
+  CHECK(as<YieldStmt>(eb[1]));
+  auto i1 = as<IfStmt>(b[1]);
+  CHECK(i1->return_vars.empty());
+  CHECK(!i1->else_body);
+}
+
+TEST_CASE("scopes", "[parser][stmt][scope]") {
+  auto p = parse(R"(import pypto.language as pl
+
+@pl.jit
+def f(x: pl.Tensor[[64, 64], pl.FP32], out: pl.Out[pl.Tensor[[64, 64], pl.FP32]]):
+    with pl.at(level=pl.Level.CORE_GROUP, name_hint="k"):
+        out = pl.add(x, x)
+    with pl.at(level=pl.Level.HOST, role=pl.Role.Orchestrator):
+        pass
+    with pl.cluster():
+        pass
+    with pl.spmd(4):
+        pass
+    with pl.scope():
+        pass
+    with pl.manual_scope():
+        pass
+    return out
+)");
+  auto b = flatten_body(p->find("f")->body);
+  REQUIRE(b.size() == 7);
+  auto s0 = as<ScopeStmt>(b[0]);
+  CHECK(s0->scope == ScopeKind::InCore);
+  CHECK(s0->name_hint == "k");
+  CHECK(s0->level == Level::CORE_GROUP);
+  CHECK(as<ScopeStmt>(b[1])->scope == ScopeKind::Hierarchy);
+  CHECK(as<ScopeStmt>(b[1])->role == Role::Orchestrator);
+  CHECK(as<ScopeStmt>(b[2])->scope == ScopeKind::Cluster);
+  CHECK(const_int_value(as<ScopeStmt>(b[3])->core_num) == 4);
+  CHECK(!as<ScopeStmt>(b[4])->manual);
+  CHECK(as<ScopeStmt>(b[5])->manual);
+}
+
+TEST_CASE("subscripts: read, slice, write sugar", "[parser][stmt][subscript]") {
+  auto p = parse(kernel(
+      "        v = x[1, n]\n"
+      "        s = x[0:16, n:n + 8]\n"
+      "        r = x[3]\n"
+      "        out[0:16, :] = s\n"
+      "        out[:] = x\n"
+      "        return\n"));
+  auto b = body_of(p);
+  auto rd = as<Call>(as<AssignStmt>(b[0])->value);
+  CHECK(rd->is_op("tensor.read"));
+  CHECK(as_scalar(as<AssignStmt>(b[0])->var->type));
+  auto sl = as<Call>(as<AssignStmt>(b[1])->value);
+  REQUIRE(sl->is_op("tensor.slice"));
+  auto shape = as<MakeTuple>(sl->args[1]);
+  CHECK(const_int_value(shape->elems[0]) == 16);
+  CHECK(const_int_value(shape->elems[1]) == 8);  // (n + 8) - n folds
+  auto r = as<AssignStmt>(b[2]);
+  CHECK(as<Call>(r->value)->is_op("tensor.reshape"));  // dropped dim
+  CHECK(as_tensor(r->var->type)->shape.size() == 1);
+  auto w = as<AssignStmt>(b[3]);
+  CHECK(as<Call>(w->value)->is_op("tensor.assemble"));
+  CHECK(w->var == p->find("k")->params[2]);
+}
+
+TEST_CASE("comments and docstrings ride along; static_assert", "[parser][stmt][comments]") {
+  auto p = parse(kernel(
+      "        \"\"\"Kernel doc.\"\"\"\n"
+      "        # first\n"
+      "        a = n + 1\n"
+      "        \"\"\"between\"\"\"\n"
+      "        # second\n"
+      "        pl.static_assert(2 ** 3 == 8, \"math\")\n"
+      "        b = a * 2  # trailing comment is not kept\n"
+      "        return\n"));
+  auto f = p->find("k");
+  CHECK(f->leading_comments == std::vector<std::string>{"Kernel doc."});
+  auto b = body_of(p);
+  REQUIRE(b.size() == 3);
+  CHECK(b[0]->leading_comments == std::vector<std::string>{"first"});
+  CHECK(b[1]->leading_comments == std::vector<std::string>{"between", "second"});
+  CHECK(b[2]->leading_comments.empty());
+}
