@@ -1,0 +1,141 @@
+// InitMemRef: MemRefs for every tile/tensor of a kernel, DDR MemRefs on tensor params, one
+// tile.alloc per on-chip buffer, sharing of store results / in-place results / loop carries,
+// Acc row rounding, dynamic tile shapes rejected.
+#include "ir/verifier.h"
+#include "pass_test_util.h"
+
+using namespace pypto;
+
+namespace {
+ir::ProgramPtr init(const ir::ProgramPtr& p) { return pass_test::run(passes::init_memref_pass(), p); }
+}  // namespace
+
+TEST_CASE("load/add/store: three Vec buffers, DDR params, store shares the output", "[InitMemRef]") {
+  auto before = pass_test::parse(R"(
+import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.AIV)
+    def k(self, x: pl.Tensor[[64, 64], pl.FP32], y: pl.Tensor[[64, 64], pl.FP32], o: pl.Out[pl.Tensor[[64, 64], pl.FP32]]) -> pl.Tensor[[64, 64], pl.FP32]:
+        a: pl.Tile[[64, 64], pl.FP32, pl.Mem.Vec] = pl.load(x, [0, 0], [64, 64])
+        b: pl.Tile[[64, 64], pl.FP32, pl.Mem.Vec] = pl.load(y, [0, 0], [64, 64])
+        c: pl.Tile[[64, 64], pl.FP32, pl.Mem.Vec] = pl.add(a, b)
+        r: pl.Tensor[[64, 64], pl.FP32] = pl.store(c, [0, 0], o)
+        return o
+)");
+  auto expected = pass_test::parse(R"(
+import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.AIV)
+    def k(self, x: pl.Tensor[[64, 64], pl.FP32, pl.MemRef("mem_ddr_0", pl.const(0, pl.INT64), 16384)],
+          y: pl.Tensor[[64, 64], pl.FP32, pl.MemRef("mem_ddr_1", pl.const(0, pl.INT64), 16384)],
+          o: pl.Out[pl.Tensor[[64, 64], pl.FP32, pl.MemRef("mem_ddr_2", pl.const(0, pl.INT64), 16384)]]) -> pl.Tensor[[64, 64], pl.FP32]:
+        mem_vec_3: pl.Ptr = pl.tile.alloc(pl.Mem.Vec, 16384)
+        mem_vec_4: pl.Ptr = pl.tile.alloc(pl.Mem.Vec, 16384)
+        mem_vec_5: pl.Ptr = pl.tile.alloc(pl.Mem.Vec, 16384)
+        a: pl.Tile[[64, 64], pl.FP32, pl.MemRef(mem_vec_3, pl.const(0, pl.INT64), 16384), pl.Mem.Vec] = pl.load(x, [0, 0], [64, 64])
+        b: pl.Tile[[64, 64], pl.FP32, pl.MemRef(mem_vec_4, pl.const(0, pl.INT64), 16384), pl.Mem.Vec] = pl.load(y, [0, 0], [64, 64])
+        c: pl.Tile[[64, 64], pl.FP32, pl.MemRef(mem_vec_5, pl.const(0, pl.INT64), 16384), pl.Mem.Vec] = pl.add(a, b)
+        r: pl.Tensor[[64, 64], pl.FP32, pl.MemRef("mem_ddr_2", pl.const(0, pl.INT64), 16384)] = pl.store(c, [0, 0], o)
+        return o
+)");
+  auto after = init(before);
+  ir::DiagnosticSink sink;
+  CHECK(ir::verify(*after, {ir::Property::HasMemRefs}, sink));
+  pass_test::require_equal(after, expected);
+}
+
+TEST_CASE("loop carry: init, iter_arg, yielded value and result share one buffer", "[InitMemRef]") {
+  auto before = pass_test::parse(R"(
+import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.AIV)
+    def k(self, x: pl.Tensor[[16, 16], pl.FP32], o: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:
+        a0: pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec] = pl.load(x, [0, 0], [16, 16])
+        for i, (acc,) in pl.range(4, init_values=(a0,)):
+            t: pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec] = pl.load(x, [0, 0], [16, 16])
+            nxt: pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec] = pl.add(acc, t)
+            res = pl.yield_(nxt)
+        r: pl.Tensor[[16, 16], pl.FP32] = pl.store(res, [0, 0], o)
+        return o
+)");
+  auto after = init(before);
+  auto f = after->functions[0];
+  auto stmts = ir::flatten_body(f->body);
+  REQUIRE(stmts.size() == 6);  // 2 allocs + load + loop + store + return
+  const auto* loop = ir::as<ir::ForStmt>(stmts[3]);
+  REQUIRE(loop);
+  auto base = [](const ir::TypePtr& t) { return ir::as_shaped(t)->memref->base.get(); };
+  const auto* a0 = ir::as<ir::AssignStmt>(stmts[2]);
+  CHECK(base(a0->var->type) == base(loop->iter_args[0]->type));
+  CHECK(base(loop->return_vars[0]->type) == base(a0->var->type));
+  auto body = ir::flatten_body(loop->body);
+  const auto* t = ir::as<ir::AssignStmt>(body[0]);
+  const auto* nxt = ir::as<ir::AssignStmt>(body[1]);
+  CHECK(base(nxt->var->type) == base(a0->var->type));
+  CHECK(base(t->var->type) != base(a0->var->type));
+}
+
+TEST_CASE("Acc tiles round rows up to 16; every cube space gets its own buffer", "[InitMemRef]") {
+  auto before = pass_test::parse(R"(
+import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.AIC)
+    def k(self, a: pl.Tensor[[8, 32], pl.FP16], b: pl.Tensor[[32, 16], pl.FP16], o: pl.Out[pl.Tensor[[8, 16], pl.FP32]]) -> pl.Tensor[[8, 16], pl.FP32]:
+        am: pl.Tile[[8, 32], pl.FP16, pl.Mem.Mat] = pl.load(a, [0, 0], [8, 32], target_memory=pl.Mem.Mat)
+        bm: pl.Tile[[32, 16], pl.FP16, pl.Mem.Mat] = pl.load(b, [0, 0], [32, 16], target_memory=pl.Mem.Mat)
+        al: pl.Tile[[8, 32], pl.FP16, pl.Mem.Left] = pl.move(am, target_memory=pl.Mem.Left)
+        br: pl.Tile[[32, 16], pl.FP16, pl.Mem.Right] = pl.move(bm, target_memory=pl.Mem.Right)
+        c: pl.Tile[[8, 16], pl.FP32, pl.Mem.Acc] = pl.matmul(al, br)
+        r: pl.Tensor[[8, 16], pl.FP32] = pl.store(c, [0, 0], o)
+        return o
+)");
+  auto after = init(before);
+  std::vector<std::pair<ir::MemorySpace, int64_t>> allocs;
+  for (const auto& s : ir::flatten_body(after->functions[0]->body)) {
+    const auto* a = ir::as<ir::AssignStmt>(s);
+    const auto* c = a ? ir::as<ir::Call>(a->value) : nullptr;
+    if (c && c->is_op("tile.alloc"))
+      allocs.push_back({std::get<ir::MemorySpace>(c->kwargs[0].second), std::get<int64_t>(c->kwargs[1].second)});
+  }
+  using M = ir::MemorySpace;
+  std::vector<std::pair<M, int64_t>> want = {{M::Mat, 512}, {M::Mat, 1024}, {M::Left, 512}, {M::Right, 1024},
+                                             {M::Acc, 16 * 16 * 4}};
+  CHECK(allocs == want);
+}
+
+TEST_CASE("in-place matmul_acc shares its accumulator", "[InitMemRef]") {
+  auto before = pass_test::parse(R"(
+import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.AIC)
+    def k(self, a: pl.Tensor[[16, 16], pl.FP16], o: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:
+        am: pl.Tile[[16, 16], pl.FP16, pl.Mem.Mat] = pl.load(a, [0, 0], [16, 16], target_memory=pl.Mem.Mat)
+        al: pl.Tile[[16, 16], pl.FP16, pl.Mem.Left] = pl.move(am, target_memory=pl.Mem.Left)
+        br: pl.Tile[[16, 16], pl.FP16, pl.Mem.Right] = pl.move(am, target_memory=pl.Mem.Right)
+        c: pl.Tile[[16, 16], pl.FP32, pl.Mem.Acc] = pl.matmul(al, br)
+        d: pl.Tile[[16, 16], pl.FP32, pl.Mem.Acc] = pl.matmul_acc(c, al, br)
+        r: pl.Tensor[[16, 16], pl.FP32] = pl.store(d, [0, 0], o)
+        return o
+)");
+  auto after = init(before);
+  auto stmts = ir::flatten_body(after->functions[0]->body);
+  const ir::AssignStmt* c = nullptr;
+  const ir::AssignStmt* d = nullptr;
+  for (const auto& s : stmts)
+    if (const auto* a = ir::as<ir::AssignStmt>(s)) {
+      if (a->var->name == "c") c = a;
+      if (a->var->name == "d") d = a;
+    }
+  REQUIRE((c && d));
+  CHECK(ir::as_shaped(c->var->type)->memref->base == ir::as_shaped(d->var->type)->memref->base);
+}
