@@ -1,0 +1,49 @@
+// Diagnostic rendering: rustc-style text with carets under the span, hint line, warnings, JSON.
+#include <catch2/catch.hpp>
+
+#include "parse_helpers.h"
+#include "parser/diagnostics_render.h"
+
+using namespace pypto;
+
+TEST_CASE("text rendering puts carets under the span", "[render]") {
+  auto errs = ptest::errors(ptest::kernel("        y = qq + 1\n"));
+  REQUIRE(errs.size() == 1);
+  std::string out = parser::render_diagnostic(errs[0], false);
+  INFO(out);
+  CHECK(out.rfind("error[E200]: Undefined variable 'qq'\n", 0) == 0);
+  CHECK(out.find("  --> test.py:7:13\n") != std::string::npos);
+  CHECK(out.find("7 |         y = qq + 1\n") != std::string::npos);
+  // The caret line: gutter, then 12 columns of padding, then one caret per byte of "qq".
+  CHECK(out.find("  |             ^^\n") != std::string::npos);
+  CHECK(out.find("\x1b[") == std::string::npos);
+  CHECK(parser::render_diagnostic(errs[0], true).find("\x1b[") != std::string::npos);
+}
+
+TEST_CASE("hints, warnings and unlocated diagnostics", "[render]") {
+  auto file = ptest::src("a = 1\nb = 2\n");
+  ir::Diagnostic d{ir::Severity::Warning, "W001", "something odd", ir::Span{file, 2, 1, 2, 2}, "do this", {}};
+  std::string out = parser::render_diagnostic(d, false);
+  CHECK(out.rfind("warning[W001]: something odd\n", 0) == 0);
+  CHECK(out.find("2 | b = 2\n") != std::string::npos);
+  CHECK(out.find("  | ^\n") != std::string::npos);
+  CHECK(out.find("   = help: do this\n") != std::string::npos);
+  ir::Diagnostic n{ir::Severity::Error, "E000", "cannot read", ir::Span{}, "", {}};
+  CHECK(parser::render_diagnostic(n, false) == "error[E000]: cannot read\n");
+}
+
+TEST_CASE("JSON rendering", "[render]") {
+  auto file = ptest::src("x\n", "dir/p\"q.py");
+  std::vector<ir::Diagnostic> ds = {
+      {ir::Severity::Error, "E200", "Undefined variable 'x'", ir::Span{file, 1, 1, 1, 2}, "", {}},
+      {ir::Severity::Warning, "W001", "line\nbreak", ir::Span{}, "h", {}}};
+  std::string j = parser::render_diagnostics_json(ds);
+  INFO(j);
+  CHECK(j.front() == '[');
+  CHECK(j.find("{\"severity\": \"error\", \"code\": \"E200\", \"message\": \"Undefined variable 'x'\", "
+               "\"file\": \"dir/p\\\"q.py\", \"line\": 1, \"col\": 1, \"end_line\": 1, \"end_col\": 2, \"hint\": \"\"}") !=
+        std::string::npos);
+  CHECK(j.find("\"message\": \"line\\nbreak\"") != std::string::npos);
+  CHECK(j.find("\"line\": 0") != std::string::npos);
+  CHECK(parser::render_diagnostics_json({}) == "[]\n");
+}
