@@ -62,10 +62,17 @@ class Deriver : public IRMutator {
     std::vector<StmtPtr> body = flatten_body(callee->body);
     const ReturnStmt* ret = body.empty() ? nullptr : as<ReturnStmt>(body.back());
     if (!ret) return out;
-    for (const auto& v : ret->values) {
+    // A returned parameter names its argument; otherwise (before NormalizeReturnOrder) result k is
+    // taken to be the k-th Out/InOut parameter, the kernel return convention.
+    std::vector<size_t> outs;
+    for (size_t i = 0; i < callee->params.size() && i < callee->param_directions.size(); ++i)
+      if (callee->param_directions[i] != ParamDirection::In) outs.push_back(i);
+    for (size_t k = 0; k < ret->values.size(); ++k) {
       const Var* r = nullptr;
+      bool found = false;
       for (size_t i = 0; i < callee->params.size() && i < c.args.size(); ++i)
-        if (as<Var>(v) == callee->params[i].get()) r = root_of(c.args[i]);
+        if (as<Var>(ret->values[k]) == callee->params[i].get()) r = root_of(c.args[i]), found = true;
+      if (!found && k < outs.size() && outs[k] < c.args.size()) r = root_of(c.args[outs[k]]);
       out.push_back(r);
     }
     return out;
