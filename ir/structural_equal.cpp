@@ -411,7 +411,7 @@ class Equaler {
   }
 
   bool body(const StmtPtr& a, const StmtPtr& b, const Span& ls, const Span& rs) {
-    auto la = flatten_body(a), lb = flatten_body(b);
+    auto la = flatten_stmts(a), lb = flatten_stmts(b);
     if (la.size() != lb.size())
       return fail(fmt::format("statement count mismatch ({} != {})", la.size(), lb.size()), a ? a->span : ls, b ? b->span : rs);
     for (size_t i = 0; i < la.size(); ++i) {
@@ -570,6 +570,22 @@ class Equaler {
 };
 
 }  // namespace
+
+std::vector<StmtPtr> flatten_stmts(const StmtPtr& body) {
+  std::vector<StmtPtr> out;
+  std::vector<StmtPtr> stack{body};
+  while (!stack.empty()) {
+    StmtPtr s = std::move(stack.back());
+    stack.pop_back();
+    if (!s) continue;
+    if (const auto* seq = as<SeqStmts>(s)) {
+      for (auto it = seq->stmts.rbegin(); it != seq->stmts.rend(); ++it) stack.push_back(*it);
+    } else {
+      out.push_back(std::move(s));
+    }
+  }
+  return out;
+}
 
 EqualResult structural_equal(const Program& a, const Program& b) {
   Equaler eq;

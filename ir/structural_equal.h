@@ -1,6 +1,7 @@
 // Structural equality and hashing of IR (ir-and-passes.md §1.5).
 //
-// Ignored: spans, Var name hints, comments, scope name hints, the program name. Binding sites
+// Ignored: spans, Var name hints, comments, scope name hints, the program name, and how
+// statements are grouped into (nested) SeqStmts. Binding sites
 // (assignment targets, loop vars, iter_args, return_vars, function params, program dynamic dims,
 // and MemRef bases at their first occurrence — DDR bases have no other binding site) map left to
 // right bijectively, so two independently built programs compare equal while `x + x` != `y + z`.
@@ -16,6 +17,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "ir/function.h"
 
@@ -27,6 +29,10 @@ struct EqualResult {
   std::string message;  // "ConstInt value mismatch (3 != 4)"
   Span lhs_span, rhs_span;
 };
+
+// The statements of a body as equality and hashing see them: nested SeqStmts are spliced in
+// (grouping has no meaning and the text form cannot show it), null statements dropped.
+std::vector<StmtPtr> flatten_stmts(const StmtPtr& body);
 
 EqualResult structural_equal(const Program& a, const Program& b);
 EqualResult structural_equal(const Function& a, const Function& b);

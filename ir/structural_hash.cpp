@@ -238,7 +238,7 @@ class Hasher {
   }
 
   void body(const StmtPtr& b) {
-    auto stmts = flatten_body(b);
+    auto stmts = flatten_stmts(b);
     mix(kList);
     mix(stmts.size());
     for (const auto& s : stmts) stmt(s);

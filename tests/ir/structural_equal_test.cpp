@@ -281,3 +281,18 @@ TEST_CASE("expression node kinds and operators", "[structural]") {
   auto g1 = std::make_shared<TupleGetItem>(t, 1, idx(), Span{});
   CHECK(structural_equal_detail(g0, g1).message == "TupleGetItem index mismatch (0 != 1)");
 }
+
+TEST_CASE("statement grouping (nested SeqStmts) is not structure", "[structural]") {
+  auto mk = [](bool nested) {
+    auto a = make_var("a", idx()), b = make_var("b", idx()), c = make_var("c", idx());
+    auto s1 = assign(a, make_int(1)), s2 = assign(b, a), s3 = assign(c, b);
+    StmtPtr body = nested ? StmtPtr(std::make_shared<SeqStmts>(
+                                std::vector<StmtPtr>{s1, std::make_shared<SeqStmts>(std::vector<StmtPtr>{s2, s3}, Span{})},
+                                Span{}))
+                          : make_body({s1, s2, s3});
+    return func("f", {}, {}, {}, body, FunctionType::Opaque);
+  };
+  CHECK(structural_equal(*mk(true), *mk(false)).equal);
+  CHECK(structural_hash(*mk(true)) == structural_hash(*mk(false)));
+  CHECK(flatten_stmts(mk(true)->body).size() == 3);
+}
