@@ -1,0 +1,86 @@
+// Simplify: constant folding (also in types), scalar-constant propagation, dead scalar
+// assignment elimination; calls are never removed.
+#include "pass_test_util.h"
+
+using namespace pypto;
+
+TEST_CASE("folds, propagates and removes dead scalars", "[Simplify]") {
+  auto before = pass_test::parse(R"(
+import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def f(self, n: pl.Scalar[pl.INDEX]) -> pl.Scalar[pl.INDEX]:
+        a: pl.Scalar[pl.INDEX] = 4 * 16
+        b: pl.Scalar[pl.INDEX] = a + 0
+        c: pl.Scalar[pl.INDEX] = n * 1 + b // 8
+        unused: pl.Scalar[pl.INDEX] = n + 3
+        return c
+)");
+  auto expected = pass_test::parse(R"(
+import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def f(self, n: pl.Scalar[pl.INDEX]) -> pl.Scalar[pl.INDEX]:
+        c: pl.Scalar[pl.INDEX] = n + 8
+        return c
+)");
+  pass_test::require_equal(pass_test::run(passes::simplify_pass(), before), expected);
+}
+
+TEST_CASE("Python floor semantics for // and %", "[Simplify]") {
+  auto before = pass_test::parse(R"(
+import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def f(self, n: pl.Scalar[pl.INDEX]) -> pl.Scalar[pl.INDEX]:
+        a: pl.Scalar[pl.INDEX] = 0 - 7
+        c: pl.Scalar[pl.INDEX] = n + a // 2 + a % 3
+        return c
+)");
+  auto expected = pass_test::parse(R"(
+import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def f(self, n: pl.Scalar[pl.INDEX]) -> pl.Scalar[pl.INDEX]:
+        c: pl.Scalar[pl.INDEX] = n + -4 + 2
+        return c
+)");
+  pass_test::require_equal(pass_test::run(passes::simplify_pass(), before), expected);
+}
+
+TEST_CASE("calls are kept even when their result is unused", "[Simplify]") {
+  auto before = pass_test::parse(R"(
+import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, x: pl.Tensor[[16, 16], pl.FP32], o: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:
+        r: pl.Scalar[pl.INDEX] = 2 * 8
+        t: pl.Tile[[16, 16], pl.FP32] = pl.load(x, [r, 0], [16, 16])
+        u: pl.Tile[[16, 16], pl.FP32] = pl.add(t, t)
+        o2: pl.Tensor[[16, 16], pl.FP32] = pl.store(t, [r, 0], o)
+        return o2
+)");
+  auto expected = pass_test::parse(R"(
+import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, x: pl.Tensor[[16, 16], pl.FP32], o: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:
+        t: pl.Tile[[16, 16], pl.FP32] = pl.load(x, [16, 0], [16, 16])
+        u: pl.Tile[[16, 16], pl.FP32] = pl.add(t, t)
+        o2: pl.Tensor[[16, 16], pl.FP32] = pl.store(t, [16, 0], o)
+        return o2
+)");
+  pass_test::require_equal(pass_test::run(passes::simplify_pass(), before), expected);
+}
