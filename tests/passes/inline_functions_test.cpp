@@ -1,0 +1,44 @@
+// InlineFunctions: an Inline function's body replaces its call (fresh locals, params → args,
+// return → assignment) and the function disappears.
+#include "pass_test_util.h"
+
+using namespace pypto;
+
+TEST_CASE("inline body is spliced and renamed", "[InlineFunctions]") {
+  auto before = pass_test::parse(R"(
+import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.Inline)
+    def twice(self, t: pl.Tile[[16, 16], pl.FP32]) -> pl.Tile[[16, 16], pl.FP32]:
+        u: pl.Tile[[16, 16], pl.FP32] = pl.add(t, t)
+        return u
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, x: pl.Tensor[[16, 16], pl.FP32], o: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:
+        a: pl.Tile[[16, 16], pl.FP32] = pl.load(x, [0, 0], [16, 16])
+        b: pl.Tile[[16, 16], pl.FP32] = self.twice(a)
+        c: pl.Tile[[16, 16], pl.FP32] = self.twice(b)
+        o2: pl.Tensor[[16, 16], pl.FP32] = pl.store(c, [0, 0], o)
+        return o2
+)");
+  auto expected = pass_test::parse(R"(
+import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, x: pl.Tensor[[16, 16], pl.FP32], o: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:
+        a: pl.Tile[[16, 16], pl.FP32] = pl.load(x, [0, 0], [16, 16])
+        u: pl.Tile[[16, 16], pl.FP32] = pl.add(a, a)
+        b: pl.Tile[[16, 16], pl.FP32] = u
+        u_1: pl.Tile[[16, 16], pl.FP32] = pl.add(b, b)
+        c: pl.Tile[[16, 16], pl.FP32] = u_1
+        o2: pl.Tensor[[16, 16], pl.FP32] = pl.store(c, [0, 0], o)
+        return o2
+)");
+  auto after = pass_test::run(passes::inline_functions_pass(), before);
+  CHECK(after->functions.size() == 1);
+  pass_test::require_equal(after, expected);
+}

@@ -1,0 +1,54 @@
+// MaterializeRuntimeScopes: orchestration body and loop bodies wrapped in runtime scopes,
+// trailing return/yield outside, auto_scope cleared, idempotent, kernels untouched.
+#include "ir/verifier.h"
+#include "pass_test_util.h"
+
+using namespace pypto;
+
+TEST_CASE("body and loop bodies get runtime scopes", "[MaterializeRuntimeScopes]") {
+  auto before = pass_test::parse(R"(
+import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, x: pl.Tensor[[64, 16], pl.FP32], r: pl.Scalar[pl.INDEX], o: pl.Out[pl.Tensor[[64, 16], pl.FP32]]) -> pl.Tensor[[64, 16], pl.FP32]:
+        t: pl.Tile[[16, 16], pl.FP32] = pl.load(x, [r, 0], [16, 16])
+        o2: pl.Tensor[[64, 16], pl.FP32] = pl.store(t, [r, 0], o)
+        return o2
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: pl.Tensor[[64, 16], pl.FP32], o: pl.Out[pl.Tensor[[64, 16], pl.FP32]]) -> pl.Tensor[[64, 16], pl.FP32]:
+        for i, (acc,) in pl.range(4, init_values=(o,)):
+            r: pl.Scalar[pl.INDEX] = i * 16
+            acc1: pl.Tensor[[64, 16], pl.FP32] = self.k(x, r, acc)
+            res = pl.yield_(acc1)
+        return res
+)");
+  auto expected = pass_test::parse(R"(
+import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, x: pl.Tensor[[64, 16], pl.FP32], r: pl.Scalar[pl.INDEX], o: pl.Out[pl.Tensor[[64, 16], pl.FP32]]) -> pl.Tensor[[64, 16], pl.FP32]:
+        t: pl.Tile[[16, 16], pl.FP32] = pl.load(x, [r, 0], [16, 16])
+        o2: pl.Tensor[[64, 16], pl.FP32] = pl.store(t, [r, 0], o)
+        return o2
+
+    @pl.function(type=pl.FunctionType.Orchestration, auto_scope=False)
+    def main(self, x: pl.Tensor[[64, 16], pl.FP32], o: pl.Out[pl.Tensor[[64, 16], pl.FP32]]) -> pl.Tensor[[64, 16], pl.FP32]:
+        with pl.scope():
+            for i, (acc,) in pl.range(4, init_values=(o,)):
+                with pl.scope():
+                    r: pl.Scalar[pl.INDEX] = i * 16
+                    acc1: pl.Tensor[[64, 16], pl.FP32] = self.k(x, r, acc)
+                res = pl.yield_(acc1)
+        return res
+)");
+  auto after = pass_test::run(passes::materialize_runtime_scopes_pass(), before);
+  ir::DiagnosticSink sink;
+  CHECK(ir::verify(*after, {ir::Property::RuntimeScopesMaterialized}, sink));
+  pass_test::require_equal(after, expected);
+  CHECK(pass_test::run(passes::materialize_runtime_scopes_pass(), after) == after);
+}

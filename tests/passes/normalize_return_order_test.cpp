@@ -1,0 +1,80 @@
+// NormalizeReturnOrder: kernels return their Out/InOut params in parameter order; callers'
+// tuple indices follow; returning a non-Out value is an error.
+#include "ir/verifier.h"
+#include "pass_test_util.h"
+
+using namespace pypto;
+
+TEST_CASE("store result is replaced by the Out parameter", "[NormalizeReturnOrder]") {
+  auto before = pass_test::parse(R"(
+import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.AIV)
+    def k(self, x: pl.Tensor[[16, 16], pl.FP32], o: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:
+        t: pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec] = pl.load(x, [0, 0], [16, 16])
+        s: pl.Tensor[[16, 16], pl.FP32] = pl.store(t, [0, 0], o)
+        return s
+)");
+  auto expected = pass_test::parse(R"(
+import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.AIV)
+    def k(self, x: pl.Tensor[[16, 16], pl.FP32], o: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:
+        t: pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec] = pl.load(x, [0, 0], [16, 16])
+        s: pl.Tensor[[16, 16], pl.FP32] = pl.store(t, [0, 0], o)
+        return o
+)");
+  pass_test::require_equal(pass_test::run(passes::normalize_return_order_pass(), before), expected);
+}
+
+TEST_CASE("results are reordered to parameter order and callers remapped", "[NormalizeReturnOrder]") {
+  auto before = pass_test::parse(R"(
+import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.AIV)
+    def k(self, x: pl.Tensor[[16, 16], pl.FP32], a: pl.Out[pl.Tensor[[16, 16], pl.FP32]], b: pl.Out[pl.Tensor[[16, 16], pl.FP16]]) -> tuple[pl.Tensor[[16, 16], pl.FP16], pl.Tensor[[16, 16], pl.FP32]]:
+        t: pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec] = pl.load(x, [0, 0], [16, 16])
+        h: pl.Tile[[16, 16], pl.FP16, pl.Mem.Vec] = pl.cast(t, pl.FP16)
+        sa: pl.Tensor[[16, 16], pl.FP32] = pl.store(t, [0, 0], a)
+        sb: pl.Tensor[[16, 16], pl.FP16] = pl.store(h, [0, 0], b)
+        return sb, sa
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: pl.Tensor[[16, 16], pl.FP32], a: pl.Out[pl.Tensor[[16, 16], pl.FP32]], b: pl.Out[pl.Tensor[[16, 16], pl.FP16]]) -> pl.Tensor[[16, 16], pl.FP16]:
+        r: pl.Tuple[pl.Tensor[[16, 16], pl.FP16], pl.Tensor[[16, 16], pl.FP32]] = self.k(x, a, b)
+        hb: pl.Tensor[[16, 16], pl.FP16] = r[0]
+        return hb
+)");
+  auto after = pass_test::run(passes::normalize_return_order_pass(), before);
+  ir::DiagnosticSink sink;
+  CHECK(ir::verify(*after, {ir::Property::ReturnParamsExplicit}, sink));
+  auto k = after->find("k");
+  const auto* ret = ir::as<ir::ReturnStmt>(ir::flatten_body(k->body).back());
+  REQUIRE(ret->values.size() == 2);
+  CHECK(ret->values[0] == k->params[1]);
+  CHECK(ret->values[1] == k->params[2]);
+  CHECK(ir::as_tensor(k->return_types[0])->dtype == ir::DataType::FP32);
+  auto main = after->find("main");
+  const auto* hb = ir::as<ir::AssignStmt>(ir::flatten_body(main->body).at(1));
+  CHECK(ir::as<ir::TupleGetItem>(hb->value)->index == 1);  // b is now the second result
+}
+
+TEST_CASE("returning an input tensor is rejected", "[NormalizeReturnOrder]") {
+  auto before = pass_test::parse(R"(
+import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.AIV)
+    def k(self, x: pl.Tensor[[16, 16], pl.FP32], o: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:
+        return x
+)");
+  std::string err = pass_test::compile_error_of([&] { pass_test::run(passes::normalize_return_order_pass(), before); });
+  CHECK(err.find("not one of its Out/InOut tensor parameters") != std::string::npos);
+}
