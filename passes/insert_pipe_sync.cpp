@@ -402,7 +402,20 @@ Pass insert_pipe_sync_pass() {
       "buffers reused across loop iterations; event ids EVENT_ID0..7 per pipe pair.";
   p.properties.required = {Property::AllocatedMemoryAddr};
   p.properties.produced = {Property::PipeSyncInserted};
-  p.fn = [](const ProgramPtr& prog, PassContext&) { return insert_pipe_sync(prog); };
+  // The IR verifier has no rule for PipeSyncInserted (the pipe model lives here), so the pass
+  // checks its own output with the static checker.
+  p.fn = [](const ProgramPtr& prog, PassContext& ctx) {
+    ProgramPtr out = insert_pipe_sync(prog);
+    if (ctx.verify && out != prog) {
+      for (const auto& f : out->functions) {
+        if (f->type != FunctionType::AIV && f->type != FunctionType::AIC) continue;
+        for (const auto& d : check_pipe_sync(*f))
+          if (d.severity == Severity::Error)
+            throw InternalError("InsertPipeSync", fmt::format("kernel '{}': {}", f->name, d.message), d.span);
+      }
+    }
+    return out;
+  };
   return p;
 }
 

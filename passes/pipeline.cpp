@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <stdexcept>
 
+#include "passes/insert_pipe_sync.h"
 #include "passes/passes.h"
 #include "passes/verify_hook.h"
 
@@ -31,7 +32,7 @@ const std::vector<Pass>& default_pipeline() {
       init_memref_pass(),                  // a MemRef per tile/tensor, tile.alloc per buffer
       memory_reuse_pass(),                 // lifetime-based buffer sharing per memory space
       allocate_memory_addr_pass(),         // byte addresses per space + capacity check
-      // ---- slot: InsertPipeSync (passes/insert_pipe_sync.cpp) goes here, after addresses ----
+      insert_pipe_sync_pass(),             // set/wait flags + barriers inside AIV/AIC kernels
       derive_call_directions_pass(),       // arg_directions on every function call
       materialize_runtime_scopes_pass(),   // runtime scopes around orchestration bodies
   };
