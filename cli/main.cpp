@@ -1,2 +1,105 @@
-// placeholder, replaced by the real CLI
-int main() { return 0; }
+// `pypto`: the command-line tool. Subcommands: check, ir, diff, build (see --help).
+// Each command lives in cli/cmd_*.cpp; this file only declares the command line.
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <fmt/format.h>
+
+#include "cli/commands.h"
+
+#ifndef PYPTO_VERSION
+#define PYPTO_VERSION "0.0.0"
+#endif
+
+using namespace pypto::cli;
+
+namespace {
+
+void add_common(CLI::App* cmd, CommonOptions& o, bool with_entry = true) {
+  if (with_entry) {
+    cmd->add_option("--entry", o.entry, "Entry to compile: a @pl.program class or @pl.jit function (default: the only one)");
+    cmd->add_option("-D,--define", o.defines, "Override a module-level constant, e.g. -D ROWS=512 (repeatable)")
+        ->type_name("NAME=VALUE");
+  }
+  cmd->add_option("--diagnostics-format", o.diagnostics_format, "How errors are printed: text (default) or json")
+      ->check(CLI::IsMember({"text", "json"}));
+  cmd->add_flag("--color", o.color, "Colour diagnostics");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"pypto " PYPTO_VERSION
+               " — compiler and build tool for the PyPTO tile DSL (no Python needed).\n"
+               "Reads a PyPTO .py file, checks it, runs the pass pipeline and writes a buildable project\n"
+               "(pto-isa kernels, PTO2 orchestration, kernel_config.py, build.ninja) that runs on the\n"
+               "bundled CPU runtime or builds for an Ascend NPU.",
+               "pypto"};
+  app.set_version_flag("--version", std::string("pypto ") + PYPTO_VERSION);
+  app.require_subcommand(1);
+  app.footer(
+      "Examples:\n"
+      "  pypto check model.py                      check syntax, names and types; writes nothing\n"
+      "  pypto ir model.py --entry main            print the program's IR as DSL text\n"
+      "  pypto ir model.py --passes ConvertToSSA   print the IR after the named passes\n"
+      "  pypto diff a.py b.py                      structural equality of two programs\n"
+      "  pypto build model.py -o out               generate and build out/ (then: out/bin/run --seed 1)\n"
+      "Exit status: 0 ok, 1 errors in the program, 2 usage errors, 70 internal errors.");
+
+  // check
+  CommonOptions check_o;
+  std::string check_file;
+  auto* check = app.add_subcommand("check", "Front end + verifier: report errors, write nothing");
+  check->add_option("FILE", check_file, "PyPTO source file")->required();
+  add_common(check, check_o);
+  check->footer("Example: pypto check model.py -D BATCH=8");
+
+  // ir
+  IrOptions ir_o;
+  auto* ir = app.add_subcommand("ir", "Print the program's IR (DSL text) to stdout");
+  ir->add_option("FILE", ir_o.file, "PyPTO source file")->required();
+  add_common(ir, ir_o.common);
+  ir->add_option("--passes", ir_o.passes, "Run these passes first, in order (comma-separated; 'all' = whole pipeline)")
+      ->delimiter(',');
+  ir->add_option("--dump-passes", ir_o.dump_dir, "With --passes: also write the IR after each pass to DIR/NN_<pass>.py");
+  ir->add_option("--soc", ir_o.soc, "Target SoC for memory planning: 910b (default) or 950")
+      ->check(CLI::IsMember({"910b", "950"}));
+  ir->footer("Examples:\n  pypto ir model.py\n  pypto ir model.py --passes all --soc 950");
+
+  // diff
+  std::string diff_a, diff_b;
+  CommonOptions diff_o;
+  auto* diff = app.add_subcommand("diff", "Structural equality of two programs (exit 0 when equal, 1 when not)");
+  diff->add_option("A", diff_a, "First PyPTO file")->required();
+  diff->add_option("B", diff_b, "Second PyPTO file")->required();
+  add_common(diff, diff_o);
+  diff->footer("Example: pypto diff before.py after.py   (names, spans and comments do not matter)");
+
+  // build
+  BuildOptions b_o;
+  auto* build = app.add_subcommand("build", "Compile to a project directory and build it with ninja");
+  build->add_option("FILE", b_o.file, "PyPTO source file")->required();
+  add_common(build, b_o.common);
+  build->add_option("-o,--output", b_o.out_dir, "Output directory (replaced atomically; nothing is written outside it)")
+      ->required();
+  build->add_option("--soc", b_o.soc, "Target SoC: 910b (default) or 950")->check(CLI::IsMember({"910b", "950"}));
+  build->add_flag("--emit-only", b_o.emit_only, "Write the project but do not run ninja");
+  build->add_option("-j", b_o.jobs, "Parallel jobs for ninja (passed on as -j N)")->check(CLI::PositiveNumber);
+  build->add_flag("--dump-passes", b_o.dump_passes, "Also write the IR after each pass to OUT/passes_dump/NN_<pass>.py");
+  build->footer(
+      "Example:\n  pypto build model.py -o out && out/bin/run --seed 1 --outputs out/results\n"
+      "Environment: CXX picks the C++ compiler written into build.ninja (default c++);\n"
+      "PYPTO_COMPILER_LAUNCHER (e.g. ccache) prefixes every compile command.");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    int rc = app.exit(e);
+    return rc == 0 ? kOk : kUsageError;
+  }
+
+  if (check->parsed()) return cmd_check(check_file, check_o);
+  if (ir->parsed()) return cmd_ir(ir_o);
+  if (diff->parsed()) return cmd_diff(diff_a, diff_b, diff_o);
+  if (build->parsed()) return cmd_build(b_o);
+  return kUsageError;
+}

@@ -1,0 +1,65 @@
+// `pypto build FILE -o OUT`: front end → pass pipeline → emitters → OUT (written atomically)
+// → `ninja -C OUT` (unless --emit-only).
+#include <cstdio>
+#include <cstdlib>
+#include <fmt/format.h>
+#include <sys/wait.h>
+
+#include "cli/commands.h"
+#include "cli/files.h"
+#include "emit/project_writer.h"
+#include "ir/printer.h"
+#include "ir/soc.h"
+#include "passes/pipeline.h"
+
+namespace pypto::cli {
+
+namespace {
+
+std::string shell_quote(const std::string& s) {
+  std::string out = "'";
+  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+int run_ninja(const std::string& out_dir, int jobs) {
+  std::string cmd = "ninja -C " + shell_quote(out_dir);
+  if (jobs > 0) cmd += fmt::format(" -j {}", jobs);
+  std::fflush(stdout);
+  int st = std::system(cmd.c_str());
+  if (st == -1) throw UsageError("could not start ninja");
+  if (WIFEXITED(st) && WEXITSTATUS(st) == 127)
+    throw UsageError("ninja not found on PATH; install ninja-build or use --emit-only");
+  if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+    std::fputs(fmt::format("error: building {} failed (ninja exit status {})\n", out_dir,
+                           WIFEXITED(st) ? WEXITSTATUS(st) : -1).c_str(), stderr);
+    return kUserError;
+  }
+  return kOk;
+}
+
+}  // namespace
+
+int cmd_build(const BuildOptions& opts) {
+  return guarded(opts.common, [&](ir::DiagnosticSink& sink) {
+    auto prog = load_program(opts.file, opts.common, sink);
+    passes::PassContext ctx;
+    ctx.soc = *ir::soc_from_name(opts.soc);
+    emit::EmitOptions eo;
+    eo.soc = ctx.soc;
+    if (const char* cxx = std::getenv("CXX"); cxx && *cxx) eo.cxx = cxx;
+    if (const char* l = std::getenv("PYPTO_COMPILER_LAUNCHER"); l && *l) eo.launcher = l;
+    std::vector<std::pair<std::string, std::string>> dumps;
+    auto after = [&](const passes::Pass& pass, size_t index, const ir::ProgramPtr& p) {
+      if (opts.dump_passes) dumps.emplace_back(dump_file_name(int(index) + 1, pass.name), ir::print_program(*p));
+    };
+    prog = passes::run_pipeline(prog, ctx, after);
+    for (auto& d : ctx.diagnostics.take()) sink.report(std::move(d));
+    emit::write_project(*prog, eo, opts.out_dir);
+    if (opts.dump_passes) write_files_atomically(opts.out_dir + "/passes_dump", dumps);
+    if (opts.emit_only) return int(kOk);
+    return run_ninja(opts.out_dir, opts.jobs);
+  });
+}
+
+}  // namespace pypto::cli

@@ -1,0 +1,51 @@
+// `pypto ir FILE [--passes P1,P2|all] [--dump-passes DIR]`: print the IR as DSL text.
+#include <cstdio>
+#include <filesystem>
+#include <fmt/ranges.h>
+#include <stdexcept>
+#include <fmt/format.h>
+
+#include "cli/commands.h"
+#include "cli/files.h"
+#include "ir/printer.h"
+#include "ir/soc.h"
+#include "passes/pipeline.h"
+
+namespace pypto::cli {
+
+int cmd_ir(const IrOptions& opts) {
+  return guarded(opts.common, [&](ir::DiagnosticSink& sink) {
+    if (!opts.dump_dir.empty() && opts.passes.empty())
+      throw UsageError("--dump-passes needs --passes (e.g. --passes all)");
+    auto prog = load_program(opts.file, opts.common, sink);
+    std::vector<ir::Diagnostic> ctx_warnings;
+    if (!opts.passes.empty()) {
+      passes::PassContext ctx;
+      ctx.soc = *ir::soc_from_name(opts.soc);
+      std::vector<std::pair<std::string, std::string>> dumps;
+      auto after = [&](const passes::Pass& pass, size_t index, const ir::ProgramPtr& p) {
+        if (!opts.dump_dir.empty()) dumps.emplace_back(dump_file_name(int(index) + 1, pass.name), ir::print_program(*p));
+      };
+      bool all = opts.passes.size() == 1 && opts.passes[0] == "all";
+      if (all) {
+        prog = passes::run_pipeline(prog, ctx, after);
+      } else {
+        for (const auto& n : opts.passes) {
+          try {
+            passes::find_pass(n);
+          } catch (const std::invalid_argument& e) {
+            throw UsageError(e.what());
+          }
+        }
+        prog = passes::run_passes(prog, opts.passes, ctx, after);
+      }
+      if (!opts.dump_dir.empty()) write_files_atomically(opts.dump_dir, dumps);
+      ctx_warnings = ctx.diagnostics.take();
+    }
+    for (auto& d : ctx_warnings) sink.report(std::move(d));
+    std::fputs(ir::print_program(*prog).c_str(), stdout);
+    return int(kOk);
+  });
+}
+
+}  // namespace pypto::cli

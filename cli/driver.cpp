@@ -1,0 +1,84 @@
+// Shared CLI plumbing: loading, diagnostics rendering, the exception barrier.
+#include "cli/driver.h"
+
+#include <cstdio>
+#include <fmt/format.h>
+#include <new>
+
+#include "ir/verifier.h"
+#include "parser/diagnostics_render.h"
+#include "parser/frontend.h"
+
+namespace pypto::cli {
+
+std::pair<std::string, std::string> split_define(const std::string& d) {
+  auto eq = d.find('=');
+  if (eq == std::string::npos || eq == 0)
+    throw UsageError(fmt::format("-D expects NAME=VALUE, got '{}'", d));
+  return {d.substr(0, eq), d.substr(eq + 1)};
+}
+
+ir::ProgramPtr load_program(const std::string& path, const CommonOptions& opts, ir::DiagnosticSink& sink) {
+  parser::FrontendOptions fo;
+  fo.entry = opts.entry;
+  for (const auto& d : opts.defines) fo.defines.push_back(split_define(d));
+  ir::ProgramPtr prog = parser::parse_file(path, fo, sink);
+  ir::DiagnosticSink vsink;
+  if (!ir::verify(*prog, ir::structural_properties(), vsink)) throw ir::CompileError(vsink.take());
+  for (auto& d : vsink.take()) sink.report(std::move(d));
+  return prog;
+}
+
+static void render(const CommonOptions& opts, const std::vector<ir::Diagnostic>& diags) {
+  if (diags.empty()) return;
+  if (opts.diagnostics_format == "json") {
+    std::fputs(parser::render_diagnostics_json(diags).c_str(), stderr);
+    return;
+  }
+  for (const auto& d : diags) std::fputs(parser::render_diagnostic(d, opts.color).c_str(), stderr);
+  size_t errors = 0;
+  for (const auto& d : diags) errors += d.severity == ir::Severity::Error;
+  if (errors)
+    std::fputs(fmt::format("error: aborting due to {} previous error{}\n", errors, errors == 1 ? "" : "s").c_str(),
+               stderr);
+}
+
+static void render_internal(const std::string& stage, const std::string& msg, const ir::Span& span) {
+  std::fputs(fmt::format("internal error[{}]: {}\n", stage, msg).c_str(), stderr);
+  if (span.valid()) std::fputs(fmt::format("  --> {}\n", span.to_string()).c_str(), stderr);
+  std::fputs("   = note: this is a bug in pypto, not in your program; please report it with the input file\n", stderr);
+}
+
+int guarded(const CommonOptions& opts, const std::function<int(ir::DiagnosticSink&)>& body) {
+  ir::DiagnosticSink sink;
+  try {
+    int rc = body(sink);
+    render(opts, sink.diagnostics());
+    return rc;
+  } catch (const ir::CompileError& e) {
+    auto all = sink.take();
+    for (const auto& d : e.diagnostics()) all.push_back(d);
+    render(opts, all);
+    return kUserError;
+  } catch (const UsageError& e) {
+    render(opts, sink.diagnostics());
+    std::fputs(fmt::format("error: {}\n", e.what()).c_str(), stderr);
+    return kUsageError;
+  } catch (const ir::InternalError& e) {
+    render(opts, sink.diagnostics());
+    render_internal(e.stage(), e.what(), e.span());
+    return kInternalError;
+  } catch (const std::bad_alloc&) {
+    render_internal("memory", "out of memory", {});
+    return kInternalError;
+  } catch (const std::exception& e) {
+    render(opts, sink.diagnostics());
+    render_internal("unknown stage", e.what(), {});
+    return kInternalError;
+  } catch (...) {
+    render_internal("unknown stage", "unknown exception", {});
+    return kInternalError;
+  }
+}
+
+}  // namespace pypto::cli

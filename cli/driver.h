@@ -1,0 +1,41 @@
+// The pieces every `pypto` command shares: options common to all commands, loading a program
+// through the front end, reporting diagnostics (text or JSON), and the exception barrier that
+// turns every failure into an exit code — 0 ok, 1 errors in the user's program, 2 usage errors,
+// 70 internal errors (named after the stage), never an abort or an uncaught exception.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "ir/diagnostic.h"
+#include "ir/function.h"
+
+namespace pypto::cli {
+
+enum ExitCode : int { kOk = 0, kUserError = 1, kUsageError = 2, kInternalError = 70 };
+
+struct CommonOptions {
+  std::string entry;
+  std::vector<std::string> defines;        // "NAME=VALUE"
+  std::string diagnostics_format = "text"; // text | json
+  bool color = false;
+};
+
+// Thrown for command-line misuse discovered after parsing (bad -D syntax, unknown pass name...).
+struct UsageError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// Runs `body` inside the barrier: renders CompileError diagnostics and warnings, maps exceptions
+// to exit codes. `stage` names what was running for unexpected exceptions.
+int guarded(const CommonOptions& opts, const std::function<int(ir::DiagnosticSink&)>& body);
+
+// Front end + structural verification; throws CompileError on errors.
+ir::ProgramPtr load_program(const std::string& path, const CommonOptions& opts, ir::DiagnosticSink& sink);
+
+// Splits "NAME=VALUE"; throws UsageError on a malformed define.
+std::pair<std::string, std::string> split_define(const std::string& d);
+
+}  // namespace pypto::cli
