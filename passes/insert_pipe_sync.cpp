@@ -14,7 +14,9 @@
 //  3. Loop bodies, back-edge dependencies (consumer i of the next iteration, producer j >= i of the
 //     previous one): one pair per (P, C) per loop: set after the last producer, wait before the
 //     first consumer, a priming set before the loop and a final wait after it. (A nested loop is
-//     not its own back-edge consumer: its body handles that.) V→V back-edges get a bar_v.
+//     not its own back-edge consumer: its body handles that; inside an if, a consumer after its
+//     producer on the same branch path is already ordered by the if's own syncs.) V→V
+//     back-edges get a bar_v.
 //  4. Event ids: each pair is live from its first to its last sync in program order (a back-edge
 //     pair spans its whole loop); ids EVENT_ID0..7 are coloured greedily per (src, dst).
 #include "passes/insert_pipe_sync.h"
@@ -59,7 +61,16 @@ struct PlanBlock {
 struct PipedAccess {
   Pipe pipe;
   MemAccess acc;
+  int ord;                // pre-order position of the instruction inside its statement
+  std::vector<int> path;  // if-branches (ids) enclosing the instruction inside its statement
 };
+
+// Can two instructions of one statement run in the same execution of it (one branch path is a
+// prefix of the other)?
+bool same_path(const PipedAccess& a, const PipedAccess& b) {
+  const size_t n = std::min(a.path.size(), b.path.size());
+  return std::equal(a.path.begin(), a.path.begin() + n, b.path.begin());
+}
 
 bool is_loop(const StmtPtr& s) { return as<ForStmt>(s) || as<WhileStmt>(s); }
 
@@ -94,7 +105,11 @@ class Planner {
       blk->stmts.push_back(std::move(ps));
     }
     std::vector<std::vector<PipedAccess>> sum(stmts.size());
-    for (size_t i = 0; i < stmts.size(); ++i) summarize(stmts[i], sum[i]);
+    for (size_t i = 0; i < stmts.size(); ++i) {
+      ord_ = 0;
+      path_.clear();
+      summarize(stmts[i], sum[i]);
+    }
     forward(*blk, sum);
     if (back_out) backward(*blk, sum, *back_out);
     return blk;
@@ -107,21 +122,26 @@ class Planner {
     int wait_before; // statement index the wait precedes
   };
 
-  void summarize(const StmtPtr& s, std::vector<PipedAccess>& out) const {
+  void summarize(const StmtPtr& s, std::vector<PipedAccess>& out) {
     if (!s) return;
     if (const auto* f = as<ForStmt>(s)) return summarize_body(f->body, out);
     if (const auto* w = as<WhileStmt>(s)) return summarize_body(w->body, out);
     if (const auto* i = as<IfStmt>(s)) {
-      summarize_body(i->then_body, out);
-      return summarize_body(i->else_body, out);
+      for (const StmtPtr& arm : {i->then_body, i->else_body}) {
+        path_.push_back(next_branch_++);
+        summarize_body(arm, out);
+        path_.pop_back();
+      }
+      return;
     }
     if (const auto* sc = as<ScopeStmt>(s)) return summarize_body(sc->body, out);
     if (as<SeqStmts>(s)) return summarize_body(s, out);
     const InstrInfo info = model_.classify(*s);
     if (info.pipe == Pipe::None) return;
-    for (const auto& a : info.accesses) out.push_back({info.pipe, a});
+    const int ord = ord_++;
+    for (const auto& a : info.accesses) out.push_back({info.pipe, a, ord, path_});
   }
-  void summarize_body(const StmtPtr& body, std::vector<PipedAccess>& out) const {
+  void summarize_body(const StmtPtr& body, std::vector<PipedAccess>& out) {
     if (!body) return;
     for (const auto& s : flatten_body(body)) summarize(s, out);
   }
@@ -220,6 +240,9 @@ class Planner {
         for (const auto& a : sum[j]) {
           for (const auto& b : sum[i]) {
             if (!conflicts(a.acc, b.acc)) continue;
+            // Inside one statement, a consumer after its producer on the same branch path is
+            // ordered in every iteration by that statement's own forward syncs.
+            if (i == j && b.ord > a.ord && same_path(a, b)) continue;
             const Pipe P = a.pipe, C = b.pipe;
             if (P == C) {
               if (P == Pipe::V && !v_ordered(i, j)) back_bars.push_back(j);
@@ -249,6 +272,8 @@ class Planner {
   }
 
   PipeModel model_;
+  int ord_ = 0, next_branch_ = 0;
+  std::vector<int> path_;
   std::vector<int> fwd_bars_;  // bar positions of the block being planned (forward step)
 };
 
@@ -345,10 +370,12 @@ StmtPtr build(const PlanBlock& b, const std::vector<SyncInst>& insts) {
   return make_body(std::move(out), b.span);
 }
 
+// Set / wait flags written by the user (their event ids would collide with ours).
 bool has_sync_ops(const StmtPtr& s) {
   if (!s) return false;
   for (const auto& st : flatten_body(s)) {
-    if (PipeModel::sync_of(*st).kind != SyncKind::None) return true;
+    const auto k = PipeModel::sync_of(*st).kind;
+    if (k == SyncKind::Set || k == SyncKind::Wait) return true;
     if (const auto* f = as<ForStmt>(st); f && has_sync_ops(f->body)) return true;
     if (const auto* w = as<WhileStmt>(st); w && has_sync_ops(w->body)) return true;
     if (const auto* i = as<IfStmt>(st); i && (has_sync_ops(i->then_body) || has_sync_ops(i->else_body))) return true;
@@ -409,6 +436,7 @@ Pass insert_pipe_sync_pass() {
     if (ctx.verify && out != prog) {
       for (const auto& f : out->functions) {
         if (f->type != FunctionType::AIV && f->type != FunctionType::AIC) continue;
+        if (prog->find(f->name) == f) continue;  // left as written
         for (const auto& d : check_pipe_sync(*f))
           if (d.severity == Severity::Error)
             throw InternalError("InsertPipeSync", fmt::format("kernel '{}': {}", f->name, d.message), d.span);

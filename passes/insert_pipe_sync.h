@@ -15,7 +15,8 @@
 namespace pypto::passes {
 
 // The pass (requires AllocatedMemoryAddr, produces PipeSyncInserted). Kernels that already
-// contain sync ops are left as written.
+// contain set/wait flags (system.sync_src / sync_dst) are left as written; user barriers are
+// kept and synchronisation is added around them.
 Pass insert_pipe_sync_pass();
 
 // The transformation itself, per function / per program (non-kernel functions are unchanged).
