@@ -1,0 +1,205 @@
+// Kernel emitter: post-pipeline DSL text (planned MemRefs) → InsertPipeSync → kernel .cpp. Checks
+// the meaningful lines: Tile declarations with their TASSIGN addresses, the pto-isa call sequence
+// with the syncs in order, the core fence, the kernel_entry ABI, naming, scalar code, and the
+// "not supported yet" errors at the op's line.
+#include <catch2/catch.hpp>
+
+#include "emit/c_names.h"
+#include "emit/kernel_emitter.h"
+#include "emit_test_util.h"
+#include "passes/insert_pipe_sync.h"
+
+using namespace emit_test;
+using namespace pypto;
+
+namespace {
+
+ir::ProgramPtr parse_synced(const std::string& body) {
+  ir::DiagnosticSink sink;
+  const std::string text = "import pypto.language as pl\n\n@pl.program\nclass P:\n" + body;
+  auto p = parser::parse_source(std::make_shared<ir::SourceFile>("kern.py", text), {}, sink);
+  return passes::insert_pipe_sync(p);
+}
+
+std::string kernel_text(const std::string& body, const std::string& name, ir::Soc soc = ir::Soc::Ascend910B) {
+  auto p = parse_synced(body);
+  emit::EmitOptions o;
+  o.soc = soc;
+  return emit::emit_kernel(*p->find(name), o);
+}
+
+const char* kScaledAdd = R"(
+    @pl.function(type=pl.FunctionType.AIV)
+    def scaled_add(self, x: pl.Tensor[[64, 128], pl.FP32, pl.MemRef("mem_ddr_0", pl.const(0, pl.INT64), 32768)], y: pl.Tensor[[64, 128], pl.FP32, pl.MemRef("mem_ddr_1", pl.const(0, pl.INT64), 32768)], alpha: pl.Scalar[pl.FP32], z: pl.Out[pl.Tensor[[64, 128], pl.FP32, pl.MemRef("mem_ddr_2", pl.const(0, pl.INT64), 32768)]]) -> pl.Tensor[[64, 128], pl.FP32]:
+        mem_vec_3: pl.Ptr = pl.tile.alloc(memory_space=pl.Mem.Vec, size=32768)
+        mem_vec_4: pl.Ptr = pl.tile.alloc(memory_space=pl.Mem.Vec, size=32768)
+        mem_vec_5: pl.Ptr = pl.tile.alloc(memory_space=pl.Mem.Vec, size=32768)
+        tx: pl.Tile[[64, 128], pl.FP32, pl.MemRef(mem_vec_3, pl.const(0, pl.INT64), 32768), pl.Mem.Vec] = pl.tile.load(x, [0, 0], [64, 128])
+        ty: pl.Tile[[64, 128], pl.FP32, pl.MemRef(mem_vec_4, pl.const(32768, pl.INT64), 32768), pl.Mem.Vec] = pl.tile.load(y, [0, 0], [64, 128])
+        tz: pl.Tile[[64, 128], pl.FP32, pl.MemRef(mem_vec_5, pl.const(65536, pl.INT64), 32768), pl.Mem.Vec] = pl.tile.muls(ty, alpha)
+        tz2: pl.Tile[[64, 128], pl.FP32, pl.MemRef(mem_vec_5, pl.const(65536, pl.INT64), 32768), pl.Mem.Vec] = pl.tile.add(tx, tz)
+        z_1: pl.Tensor[[64, 128], pl.FP32, pl.MemRef("mem_ddr_2", pl.const(0, pl.INT64), 32768)] = pl.tile.store(tz2, [0, 0], z)
+        return z_1
+)";
+
+const char* kMatmul = R"(
+    @pl.function(type=pl.FunctionType.AIC)
+    def mm(self, a: pl.Tensor[[32, 32], pl.FP16, pl.MemRef("mem_ddr_0", pl.const(0, pl.INT64), 2048)], b: pl.Tensor[[32, 32], pl.FP16, pl.MemRef("mem_ddr_1", pl.const(0, pl.INT64), 2048)], out: pl.Out[pl.Tensor[[32, 32], pl.FP32, pl.MemRef("mem_ddr_2", pl.const(0, pl.INT64), 4096)]]) -> pl.Tensor[[32, 32], pl.FP32]:
+        mem_mat_3: pl.Ptr = pl.tile.alloc(memory_space=pl.Mem.Mat, size=4096)
+        mem_left_5: pl.Ptr = pl.tile.alloc(memory_space=pl.Mem.Left, size=2048)
+        mem_right_6: pl.Ptr = pl.tile.alloc(memory_space=pl.Mem.Right, size=2048)
+        mem_acc_7: pl.Ptr = pl.tile.alloc(memory_space=pl.Mem.Acc, size=4096)
+        a_l1: pl.Tile[[32, 32], pl.FP16, pl.MemRef(mem_mat_3, pl.const(0, pl.INT64), 2048), pl.Mem.Mat] = pl.tile.load(a, [0, 0], [32, 32], target_memory=pl.Mem.Mat)
+        b_l1: pl.Tile[[32, 32], pl.FP16, pl.MemRef(mem_mat_3, pl.const(2048, pl.INT64), 2048), pl.Mem.Mat] = pl.tile.load(b, [0, 0], [32, 32], target_memory=pl.Mem.Mat)
+        a_l0a: pl.Tile[[32, 32], pl.FP16, pl.MemRef(mem_left_5, pl.const(0, pl.INT64), 2048), pl.Mem.Left] = pl.tile.move(a_l1, target_memory=pl.Mem.Left)
+        b_l0b: pl.Tile[[32, 32], pl.FP16, pl.MemRef(mem_right_6, pl.const(0, pl.INT64), 2048), pl.Mem.Right] = pl.tile.move(b_l1, target_memory=pl.Mem.Right)
+        c_acc: pl.Tile[[32, 32], pl.FP32, pl.MemRef(mem_acc_7, pl.const(0, pl.INT64), 4096), pl.Mem.Acc] = pl.tile.matmul(a_l0a, b_l0b)
+        out_1: pl.Tensor[[32, 32], pl.FP32, pl.MemRef("mem_ddr_2", pl.const(0, pl.INT64), 4096)] = pl.tile.store(c_acc, [0, 0], out)
+        return out_1
+)";
+
+const std::vector<std::string> kOps = {"T", "set_flag", "wait_flag", "pipe_barrier"};
+
+}  // namespace
+
+TEST_CASE("vector kernel: layout, tiles at planned addresses, call sequence, entry ABI", "[emit]") {
+  const std::string k = kernel_text(kScaledAdd, "scaled_add");
+  INFO(k);
+  // Banner, guards, includes, namespace, in this order.
+  const auto banner = k.find("// Kernel Function: scaled_add");
+  const auto inc = k.find("#include <pto/pto-inst.hpp>");
+  const auto tensor = k.find("#include \"tensor.h\"");
+  const auto ns = k.find("using namespace pto;");
+  CHECK(banner == 0);
+  CHECK(k.find("#define __aicore__ [aicore]") < inc);
+  CHECK((inc < tensor && tensor < ns));
+  // Compute function: tensors first, then scalars; vector fence and masks.
+  CHECK(k.find("static __aicore__ void scaled_add(__gm__ float* x, __gm__ float* y, __gm__ float* z, float alpha) {\n"
+               "#if defined(__DAV_VEC__)\n    set_mask_norm();\n    set_vector_mask(-1, -1);\n") != std::string::npos);
+  CHECK(k.find("__DAV_CUBE__") == std::string::npos);
+  // Tile type and declarations at the MemRef offsets.
+  CHECK(k.find("using Vec_float_64x128 = Tile<TileType::Vec, float, 64, 128, BLayout::RowMajor, -1, -1, "
+               "SLayout::NoneBox, 512, PadValue::Null, CompactMode::Null>;") != std::string::npos);
+  CHECK(k.find("Vec_float_64x128 tx(64, 128); TASSIGN(tx, (uint64_t)0);") != std::string::npos);
+  CHECK(k.find("Vec_float_64x128 ty(64, 128); TASSIGN(ty, (uint64_t)32768);") != std::string::npos);
+  CHECK(k.find("Vec_float_64x128 tz(64, 128); TASSIGN(tz, (uint64_t)65536);") != std::string::npos);
+  CHECK(k.find("GlobalTensor<float, pto::Shape<1, 1, 1, 64, 128>, pto::Stride<8192, 8192, 8192, 128, 1>, "
+               "pto::Layout::ND>") != std::string::npos);
+  // The instruction stream (syncs from InsertPipeSync, translated 1:1).
+  const std::vector<std::string> expected = {
+      "TLOAD(tx, tx_gm);",
+      "TLOAD(ty, ty_gm);",
+      "set_flag(PIPE_MTE2, PIPE_V, EVENT_ID0);",
+      "wait_flag(PIPE_MTE2, PIPE_V, EVENT_ID0);",
+      "TMULS(tz, ty, alpha);",
+      "pipe_barrier(PIPE_V);",
+      "TADD(tz2, tx, tz);",
+      "set_flag(PIPE_V, PIPE_MTE3, EVENT_ID0);",
+      "wait_flag(PIPE_V, PIPE_MTE3, EVENT_ID0);",
+      "TSTORE(tz2_gm, tz2);",
+      "pipe_barrier(PIPE_ALL);",
+  };
+  CHECK(lines_starting(k, kOps) == expected);
+  CHECK(count_of(k, "set_flag(") == count_of(k, "wait_flag("));
+  // One source comment per op with the DSL line.
+  CHECK(k.find("// kern.py:13: tz: pl.Tile[[64, 128], pl.FP32") != std::string::npos);
+  // Entry: tensors first as ChipTensor pointers, the scalar as a 64-bit pattern.
+  CHECK(k.find("extern \"C\" __aicore__ __attribute__((always_inline)) void kernel_entry(__gm__ int64_t* args) {") != std::string::npos);
+  CHECK(k.find("__gm__ ChipTensor* x_tensor = reinterpret_cast<__gm__ ChipTensor*>(args[0]);") != std::string::npos);
+  CHECK(k.find("__gm__ float* z = reinterpret_cast<__gm__ float*>(z_tensor->buffer.addr) + z_tensor->start_offset;") != std::string::npos);
+  CHECK(k.find("union { uint64_t u64; float val; } alpha_bits;") != std::string::npos);
+  CHECK(k.find("alpha_bits.u64 = static_cast<uint64_t>(args[3]);") != std::string::npos);
+  CHECK(k.find("scaled_add(x, y, z, alpha_bits.val);") != std::string::npos);
+  CHECK(k.find("Tensor ") == std::string::npos);  // ChipTensor only
+}
+
+TEST_CASE("cube kernel: AIC fence, Mat/Left/Right/Acc tiles, Left layout per SoC", "[emit]") {
+  const std::string k910 = kernel_text(kMatmul, "mm");
+  INFO(k910);
+  CHECK(k910.find("#if defined(__DAV_CUBE__)") != std::string::npos);
+  CHECK(k910.find("set_mask_norm") == std::string::npos);
+  CHECK(k910.find("Tile<TileType::Mat, half, 32, 32, BLayout::ColMajor, -1, -1, SLayout::RowMajor, 512,") != std::string::npos);
+  CHECK(k910.find("Tile<TileType::Left, half, 32, 32, BLayout::RowMajor, -1, -1, SLayout::RowMajor, 512,") != std::string::npos);
+  CHECK(k910.find("Tile<TileType::Right, half, 32, 32, BLayout::RowMajor, -1, -1, SLayout::ColMajor, 512,") != std::string::npos);
+  CHECK(k910.find("Tile<TileType::Acc, float, 32, 32, BLayout::ColMajor, -1, -1, SLayout::RowMajor, 1024,") != std::string::npos);
+  CHECK(k910.find("TASSIGN(b_l1, (uint64_t)2048);") != std::string::npos);
+  const std::vector<std::string> expected = {
+      "TLOAD(a_l1, a_l1_gm);", "TLOAD(b_l1, b_l1_gm);",
+      "set_flag(PIPE_MTE2, PIPE_MTE1, EVENT_ID0);", "wait_flag(PIPE_MTE2, PIPE_MTE1, EVENT_ID0);",
+      "TMOV(a_l0a, a_l1);", "TMOV(b_l0b, b_l1);",
+      "set_flag(PIPE_MTE1, PIPE_M, EVENT_ID0);", "wait_flag(PIPE_MTE1, PIPE_M, EVENT_ID0);",
+      "TMATMUL(c_acc, a_l0a, b_l0b);",
+      "set_flag(PIPE_M, PIPE_FIX, EVENT_ID0);", "wait_flag(PIPE_M, PIPE_FIX, EVENT_ID0);",
+      "TSTORE(c_acc_gm, c_acc);", "pipe_barrier(PIPE_ALL);"};
+  CHECK(lines_starting(k910, kOps) == expected);
+  const std::string k950 = kernel_text(kMatmul, "mm", ir::Soc::Ascend950);
+  CHECK(k950.find("Tile<TileType::Left, half, 32, 32, BLayout::ColMajor, -1, -1, SLayout::RowMajor, 512,") != std::string::npos);
+}
+
+TEST_CASE("loops, scalar code with floor division, dynamic GM offsets", "[emit]") {
+  const std::string k = kernel_text(R"(
+    @pl.function(type=pl.FunctionType.AIV)
+    def rows(self, x: pl.Tensor[[256, 128], pl.FP32, pl.MemRef("mem_ddr_0", pl.const(0, pl.INT64), 131072)], n: pl.Scalar[pl.INDEX], out: pl.Out[pl.Tensor[[256, 128], pl.FP32, pl.MemRef("mem_ddr_1", pl.const(0, pl.INT64), 131072)]]) -> pl.Tensor[[256, 128], pl.FP32]:
+        mem_vec_2: pl.Ptr = pl.tile.alloc(memory_space=pl.Mem.Vec, size=32768)
+        for i, (o,) in pl.range(4, init_values=(out,)):
+            r: pl.Scalar[pl.INDEX] = (i - n) // 2 * 64 + (i - n) % 2
+            t: pl.Tile[[16, 128], pl.FP32, pl.MemRef(mem_vec_2, pl.const(0, pl.INT64), 8192), pl.Mem.Vec] = pl.tile.load(x, [r, 0], [16, 128])
+            u: pl.Tile[[16, 128], pl.FP32, pl.MemRef(mem_vec_2, pl.const(8192, pl.INT64), 8192), pl.Mem.Vec] = pl.tile.exp(t)
+            o_1: pl.Tensor[[256, 128], pl.FP32, pl.MemRef("mem_ddr_1", pl.const(0, pl.INT64), 131072)] = pl.tile.store(u, [r, 0], o)
+            o_2 = pl.yield_(o_1)
+        return o_2
+)", "rows");
+  INFO(k);
+  CHECK(k.find("static inline __aicore__ int64_t pypto_floordiv(int64_t a, int64_t b)") != std::string::npos);
+  CHECK(k.find("for (int64_t i = 0; i < 4; i += 1) {") != std::string::npos);
+  CHECK(k.find("int64_t r = ((static_cast<int64_t>(pypto_floordiv((i - n), 2)) * 64) + "
+               "static_cast<int64_t>(pypto_floormod((i - n), 2)));") != std::string::npos);
+  CHECK(k.find("t_gm(x + (r * 128));") != std::string::npos);
+  CHECK(k.find("u_gm(out + (r * 128));") != std::string::npos);  // the carried tensor stays `out`
+  // Back-edge protocol around the loop (V reads t before the next TLOAD overwrites it).
+  const auto lines = lines_starting(k.substr(k.find("static __aicore__ void rows")), {"for (", "}", "set_flag(PIPE_V, PIPE_MTE2", "wait_flag(PIPE_V, PIPE_MTE2"});
+  const std::vector<std::string> expected = {
+      "set_flag(PIPE_V, PIPE_MTE2, EVENT_ID0);", "for (int64_t i = 0; i < 4; i += 1) {",
+      "wait_flag(PIPE_V, PIPE_MTE2, EVENT_ID0);", "set_flag(PIPE_V, PIPE_MTE2, EVENT_ID0);", "}",
+      "wait_flag(PIPE_V, PIPE_MTE2, EVENT_ID0);"};
+  CHECK(std::vector<std::string>(lines.begin(), lines.begin() + 6) == expected);
+}
+
+TEST_CASE("identifiers: SSA suffixes dropped, reserved names avoided, clashes numbered", "[emit]") {
+  CHECK(emit::sanitize_identifier("x__ssa_v0") == "x");
+  CHECK(emit::sanitize_identifier("acc__iter_v1") == "acc");
+  CHECK(emit::sanitize_identifier("set_flag") == "set_flag_v");
+  CHECK(emit::sanitize_identifier("TADD") == "TADD_v");
+  CHECK(emit::sanitize_identifier("int") == "int_v");
+  CHECK(emit::sanitize_identifier("3d") == "v3d");
+  CHECK(emit::sanitize_identifier("a.b-c") == "a_b_c");
+  emit::NameTable t;
+  auto v1 = ir::make_var("t__ssa_v0", ir::scalar_type(ir::DataType::INDEX));
+  auto v2 = ir::make_var("t__ssa_v1", ir::scalar_type(ir::DataType::INDEX));
+  auto v3 = ir::make_var("t", ir::scalar_type(ir::DataType::INDEX));
+  CHECK(t.name(v1.get()) == "t");
+  CHECK(t.name(v2.get()) == "t_1");
+  CHECK(t.name(v3.get()) == "t_2");
+  CHECK(t.name(v1.get()) == "t");
+}
+
+TEST_CASE("unsupported forms are errors at the op's line, never code", "[emit]") {
+  auto p = parse_synced(R"(
+    @pl.function(type=pl.FunctionType.AIV)
+    def sl(self, x: pl.Tensor[[64, 128], pl.FP32, pl.MemRef("mem_ddr_0", pl.const(0, pl.INT64), 32768)], out: pl.Out[pl.Tensor[[32, 128], pl.FP32, pl.MemRef("mem_ddr_1", pl.const(0, pl.INT64), 16384)]]) -> pl.Tensor[[32, 128], pl.FP32]:
+        mem_vec_2: pl.Ptr = pl.tile.alloc(memory_space=pl.Mem.Vec, size=32768)
+        t: pl.Tile[[64, 128], pl.FP32, pl.MemRef(mem_vec_2, pl.const(0, pl.INT64), 32768), pl.Mem.Vec] = pl.tile.load(x, [0, 0], [64, 128])
+        s: pl.Tile[[32, 128], pl.FP32, pl.MemRef(mem_vec_2, pl.const(16384, pl.INT64), 16384), pl.Mem.Vec] = pl.tile.slice(t, [32, 128], [32, 0])
+        out_1: pl.Tensor[[32, 128], pl.FP32, pl.MemRef("mem_ddr_1", pl.const(0, pl.INT64), 16384)] = pl.tile.store(s, [0, 0], out)
+        return out_1
+)");
+  try {
+    emit::emit_kernel(*p->find("sl"), emit::EmitOptions{});
+    FAIL("expected a CompileError");
+  } catch (const ir::CompileError& e) {
+    const auto& d = e.diagnostics().at(0);
+    CHECK(d.message.find("pl.tile.slice") != std::string::npos);
+    CHECK(d.message.find("not supported yet") != std::string::npos);
+    CHECK(d.span.line == 10);  // the slice
+  }
+}
