@@ -1,6 +1,7 @@
 // Result checking for end-to-end programs (see check.h).
 #include "e2e/check.h"
 
+#include <bit>
 #include <cmath>
 #include <cstring>
 #include <filesystem>
@@ -11,6 +12,18 @@
 namespace fs = std::filesystem;
 
 namespace pypto::e2e {
+
+namespace {
+
+// IEEE binary16 → float (inputs of FP16 programs travel as "<f2").
+float half_to_float(uint16_t h) {
+  uint32_t sign = uint32_t(h >> 15) << 31, exp = (h >> 10) & 0x1f, mant = h & 0x3ff;
+  if (exp == 0x1f) return std::bit_cast<float>(sign | 0x7f800000u | (mant << 13));
+  if (exp == 0) return (sign ? -1.0f : 1.0f) * std::ldexp(float(mant), -24);
+  return std::bit_cast<float>(sign | ((exp + 112) << 23) | (mant << 13));
+}
+
+}  // namespace
 
 CheckResult check_results(const ProgramCase& c, const std::string& results_dir) {
   CheckResult r;
@@ -24,9 +37,18 @@ CheckResult check_results(const ProgramCase& c, const std::string& results_dir) 
     if (entry.path().extension() != ".npy") continue;
     try {
       auto a = pypto_rt::read_npy(entry.path().string());
-      if (a.descr != "<f4") continue;
       std::vector<float> v(a.numel());
-      std::memcpy(v.data(), a.data.data(), v.size() * sizeof(float));
+      if (a.descr == "<f4") {
+        std::memcpy(v.data(), a.data.data(), v.size() * sizeof(float));
+      } else if (a.descr == "<f2") {
+        for (size_t i = 0; i < v.size(); ++i) {
+          uint16_t h;
+          std::memcpy(&h, a.data.data() + 2 * i, 2);
+          v[i] = half_to_float(h);
+        }
+      } else {
+        continue;
+      }
       arrays[entry.path().stem().string()] = std::move(v);
     } catch (const std::exception& e) {
       r.report = fmt::format("{}: cannot read {}: {}", c.name, entry.path().string(), e.what());

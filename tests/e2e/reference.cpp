@@ -55,6 +55,20 @@ Arrays chain(const Arrays& in) {
   return {{"out", out}};
 }
 
+Arrays matmul(const Arrays& in) {
+  const auto& a = in.at("a");  // [64,128], FP16 values widened to float
+  const auto& b = in.at("b");  // [128,64]
+  const int m = 64, n = 64, k = 128;
+  std::vector<float> out(m * n);
+  for (int i = 0; i < m; ++i)
+    for (int j = 0; j < n; ++j) {
+      double acc = 0;
+      for (int x = 0; x < k; ++x) acc += double(a[i * k + x]) * double(b[x * n + j]);
+      out[i * n + j] = float(acc);
+    }
+  return {{"out", out}};
+}
+
 }  // namespace
 
 const std::vector<ProgramCase>& program_cases() {
@@ -64,6 +78,8 @@ const std::vector<ProgramCase>& program_cases() {
       {"softmax", "e2e_softmax.py", {}, {"out"}, softmax, 1e-6f, 1e-4f},
       {"row_offset", "e2e_row_offset.py", {}, {"out"}, row_offset, 1e-6f, 1e-6f},
       {"chain", "e2e_chain.py", {}, {"out"}, chain, 1e-6f, 1e-6f},
+      // FP32 accumulation of 128 products of FP16 values in [-1, 1): order-dependent rounding only.
+      {"matmul", "e2e_matmul.py", {}, {"out"}, matmul, 1e-4f, 1e-4f},
   };
   return cases;
 }

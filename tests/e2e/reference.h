@@ -1,5 +1,5 @@
 // Independent plain-C++ reference implementations of the end-to-end test programs
-// (tests/programs/e2e_*.py). Each takes the program's input arrays (row-major float) and returns
+// (tests/programs/e2e_*.py). Each takes the program's input arrays (row-major, widened to float) and returns
 // the expected outputs, written from the program's documented math, not from pypto's output.
 #pragma once
 
