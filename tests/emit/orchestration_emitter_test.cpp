@@ -1,0 +1,147 @@
+// Orchestration, kernel_config.py and program table of whole programs (front end + default
+// pipeline): parameter binding, runtime scopes, tensor.create, add_* directions in callee order,
+// func_ids in order of first submission (reused on a second call), loops with bound scalars.
+#include <catch2/catch.hpp>
+
+#include "emit/kernel_config_emitter.h"
+#include "emit/kernel_table.h"
+#include "emit/orchestration_emitter.h"
+#include "emit/program_table_emitter.h"
+#include "emit_test_util.h"
+
+using namespace emit_test;
+using namespace pypto;
+
+namespace {
+
+struct Emitted {
+  ir::ProgramPtr program;
+  std::string orch, config, table;
+};
+
+Emitted emit_all(const ir::ProgramPtr& p) {
+  Emitted e{p, {}, {}, {}};
+  const auto& orch = emit::entry_function(*p);
+  const auto kernels = emit::kernel_table(*p, orch);
+  e.orch = emit::emit_orchestration(*p, orch, kernels, emit::EmitOptions{});
+  e.config = emit::emit_kernel_config(orch, kernels, emit::EmitOptions{});
+  e.table = emit::emit_program_table(orch, kernels);
+  return e;
+}
+
+// Two kernels whose names sort opposite to their first submission; `zeta` is called twice.
+const char* kTwice = R"(import pypto.language as pl
+
+@pl.program
+class Twice:
+    @pl.function(type=pl.FunctionType.InCore)
+    def zeta(self, x: pl.Tensor[[64, 128], pl.FP32], out: pl.Out[pl.Tensor[[64, 128], pl.FP32]]) -> pl.Tensor[[64, 128], pl.FP32]:
+        t = pl.load(x, [0, 0], [64, 128])
+        return pl.store(pl.mul(t, 2.0), [0, 0], out)
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def alpha(self, x: pl.Tensor[[64, 128], pl.FP32], s: pl.Scalar[pl.FP32], out: pl.Out[pl.Tensor[[64, 128], pl.FP32]]) -> pl.Tensor[[64, 128], pl.FP32]:
+        t = pl.load(x, [0, 0], [64, 128])
+        return pl.store(pl.adds(t, s), [0, 0], out)
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: pl.Tensor[[64, 128], pl.FP32], s: pl.Scalar[pl.FP32], out: pl.Out[pl.Tensor[[64, 128], pl.FP32]]) -> pl.Tensor[[64, 128], pl.FP32]:
+        a = pl.create_tensor([64, 128], pl.FP32)
+        a = self.zeta(x, a)
+        b = pl.create_tensor([64, 128], pl.FP32)
+        b = self.alpha(a, s, b)
+        out = self.zeta(b, out)
+        return out
+)";
+
+}  // namespace
+
+TEST_CASE("orchestration of a two-task chain through an intermediate", "[emit]") {
+  const auto e = emit_all(compile_program("e2e_chain.py"));
+  INFO(e.orch);
+  CHECK(e.orch.rfind("// Orchestration Function: chain\n", 0) == 0);
+  CHECK(e.orch.find("#include \"pto_orchestration_api.h\"") != std::string::npos);
+  CHECK(e.orch.find("extern \"C\" {") != std::string::npos);
+  CHECK(e.orch.find("PTO2OrchestrationConfig{.expected_arg_count = 2}") != std::string::npos);
+  CHECK(count_of(e.orch, "__attribute__((visibility(\"default\")))") == 2);
+  const std::vector<std::string> expected = {
+      "const ChipTensor& ext_x = orch_args.tensor(0).ref();",
+      "const ChipTensor& ext_out = orch_args.tensor(1).ref();",
+      "PTO2_SCOPE() {",
+      "uint32_t tmp_ci_shapes[2] = {64, 128};",
+      "TensorCreateInfo tmp_ci(tmp_ci_shapes, 2, DataType::FLOAT32);",
+      "TaskOutputTensors alloc_0 = alloc_tensors(tmp_ci);",
+      "const ChipTensor& tmp = alloc_0.get_ref(0);",
+      "CoreTaskArgs params_t0;  // func 0: scale (AIV)",
+      "params_t0.add_input(ext_x);",
+      "params_t0.add_output(tmp);",
+      "rt_submit_aiv_task(0, params_t0);",
+      "CoreTaskArgs params_t1;  // func 1: shift (AIV)",
+      "params_t1.add_input(tmp);",
+      "params_t1.add_output(ext_out);",
+      "rt_submit_aiv_task(1, params_t1);",
+  };
+  CHECK(lines_starting(e.orch, {"const ChipTensor", "PTO2_SCOPE", "uint32_t", "TensorCreateInfo", "TaskOutputTensors",
+                                "CoreTaskArgs", "params_t", "rt_submit"}) == expected);
+
+  // kernel_config.py: tab-indented, entries by func_id, directions of the first call.
+  INFO(e.config);
+  CHECK(e.config.rfind("# Kernel and Orchestration Configuration\n", 0) == 0);
+  CHECK(e.config.find("from simpler.task_interface import ArgDirection as _D\n") != std::string::npos);
+  CHECK(e.config.find("_ROOT_DIR = Path(__file__).parent\n") != std::string::npos);
+  CHECK(e.config.find("RUNTIME_CONFIG = {\n\t\"runtime\": \"tensormap_and_ringbuffer\",\n\t\"aicpu_thread_num\": 0,\n}\n") !=
+        std::string::npos);
+  CHECK(e.config.find("ORCHESTRATION = {\n\t\"source\": str(_ROOT_DIR / \"orchestration\" / \"chain.cpp\"),\n"
+                      "\t\"function_name\": \"aicpu_orchestration_entry\",\n\t\"signature\": [_D.IN, _D.OUT],\n}\n") !=
+        std::string::npos);
+  CHECK(e.config.find("KERNELS = [\n"
+                      "\t{\"func_id\": 0, \"name\": \"scale\", \"source\": str(_ROOT_DIR / \"kernels\" / \"aiv\" / \"scale.cpp\"), "
+                      "\"core_type\": \"aiv\", \"signature\": [_D.IN, _D.OUT]},\n"
+                      "\t{\"func_id\": 1, \"name\": \"shift\", \"source\": str(_ROOT_DIR / \"kernels\" / \"aiv\" / \"shift.cpp\"), "
+                      "\"core_type\": \"aiv\", \"signature\": [_D.IN, _D.OUT]},\n]\n") != std::string::npos);
+
+  // Program table.
+  INFO(e.table);
+  CHECK(e.table.find("extern \"C\" void pypto_kernel_scale(int64_t* args);") != std::string::npos);
+  CHECK(e.table.find("{0, \"scale\", CoreType::AIV, &pypto_kernel_scale},\n    {1, \"shift\", CoreType::AIV, &pypto_kernel_shift},") !=
+        std::string::npos);
+  CHECK(e.table.find("{\"x\", DataType::FLOAT32, 2, {64, 128, 0, 0, 0}, ParamDir::In},") != std::string::npos);
+  CHECK(e.table.find("{\"out\", DataType::FLOAT32, 2, {64, 128, 0, 0, 0}, ParamDir::Out},") != std::string::npos);
+  CHECK(e.table.find("extern const ProgramInfo kProgram = {\"chain\", kKernels, 2, kTensors, 2, nullptr, 0, "
+                     "&aicpu_orchestration_config, &aicpu_orchestration_entry};") != std::string::npos);
+}
+
+TEST_CASE("orchestration loop: bound scalar, inout direction, one scope per body", "[emit]") {
+  const auto e = emit_all(compile_program("e2e_row_offset.py"));
+  INFO(e.orch);
+  const std::vector<std::string> expected = {
+      "PTO2_SCOPE() {",
+      "for (int64_t i = 0; i < 4; i += 1) {",
+      "PTO2_SCOPE() {",
+      "int64_t r = (i * 64);",
+      "CoreTaskArgs params_t0;  // func 0: scale_block (AIV)",
+      "params_t0.add_input(ext_x);",
+      "params_t0.add_inout(ext_out);",
+      "params_t0.add_scalar(to_u64(static_cast<int64_t>(r)));",
+      "rt_submit_aiv_task(0, params_t0);",
+  };
+  const std::string body = e.orch.substr(e.orch.find("aicpu_orchestration_entry"));
+  CHECK(lines_starting(body, {"PTO2_SCOPE", "for (", "int64_t r", "CoreTaskArgs", "params_t", "rt_submit"}) == expected);
+  CHECK(e.config.find("\"signature\": [_D.IN, _D.INOUT]}") != std::string::npos);
+}
+
+TEST_CASE("func_ids follow first submission, a second call reuses its id; scalars after tensors", "[emit]") {
+  const auto e = emit_all(compile_text(kTwice, "twice.py"));
+  INFO(e.orch);
+  CHECK(lines_starting(e.orch, {"rt_submit"}) ==
+        std::vector<std::string>{"rt_submit_aiv_task(0, params_t0);", "rt_submit_aiv_task(1, params_t1);",
+                                 "rt_submit_aiv_task(0, params_t2);"});
+  CHECK(e.orch.find("float s = from_u64<float>(orch_args.scalar(0));") != std::string::npos);
+  CHECK(e.orch.find("PTO2OrchestrationConfig{.expected_arg_count = 3}") != std::string::npos);
+  // alpha(a, s, b): tensors in callee order, then the scalar.
+  CHECK(lines_starting(e.orch, {"params_t1."}) ==
+        std::vector<std::string>{"params_t1.add_input(a);", "params_t1.add_output(b);",
+                                 "params_t1.add_scalar(to_u64(static_cast<float>(s)));"});
+  CHECK(e.config.find("{\"func_id\": 0, \"name\": \"zeta\"") < e.config.find("{\"func_id\": 1, \"name\": \"alpha\""));
+  CHECK(e.table.find("{\"s\", DataType::FLOAT32},") != std::string::npos);
+}
