@@ -2,7 +2,9 @@
 // orchestration/*.cpp) must compile against the REAL pto-isa CPU headers and simpler's runtime
 // headers, not only against our clean-room runtime/include. Each file is compiled with
 // -fsyntax-only the way the reference compiles kernels for its simulator (__CPU_SIM, core macro,
-// the same include dirs; output-format.md §7).
+// the same include dirs; output-format.md §7), for both SoCs (910b → simpler's a2a3 runtime, 950 →
+// a5). The hand-written probes in probes/ (same layout as a generated project) cover the API
+// surface beyond what the e2e programs use and are compiled against both header sets.
 //
 // Enabled by configuring CMake with -DPYPTO_COMPAT_PTO_ISA=<pto-isa checkout at cd4a3d3f> and
 // -DPYPTO_COMPAT_SIMPLER=<simpler checkout> (tests/compat/CMakeLists.txt turns them into the
@@ -62,17 +64,17 @@ struct HeaderSet {
   std::vector<std::string> orch_includes;
 };
 
-// The real headers, laid out as in the reference's simulator build (a2a3, runtime
-// tensormap_and_ringbuffer): kernels see pto-isa plus simpler's task_interface (tensor.h),
-// the runtime's common/ (intrinsic.h) and their dependencies; orchestration sees
-// pto_orchestration_api.h and the runtime headers it includes.
-HeaderSet real_headers(const fs::path& pto_isa, const fs::path& simpler) {
-  const fs::path rt_root = simpler / "src/a2a3/runtime";
+// The real headers, laid out as in the reference's simulator build (runtime
+// tensormap_and_ringbuffer of simpler's `arch` tree: a2a3 for 910B, a5 for 950): kernels see
+// pto-isa plus simpler's task_interface (tensor.h), the runtime's common/ (intrinsic.h) and their
+// dependencies; orchestration sees pto_orchestration_api.h and the runtime headers it includes.
+HeaderSet real_headers(const fs::path& pto_isa, const fs::path& simpler, const std::string& arch) {
+  const fs::path rt_root = simpler / "src" / arch / "runtime";
   const fs::path rt = rt_root / "tensormap_and_ringbuffer";
   const fs::path common = simpler / "src/common";
   auto s = [](const fs::path& p) { return p.string(); };
   HeaderSet h;
-  h.name = "real pto-isa + simpler";
+  h.name = "real pto-isa + simpler (" + arch + ")";
   h.kernel_includes = {s(pto_isa / "include"),      s(pto_isa / "include/pto"), s(simpler / "simpler_setup/incore"),
                        s(common / "platform/include"), s(rt / "runtime"),      s(rt / "common"),
                        s(rt_root),                    s(common),                s(common / "task_interface")};
@@ -107,196 +109,6 @@ std::string compile_command(const fs::path& src, Kind kind, const HeaderSet& h) 
   if (!extra.empty()) cmd += " " + extra;
   return cmd + " " + quote(src.string());
 }
-
-// Hand-written probes in the generated-code style (output-format.md §2, §4): they prove that the
-// flags and include dirs are right, independently of the emitter.
-constexpr const char* kProbeAiv = R"cpp(// probe: vector kernel
-#include <cstdint>
-#ifndef __gm__
-#define __gm__
-#endif
-#ifndef __aicore__
-#if defined(__CPU_SIM)
-#define __aicore__
-#else
-#define __aicore__ [aicore]
-#endif
-#endif
-#include <pto/pto-inst.hpp>
-#include "tensor.h"
-#include "intrinsic.h"
-using namespace pto;
-
-using Blk = Tile<TileType::Vec, float, 16, 64, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null,
-                 CompactMode::Null>;
-using Col = Tile<TileType::Vec, float, 16, 1, BLayout::ColMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null,
-                 CompactMode::Null>;
-using GBlk = GlobalTensor<float, pto::Shape<1, 1, 1, 16, 64>, pto::Stride<1024, 1024, 1024, 64, 1>, pto::Layout::ND>;
-
-static __aicore__ void probe_vec(__gm__ float* a, __gm__ float* out, float k, int64_t n, int32_t blk) {
-#if defined(__DAV_VEC__)
-  set_mask_norm();
-  set_vector_mask(-1, -1);
-  Blk ta(16, 64);
-  TASSIGN(ta, (uint64_t)0);
-  Blk tb(16, 64);
-  TASSIGN(tb, (uint64_t)4096);
-  Col tr(16, 1);
-  TASSIGN(tr, (uint64_t)8192);
-  for (int64_t i = 0; i < n; i += 1) {
-    GBlk ga(a + (blk + i) * 1024);
-    TLOAD(ta, ga);
-    set_flag(PIPE_MTE2, PIPE_V, EVENT_ID0);
-    wait_flag(PIPE_MTE2, PIPE_V, EVENT_ID0);
-    TMULS(tb, ta, k);
-    pipe_barrier(PIPE_V);
-    TROWMAX(tr, tb, ta);
-    pipe_barrier(PIPE_V);
-    TROWEXPANDSUB(tb, tb, tr);
-    pipe_barrier(PIPE_V);
-    TEXP(tb, tb);
-    set_flag(PIPE_V, PIPE_MTE3, EVENT_ID0);
-    wait_flag(PIPE_V, PIPE_MTE3, EVENT_ID0);
-    GBlk go(out + (blk + i) * 1024);
-    TSTORE(go, tb);
-    set_flag(PIPE_MTE3, PIPE_MTE2, EVENT_ID0);
-    wait_flag(PIPE_MTE3, PIPE_MTE2, EVENT_ID0);
-  }
-#endif
-  pipe_barrier(PIPE_ALL);
-  return;
-}
-
-extern "C" __aicore__ __attribute__((always_inline)) void kernel_entry(__gm__ int64_t* args) {
-#if !defined(__CPU_SIM) && !defined(__COSTMODEL)
-  set_atomic_none();
-#endif
-  __gm__ ChipTensor* a_d = reinterpret_cast<__gm__ ChipTensor*>(args[0]);
-  __gm__ ChipTensor* out_d = reinterpret_cast<__gm__ ChipTensor*>(args[1]);
-  __gm__ float* a = reinterpret_cast<__gm__ float*>(a_d->buffer.addr) + a_d->start_offset;
-  __gm__ float* out = reinterpret_cast<__gm__ float*>(out_d->buffer.addr) + out_d->start_offset;
-  union { uint64_t u64; float val; } k_bits;
-  k_bits.u64 = static_cast<uint64_t>(args[2]);
-  int64_t n = static_cast<int64_t>(a_d->shapes[0]) / 16;
-  probe_vec(a, out, k_bits.val, n, get_block_idx(args));
-}
-)cpp";
-
-constexpr const char* kProbeAic = R"cpp(// probe: cube kernel
-#include <cstdint>
-#ifndef __gm__
-#define __gm__
-#endif
-#ifndef __aicore__
-#if defined(__CPU_SIM)
-#define __aicore__
-#else
-#define __aicore__ [aicore]
-#endif
-#endif
-#include <pto/pto-inst.hpp>
-#include "tensor.h"
-using namespace pto;
-
-static __aicore__ void probe_cube(__gm__ half* a, __gm__ half* b, __gm__ float* c) {
-#if defined(__DAV_CUBE__)
-  using MatT = Tile<TileType::Mat, half, 32, 32, BLayout::ColMajor, -1, -1, SLayout::RowMajor, 512, PadValue::Null,
-                    CompactMode::Null>;
-  using LeftT = Tile<TileType::Left, half, 32, 32, BLayout::RowMajor, -1, -1, SLayout::RowMajor, 512, PadValue::Null,
-                     CompactMode::Null>;
-  using RightT = Tile<TileType::Right, half, 32, 32, BLayout::RowMajor, -1, -1, SLayout::ColMajor, 512,
-                      PadValue::Null, CompactMode::Null>;
-  using AccT = Tile<TileType::Acc, float, 32, 32, BLayout::ColMajor, -1, -1, SLayout::RowMajor, 1024, PadValue::Null,
-                    CompactMode::Null>;
-  using GIn = GlobalTensor<half, pto::Shape<1, 1, 1, 32, 32>, pto::Stride<1024, 1024, 1024, 32, 1>, pto::Layout::ND>;
-  using GOut = GlobalTensor<float, pto::Shape<1, 1, 1, 32, 32>, pto::Stride<1024, 1024, 1024, 32, 1>, pto::Layout::ND>;
-  MatT ma(32, 32);
-  TASSIGN(ma, (uint64_t)0);
-  MatT mb(32, 32);
-  TASSIGN(mb, (uint64_t)2048);
-  LeftT l(32, 32);
-  TASSIGN(l, (uint64_t)0);
-  RightT r(32, 32);
-  TASSIGN(r, (uint64_t)0);
-  AccT acc(32, 32);
-  TASSIGN(acc, (uint64_t)0);
-  GIn ga(a), gb(b);
-  GOut gc(c);
-  TLOAD(ma, ga);
-  TLOAD(mb, gb);
-  set_flag(PIPE_MTE2, PIPE_MTE1, EVENT_ID0);
-  wait_flag(PIPE_MTE2, PIPE_MTE1, EVENT_ID0);
-  TMOV(l, ma);
-  TMOV(r, mb);
-  set_flag(PIPE_MTE1, PIPE_M, EVENT_ID0);
-  wait_flag(PIPE_MTE1, PIPE_M, EVENT_ID0);
-  TMATMUL(acc, l, r);
-  TMATMUL_ACC(acc, acc, l, r);
-  set_flag(PIPE_M, PIPE_FIX, EVENT_ID0);
-  wait_flag(PIPE_M, PIPE_FIX, EVENT_ID0);
-  TSTORE(gc, acc);
-#endif
-  pipe_barrier(PIPE_ALL);
-  return;
-}
-
-extern "C" __aicore__ __attribute__((always_inline)) void kernel_entry(__gm__ int64_t* args) {
-#if !defined(__CPU_SIM) && !defined(__COSTMODEL)
-  set_atomic_none();
-#endif
-  __gm__ ChipTensor* a_d = reinterpret_cast<__gm__ ChipTensor*>(args[0]);
-  __gm__ ChipTensor* b_d = reinterpret_cast<__gm__ ChipTensor*>(args[1]);
-  __gm__ ChipTensor* c_d = reinterpret_cast<__gm__ ChipTensor*>(args[2]);
-  probe_cube(reinterpret_cast<__gm__ half*>(a_d->buffer.addr) + a_d->start_offset,
-             reinterpret_cast<__gm__ half*>(b_d->buffer.addr) + b_d->start_offset,
-             reinterpret_cast<__gm__ float*>(c_d->buffer.addr) + c_d->start_offset);
-}
-)cpp";
-
-constexpr const char* kProbeOrch = R"cpp(// probe: orchestration
-#include <stddef.h>
-#include <stdint.h>
-#include <stdio.h>
-
-#include "pto_orchestration_api.h"
-
-extern "C" {
-
-__attribute__((visibility("default")))
-PTO2OrchestrationConfig aicpu_orchestration_config(const ChipTaskArgs& orch_args) {
-  (void)orch_args;
-  return PTO2OrchestrationConfig{.expected_arg_count = 3};
-}
-
-__attribute__((visibility("default")))
-void aicpu_orchestration_entry(const ChipTaskArgs& orch_args) {
-  const ChipTensor& ext_a = orch_args.tensor(0).ref();
-  const ChipTensor& ext_out = orch_args.tensor(1).ref();
-  float k = from_u64<float>(orch_args.scalar(0));
-  int64_t rows = (int64_t)orch_args.tensor(0).ref().shapes[0];
-  PTO2_SCOPE() {
-    uint32_t tmp_ci_shapes[2] = {16, 64};
-    TensorCreateInfo tmp_ci(tmp_ci_shapes, 2, DataType::FLOAT32);
-    TaskOutputTensors alloc_0 = alloc_tensors(tmp_ci);
-    const ChipTensor& tmp = alloc_0.get_ref(0);
-    for (int64_t i = 0; i < rows; i += 16) {
-      PTO2_SCOPE() {
-        CoreTaskArgs params_t0;
-        params_t0.add_input(ext_a);
-        params_t0.add_output(tmp);
-        params_t0.add_scalar(to_u64(k));
-        rt_submit_aiv_task(0, params_t0);
-        CoreTaskArgs params_t1;
-        params_t1.add_input(tmp);
-        params_t1.add_inout(ext_out);
-        rt_submit_aiv_task(1, params_t1);
-      }
-    }
-  }
-}
-
-}  // extern "C"
-)cpp";
 
 struct Config {
   bool enabled = false;
@@ -335,13 +147,6 @@ void require_usable(const Config& c) {
   REQUIRE(r.status == 0);
 }
 
-void check_compiles(const fs::path& src, Kind kind, const HeaderSet& h) {
-  const std::string cmd = compile_command(src, kind, h);
-  const auto r = run(cmd, fs::path(src.string() + ".compat.log"));
-  INFO("against " << h.name << ":\n" << cmd << "\n" << r.output);
-  CHECK(r.status == 0);
-}
-
 std::vector<fs::path> cpp_files(const fs::path& dir) {
   std::vector<fs::path> v;
   if (fs::is_directory(dir))
@@ -349,6 +154,29 @@ std::vector<fs::path> cpp_files(const fs::path& dir) {
       if (e.path().extension() == ".cpp") v.push_back(e.path());
   std::sort(v.begin(), v.end());
   return v;
+}
+
+// Compiles every kernels/aiv, kernels/aic and orchestration .cpp of a project directory (a
+// generated one or the probes) against one header set; logs go to log_dir.
+void check_project(const fs::path& project, const HeaderSet& h, const fs::path& log_dir) {
+  fs::create_directories(log_dir);
+  const struct {
+    const char* sub;
+    Kind kind;
+  } parts[] = {{"kernels/aiv", Kind::Aiv}, {"kernels/aic", Kind::Aic}, {"orchestration", Kind::Orchestration}};
+  size_t kernels = 0, orchestrations = 0;
+  for (const auto& part : parts) {
+    for (const auto& src : cpp_files(project / part.sub)) {
+      (part.kind == Kind::Orchestration ? orchestrations : kernels) += 1;
+      const std::string cmd = compile_command(src, part.kind, h);
+      const auto r = run(cmd, log_dir / (src.stem().string() + ".log"));
+      INFO("compiling " << src.string() << " against " << h.name << ":\n" << cmd << "\n" << r.output);
+      CHECK(r.status == 0);
+    }
+  }
+  INFO("project " << project.string());
+  CHECK(kernels > 0);
+  CHECK(orchestrations > 0);
 }
 
 }  // namespace
@@ -361,19 +189,11 @@ TEST_CASE("hand-written probes compile against the real headers and ours", "[com
     return;
   }
   require_usable(c);
-  const fs::path dir = fs::path(PYPTO_TEST_WORK_DIR) / "probes";
-  fs::create_directories(dir);
-  const struct {
-    const char* file;
-    const char* text;
-    Kind kind;
-  } probes[] = {{"probe_aiv.cpp", kProbeAiv, Kind::Aiv},
-                {"probe_aic.cpp", kProbeAic, Kind::Aic},
-                {"probe_orch.cpp", kProbeOrch, Kind::Orchestration}};
-  for (const auto& p : probes) {
-    std::ofstream(dir / p.file) << p.text;
-    for (const auto& h : {real_headers(c.pto_isa, c.simpler), our_headers()}) check_compiles(dir / p.file, p.kind, h);
-  }
+  // The probes use a2a3's launch_spec.set_block_num(); simpler's a5 runtime calls it set_core_num().
+  const fs::path probes = fs::path(PYPTO_SOURCE_DIR) / "tests/compat/probes";
+  const fs::path logs = fs::path(PYPTO_TEST_WORK_DIR) / "probes";
+  check_project(probes, real_headers(c.pto_isa, c.simpler, "a2a3"), logs / "real");
+  check_project(probes, our_headers(), logs / "ours");
 }
 
 TEST_CASE("generated kernels and orchestration compile against the real pto-isa and simpler", "[compat]") {
@@ -384,7 +204,6 @@ TEST_CASE("generated kernels and orchestration compile against the real pto-isa 
     return;
   }
   require_usable(c);
-  const HeaderSet real = real_headers(c.pto_isa, c.simpler);
   std::vector<fs::path> programs;
   for (const auto& e : fs::directory_iterator(PYPTO_TEST_PROGRAMS)) {
     const std::string name = e.path().filename().string();
@@ -392,24 +211,20 @@ TEST_CASE("generated kernels and orchestration compile against the real pto-isa 
   }
   std::sort(programs.begin(), programs.end());
   REQUIRE(!programs.empty());
-  for (const auto& prog : programs) {
-    const std::string stem = prog.stem().string();
-    INFO("program " << prog.string());
-    const fs::path out = fs::path(PYPTO_TEST_WORK_DIR) / stem;
-    fs::remove_all(out);
-    fs::create_directories(out.parent_path());
-    const std::string build =
-        quote(PYPTO_BIN) + " build " + quote(prog.string()) + " -o " + quote(out.string()) + " --emit-only";
-    const auto b = run(build, fs::path(PYPTO_TEST_WORK_DIR) / (stem + ".build.log"));
-    INFO(build << "\n" << b.output);
-    REQUIRE(b.status == 0);
-    const auto aiv = cpp_files(out / "kernels/aiv");
-    const auto aic = cpp_files(out / "kernels/aic");
-    const auto orch = cpp_files(out / "orchestration");
-    CHECK(aiv.size() + aic.size() > 0);
-    CHECK(orch.size() > 0);
-    for (const auto& f : aiv) check_compiles(f, Kind::Aiv, real);
-    for (const auto& f : aic) check_compiles(f, Kind::Aic, real);
-    for (const auto& f : orch) check_compiles(f, Kind::Orchestration, real);
+  // pypto --soc → simpler's architecture tree.
+  const std::pair<const char*, const char*> targets[] = {{"910b", "a2a3"}, {"950", "a5"}};
+  for (const auto& [soc, arch] : targets) {
+    const HeaderSet real = real_headers(c.pto_isa, c.simpler, arch);
+    for (const auto& prog : programs) {
+      const std::string name = prog.stem().string() + "_" + soc;
+      const fs::path out = fs::path(PYPTO_TEST_WORK_DIR) / name;
+      fs::remove_all(out);
+      const std::string build = quote(PYPTO_BIN) + " build " + quote(prog.string()) + " -o " + quote(out.string()) +
+                                " --soc " + soc + " --emit-only";
+      const auto b = run(build, fs::path(PYPTO_TEST_WORK_DIR) / (name + ".build.log"));
+      INFO(build << "\n" << b.output);
+      REQUIRE(b.status == 0);
+      check_project(out, real, fs::path(PYPTO_TEST_WORK_DIR) / (name + ".logs"));
+    }
   }
 }
