@@ -25,35 +25,46 @@ float half_to_float(uint16_t h) {
 
 }  // namespace
 
+Arrays load_arrays(const std::string& dir) {
+  Arrays arrays;
+  for (const auto& entry : fs::directory_iterator(dir)) {
+    if (entry.path().extension() != ".npy") continue;
+    pypto_rt::NpyArray a;
+    try {
+      a = pypto_rt::read_npy(entry.path().string());
+    } catch (const std::exception& e) {
+      throw std::runtime_error(fmt::format("cannot read {}: {}", entry.path().string(), e.what()));
+    }
+    std::vector<float> v(a.numel());
+    if (a.descr == "<f4") {
+      std::memcpy(v.data(), a.data.data(), v.size() * sizeof(float));
+    } else if (a.descr == "<f2") {
+      for (size_t i = 0; i < v.size(); ++i) {
+        uint16_t h;
+        std::memcpy(&h, a.data.data() + 2 * i, 2);
+        v[i] = half_to_float(h);
+      }
+    } else {
+      continue;
+    }
+    arrays[entry.path().stem().string()] = std::move(v);
+  }
+  return arrays;
+}
+
 CheckResult check_results(const ProgramCase& c, const std::string& results_dir) {
   CheckResult r;
-  Arrays arrays;
   std::error_code ec;
   if (!fs::is_directory(results_dir, ec)) {
     r.report = fmt::format("{}: no results directory '{}'", c.name, results_dir);
     return r;
   }
-  for (const auto& entry : fs::directory_iterator(results_dir)) {
-    if (entry.path().extension() != ".npy") continue;
-    try {
-      auto a = pypto_rt::read_npy(entry.path().string());
-      std::vector<float> v(a.numel());
-      if (a.descr == "<f4") {
-        std::memcpy(v.data(), a.data.data(), v.size() * sizeof(float));
-      } else if (a.descr == "<f2") {
-        for (size_t i = 0; i < v.size(); ++i) {
-          uint16_t h;
-          std::memcpy(&h, a.data.data() + 2 * i, 2);
-          v[i] = half_to_float(h);
-        }
-      } else {
-        continue;
-      }
-      arrays[entry.path().stem().string()] = std::move(v);
-    } catch (const std::exception& e) {
-      r.report = fmt::format("{}: cannot read {}: {}", c.name, entry.path().string(), e.what());
-      return r;
-    }
+  Arrays arrays;
+  try {
+    arrays = load_arrays(results_dir);
+  } catch (const std::exception& e) {
+    r.report = fmt::format("{}: {}", c.name, e.what());
+    return r;
   }
   Arrays want;
   try {
