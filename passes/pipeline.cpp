@@ -7,7 +7,7 @@
 
 #include "passes/insert_pipe_sync.h"
 #include "passes/passes.h"
-#include "passes/verify_hook.h"
+#include "ir/verifier.h"
 
 namespace pypto::passes {
 
@@ -96,7 +96,7 @@ ProgramPtr run_pass_list(const ProgramPtr& program, const std::vector<const Pass
       PropertySet missing = pass.properties.required - established;
       if (!missing.empty()) {
         DiagnosticSink sink;
-        if (!verify_properties(*cur, missing, sink)) {
+        if (!ir::verify(*cur, missing, sink, ir::VerifyOptions{ctx.soc})) {
           std::string msg = fmt::format("Required properties {} do not hold before '{}':\n{}",
                                         format_properties(missing), pass.name, format_report(sink.diagnostics()));
           if (user_selected)
@@ -110,7 +110,7 @@ ProgramPtr run_pass_list(const ProgramPtr& program, const std::vector<const Pass
     established = established - pass.properties.invalidated;
     if (ctx.verify && !pass.properties.produced.empty()) {
       DiagnosticSink sink;
-      if (!verify_properties(*cur, pass.properties.produced, sink))
+      if (!ir::verify(*cur, pass.properties.produced, sink, ir::VerifyOptions{ctx.soc}))
         throw InternalError(pass.name, fmt::format("Verification failed after '{}' for properties {}:\n{}", pass.name,
                                                    format_properties(pass.properties.produced),
                                                    format_report(sink.diagnostics())));

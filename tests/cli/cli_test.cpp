@@ -1,0 +1,244 @@
+// The `pypto` command as a user runs it: exit codes (0 ok, 1 program errors, 2 usage errors),
+// --help/--version, check / ir / diff / build, -D overrides, JSON diagnostics, pass dumps,
+// deterministic and atomic project output, install layout.
+#include <catch2/catch.hpp>
+#include <cstdio>
+#include <filesystem>
+#include <fmt/format.h>
+#include <fstream>
+#include <map>
+#include <regex>
+#include <sstream>
+#include <string>
+#include <sys/wait.h>
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Run {
+  int code;
+  std::string out;  // stdout + stderr
+};
+
+Run pypto(const std::string& args) {
+  std::string cmd = fmt::format("'{}' {} 2>&1", PYPTO_BIN, args);
+  FILE* p = popen(cmd.c_str(), "r");
+  REQUIRE(p != nullptr);
+  std::string out;
+  char buf[4096];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
+  int st = pclose(p);
+  return {WIFEXITED(st) ? WEXITSTATUS(st) : -1, out};
+}
+
+std::string program(const std::string& name) { return fmt::format("'{}/{}'", PYPTO_TEST_PROGRAMS, name); }
+
+fs::path work(const std::string& name) {
+  fs::path p = fs::path(PYPTO_TEST_WORK_DIR) / name;
+  fs::create_directories(p.parent_path());
+  return p;
+}
+
+std::string write_file(const std::string& name, const std::string& text) {
+  fs::path p = work(name);
+  std::ofstream(p) << text;
+  return p.string();
+}
+
+std::string slurp(const fs::path& p) {
+  std::ifstream f(p, std::ios::binary);
+  std::stringstream s;
+  s << f.rdbuf();
+  return s.str();
+}
+
+// Every file under `dir` (relative path → contents), skipping build products.
+std::map<std::string, std::string> tree(const fs::path& dir) {
+  std::map<std::string, std::string> files;
+  for (const auto& e : fs::recursive_directory_iterator(dir)) {
+    if (!e.is_regular_file()) continue;
+    std::string rel = fs::relative(e.path(), dir).string();
+    if (rel.rfind("obj/", 0) == 0 || rel.rfind("bin/", 0) == 0 || rel.rfind(".ninja", 0) == 0) continue;
+    files[rel] = slurp(e.path());
+  }
+  return files;
+}
+
+const char* kBadProgram = R"(import pypto.language as pl
+
+@pl.jit.incore
+def k(x: pl.Tensor[[64, 128], pl.FP32], out: pl.Out[pl.Tensor[[64, 128], pl.FP32]]):
+    t = pl.load(x, [0, 0], [64, 128])
+    t += 1
+    pl.store(y, [0, 0], out)
+    return out
+)";
+
+}  // namespace
+
+TEST_CASE("--help explains every command with examples; --version prints the version", "[cli]") {
+  auto h = pypto("--help");
+  CHECK(h.code == 0);
+  for (const char* cmd : {"check", "ir", "diff", "build"}) CHECK(h.out.find(cmd) != std::string::npos);
+  CHECK(h.out.find("Examples:") != std::string::npos);
+  auto b = pypto("build --help");
+  CHECK(b.code == 0);
+  CHECK(b.out.find("--emit-only") != std::string::npos);
+  CHECK(b.out.find("--soc") != std::string::npos);
+  auto v = pypto("--version");
+  CHECK(v.code == 0);
+  CHECK(v.out.rfind("pypto ", 0) == 0);
+}
+
+TEST_CASE("usage errors exit 2", "[cli]") {
+  CHECK(pypto("").code == 2);
+  CHECK(pypto("frobnicate").code == 2);
+  CHECK(pypto("check").code == 2);                                       // missing FILE
+  CHECK(pypto("build " + program("e2e_square.py")).code == 2);           // missing -o
+  CHECK(pypto("build " + program("e2e_square.py") + " -o x --soc 123").code == 2);
+  auto r = pypto("ir " + program("e2e_square.py") + " --passes NoSuchPass");
+  CHECK(r.code == 2);
+  CHECK(r.out.find("ConvertToSSA") != std::string::npos);  // lists the valid names
+  CHECK(pypto("check " + program("e2e_square.py") + " -D NOEQUALS").code == 2);
+}
+
+TEST_CASE("check accepts every test program and reports several located errors at once", "[cli]") {
+  for (const auto& e : fs::directory_iterator(PYPTO_TEST_PROGRAMS)) {
+    if (e.path().extension() != ".py") continue;
+    auto r = pypto(fmt::format("check '{}'", e.path().string()));
+    INFO(e.path().string() << "\n" << r.out);
+    CHECK(r.code == 0);
+  }
+  std::string bad = write_file("bad.py", kBadProgram);
+  auto r = pypto("check '" + bad + "'");
+  CHECK(r.code == 1);
+  CHECK(r.out.find("error[E001]: Unsupported statement type: AugAssign") != std::string::npos);
+  CHECK(r.out.find("bad.py:6:5") != std::string::npos);
+  CHECK(r.out.find("error[E200]: Undefined variable 'y'") != std::string::npos);
+  CHECK(r.out.find("bad.py:7:14") != std::string::npos);
+  CHECK(r.out.find("    t += 1") != std::string::npos);  // the source line
+  CHECK(r.out.find("^^^^^^") != std::string::npos);      // caret under the span
+  CHECK(r.out.find("= help:") != std::string::npos);
+  CHECK(r.out.find("aborting due to 2 previous errors") != std::string::npos);
+}
+
+TEST_CASE("--diagnostics-format json prints machine-readable diagnostics", "[cli]") {
+  std::string bad = write_file("bad_json.py", kBadProgram);
+  auto r = pypto("check '" + bad + "' --diagnostics-format json");
+  CHECK(r.code == 1);
+  CHECK(r.out.find("\"code\": \"E001\"") != std::string::npos);
+  CHECK(r.out.find("\"line\": 6") != std::string::npos);
+  CHECK(r.out.find("\"col\": 5") != std::string::npos);
+  CHECK(r.out.find("aborting") == std::string::npos);  // no human summary mixed into JSON
+}
+
+TEST_CASE("unreadable input is a diagnostic, not a crash", "[cli]") {
+  auto missing = pypto("check '" + work("does_not_exist.py").string() + "'");
+  CHECK(missing.code == 1);
+  CHECK(missing.out.find("cannot read") != std::string::npos);
+  std::string bin = write_file("latin1.py", "x = '\xff\xfe'\n");
+  auto r = pypto("check '" + bin + "'");
+  CHECK(r.code == 1);
+  CHECK(r.out.find("UTF-8") != std::string::npos);
+}
+
+TEST_CASE("ir prints text that reads back to the same text, before and after the pipeline", "[cli]") {
+  for (const char* name : {"e2e_softmax.py", "e2e_row_offset.py", "e2e_matmul.py"}) {
+    for (const char* passes : {"", " --passes all"}) {
+      auto first = pypto(fmt::format("ir {}{}", program(name), passes));
+      REQUIRE(first.code == 0);
+      std::string again = write_file(fmt::format("reread_{}{}", passes[0] ? "all_" : "", name), first.out);
+      auto second = pypto(fmt::format("ir '{}'", again));
+      INFO(name << passes << "\n" << second.out);
+      REQUIRE(second.code == 0);
+      CHECK(second.out == first.out);
+    }
+  }
+}
+
+TEST_CASE("-D overrides a module constant", "[cli]") {
+  auto def = pypto("ir " + program("e2e_softmax.py"));
+  auto big = pypto("ir " + program("e2e_softmax.py") + " -D ROWS=32");
+  REQUIRE(def.code == 0);
+  REQUIRE(big.code == 0);
+  CHECK(def.out.find("[[64, 128], pl.FP32]") != std::string::npos);
+  CHECK(big.out.find("[[32, 128], pl.FP32]") != std::string::npos);
+  CHECK(big.out.find("[[64, 128], pl.FP32]") == std::string::npos);
+}
+
+TEST_CASE("diff: equal programs exit 0, different ones exit 1 naming the first mismatch", "[cli]") {
+  auto ir = pypto("ir " + program("e2e_chain.py"));
+  REQUIRE(ir.code == 0);
+  std::string a = write_file("diff_a.py", ir.out);
+  // Rename the local `t` everywhere: names do not matter to structural equality.
+  std::string renamed = std::regex_replace(ir.out, std::regex("\\bt\\b"), "tile_renamed");
+  REQUIRE(renamed != ir.out);
+  std::string b = write_file("diff_b.py", renamed);
+  auto same = pypto(fmt::format("diff '{}' '{}'", a, b));
+  INFO(same.out);
+  CHECK(same.code == 0);
+  std::string changed = ir.out;
+  changed.replace(changed.find("3.0"), 3, "4.0");
+  std::string c = write_file("diff_c.py", changed);
+  auto diff = pypto(fmt::format("diff '{}' '{}'", a, c));
+  CHECK(diff.code == 1);
+  CHECK(diff.out.find("3") != std::string::npos);
+  CHECK(diff.out.find("4") != std::string::npos);
+  CHECK(diff.out.find("diff_c.py:") != std::string::npos);
+}
+
+TEST_CASE("build --emit-only writes the project deterministically and --dump-passes the IR per pass", "[cli]") {
+  fs::path out = work("square_out");
+  auto r1 = pypto(fmt::format("build {} -o '{}' --emit-only --dump-passes", program("e2e_square.py"), out.string()));
+  INFO(r1.out);
+  REQUIRE(r1.code == 0);
+  for (const char* f : {"kernels/aiv/square_tile.cpp", "orchestration/square.cpp", "kernel_config.py", "build.ninja",
+                        "compile_commands.json", "README.md", "runner/program_table.cpp"})
+    CHECK(fs::exists(out / f));
+  CHECK(fs::exists(out / "passes_dump" / "01_InlineFunctions.py"));
+  size_t dumps = 0;
+  for (const auto& e : fs::directory_iterator(out / "passes_dump")) dumps += e.path().extension() == ".py";
+  CHECK(dumps >= 15);
+  auto first = tree(out);
+  REQUIRE(pypto(fmt::format("build {} -o '{}' --emit-only --dump-passes", program("e2e_square.py"), out.string())).code == 0);
+  CHECK(tree(out) == first);  // byte-identical
+}
+
+TEST_CASE("a failed build leaves the previous output untouched and writes nothing else", "[cli]") {
+  fs::path out = work("keep_out");
+  REQUIRE(pypto(fmt::format("build {} -o '{}' --emit-only", program("e2e_chain.py"), out.string())).code == 0);
+  std::string bad = write_file("keep_bad.py", kBadProgram);
+  auto before = tree(out);
+  auto siblings_before = std::distance(fs::directory_iterator(out.parent_path()), fs::directory_iterator());
+  CHECK(pypto(fmt::format("build '{}' -o '{}' --emit-only", bad, out.string())).code == 1);
+  CHECK(tree(out) == before);
+  CHECK(std::distance(fs::directory_iterator(out.parent_path()), fs::directory_iterator()) == siblings_before);
+}
+
+TEST_CASE("tiles that do not fit on chip fail at address allocation with the numbers", "[cli]") {
+  std::string big = write_file("too_big.py", R"(import pypto.language as pl
+
+@pl.jit.incore
+def k(x: pl.Tensor[[192, 128], pl.FP32], out: pl.Out[pl.Tensor[[192, 128], pl.FP32]]):
+    t = pl.load(x, [0, 0], [192, 128])
+    v = pl.recip(t)
+    pl.store(pl.add(v, t), [0, 0], out)
+    return out
+
+@pl.jit
+def main(x: pl.Tensor[[192, 128], pl.FP32], out: pl.Out[pl.Tensor[[192, 128], pl.FP32]]):
+    out = k(x, out)
+    return out
+)");
+  auto r = pypto(fmt::format("build '{}' -o '{}' --emit-only", big, work("too_big_out").string()));
+  INFO(r.out);
+  CHECK(r.code == 1);
+  CHECK(r.out.find("Function 'k': Vec buffer usage") != std::string::npos);
+  CHECK(r.out.find("Vec buffer usage (196608 bytes) exceeds platform limit (188416 bytes)") != std::string::npos);
+  CHECK(r.out.find("too_big.py:") != std::string::npos);
+  CHECK_FALSE(fs::exists(work("too_big_out")));
+  // Two 96 KiB tiles live at once fit the 950's larger UB (240 KiB).
+  CHECK(pypto(fmt::format("build '{}' -o '{}' --emit-only --soc 950", big, work("too_big_950").string())).code == 0);
+}
