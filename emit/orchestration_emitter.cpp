@@ -1,12 +1,14 @@
 // Orchestration emitter (orchestration_emitter.h). Tensors are ChipTensor handles: a kernel call's
 // results are the Out / InOut arguments it was given (ReturnParamsExplicit), loop carries and
 // if results alias the handle they carry, so every tensor-valued SSA name maps to the C++ name
-// of a handle.
+// of a handle. The tensor.create statements of a runtime scope are allocated by one batched
+// alloc_tensors at the top of the scope.
 #include "emit/orchestration_emitter.h"
 
 #include <filesystem>
 #include <fmt/format.h>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "emit/c_expr.h"
 #include "emit/c_names.h"
@@ -109,6 +111,7 @@ class OrchEmitter {
                         "run the full pass pipeline (it outlines kernels and materialises runtime scopes)");
         line(sc.manual ? "PTO2_SCOPE(PTO2ScopeMode::MANUAL) {" : "PTO2_SCOPE() {");
         ++indent_;
+        batch_creates(sc.body);
         stmt(sc.body);
         --indent_;
         line("}");
@@ -132,7 +135,10 @@ class OrchEmitter {
     const Var& v = *s.var;
     if (const auto* c = as<Call>(s.value)) {
       if (!c->op) return submit(*c, &v, s.span);
-      if (c->op->name == "tensor.create") return create(v, *c, s.span);
+      if (c->op->name == "tensor.create") {
+        if (batched_.count(&s)) return;  // allocated at the top of its scope
+        return create(v, *c, s.span);
+      }
       not_supported(s.span, fmt::format("pl.{} in orchestration code", c->op->name));
     }
     if (const auto* g = as<TupleGetItem>(s.value)) {
@@ -155,7 +161,17 @@ class OrchEmitter {
     not_supported(s.span, "an assignment of this type in orchestration code");
   }
 
-  void create(const Var& v, const Call& c, const Span& sp) {
+  // The tensor.create of an assignment with static shape, or nullptr.
+  static const Call* static_create(const Stmt& st) {
+    const auto* a = as<AssignStmt>(&st);
+    const auto* c = a ? as<Call>(a->value) : nullptr;
+    if (!c || !c->op || c->op->name != "tensor.create") return nullptr;
+    const auto* t = as_tensor(a->var->type);
+    return t && static_shape(t->shape) ? c : nullptr;
+  }
+
+  // TensorCreateInfo for `v` (declared at the current position); returns the info's name.
+  std::string create_info(const Var& v, const Call& c, const Span& sp) {
     const auto* t = as_tensor(v.type);
     if (!t) not_supported(sp, "pl.tensor.create without a tensor result");
     if (const AttrValue* l = c.kwarg("layout"); l && std::get_if<TensorLayout>(l) && *std::get_if<TensorLayout>(l) != TensorLayout::ND)
@@ -170,12 +186,36 @@ class OrchEmitter {
     if (const std::string cm = source_comment(sp); !cm.empty()) line(cm);
     const std::string n = names_.name(&v);
     const std::string shapes = names_.fresh(n + "_ci_shapes"), ci = names_.fresh(n + "_ci");
-    const std::string alloc = names_.fresh(fmt::format("alloc_{}", alloc_count_++));
     line(fmt::format("uint32_t {}[{}] = {{{}}};", shapes, dims.size(), fmt::join(dims, ", ")));
     line(fmt::format("TensorCreateInfo {}({}, {}, DataType::{});", ci, shapes, dims.size(), rt));
+    return ci;
+  }
+
+  // One batched alloc_tensors at the top of a runtime scope for the scope's own tensor.create
+  // statements with static shapes (output-format.md §4); they are skipped where they stand.
+  void batch_creates(const StmtPtr& body) {
+    std::vector<const AssignStmt*> batch;
+    for (const auto& st : flatten_body(body))
+      if (static_create(*st)) batch.push_back(static_cast<const AssignStmt*>(st.get()));
+    if (batch.empty()) return;
+    std::vector<std::string> cis;
+    for (const auto* a : batch) cis.push_back(create_info(*a->var, *as<Call>(a->value), a->span));
+    const std::string alloc = names_.fresh(fmt::format("alloc_{}", alloc_count_++));
+    line(fmt::format("TaskOutputTensors {} = alloc_tensors({});", alloc, fmt::join(cis, ", ")));
+    for (size_t i = 0; i < batch.size(); ++i) {
+      const std::string& n = names_.name(batch[i]->var.get());
+      line(fmt::format("const ChipTensor& {} = {}.get_ref({});", n, alloc, i));
+      tensor_[batch[i]->var.get()] = n;
+      batched_.insert(batch[i]);
+    }
+  }
+
+  void create(const Var& v, const Call& c, const Span& sp) {
+    const std::string ci = create_info(v, c, sp);
+    const std::string alloc = names_.fresh(fmt::format("alloc_{}", alloc_count_++));
     line(fmt::format("TaskOutputTensors {} = alloc_tensors({});", alloc, ci));
-    line(fmt::format("const ChipTensor& {} = {}.get_ref(0);", n, alloc));
-    tensor_[&v] = n;
+    line(fmt::format("const ChipTensor& {} = {}.get_ref(0);", names_.name(&v), alloc));
+    tensor_[&v] = names_.name(&v);
   }
 
   void submit(const Call& c, const Var* result, const Span& sp) {
@@ -287,6 +327,7 @@ class OrchEmitter {
         if (sc.scope != ScopeKind::Runtime) not_supported(sc.span, "this scope in orchestration code");
         line(sc.manual ? "PTO2_SCOPE(PTO2ScopeMode::MANUAL) {" : "PTO2_SCOPE() {");
         ++indent_;
+        batch_creates(sc.body);
         emit_yielding(sc.body);
         --indent_;
         line("}");
@@ -360,6 +401,7 @@ class OrchEmitter {
   int task_count_ = 0, alloc_count_ = 0;
   std::unordered_map<const Var*, std::string> tensor_;
   std::unordered_map<const Var*, std::vector<std::string>> tuples_;
+  std::unordered_set<const AssignStmt*> batched_;
   std::vector<std::vector<const Var*>> pending_targets_;
   std::vector<Span> pending_span_;
 };

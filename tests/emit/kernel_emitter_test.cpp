@@ -4,6 +4,9 @@
 // "not supported yet" errors at the op's line.
 #include <catch2/catch.hpp>
 
+#include <cstdlib>
+#include <filesystem>
+
 #include "emit/c_names.h"
 #include "emit/kernel_emitter.h"
 #include "emit_test_util.h"
@@ -201,5 +204,40 @@ TEST_CASE("unsupported forms are errors at the op's line, never code", "[emit]")
     CHECK(d.message.find("pl.tile.slice") != std::string::npos);
     CHECK(d.message.find("not supported yet") != std::string::npos);
     CHECK(d.span.line == 10);  // the slice
+  }
+}
+
+TEST_CASE("generated kernels compile against the runtime's pto-isa headers", "[emit][compile]") {
+  if (std::system("command -v c++ > /dev/null 2>&1") != 0) {
+    WARN("no c++ compiler: skipping the compile check");
+    return;
+  }
+  const char* kIf = R"(
+    @pl.function(type=pl.FunctionType.AIV)
+    def branchy(self, x: pl.Tensor[[64, 64], pl.FP32, pl.MemRef("mem_ddr_0", pl.const(0, pl.INT64), 16384)], n: pl.Scalar[pl.INDEX], out: pl.Out[pl.Tensor[[64, 64], pl.FP32, pl.MemRef("mem_ddr_1", pl.const(0, pl.INT64), 16384)]]) -> pl.Tensor[[64, 64], pl.FP32]:
+        mem_vec_2: pl.Ptr = pl.tile.alloc(memory_space=pl.Mem.Vec, size=32768)
+        for i, (o, m) in pl.range(4, init_values=(out, 0)):
+            if i < n:
+                t: pl.Tile[[64, 64], pl.FP32, pl.MemRef(mem_vec_2, pl.const(0, pl.INT64), 16384), pl.Mem.Vec] = pl.tile.load(x, [0, 0], [64, 64])
+                u: pl.Tile[[64, 64], pl.FP32, pl.MemRef(mem_vec_2, pl.const(16384, pl.INT64), 16384), pl.Mem.Vec] = pl.tile.exp(t)
+                v: pl.Scalar[pl.FP32] = pl.tile.read(u, [1, 2])
+                o_1: pl.Tensor[[64, 64], pl.FP32, pl.MemRef("mem_ddr_1", pl.const(0, pl.INT64), 16384)] = pl.tile.store(u, [0, 0], o)
+                o_2, m_2 = pl.yield_(o_1, m + 1)
+            else:
+                o_2, m_2 = pl.yield_(o, m - 1)
+            o_3, m_3 = pl.yield_(o_2, m_2)
+        return o_3
+)";
+  const std::string dir = std::string(PYPTO_TEST_WORK_DIR) + "/compile";
+  std::filesystem::create_directories(dir);
+  struct K { const char* body; const char* name; const char* core; };
+  for (const K& k : {K{kScaledAdd, "scaled_add", "-D__DAV_VEC__"}, K{kMatmul, "mm", "-D__DAV_CUBE__"}, K{kIf, "branchy", "-D__DAV_VEC__"}}) {
+    const std::string text = kernel_text(k.body, k.name);
+    const std::string src = dir + "/" + k.name + ".cpp", log = dir + "/" + k.name + ".log";
+    { std::ofstream(src) << text; }
+    const std::string cmd = std::string("c++ -std=c++20 -fsyntax-only -Wall -Wno-unused-variable -Werror -D__CPU_SIM ") + k.core +
+                            " -I" + PYPTO_SOURCE_DIR + "/runtime/include " + src + " > " + log + " 2>&1";
+    INFO(text << "\n" << cmd << "\n" << read_file(log));
+    CHECK(std::system(cmd.c_str()) == 0);
   }
 }

@@ -130,13 +130,18 @@ TEST_CASE("orchestration loop: bound scalar, inout direction, one scope per body
   CHECK(e.config.find("\"signature\": [_D.IN, _D.INOUT]}") != std::string::npos);
 }
 
-TEST_CASE("func_ids follow first submission, a second call reuses its id; scalars after tensors", "[emit]") {
+TEST_CASE("func_ids follow first submission, a second call reuses its id; scalars after tensors; batched allocs", "[emit]") {
   const auto e = emit_all(compile_text(kTwice, "twice.py"));
   INFO(e.orch);
   CHECK(lines_starting(e.orch, {"rt_submit"}) ==
         std::vector<std::string>{"rt_submit_aiv_task(0, params_t0);", "rt_submit_aiv_task(1, params_t1);",
                                  "rt_submit_aiv_task(0, params_t2);"});
   CHECK(e.orch.find("float s = from_u64<float>(orch_args.scalar(0));") != std::string::npos);
+  // Both intermediates come from one batched allocation at the top of the scope.
+  CHECK(lines_starting(e.orch, {"TaskOutputTensors", "const ChipTensor& a", "const ChipTensor& b"}) ==
+        std::vector<std::string>{"TaskOutputTensors alloc_0 = alloc_tensors(a_ci, b_ci);",
+                                 "const ChipTensor& a = alloc_0.get_ref(0);", "const ChipTensor& b = alloc_0.get_ref(1);"});
+  CHECK(e.orch.find("alloc_tensors(") < e.orch.find("rt_submit"));
   CHECK(e.orch.find("PTO2OrchestrationConfig{.expected_arg_count = 3}") != std::string::npos);
   // alpha(a, s, b): tensors in callee order, then the scalar.
   CHECK(lines_starting(e.orch, {"params_t1."}) ==
