@@ -280,22 +280,29 @@ StmtPtr IRMutator::mutate_if(const std::shared_ptr<const IfStmt>& s) {
   return with_comments(std::make_shared<IfStmt>(c, t, e, s->return_vars, s->span), *s);
 }
 
+bool IRMutator::mutate_iter_args(const std::vector<IterArgPtr>& in, std::vector<IterArgPtr>& out) {
+  bool changed = false;
+  out.clear();
+  for (const auto& ia : in) {
+    ExprPtr init = mutate(ia->init);
+    if (init == ia->init) {
+      out.push_back(ia);
+      continue;
+    }
+    // Keep identity semantics: a new IterArg replaces the old one everywhere in the body.
+    auto fresh = std::make_shared<IterArg>(ia->name, ia->type, init, ia->span);
+    var_map[ia.get()] = fresh;
+    out.push_back(fresh);
+    changed = true;
+  }
+  return changed;
+}
+
 StmtPtr IRMutator::mutate_for(const std::shared_ptr<const ForStmt>& s) {
   ExprPtr a = mutate(s->start), b = mutate(s->stop), c = mutate(s->step);
   bool changed = a != s->start || b != s->stop || c != s->step;
   std::vector<IterArgPtr> ias;
-  for (const auto& ia : s->iter_args) {
-    ExprPtr init = mutate(ia->init);
-    if (init != ia->init) {
-      // Keep identity semantics: a new IterArg replaces the old one everywhere in the body.
-      auto fresh = std::make_shared<IterArg>(ia->name, ia->type, init, ia->span);
-      var_map[ia.get()] = fresh;
-      ias.push_back(fresh);
-      changed = true;
-    } else {
-      ias.push_back(ia);
-    }
-  }
+  changed |= mutate_iter_args(s->iter_args, ias);
   StmtPtr body = mutate(s->body);
   changed |= body != s->body;
   if (!changed) return s;
@@ -304,19 +311,8 @@ StmtPtr IRMutator::mutate_for(const std::shared_ptr<const ForStmt>& s) {
 }
 
 StmtPtr IRMutator::mutate_while(const std::shared_ptr<const WhileStmt>& s) {
-  bool changed = false;
   std::vector<IterArgPtr> ias;
-  for (const auto& ia : s->iter_args) {
-    ExprPtr init = mutate(ia->init);
-    if (init != ia->init) {
-      auto fresh = std::make_shared<IterArg>(ia->name, ia->type, init, ia->span);
-      var_map[ia.get()] = fresh;
-      ias.push_back(fresh);
-      changed = true;
-    } else {
-      ias.push_back(ia);
-    }
-  }
+  bool changed = mutate_iter_args(s->iter_args, ias);
   ExprPtr c = mutate(s->cond);
   StmtPtr body = mutate(s->body);
   changed |= c != s->cond || body != s->body;

@@ -78,6 +78,9 @@ class IRMutator {
 
   // Mutates a list; returns true if any element changed.
   bool mutate_list(const std::vector<ExprPtr>& in, std::vector<ExprPtr>& out);
+  // Mutates the init values of loop iter_args; a changed init makes a fresh IterArg that
+  // replaces the old one in the body (through var_map). Returns true if any changed.
+  bool mutate_iter_args(const std::vector<IterArgPtr>& in, std::vector<IterArgPtr>& out);
 };
 
 // Copies `src`'s comments onto a freshly built statement.
