@@ -30,5 +30,6 @@ int cmd_check(const std::string& file, const CommonOptions& opts);
 int cmd_ir(const IrOptions& opts);
 int cmd_diff(const std::string& a, const std::string& b, const CommonOptions& opts);
 int cmd_build(const BuildOptions& opts);
+int cmd_passes(bool verbose);
 
 }  // namespace pypto::cli

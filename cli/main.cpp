@@ -42,6 +42,7 @@ int main(int argc, char** argv) {
       "  pypto ir model.py --entry main            print the program's IR as DSL text\n"
       "  pypto ir model.py --passes ConvertToSSA   print the IR after the named passes\n"
       "  pypto diff a.py b.py                      structural equality of two programs\n"
+      "  pypto passes -v                           the pass pipeline with each pass's contract\n"
       "  pypto build model.py -o out               generate and build out/ (then: out/bin/run --seed 1)\n"
       "Exit status: 0 ok, 1 errors in the program, 2 usage errors, 70 internal errors.");
 
@@ -58,9 +59,12 @@ int main(int argc, char** argv) {
   auto* ir = app.add_subcommand("ir", "Print the program's IR (DSL text) to stdout");
   ir->add_option("FILE", ir_o.file, "PyPTO source file")->required();
   add_common(ir, ir_o.common);
-  ir->add_option("--passes", ir_o.passes, "Run these passes first, in order (comma-separated; 'all' = whole pipeline)")
-      ->delimiter(',');
-  ir->add_option("--dump-passes", ir_o.dump_dir, "With --passes: also write the IR after each pass to DIR/NN_<pass>.py");
+  ir->add_option("--passes", ir_o.passes,
+                 "Run these passes first, in order (comma-separated; 'all' = the whole pipeline; see `pypto passes`)")
+      ->delimiter(',')
+      ->type_name("P1,P2,...");
+  ir->add_option("--dump-passes", ir_o.dump_dir, "With --passes: also write the IR after each pass to DIR/NN_<pass>.py")
+      ->type_name("DIR");
   ir->add_option("--soc", ir_o.soc, "Target SoC for memory planning: 910b (default) or 950")
       ->check(CLI::IsMember({"910b", "950"}));
   ir->footer("Examples:\n  pypto ir model.py\n  pypto ir model.py --passes all --soc 950");
@@ -74,13 +78,19 @@ int main(int argc, char** argv) {
   add_common(diff, diff_o);
   diff->footer("Example: pypto diff before.py after.py   (names, spans and comments do not matter)");
 
+  // passes
+  bool passes_verbose = false;
+  auto* passes_cmd = app.add_subcommand("passes", "List the pass pipeline in execution order");
+  passes_cmd->add_flag("-v,--verbose", passes_verbose, "Also print what each pass does and its property contract");
+
   // build
   BuildOptions b_o;
   auto* build = app.add_subcommand("build", "Compile to a project directory and build it with ninja");
   build->add_option("FILE", b_o.file, "PyPTO source file")->required();
   add_common(build, b_o.common);
   build->add_option("-o,--output", b_o.out_dir, "Output directory (replaced atomically; nothing is written outside it)")
-      ->required();
+      ->required()
+      ->type_name("OUT");
   build->add_option("--soc", b_o.soc, "Target SoC: 910b (default) or 950")->check(CLI::IsMember({"910b", "950"}));
   build->add_flag("--emit-only", b_o.emit_only, "Write the project but do not run ninja");
   build->add_option("-j", b_o.jobs, "Parallel jobs for ninja (passed on as -j N)")->check(CLI::PositiveNumber);
@@ -101,5 +111,6 @@ int main(int argc, char** argv) {
   if (ir->parsed()) return cmd_ir(ir_o);
   if (diff->parsed()) return cmd_diff(diff_a, diff_b, diff_o);
   if (build->parsed()) return cmd_build(b_o);
+  if (passes_cmd->parsed()) return cmd_passes(passes_verbose);
   return kUsageError;
 }

@@ -242,3 +242,17 @@ def main(x: pl.Tensor[[192, 128], pl.FP32], out: pl.Out[pl.Tensor[[192, 128], pl
   // Two 96 KiB tiles live at once fit the 950's larger UB (240 KiB).
   CHECK(pypto(fmt::format("build '{}' -o '{}' --emit-only --soc 950", big, work("too_big_950").string())).code == 0);
 }
+
+TEST_CASE("passes lists the pipeline in order, with contracts under -v", "[cli]") {
+  auto r = pypto("passes");
+  CHECK(r.code == 0);
+  auto ssa = r.out.find("ConvertToSSA"), alloc = r.out.find("AllocateMemoryAddr"), dirs = r.out.find("DeriveCallDirections");
+  REQUIRE(ssa != std::string::npos);
+  REQUIRE(alloc != std::string::npos);
+  REQUIRE(dirs != std::string::npos);
+  CHECK(ssa < alloc);
+  CHECK(alloc < dirs);
+  auto v = pypto("passes -v");
+  CHECK(v.out.find("produces    {SSAForm}") != std::string::npos);
+  CHECK(v.out.find("requires") != std::string::npos);
+}
