@@ -369,17 +369,19 @@ class KernelEmitter {
           return line(fmt::format("{}({}, {}, {}, false);", call, dst_tile(), operand(c.args[0]), operand(c.args[1])));
         return line(fmt::format("{}({}, {});", call, dst_tile(), operand(c.args[0])));
       case OpForm::Transpose:
+        if (c.args.size() < 4) not_supported(sp, "pl.tile.transpose without a tmp tile");
         return line(fmt::format("{}({}, {}, {});", call, dst_tile(), operand(c.args[0]), operand(c.args[3])));
       case OpForm::Full: {
+        const std::string d = dst_tile();
         const AttrValue* v = c.kwarg("value");
         double val = 0;
-        if (const auto* d = v ? std::get_if<double>(v) : nullptr) val = *d;
+        if (const auto* f = v ? std::get_if<double>(v) : nullptr) val = *f;
         else if (const auto* i = v ? std::get_if<int64_t>(v) : nullptr) val = static_cast<double>(*i);
         else not_supported(sp, "pl.tile.full without a numeric value");
         const auto* tt = as_tile(dst->type);
-        const std::string ty = c_type(tt->dtype);
-        const std::string lit = dtype_is_float(tt->dtype) ? fmt::format("{:.9g}", val) : fmt::format("{}", int64_t(val));
-        return line(fmt::format("{}({}, static_cast<{}>({}));", call, dst_tile(), ty, lit));
+        const std::string lit = dtype_is_float(tt->dtype) ? expr(make_float(val, sp, DataType::FP32))
+                                                          : expr(make_int(static_cast<int64_t>(val), sp));
+        return line(fmt::format("{}({}, static_cast<{}>({}));", call, d, c_type(tt->dtype), lit));
       }
       case OpForm::Cast: return line(fmt::format("{}({}, {}, {}, SaturationMode::OFF);", call, dst_tile(),
                                                  operand(c.args[0]), round_mode(c, sp)));

@@ -130,3 +130,24 @@ class Sl:
   }
   CHECK(snapshot(out) == before);
 }
+
+TEST_CASE("every test program either emits or is rejected with a located CompileError", "[emit]") {
+  for (const auto& e : fs::directory_iterator(PYPTO_TEST_PROGRAMS)) {
+    if (e.path().extension() != ".py") continue;
+    const std::string name = e.path().filename().string();
+    ir::ProgramPtr p;
+    try {
+      p = compile_program(name);
+    } catch (const std::exception&) {
+      continue;  // rejected before the emitter: not this test's concern
+    }
+    INFO(name);
+    try {
+      const auto files = emit::render_project(*p, emit::EmitOptions{}, std::string(PYPTO_TEST_WORK_DIR) + "/all");
+      CHECK(files.count("build.ninja") == 1);
+    } catch (const ir::CompileError& err) {
+      REQUIRE_FALSE(err.diagnostics().empty());
+      CHECK_FALSE(err.diagnostics()[0].message.empty());
+    }
+  }
+}
