@@ -76,19 +76,28 @@ class KernelEmitter {
     names_.reserve(fname_);
     // Parameters: tensors first (pointers), then scalars.
     std::vector<std::string> params, entry_lines, call_args;
-    int tensor_index = 0;
     for (const auto& p : f_.params) {
       if (const auto* t = as_tensor(p->type)) {
         const std::string n = names_.name(p.get());
         gm_ptr_[p.get()] = n;
         params.push_back(fmt::format("__gm__ {}* {}", c_type(t->dtype), n));
-        (void)tensor_index;
       } else if (!as_scalar(p->type)) {
         not_supported(p->span, fmt::format("kernel parameter '{}' of a non-tensor, non-scalar type", p->name));
       }
     }
+    int scalars = 0;
     for (const auto& p : f_.params)
-      if (const auto* s = as_scalar(p->type)) params.push_back(fmt::format("{} {}", c_type(s->dtype), names_.name(p.get())));
+      if (const auto* s = as_scalar(p->type)) {
+        params.push_back(fmt::format("{} {}", c_type(s->dtype), names_.name(p.get())));
+        ++scalars;
+      }
+    // Per-task limits of the runtime (CORE_MAX_TENSOR_ARGS / CORE_MAX_SCALAR_ARGS).
+    const int tensors = static_cast<int>(params.size()) - scalars;
+    if (tensors > 32 || scalars > 16)
+      throw CompileError("E903", f_.span,
+                         fmt::format("kernel '{}' has {} tensor and {} scalar parameters; a task takes at most 32 "
+                                     "tensors and 16 scalars", f_.name, tensors, scalars),
+                         "split the kernel or pack scalars into a tensor");
     // Body.
     indent_ = 1;
     const auto stmts = flatten_body(f_.body);

@@ -55,6 +55,10 @@ class OrchEmitter {
         not_supported(prm->span, fmt::format("orchestration parameter '{}' of this type", prm->name));
       }
     }
+    if (ti > 256 || si > 128)
+      throw CompileError("E903", f_.span,
+                         fmt::format("'{}' has {} tensor and {} scalar parameters; the entry takes at most 256 tensors "
+                                     "and 128 scalars", f_.name, ti, si));
     indent_ = 1;
     const auto stmts = flatten_body(f_.body);
     for (size_t i = 0; i < stmts.size(); ++i) {

@@ -3,6 +3,7 @@
 // of the inserted sync ops; hand-written faulty kernels checked to be rejected by the checker.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <memory>
 #include <string>
 #include <vector>
@@ -12,6 +13,7 @@
 #include "parser/frontend.h"
 #include "passes/insert_pipe_sync.h"
 #include "passes/pipe_model.h"
+#include "passes/pipeline.h"
 
 using namespace pypto;
 
@@ -276,4 +278,10 @@ TEST_CASE("InsertPipeSync pass contract", "[sync]") {
   CHECK(pass.name == "InsertPipeSync");
   CHECK(pass.properties.required.contains(ir::Property::AllocatedMemoryAddr));
   CHECK(pass.properties.produced.contains(ir::Property::PipeSyncInserted));
+  // In the default pipeline right after address allocation.
+  const auto names = passes::pass_names();
+  const auto it = std::find(names.begin(), names.end(), "InsertPipeSync");
+  REQUIRE(it != names.end());
+  REQUIRE(it != names.begin());
+  CHECK(*(it - 1) == "AllocateMemoryAddr");
 }
