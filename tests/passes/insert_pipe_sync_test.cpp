@@ -285,3 +285,31 @@ TEST_CASE("InsertPipeSync pass contract", "[sync]") {
   REQUIRE(it != names.begin());
   CHECK(*(it - 1) == "AllocateMemoryAddr");
 }
+
+TEST_CASE("whole pipeline: every kernel of the end-to-end programs is synchronised and checks clean", "[sync]") {
+  for (const char* name : {"e2e_elementwise.py", "e2e_softmax.py", "e2e_chain.py", "e2e_row_offset.py",
+                           "e2e_square.py", "e2e_matmul.py"}) {
+    INFO(name);
+    ir::DiagnosticSink sink;
+    auto p = parser::parse_file(std::string(PYPTO_TEST_PROGRAMS) + "/" + name, {}, sink);
+    passes::PassContext ctx;
+    auto out = passes::run_pipeline(p, ctx);
+    int kernels = 0;
+    for (const auto& f : out->functions) {
+      if (f->type != ir::FunctionType::AIV && f->type != ir::FunctionType::AIC) continue;
+      ++kernels;
+      INFO(ir::print_program(*out));
+      CHECK(errors_of(*f) == "");
+      const std::string t = join(trace_of(*f));
+      CHECK(t.find("set ") != std::string::npos);  // every kernel loads and stores: at least one flag pair
+      // Balanced by construction: as many sets as waits in the text.
+      size_t sets = 0, waits = 0;
+      for (const auto& tok : trace_of(*f)) {
+        sets += tok.rfind("set ", 0) == 0;
+        waits += tok.rfind("wait ", 0) == 0;
+      }
+      CHECK(sets == waits);
+    }
+    CHECK(kernels > 0);
+  }
+}
