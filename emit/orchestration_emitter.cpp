@@ -125,6 +125,7 @@ class OrchEmitter {
       case NodeKind::EvalStmt: {
         const auto* c = as<Call>(static_cast<const EvalStmt&>(*s).expr);
         if (c && !c->op) return submit(*c, nullptr, s->span);
+        if (c && tensor_op(nullptr, *c, s->span)) return;
         not_supported(s->span, "this expression statement in orchestration code");
       }
       case NodeKind::ForStmt: return for_stmt(static_cast<const ForStmt&>(*s));
@@ -143,6 +144,7 @@ class OrchEmitter {
         if (batched_.count(&s)) return;  // allocated at the top of its scope
         return create(v, *c, s.span);
       }
+      if (tensor_op(&v, *c, s.span)) return;
       not_supported(s.span, fmt::format("pl.{} in orchestration code", c->op->name));
     }
     if (const auto* g = as<TupleGetItem>(s.value)) {
@@ -220,6 +222,68 @@ class OrchEmitter {
     line(fmt::format("TaskOutputTensors {} = alloc_tensors({});", alloc, ci));
     line(fmt::format("const ChipTensor& {} = {}.get_ref(0);", names_.name(&v), alloc));
     tensor_[&v] = names_.name(&v);
+  }
+
+  // `uint32_t <name>[n] = {...};` from an index list; returns the array's name.
+  std::string u32_array(const std::string& base, const ExprPtr& list, const Span& sp) {
+    const auto* t = as<MakeTuple>(list);
+    if (!t) not_supported(sp, "a non-literal index list in orchestration code");
+    std::vector<std::string> v;
+    for (const auto& e : t->elems) {
+      auto k = const_int_value(e);
+      v.push_back(k ? std::to_string(*k) : fmt::format("static_cast<uint32_t>({})", expr(e)));
+    }
+    const std::string n = names_.fresh(base);
+    line(fmt::format("uint32_t {}[{}] = {{{}}};", n, v.size(), fmt::join(v, ", ")));
+    return n;
+  }
+
+  // Tensor views and element access on ChipTensor handles (output-format.md §4 "views",
+  // "scalar element access"). Returns false for ops that are not handled here.
+  bool tensor_op(const Var* dst, const Call& c, const Span& sp) {
+    const std::string& n = c.op->name;
+    if (n != "tensor.slice" && n != "tensor.reshape" && n != "tensor.transpose" && n != "tensor.read" &&
+        n != "tensor.write")
+      return false;
+    if (const std::string cm = source_comment(sp); !cm.empty()) line(cm);
+    const std::string& src = tensor_name(c.args[0]);
+    const auto* st = as_tensor(c.args[0]->type);
+    const size_t rank = st->shape.size();
+    const std::string base = dst ? names_.name(dst) : src;
+    if (n == "tensor.read" || n == "tensor.write") {
+      const std::string idx = u32_array(base + "_idx", c.args[1], sp);
+      const std::string ty = c_type(st->dtype);
+      if (n == "tensor.read") {
+        if (!dst || !as_scalar(dst->type)) not_supported(sp, "pl.tensor.read without a scalar result");
+        line(fmt::format("{} {} = get_tensor_data<{}>({}, {}, {});", c_type(as_scalar(dst->type)->dtype),
+                         names_.name(dst), ty, src, rank, idx));
+      } else {
+        line(fmt::format("set_tensor_data({}, {}, {}, static_cast<{}>({}));", src, rank, idx, ty, expr(c.args[2])));
+        if (dst) tensor_[dst] = src;
+      }
+      return true;
+    }
+    if (!dst) return true;  // an unused view
+    const std::string v = names_.name(dst);
+    if (n == "tensor.slice") {
+      if (c.args.size() > 3 && c.args[3]) not_supported(sp, "pl.tensor.slice with a valid_shape in orchestration code");
+      const std::string shapes = u32_array(v + "_shapes", c.args[1], sp);
+      const std::string offsets = u32_array(v + "_offsets", c.args[2], sp);
+      line(fmt::format("const ChipTensor {} = {}.view({}, {});", v, src, shapes, offsets));
+    } else if (n == "tensor.reshape") {
+      const std::string shapes = u32_array(v + "_shapes", c.args[1], sp);
+      line(fmt::format("const ChipTensor {} = {}.reshape({}, {});", v, src, shapes,
+                       as<MakeTuple>(c.args[1])->elems.size()));
+    } else {
+      auto axis = [&](const ExprPtr& e) {
+        auto k = const_int_value(e);
+        if (!k) not_supported(sp, "pl.tensor.transpose with non-constant axes");
+        return *k < 0 ? *k + static_cast<int64_t>(rank) : *k;
+      };
+      line(fmt::format("const ChipTensor {} = {}.transpose({}, {});", v, src, axis(c.args[1]), axis(c.args[2])));
+    }
+    tensor_[dst] = v;
+    return true;
   }
 
   void submit(const Call& c, const Var* result, const Span& sp) {

@@ -150,3 +150,40 @@ TEST_CASE("func_ids follow first submission, a second call reuses its id; scalar
   CHECK(e.config.find("{\"func_id\": 0, \"name\": \"zeta\"") < e.config.find("{\"func_id\": 1, \"name\": \"alpha\""));
   CHECK(e.table.find("{\"s\", DataType::FLOAT32},") != std::string::npos);
 }
+
+TEST_CASE("tensor views and element reads in orchestration code", "[emit]") {
+  const auto e = emit_all(compile_text(R"(import pypto.language as pl
+
+@pl.program
+class Views:
+    @pl.function(type=pl.FunctionType.InCore)
+    def half(self, x: pl.Tensor[[64, 128], pl.FP32], out: pl.Out[pl.Tensor[[64, 128], pl.FP32]]) -> pl.Tensor[[64, 128], pl.FP32]:
+        t = pl.load(x, [0, 0], [64, 128])
+        return pl.store(pl.mul(t, 0.5), [0, 0], out)
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: pl.Tensor[[128, 128], pl.FP32], out: pl.Out[pl.Tensor[[128, 128], pl.FP32]]) -> pl.Tensor[[128, 128], pl.FP32]:
+        for i in pl.range(2):
+            xs = pl.slice(x, [64, 128], [i * 64, 0])
+            os = pl.slice(out, [64, 128], [i * 64, 0])
+            os = self.half(xs, os)
+        v = pl.tensor.read(x, [0, 1])
+        return out
+)",
+                                       "views.py"));
+  INFO(e.orch);
+  const std::vector<std::string> expected = {
+      "uint32_t xs_shapes[2] = {64, 128};",
+      "uint32_t xs_offsets[2] = {static_cast<uint32_t>((i * 64)), 0};",
+      "const ChipTensor xs = ext_x.view(xs_shapes, xs_offsets);",
+      "uint32_t os_shapes[2] = {64, 128};",
+      "uint32_t os_offsets[2] = {static_cast<uint32_t>((i * 64)), 0};",
+      "const ChipTensor os = ext_out.view(os_shapes, os_offsets);",
+      "params_t0.add_input(xs);",
+      "params_t0.add_inout(os);",
+      "uint32_t v_idx[2] = {0, 1};",
+      "float v = get_tensor_data<float>(ext_x, 2, v_idx);",
+  };
+  CHECK(lines_starting(e.orch, {"uint32_t", "const ChipTensor xs", "const ChipTensor os", "params_t0.add", "float v"}) ==
+        expected);
+}
