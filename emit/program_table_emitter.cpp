@@ -1,6 +1,7 @@
 // Program table writer (program_table_emitter.h).
 #include "emit/program_table_emitter.h"
 
+#include <cctype>
 #include <fmt/format.h>
 
 #include "emit/c_expr.h"
@@ -11,7 +12,13 @@ namespace pypto::emit {
 
 using namespace ir;
 
-std::string kernel_entry_symbol(const Function& k) { return "pypto_kernel_" + sanitize_identifier(k.name); }
+// Function names are unique in a program and (as Python identifiers) usually valid C identifiers
+// already; they are used verbatim so that two kernels never map to one symbol.
+std::string kernel_entry_symbol(const Function& k) {
+  bool plain = !k.name.empty();
+  for (char c : k.name) plain = plain && (std::isalnum(static_cast<unsigned char>(c)) || c == '_');
+  return "pypto_kernel_" + (plain ? k.name : sanitize_identifier(k.name));
+}
 
 namespace {
 std::string runtime_dtype(DataType t, const Span& sp) {
