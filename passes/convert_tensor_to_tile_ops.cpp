@@ -1,12 +1,28 @@
-// ConvertTensorToTileOps — class (b) lowers tensor.* compute inside InCore functions to tile ops
-// (loads at entry, stores into Out params). Tile-level kernels (class a) already use tile ops, so
-// this version only establishes TileOpsOnly: a tensor.* op inside a kernel is reported as "not
-// supported yet" at the op's span instead of being passed on.
+// ConvertTensorToTileOps — lowers tensor-level code inside InCore functions to tile ops, for
+// tensors that fit in one on-chip tile (no automatic tiling):
+//   * a tensor param read by a tensor op is loaded whole (`tile.load(p, [0..], shape)`) once, at
+//     the function entry, in first-use order — into Vec, or Mat for matmul operands; a GM value
+//     produced by a write (tensor.assemble result) is loaded where it is read;
+//   * every tensor op maps to its tile form through one table (kConversions below) that names the
+//     tile op and the operand convention (plain compute, compute + scratch tile, matmul, memory);
+//     keyword attributes the tile op does not have must hold the tensor op's default;
+//   * `tensor.assemble(gm, v, offsets)` → `tile.store(v, offsets, gm)`; loop carries and if
+//     results that carry computed tensors become tiles;
+//   * a computed tensor the kernel returns gets a new Out param (named after it) and a
+//     `tile.store` into it; callers create that tensor with `tensor.create` before the call;
+//   * In params the kernel writes become Out (or InOut when also read).
+// Unsupported: dynamic shapes, tensors larger than the on-chip budget of their space, ops outside
+// the table, non-default attributes without a tile equivalent (all "not supported yet", at the
+// op's span). Produces TileOpsOnly.
 #include <fmt/format.h>
+
+#include <map>
+#include <unordered_set>
 
 #include "ir/op_registry.h"
 #include "passes/pass_util.h"
 #include "passes/passes.h"
+#include "passes/tensor_access.h"
 
 namespace pypto::passes {
 
@@ -14,32 +30,499 @@ using namespace ir;
 
 namespace {
 
-class TensorOpFinder : public IRVisitor {
- protected:
-  void visit_call(const Call& c) override {
-    if (c.op && c.op->family() == "tensor" && c.op->name != "tensor.dim")
-      throw CompileError("E501", c.span,
-                         fmt::format("tensor-level op 'pl.{}' inside a kernel is not supported yet", c.op->name),
-                         "use tile ops in InCore functions: pl.load a tile, compute on tiles, pl.store the result");
-    IRVisitor::visit_call(c);
-  }
+// How a tensor op's operands become tile operands.
+enum class Conv : uint8_t {
+  Compute,     // every Tensor operand → Vec tile; other operands as they are
+  ComputeTmp,  // Compute + a scratch tile shaped like operand 0 appended (row reductions)
+  Transpose,   // Compute + a scratch tile shaped like operand 0 appended after the axes
+  Create,      // tensor.create / tensor.full → tile.create / tile.full (Vec)
+  Slice,       // GM source → tile.load window; tile source → tile.slice
+  Assemble,    // GM target → tile.store; tile target → tile.assemble
+  Matmul,      // lhs/rhs → Mat load → move Left/Right → tile.matmul (Acc)
+  MatmulAcc,   // acc (a matmul result) + lhs/rhs as for Matmul → tile.matmul_acc
 };
+
+struct ConvRow {
+  const char* tensor_op;
+  const char* tile_op;
+  Conv conv;
+};
+
+// The one table: tensor op → tile op and operand convention.
+constexpr ConvRow kConversions[] = {
+    {"tensor.add", "tile.add", Conv::Compute},           {"tensor.adds", "tile.adds", Conv::Compute},
+    {"tensor.sub", "tile.sub", Conv::Compute},           {"tensor.subs", "tile.subs", Conv::Compute},
+    {"tensor.mul", "tile.mul", Conv::Compute},           {"tensor.muls", "tile.muls", Conv::Compute},
+    {"tensor.div", "tile.div", Conv::Compute},           {"tensor.divs", "tile.divs", Conv::Compute},
+    {"tensor.maximum", "tile.maximum", Conv::Compute},   {"tensor.maximums", "tile.maximums", Conv::Compute},
+    {"tensor.minimum", "tile.minimum", Conv::Compute},   {"tensor.minimums", "tile.minimums", Conv::Compute},
+    {"tensor.exp", "tile.exp", Conv::Compute},           {"tensor.log", "tile.log", Conv::Compute},
+    {"tensor.sqrt", "tile.sqrt", Conv::Compute},         {"tensor.neg", "tile.neg", Conv::Compute},
+    {"tensor.abs", "tile.abs", Conv::Compute},           {"tensor.relu", "tile.relu", Conv::Compute},
+    {"tensor.recip", "tile.recip", Conv::Compute},       {"tensor.rsqrt", "tile.rsqrt", Conv::Compute},
+    {"tensor.cast", "tile.cast", Conv::Compute},         {"tensor.expands", "tile.expands", Conv::Compute},
+    {"tensor.row_sum", "tile.row_sum", Conv::ComputeTmp}, {"tensor.row_max", "tile.row_max", Conv::ComputeTmp},
+    {"tensor.row_min", "tile.row_min", Conv::ComputeTmp}, {"tensor.col_sum", "tile.col_sum", Conv::Compute},
+    {"tensor.col_max", "tile.col_max", Conv::Compute},   {"tensor.col_min", "tile.col_min", Conv::Compute},
+    {"tensor.row_expand", "tile.row_expand", Conv::Compute},
+    {"tensor.row_expand_add", "tile.row_expand_add", Conv::Compute},
+    {"tensor.row_expand_sub", "tile.row_expand_sub", Conv::Compute},
+    {"tensor.row_expand_mul", "tile.row_expand_mul", Conv::Compute},
+    {"tensor.row_expand_div", "tile.row_expand_div", Conv::Compute},
+    {"tensor.col_expand", "tile.col_expand", Conv::Compute},
+    {"tensor.col_expand_add", "tile.col_expand_add", Conv::Compute},
+    {"tensor.col_expand_sub", "tile.col_expand_sub", Conv::Compute},
+    {"tensor.col_expand_mul", "tile.col_expand_mul", Conv::Compute},
+    {"tensor.col_expand_div", "tile.col_expand_div", Conv::Compute},
+    {"tensor.reshape", "tile.reshape", Conv::Compute},   {"tensor.read", "tile.read", Conv::Compute},
+    {"tensor.transpose", "tile.transpose", Conv::Transpose},
+    {"tensor.create", "tile.create", Conv::Create},      {"tensor.full", "tile.full", Conv::Create},
+    {"tensor.slice", "tile.slice", Conv::Slice},         {"tensor.assemble", "tile.assemble", Conv::Assemble},
+    {"tensor.matmul", "tile.matmul", Conv::Matmul},      {"tensor.matmul_acc", "tile.matmul_acc", Conv::MatmulAcc},
+};
+
+const ConvRow* find_row(std::string_view op) {
+  for (const auto& r : kConversions)
+    if (op == r.tensor_op) return &r;
+  return nullptr;
+}
+
+using Kwargs = std::vector<std::pair<std::string, AttrValue>>;
+
+const char* kHint = "write this kernel at tile level (pl.load / tile ops / pl.store), or use a supported form";
+
+// The tensor op's kwargs the tile op also has; others must hold the tensor op's default.
+Kwargs carry_kwargs(const Call& c, const OpDef& tile) {
+  Kwargs out;
+  for (const auto& [k, v] : c.kwargs) {
+    if (tile.find_kwarg(k)) {
+      out.emplace_back(k, v);
+      continue;
+    }
+    const KwSpec* spec = c.op->find_kwarg(k);
+    if (spec && spec->default_value == v) continue;
+    throw CompileError("E501", c.span,
+                       fmt::format("'pl.{}' with attribute '{}' is not supported yet inside a kernel", c.op->name, k),
+                       fmt::format("drop '{}=' (its tile form '{}' has no such attribute) or {}", k, tile.name, kHint));
+  }
+  return out;
+}
+
+struct KernelInfo {
+  std::vector<TypePtr> added_outs;  // types of the Out params appended to the kernel
+  std::vector<std::string> added_names;
+};
+
+class Converter : public IRMutator {
+ public:
+  Converter(const Function& f, const SocInfo& soc) : f_(f), soc_(soc) {
+    for (const auto& p : f.params) params_.insert(p.get());
+  }
+
+  FunctionPtr run(KernelInfo& info) {
+    StmtPtr body = mutate(f_.body);
+    if (body == f_.body && entry_.empty() && added_.empty()) return nullptr;  // nothing to convert
+    auto stmts = std::move(entry_);
+    for (auto& s : flatten_body(body)) stmts.push_back(s);
+    auto g = std::make_shared<Function>(f_);
+    g->body = make_body(std::move(stmts), f_.body ? f_.body->span : f_.span);
+    for (const auto& p : added_) {
+      g->params.push_back(p);
+      g->param_directions.push_back(ParamDirection::Out);
+      info.added_outs.push_back(p->type);
+      info.added_names.push_back(p->name);
+    }
+    for (size_t i = 0; i < g->params.size(); ++i)
+      if (as_tensor(g->params[i]->type))
+        g->param_directions[i] = upgraded_direction(g->param_directions[i], analyze_access(g->body, *g->params[i]));
+    return g;
+  }
+
+ protected:
+  StmtPtr mutate_seq(const std::shared_ptr<const SeqStmts>& s) override {
+    std::vector<StmtPtr> out;
+    bool changed = false;
+    for (const auto& c : s->stmts) {
+      StmtPtr n = mutate(c);
+      changed |= n != c;
+      if (!n) continue;
+      if (const auto* seq = as<SeqStmts>(n); seq && n != c)
+        for (const auto& x : seq->stmts) out.push_back(x);
+      else
+        out.push_back(n);
+    }
+    if (!changed) return s;
+    return with_comments(std::make_shared<SeqStmts>(std::move(out), s->span), *s);
+  }
+
+  StmtPtr mutate_assign(const std::shared_ptr<const AssignStmt>& s) override {
+    const auto* c = as<Call>(s->value);
+    if (c && c->op && c->op->family() == "tensor" && c->op->name != "tensor.dim") {
+      ExprPtr v = convert(*c, s->var->name);
+      if (as_tile(v->type) || !as_tensor(s->var->type)) {
+        // A computed value: the tile (or scalar) replaces the Var everywhere after.
+        auto nv = copy_var_with_type(*s->var, v->type);
+        var_map[s->var.get()] = nv;
+        return finish(with_comments(std::make_shared<AssignStmt>(nv, v, s->span), *s));
+      }
+      gm_.insert(s->var.get());  // a GM write result (tile.store)
+      return finish(with_comments(std::make_shared<AssignStmt>(s->var, v, s->span), *s));
+    }
+    if (const auto* src = as<Var>(s->value); src && var_map.count(src)) {
+      ExprPtr v = mutate(s->value);
+      auto nv = copy_var_with_type(*s->var, v->type);
+      var_map[s->var.get()] = nv;
+      return with_comments(std::make_shared<AssignStmt>(nv, v, s->span), *s);
+    }
+    if (as_tensor(s->var->type)) gm_.insert(s->var.get());
+    return finish(IRMutator::mutate_assign(s));
+  }
+
+  StmtPtr mutate_eval(const std::shared_ptr<const EvalStmt>& s) override {
+    const auto* c = as<Call>(s->expr);
+    if (c && c->op && c->op->family() == "tensor" && c->op->name != "tensor.dim")
+      return finish(with_comments(std::make_shared<EvalStmt>(convert(*c, std::string(c->op->short_name())), s->span), *s));
+    return finish(IRMutator::mutate_eval(s));
+  }
+
+  StmtPtr mutate_return(const std::shared_ptr<const ReturnStmt>& s) override {
+    std::vector<ExprPtr> vals;
+    for (const auto& v : s->values) {
+      ExprPtr n = mutate(v);
+      if (const auto* t = as_tile(n->type); t && as_tensor(v->type)) {
+        // A computed result leaves the kernel: store it into a new Out param.
+        const auto* orig = as<Var>(v);
+        auto p = std::make_shared<Var>(orig ? orig->name : "out", v->type, s->span);
+        added_.push_back(p);
+        auto st = make_call("tile.store", {n, zero_offsets(t->shape.size(), s->span), p}, {}, s->span);
+        auto r = std::make_shared<Var>(p->name, st->type, s->span);
+        pre_.push_back(std::make_shared<AssignStmt>(r, st, s->span));
+        n = r;
+      }
+      vals.push_back(n);
+    }
+    return finish(with_comments(std::make_shared<ReturnStmt>(std::move(vals), s->span), *s));
+  }
+
+  StmtPtr mutate_yield(const std::shared_ptr<const YieldStmt>& s) override { return finish(IRMutator::mutate_yield(s)); }
+
+  StmtPtr mutate_for(const std::shared_ptr<const ForStmt>& s) override {
+    ExprPtr a = mutate(s->start), b = mutate(s->stop), c = mutate(s->step);
+    auto ias = carry_iter_args(s->iter_args);
+    StmtPtr body = mutate(s->body);
+    auto rvs = carry_return_vars(s->return_vars, ias);
+    return finish(with_comments(std::make_shared<ForStmt>(s->loop_var, a, b, c, std::move(ias), body, std::move(rvs),
+                                                          s->kind, s->span, s->stage), *s));
+  }
+
+  StmtPtr mutate_while(const std::shared_ptr<const WhileStmt>& s) override {
+    auto ias = carry_iter_args(s->iter_args);
+    ExprPtr c = mutate(s->cond);
+    StmtPtr body = mutate(s->body);
+    auto rvs = carry_return_vars(s->return_vars, ias);
+    return finish(with_comments(std::make_shared<WhileStmt>(c, std::move(ias), body, std::move(rvs), s->span), *s));
+  }
+
+  StmtPtr mutate_if(const std::shared_ptr<const IfStmt>& s) override {
+    ExprPtr c = mutate(s->cond);
+    StmtPtr t = mutate(s->then_body);
+    StmtPtr e = mutate(s->else_body);
+    auto y = split_trailing_yield(t).second;
+    std::vector<VarPtr> rvs;
+    for (size_t i = 0; i < s->return_vars.size(); ++i) {
+      const auto& rv = s->return_vars[i];
+      if (y && i < y->values.size() && as_tile(y->values[i]->type) && as_tensor(rv->type)) {
+        rvs.push_back(copy_var_with_type(*rv, y->values[i]->type));
+        var_map[rv.get()] = rvs.back();
+      } else {
+        rvs.push_back(rv);
+        if (as_tensor(rv->type)) gm_.insert(rv.get());
+      }
+    }
+    return finish(with_comments(std::make_shared<IfStmt>(c, t, e, std::move(rvs), s->span), *s));
+  }
+
+ private:
+  // Prepends the statements generated for the current one.
+  StmtPtr finish(StmtPtr s) {
+    if (pre_.empty()) return s;
+    auto stmts = std::move(pre_);
+    pre_.clear();
+    stmts.push_back(std::move(s));
+    return std::make_shared<SeqStmts>(std::move(stmts), stmts.back()->span);
+  }
+
+  std::vector<IterArgPtr> carry_iter_args(const std::vector<IterArgPtr>& in) {
+    std::vector<IterArgPtr> out;
+    for (const auto& ia : in) {
+      ExprPtr init = mutate(ia->init);
+      if (init == ia->init) {
+        if (as_tensor(ia->type)) gm_.insert(ia.get());
+        out.push_back(ia);
+        continue;
+      }
+      auto n = std::make_shared<IterArg>(ia->name, init->type, init, ia->span);
+      var_map[ia.get()] = n;
+      out.push_back(n);
+    }
+    return out;
+  }
+
+  std::vector<VarPtr> carry_return_vars(const std::vector<VarPtr>& in, const std::vector<IterArgPtr>& ias) {
+    std::vector<VarPtr> out;
+    for (size_t i = 0; i < in.size(); ++i) {
+      const auto& rv = in[i];
+      if (i < ias.size() && ias[i]->type != rv->type && as_tile(ias[i]->type)) {
+        out.push_back(copy_var_with_type(*rv, ias[i]->type));
+        var_map[rv.get()] = out.back();
+      } else {
+        if (as_tensor(rv->type)) gm_.insert(rv.get());
+        out.push_back(rv);
+      }
+    }
+    return out;
+  }
+
+  // Rejects shapes that are not static or do not fit in `space`.
+  void check_fits(const ShapedType& t, MemorySpace space, const std::string& what, const Span& sp) {
+    auto bytes = byte_size(t);
+    if (!bytes)
+      throw CompileError("E501", sp, fmt::format("{} has a dynamic shape; lowering it to tiles is not supported yet", what),
+                         kHint);
+    int64_t cap = soc_.capacity(space);
+    if (cap > 0 && *bytes > cap)
+      throw CompileError("E501", sp,
+                         fmt::format("{} needs {} bytes but one pl.Mem.{} tile holds at most {} bytes; automatic tiling of "
+                                     "tensor-level code is not supported yet",
+                                     what, *bytes, to_string(space), cap),
+                         "write the kernel at tile level (pl.load windows in a pl.range loop, pl.store each result) or "
+                         "use a smaller shape");
+  }
+
+  std::string describe(const Var& v, const ShapedType& t) {
+    std::string dims;
+    for (const auto& d : t.shape) {
+      auto c = const_int_value(d);
+      dims += (dims.empty() ? "" : ", ") + (c ? std::to_string(*c) : std::string("?"));
+    }
+    return fmt::format("tensor '{}' of shape [{}] {}", v.name, dims, dtype_name(t.dtype));
+  }
+
+  // A whole-tensor load of GM tensor `v` into `space`.
+  ExprPtr load(const VarPtr& v, MemorySpace space, const Span& sp, std::vector<StmtPtr>& where) {
+    const auto* t = as_tensor(v->type);
+    check_fits(*t, space, describe(*v, *t), sp);
+    Kwargs kw;
+    if (space != MemorySpace::Vec) kw.emplace_back("target_memory", space);
+    auto call = make_call("tile.load", {v, zero_offsets(t->shape.size(), sp), index_list(t->shape, sp)}, kw, sp);
+    auto tv = std::make_shared<Var>(v->name + (space == MemorySpace::Mat ? "_mat" : "_tile"), call->type, sp);
+    where.push_back(std::make_shared<AssignStmt>(tv, call, sp));
+    return tv;
+  }
+
+  // The tile for a tensor operand: a computed value's tile, else a load of the GM tensor.
+  ExprPtr tile_operand(const ExprPtr& arg, MemorySpace space, const Span& sp) {
+    ExprPtr m = mutate(arg);
+    if (as_tile(m->type) || !as_tensor(m->type)) return m;
+    auto v = std::dynamic_pointer_cast<const Var>(m);
+    if (!v) throw CompileError("E501", sp, "a tensor operand that is not a variable is not supported yet", kHint);
+    if (params_.count(v.get())) {
+      auto key = std::make_pair(v.get(), int(space));
+      auto it = entry_cache_.find(key);
+      if (it != entry_cache_.end()) return it->second;
+      return entry_cache_[key] = load(v, space, sp, entry_);
+    }
+    return load(v, space, sp, pre_);  // a GM value written earlier in the kernel: load it here
+  }
+
+  bool is_gm(const ExprPtr& e) {
+    ExprPtr m = mutate(e);
+    return as_tensor(m->type) != nullptr;
+  }
+
+  ExprPtr scratch_like(const ExprPtr& tile, const Span& sp) {
+    const auto* t = as_tile(tile->type);
+    auto call = make_call("tile.create", {index_list(t->shape, sp)}, {{"dtype", t->dtype}}, sp);
+    auto v = std::make_shared<Var>("tmp", call->type, sp);
+    pre_.push_back(std::make_shared<AssignStmt>(v, call, sp));
+    return v;
+  }
+
+  ExprPtr moved(const ExprPtr& tile, MemorySpace space, const Span& sp, const std::string& name) {
+    auto call = make_call("tile.move", {tile}, {{"target_memory", space}}, sp);
+    auto v = std::make_shared<Var>(name, call->type, sp);
+    pre_.push_back(std::make_shared<AssignStmt>(v, call, sp));
+    return v;
+  }
+
+  // The converted value of one tensor op call (its extra statements go to pre_).
+  ExprPtr convert(const Call& c, const std::string& name) {
+    const ConvRow* row = find_row(c.op->name);
+    if (!row)
+      throw CompileError("E501", c.span, fmt::format("tensor-level op 'pl.{}' inside a kernel is not supported yet", c.op->name),
+                         kHint);
+    const OpDef* tile = OpRegistry::instance().find(row->tile_op);
+    if (!tile) throw InternalError("ConvertTensorToTileOps", fmt::format("no op '{}'", row->tile_op), c.span);
+    Kwargs kw = carry_kwargs(c, *tile);
+    const Span& sp = c.span;
+    std::vector<ExprPtr> args;
+    switch (row->conv) {
+      case Conv::Compute:
+      case Conv::ComputeTmp:
+      case Conv::Transpose:
+        for (const auto& a : c.args) args.push_back(as_tensor(a->type) ? tile_operand(a, MemorySpace::Vec, sp) : mutate(a));
+        if (row->conv != Conv::Compute) args.push_back(scratch_like(args[0], sp));
+        break;
+      case Conv::Create:
+        for (const auto& a : c.args) args.push_back(mutate(a));
+        break;
+      case Conv::Slice:
+        if (is_gm(c.args[0])) {
+          // A window of a GM tensor: load exactly that window.
+          std::vector<ExprPtr> la = {mutate(c.args[0]), mutate(c.args[2]), mutate(c.args[1])};
+          if (c.args.size() > 3) la.push_back(mutate(c.args[3]));
+          Kwargs lkw;
+          for (const auto& [k, v] : c.kwargs) {
+            if (k == "clamp") lkw.emplace_back(k, v);
+            else if (c.op->find_kwarg(k) && c.op->find_kwarg(k)->default_value != v)
+              throw CompileError("E501", sp, fmt::format("'pl.{}' with attribute '{}' is not supported yet inside a kernel",
+                                                         c.op->name, k), kHint);
+          }
+          auto call = make_call("tile.load", la, lkw, sp);
+          check_fits(*as_tile(call->type), MemorySpace::Vec, fmt::format("the slice '{}'", name), sp);
+          return call;
+        }
+        args.push_back(tile_operand(c.args[0], MemorySpace::Vec, sp));
+        for (size_t i = 1; i < c.args.size(); ++i) args.push_back(mutate(c.args[i]));
+        break;
+      case Conv::Assemble:
+        if (is_gm(c.args[0])) {
+          ExprPtr src = tile_operand(c.args[1], MemorySpace::Vec, sp);
+          return make_call("tile.store", {src, mutate(c.args[2]), mutate(c.args[0])}, {}, sp);
+        }
+        args = {tile_operand(c.args[0], MemorySpace::Vec, sp), tile_operand(c.args[1], MemorySpace::Vec, sp),
+                mutate(c.args[2])};
+        break;
+      case Conv::Matmul:
+      case Conv::MatmulAcc: {
+        size_t first = row->conv == Conv::MatmulAcc ? 1 : 0;
+        if (first == 1) {
+          ExprPtr acc = mutate(c.args[0]);
+          const auto* at = as_tile(acc->type);
+          if (!at)
+            throw CompileError("E501", sp, "'pl.matmul_acc' on an accumulator loaded from a tensor is not supported yet",
+                               "start the accumulation with pl.matmul and carry its result");
+          args.push_back(acc);
+        }
+        MemorySpace sides[2] = {MemorySpace::Left, MemorySpace::Right};
+        for (size_t i = 0; i < 2; ++i) {
+          ExprPtr t = tile_operand(c.args[first + i], MemorySpace::Mat, sp);
+          args.push_back(moved(t, sides[i], sp, fmt::format("{}_{}", name, i == 0 ? "lhs" : "rhs")));
+        }
+        break;
+      }
+    }
+    auto call = make_call(*tile, args, kw, sp);
+    if (const auto* t = as_tile(call->type)) {
+      auto space = t->space.value_or(MemorySpace::Vec);
+      check_fits(*t, space, fmt::format("the result of 'pl.{}'", c.op->name), sp);
+    }
+    return call;
+  }
+
+  const Function& f_;
+  const SocInfo& soc_;
+  std::unordered_set<const Var*> params_;
+  std::unordered_set<const Var*> gm_;
+  std::vector<StmtPtr> entry_, pre_;
+  std::map<std::pair<const Var*, int>, ExprPtr> entry_cache_;
+  std::vector<VarPtr> added_;
+};
+
+// Callers of kernels that gained Out params: create each new tensor right before the call.
+class CallerUpdater : public IRMutator {
+ public:
+  explicit CallerUpdater(const std::map<std::string, KernelInfo>& k) : kernels_(k) {}
+
+ protected:
+  StmtPtr mutate_seq(const std::shared_ptr<const SeqStmts>& s) override {
+    std::vector<StmtPtr> out;
+    bool changed = false;
+    for (const auto& c : s->stmts) {
+      StmtPtr n = mutate(c);
+      changed |= n != c;
+      if (const auto* seq = as<SeqStmts>(n); seq && n != c)
+        for (const auto& x : seq->stmts) out.push_back(x);
+      else
+        out.push_back(n);
+    }
+    if (!changed) return s;
+    return with_comments(std::make_shared<SeqStmts>(std::move(out), s->span), *s);
+  }
+  StmtPtr mutate_assign(const std::shared_ptr<const AssignStmt>& s) override {
+    std::vector<StmtPtr> pre;
+    ExprPtr v = extend(s->value, pre);
+    if (pre.empty()) return IRMutator::mutate_assign(s);
+    pre.push_back(with_comments(std::make_shared<AssignStmt>(s->var, v, s->span), *s));
+    return std::make_shared<SeqStmts>(std::move(pre), s->span);
+  }
+  StmtPtr mutate_eval(const std::shared_ptr<const EvalStmt>& s) override {
+    std::vector<StmtPtr> pre;
+    ExprPtr v = extend(s->expr, pre);
+    if (pre.empty()) return IRMutator::mutate_eval(s);
+    pre.push_back(with_comments(std::make_shared<EvalStmt>(v, s->span), *s));
+    return std::make_shared<SeqStmts>(std::move(pre), s->span);
+  }
+
+ private:
+  ExprPtr extend(const ExprPtr& e, std::vector<StmtPtr>& pre) {
+    const auto* c = as<Call>(e);
+    if (!c || c->op) return e;
+    auto it = kernels_.find(c->callee);
+    if (it == kernels_.end() || it->second.added_outs.empty()) return e;
+    auto args = c->args;
+    for (size_t i = 0; i < it->second.added_outs.size(); ++i) {
+      const auto* t = as_tensor(it->second.added_outs[i]);
+      auto create = make_call("tensor.create", {index_list(t->shape, c->span)}, {{"dtype", t->dtype}}, c->span);
+      auto v = std::make_shared<Var>(it->second.added_names[i], create->type, c->span);
+      pre.push_back(std::make_shared<AssignStmt>(v, create, c->span));
+      args.push_back(v);
+    }
+    return std::make_shared<Call>(nullptr, c->callee, std::move(args), c->kwargs, c->type, c->span, c->arg_directions);
+  }
+  const std::map<std::string, KernelInfo>& kernels_;
+};
+
+ProgramPtr convert_program(const ProgramPtr& p, const PassContext& ctx) {
+  std::map<std::string, KernelInfo> changed;
+  std::vector<FunctionPtr> fs;
+  for (const auto& f : p->functions) {
+    if (f->type != FunctionType::InCore) {
+      fs.push_back(f);
+      continue;
+    }
+    KernelInfo info;
+    Converter c(*f, soc_info(ctx.soc));
+    FunctionPtr g = c.run(info);
+    fs.push_back(g ? g : f);
+    if (g) changed[f->name] = std::move(info);
+  }
+  if (changed.empty()) return p;
+  CallerUpdater u(changed);
+  for (auto& f : fs)
+    if (!is_incore_like(f->type)) f = u.mutate_function(f);
+  return make_program(p->name, std::move(fs), p->dynamic_dims, p->span);
+}
 
 }  // namespace
 
 Pass convert_tensor_to_tile_ops_pass() {
   return Pass{"ConvertTensorToTileOps",
-              "Lowers tensor ops inside kernels to tile ops (class b, not supported yet); for tile-level "
-              "kernels it checks that no tensor op remains in an InCore function.",
+              "Lowers tensor ops inside InCore functions to tile ops (whole-tensor loads at entry, one table from "
+              "tensor op to tile op, tensor.assemble into GM → tile.store); computed results get new Out params that "
+              "callers allocate with tensor.create; written In params become Out/InOut.",
               {{Property::SplitIncoreOrch}, {Property::TileOpsOnly}, {}},
-              [](const ProgramPtr& p, PassContext&) {
-                for (const auto& f : p->functions) {
-                  if (!is_incore_like(f->type)) continue;
-                  TensorOpFinder v;
-                  v.visit_function(*f);
-                }
-                return p;
-              }};
+              [](const ProgramPtr& p, PassContext& ctx) { return convert_program(p, ctx); }};
 }
 
 }  // namespace pypto::passes
