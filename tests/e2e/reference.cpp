@@ -69,6 +69,38 @@ Arrays matmul(const Arrays& in) {
   return {{"out", out}};
 }
 
+// levels.py: square_tensor (tensor level) and square_tile (tile level) both compute x * x.
+Arrays levels(const Arrays& in) {
+  const auto& x = in.at("x");
+  std::vector<float> sq(x.size());
+  for (size_t i = 0; i < x.size(); ++i) sq[i] = x[i] * x[i];
+  return {{"out_t", sq}, {"out_k", sq}};
+}
+
+// quickstart_add.py / quickstart_program.py: out = a + b.
+Arrays add(const Arrays& in) {
+  const auto& a = in.at("a");
+  const auto& b = in.at("b");
+  std::vector<float> out(a.size());
+  for (size_t i = 0; i < a.size(); ++i) out[i] = a[i] + b[i];
+  return {{"out", out}};
+}
+
+// e2e_tensor_level.py: out = 2 * softmax(x) + x, row-wise over [32, 64].
+Arrays tensor_level(const Arrays& in) {
+  const auto& x = in.at("x");
+  const int rows = 32, cols = 64;
+  std::vector<float> out(x.size());
+  for (int r = 0; r < rows; ++r) {
+    double m = -INFINITY, sum = 0;
+    for (int c = 0; c < cols; ++c) m = std::max(m, double(x[r * cols + c]));
+    for (int c = 0; c < cols; ++c) sum += std::exp(double(x[r * cols + c]) - m);
+    for (int c = 0; c < cols; ++c)
+      out[r * cols + c] = float(2.0 * std::exp(double(x[r * cols + c]) - m) / sum + double(x[r * cols + c]));
+  }
+  return {{"out", out}};
+}
+
 }  // namespace
 
 const std::vector<ProgramCase>& program_cases() {
@@ -80,6 +112,11 @@ const std::vector<ProgramCase>& program_cases() {
       {"chain", "e2e_chain.py", {}, {"out"}, chain, 1e-6f, 1e-6f},
       // FP32 accumulation of 128 products of FP16 values in [-1, 1): order-dependent rounding only.
       {"matmul", "e2e_matmul.py", {}, {"out"}, matmul, 1e-4f, 1e-4f},
+      // Tensor-level programs (feature class b): outlined scopes / tensor ops lowered to tiles.
+      {"levels", "levels.py", {}, {"out_t", "out_k"}, levels, 1e-6f, 1e-6f},
+      {"quickstart_add", "quickstart_add.py", {}, {"out"}, add, 1e-6f, 1e-6f},
+      {"quickstart_program", "quickstart_program.py", {}, {"out"}, add, 1e-6f, 1e-6f},
+      {"tensor_level", "e2e_tensor_level.py", {}, {"out"}, tensor_level, 1e-5f, 1e-4f},
   };
   return cases;
 }

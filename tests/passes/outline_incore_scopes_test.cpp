@@ -1,27 +1,152 @@
-// OutlineIncoreScopes (class a): InCore functions pass; an InCore scope is "not supported yet".
+// OutlineIncoreScopes: pl.at(CORE_GROUP) scopes → InCore functions + calls (live-ins → params in
+// first-use order, live-outs → returns, written tensors → Out/InOut params, a fresh result the
+// parent returns for an Out param is assembled into it); names, promotion, rejections.
 #include "pass_test_util.h"
 
 using namespace pypto;
 
-TEST_CASE("InCore scope is reported at its span", "[OutlineIncoreScopes]") {
-  auto p = pass_test::parse(R"(
+namespace {
+
+std::string error_of(const std::string& text) {
+  auto p = pass_test::parse(text);
+  return pass_test::compile_error_of([&] { pass_test::run(passes::outline_incore_scopes_pass(), p); });
+}
+
+}  // namespace
+
+TEST_CASE("quickstart add: the fresh result returned for the Out param is written into it", "[OutlineIncoreScopes]") {
+  auto before = pass_test::parse(R"(
+import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function
+    def main(self, a: pl.Tensor[[16, 16], pl.FP32], b: pl.Tensor[[16, 16], pl.FP32], out: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:
+        with pl.at(level=pl.Level.CORE_GROUP):
+            out_1: pl.Tensor[[16, 16], pl.FP32] = pl.add(a, b)
+        return out_1
+)");
+  auto expected = pass_test::parse(R"(
+import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def main_incore_0(self, a: pl.Tensor[[16, 16], pl.FP32], b: pl.Tensor[[16, 16], pl.FP32], out: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:
+        r: pl.Tensor[[16, 16], pl.FP32] = pl.tensor.add(a, b)
+        w: pl.Tensor[[16, 16], pl.FP32] = pl.tensor.assemble(out, r, [0, 0])
+        return w
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, a: pl.Tensor[[16, 16], pl.FP32], b: pl.Tensor[[16, 16], pl.FP32], out: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:
+        out_1: pl.Tensor[[16, 16], pl.FP32] = self.main_incore_0(a, b, out)
+        return out_1
+)");
+  pass_test::require_equal(pass_test::run(passes::outline_incore_scopes_pass(), before), expected);
+}
+
+TEST_CASE("name_hint, scalar live-in, written param (InOut when read), two live-outs through a tuple",
+          "[OutlineIncoreScopes]") {
+  auto before = pass_test::parse(R"(
 import pypto.language as pl
 
 @pl.program
 class P:
     @pl.function(type=pl.FunctionType.Orchestration)
-    def main(self, x: pl.Tensor[[16, 16], pl.FP32], o: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:
+    def main(self, x: pl.Tensor[[16, 16], pl.FP32], s: pl.Scalar[pl.FP32], o: pl.InOut[pl.Tensor[[16, 16], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:
+        with pl.at(level=pl.Level.CORE_GROUP, name_hint="fused"):
+            y: pl.Tensor[[16, 16], pl.FP32] = pl.tensor.adds(o, s)
+            z: pl.Tensor[[16, 16], pl.FP32] = pl.tensor.mul(y, x)
+            o_1: pl.Tensor[[16, 16], pl.FP32] = pl.tensor.assemble(o, z, [0, 0])
         with pl.at(level=pl.Level.CORE_GROUP):
-            o = pl.add(x, x)
+            o_2: pl.Tensor[[16, 16], pl.FP32] = pl.tensor.assemble(o_1, y, [0, 0])
+        return o_2
+)");
+  auto expected = pass_test::parse(R"(
+import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def fused(self, o: pl.InOut[pl.Tensor[[16, 16], pl.FP32]], s: pl.Scalar[pl.FP32], x: pl.Tensor[[16, 16], pl.FP32]) -> tuple[pl.Tensor[[16, 16], pl.FP32], pl.Tensor[[16, 16], pl.FP32]]:
+        y: pl.Tensor[[16, 16], pl.FP32] = pl.tensor.adds(o, s)
+        z: pl.Tensor[[16, 16], pl.FP32] = pl.tensor.mul(y, x)
+        o_1: pl.Tensor[[16, 16], pl.FP32] = pl.tensor.assemble(o, z, [0, 0])
+        return y, o_1
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def main_incore_1(self, o_1: pl.Out[pl.Tensor[[16, 16], pl.FP32]], y: pl.Tensor[[16, 16], pl.FP32]) -> pl.Tensor[[16, 16], pl.FP32]:
+        o_2: pl.Tensor[[16, 16], pl.FP32] = pl.tensor.assemble(o_1, y, [0, 0])
+        return o_2
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: pl.Tensor[[16, 16], pl.FP32], s: pl.Scalar[pl.FP32], o: pl.InOut[pl.Tensor[[16, 16], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:
+        res: pl.Tuple[pl.Tensor[[16, 16], pl.FP32], pl.Tensor[[16, 16], pl.FP32]] = self.fused(o, s, x)
+        y: pl.Tensor[[16, 16], pl.FP32] = res[0]
+        o_1: pl.Tensor[[16, 16], pl.FP32] = res[1]
+        o_2: pl.Tensor[[16, 16], pl.FP32] = self.main_incore_1(o_1, y)
+        return o_2
+)");
+  pass_test::require_equal(pass_test::run(passes::outline_incore_scopes_pass(), before), expected);
+}
+
+TEST_CASE("a scope in a loop takes the loop variable; a store-only scope returns its written param",
+          "[OutlineIncoreScopes]") {
+  auto before = pass_test::parse(R"(
+import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: pl.Tensor[[64, 16], pl.FP32], o: pl.Out[pl.Tensor[[64, 16], pl.FP32]]) -> pl.Tensor[[64, 16], pl.FP32]:
+        for i in pl.range(4):
+            with pl.at(level=pl.Level.CORE_GROUP):
+                t: pl.Tile[[16, 16], pl.FP32] = pl.load(x, [i * 16, 0], [16, 16])
+                pl.store(t, [i * 16, 0], o)
         return o
 )");
-  try {
-    pass_test::run(passes::outline_incore_scopes_pass(), p);
-    FAIL("expected an error");
-  } catch (const ir::CompileError& e) {
-    CHECK(e.diagnostics().at(0).message.find("not supported yet") != std::string::npos);
-    CHECK(e.diagnostics().at(0).span.line == 8);
-  }
+  auto expected = pass_test::parse(R"(
+import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def main_incore_0(self, x: pl.Tensor[[64, 16], pl.FP32], i: pl.Scalar[pl.INDEX], o: pl.Out[pl.Tensor[[64, 16], pl.FP32]]) -> pl.Tensor[[64, 16], pl.FP32]:
+        t: pl.Tile[[16, 16], pl.FP32] = pl.load(x, [i * 16, 0], [16, 16])
+        pl.store(t, [i * 16, 0], o)
+        return o
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: pl.Tensor[[64, 16], pl.FP32], o: pl.Out[pl.Tensor[[64, 16], pl.FP32]]) -> pl.Tensor[[64, 16], pl.FP32]:
+        for i in pl.range(4):
+            o_w: pl.Tensor[[64, 16], pl.FP32] = self.main_incore_0(x, i, o)
+        return o
+)");
+  pass_test::require_equal(pass_test::run(passes::outline_incore_scopes_pass(), before), expected);
+}
+
+TEST_CASE("a name_hint that names an existing function gets a suffix", "[OutlineIncoreScopes]") {
+  auto p = pass_test::parse(R"(
+import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, x: pl.Tensor[[16, 16], pl.FP32], o: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:
+        o_1: pl.Tensor[[16, 16], pl.FP32] = pl.tensor.assemble(o, x, [0, 0])
+        return o_1
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: pl.Tensor[[16, 16], pl.FP32], o: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:
+        with pl.at(level=pl.Level.CORE_GROUP, name_hint="k"):
+            o_1: pl.Tensor[[16, 16], pl.FP32] = pl.tensor.assemble(o, x, [0, 0])
+        return o_1
+)");
+  auto got = pass_test::run(passes::outline_incore_scopes_pass(), p);
+  REQUIRE(got->functions.size() == 3);
+  REQUIRE(got->find("k_0"));
+  CHECK(got->find("k_0")->type == ir::FunctionType::InCore);
+  CHECK(got->find("k_0")->param_directions.at(1) == ir::ParamDirection::Out);
 }
 
 TEST_CASE("kernels written as InCore functions pass unchanged", "[OutlineIncoreScopes]") {
@@ -37,4 +162,48 @@ class P:
         return o2
 )");
   CHECK(pass_test::run(passes::outline_incore_scopes_pass(), p) == p);
+}
+
+TEST_CASE("rejected: scalar leaving a scope, nested scopes, a scope inside a kernel", "[OutlineIncoreScopes]") {
+  auto scalar_out = error_of(R"(
+import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: pl.Tensor[[16, 16], pl.FP32], o: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:
+        with pl.at(level=pl.Level.CORE_GROUP):
+            v: pl.Scalar[pl.FP32] = pl.tensor.read(x, [0, 0])
+        o_1: pl.Tensor[[16, 16], pl.FP32] = pl.tensor.adds(x, v)
+        return o_1
+)");
+  CHECK(scalar_out.find("'v' is computed inside") != std::string::npos);
+  CHECK(scalar_out.find("not supported yet") != std::string::npos);
+
+  auto nested = error_of(R"(
+import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: pl.Tensor[[16, 16], pl.FP32], o: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:
+        with pl.at(level=pl.Level.CORE_GROUP):
+            with pl.at(level=pl.Level.CORE_GROUP):
+                o_1: pl.Tensor[[16, 16], pl.FP32] = pl.tensor.assemble(o, x, [0, 0])
+        return o_1
+)");
+  CHECK(nested.find("cannot be nested") != std::string::npos);
+
+  auto in_kernel = error_of(R"(
+import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, x: pl.Tensor[[16, 16], pl.FP32], o: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:
+        with pl.at(level=pl.Level.CORE_GROUP):
+            o_1: pl.Tensor[[16, 16], pl.FP32] = pl.tensor.assemble(o, x, [0, 0])
+        return o_1
+)");
+  CHECK(in_kernel.find("scope inside a kernel function") != std::string::npos);
 }
