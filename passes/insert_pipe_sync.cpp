@@ -4,7 +4,8 @@
 //  1. Summarise every statement of the block: the (pipe, access) pairs of all tile instructions
 //     nested in it (pipe_model.h).
 //  2. Forward dependencies: for statements i < j with conflicting accesses on pipes P → C:
-//       P == C == V: a bar_v before j unless one already sits between i and j;
+//       P == C == V: a bar_v before j unless a barrier or a chain of flags (V→X→V) already
+//       orders them;
 //       P == C (other pipes): nothing (a pipe runs its queue in order);
 //       P != C: nothing if the existing flag pairs of the block already order i before j
 //       (transitively, e.g. P→X then X→C); else, if a P→C pair waits between i and j, move its
@@ -186,26 +187,30 @@ class Planner {
     };
     const int n = static_cast<int>(sum.size());
     for (int j = 0; j < n; ++j) {
-      for (int i = j - 1; i >= 0; --i) {
-        for (const auto& a : sum[i]) {
-          for (const auto& b : sum[j]) {
-            if (!conflicts(a.acc, b.acc)) continue;
-            const Pipe P = a.pipe, C = b.pipe;
-            if (P == C) {
-              if (P == Pipe::V && !bar_between(i, j)) bars.push_back(j);
-              continue;
-            }
-            if (ordered(i, P, j, C, fwd)) continue;
-            bool merged = false;
-            for (auto& f : fwd) {
-              const auto& in = insts[f.inst];
-              if (in.src == P && in.dst == C && f.set_after < i && f.wait_before > i && f.wait_before <= j) {
-                f.set_after = i;
-                merged = true;
-                break;
+      // Cross-pipe dependencies first (nearest producer first), then vector-vector ones, which
+      // the flag pairs just placed may already order (V -> X -> V).
+      for (int pass = 0; pass < 2; ++pass) {
+        for (int i = j - 1; i >= 0; --i) {
+          for (const auto& a : sum[i]) {
+            for (const auto& b : sum[j]) {
+              if (!conflicts(a.acc, b.acc)) continue;
+              const Pipe P = a.pipe, C = b.pipe;
+              if (P == C) {
+                if (pass == 1 && P == Pipe::V && !bar_between(i, j) && !ordered(i, P, j, C, fwd)) bars.push_back(j);
+                continue;
               }
+              if (pass == 1 || ordered(i, P, j, C, fwd)) continue;
+              bool merged = false;
+              for (auto& f : fwd) {
+                const auto& in = insts[f.inst];
+                if (in.src == P && in.dst == C && f.set_after < i && f.wait_before > i && f.wait_before <= j) {
+                  f.set_after = i;
+                  merged = true;
+                  break;
+                }
+              }
+              if (!merged) fwd.push_back({new_inst(P, C), i, j});
             }
-            if (!merged) fwd.push_back({new_inst(P, C), i, j});
           }
         }
       }
