@@ -4,6 +4,7 @@
 // linearly with size (the generated program is measured at 1x, 2x, 4x size to show the trend).
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <cstdio>
 #include <fmt/format.h>
 #include <fstream>
@@ -86,16 +87,31 @@ void measure(const std::string& label, const std::string& path, const std::strin
 
 }  // namespace
 
+// Usage: pypto_bench_frontend [--reps N] [--only-generated] [--scale S] [FILE...]
+//   --reps N          repetitions per measurement (best is reported; default 5)
+//   --only-generated  skip the files, measure only the generated programs
+//   --scale S         measure only the generated program at scale S (1, 2 or 4; for profiling)
 int main(int argc, char** argv) {
   int reps = 5;
+  bool only_generated = false;
+  std::vector<int> scales = {1, 2, 4};
+  std::vector<std::string> files;
   for (int i = 1; i < argc; ++i) {
-    std::ifstream f(argv[i], std::ios::binary);
-    std::stringstream ss;
-    ss << f.rdbuf();
-    std::string name = argv[i];
-    measure(name.substr(name.find_last_of('/') + 1), name, ss.str(), reps);
+    std::string a = argv[i];
+    if (a == "--reps" && i + 1 < argc) reps = std::max(1, std::atoi(argv[++i]));
+    else if (a == "--only-generated") only_generated = true;
+    else if (a == "--scale" && i + 1 < argc) scales = {std::max(1, std::atoi(argv[++i]))};
+    else files.push_back(a);
   }
-  for (int scale : {1, 2, 4}) {
+  if (!only_generated) {
+    for (const auto& name : files) {
+      std::ifstream f(name, std::ios::binary);
+      std::stringstream ss;
+      ss << f.rdbuf();
+      measure(name.substr(name.find_last_of('/') + 1), name, ss.str(), reps);
+    }
+  }
+  for (int scale : scales) {
     std::string text = generate_program(50 * scale, 192);
     measure(fmt::format("generated x{}", scale), "<generated>", text, reps);
   }

@@ -41,21 +41,28 @@ OpRegistry& OpRegistry::instance() {
   return *reg;
 }
 
+// ops_ is kept sorted by name so that find() is a binary search: the front end looks ops up
+// several times per call site (unified dispatch tries tensor.X, tile.X and scalar forms).
+namespace {
+auto by_name(std::string_view name) {
+  return [name](const std::unique_ptr<OpDef>& op) { return std::string_view(op->name) < name; };
+}
+}  // namespace
+
 void OpRegistry::add(OpDef def) {
-  if (find(def.name)) throw InternalError("op registry", "duplicate op '" + def.name + "'");
-  ops_.push_back(std::make_unique<OpDef>(std::move(def)));
+  auto pos = std::partition_point(ops_.begin(), ops_.end(), by_name(def.name));
+  if (pos != ops_.end() && (*pos)->name == def.name) throw InternalError("op registry", "duplicate op '" + def.name + "'");
+  ops_.insert(pos, std::make_unique<OpDef>(std::move(def)));
 }
 
 const OpDef* OpRegistry::find(std::string_view name) const {
-  for (const auto& op : ops_)
-    if (op->name == name) return op.get();
-  return nullptr;
+  auto pos = std::partition_point(ops_.begin(), ops_.end(), by_name(name));
+  return pos != ops_.end() && (*pos)->name == name ? pos->get() : nullptr;
 }
 
 std::vector<const OpDef*> OpRegistry::all() const {
-  std::vector<const OpDef*> v;
+  std::vector<const OpDef*> v;  // ops_ is sorted by name
   for (const auto& op : ops_) v.push_back(op.get());
-  std::sort(v.begin(), v.end(), [](const OpDef* a, const OpDef* b) { return a->name < b->name; });
   return v;
 }
 

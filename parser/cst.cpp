@@ -1,7 +1,56 @@
 // CST helper implementations (see cst.h).
 #include "parser/cst.h"
 
+#include <unordered_map>
+
 namespace pypto::parser {
+
+namespace {
+
+// Field ids of the Python grammar by name, built once. ts_node_child_by_field_name looks the name
+// up with a linear strncmp scan over all field names on every call, and `field` is called for
+// almost every node the front end visits (it was ~5% of the front end's instructions).
+TSFieldId field_id(const char* name) {
+  static const auto ids = [] {
+    std::unordered_map<std::string_view, TSFieldId> m;
+    const TSLanguage* lang = tree_sitter_python();
+    const auto count = TSFieldId(ts_language_field_count(lang));
+    for (TSFieldId id = 1; id <= count; ++id)
+      if (const char* n = ts_language_field_name_for_id(lang, id)) m.emplace(n, id);
+    return m;
+  }();
+  auto it = ids.find(name);
+  return it == ids.end() ? TSFieldId(0) : it->second;
+}
+
+// The `comment` symbol (comments are extras and may appear among any node's children).
+TSSymbol comment_symbol() {
+  static const TSSymbol sym = ts_language_symbol_for_name(tree_sitter_python(), "comment", 7, true);
+  return sym;
+}
+
+// One tree cursor per thread, re-pointed with ts_tree_cursor_reset: creating a cursor allocates,
+// and the child lists below are built for nearly every node. (Not reentrant: the loops using it
+// call nothing that iterates children.)
+TSTreeCursor& shared_cursor(TSNode n) {
+  struct Holder {
+    TSTreeCursor cur;
+    bool live = false;
+    ~Holder() {
+      if (live) ts_tree_cursor_delete(&cur);
+    }
+  };
+  thread_local Holder h;
+  if (h.live) {
+    ts_tree_cursor_reset(&h.cur, n);
+  } else {
+    h.cur = ts_tree_cursor_new(n);
+    h.live = true;
+  }
+  return h.cur;
+}
+
+}  // namespace
 
 CstTree::CstTree(ir::SourceFilePtr file) : file_(std::move(file)) {
   parser_ = ts_parser_new();
@@ -18,16 +67,24 @@ TSNode CstTree::root() const { return ts_tree_root_node(tree_); }
 
 TSNode field(TSNode n, const char* name) {
   if (ts_node_is_null(n)) return n;
-  return ts_node_child_by_field_name(n, name, uint32_t(std::char_traits<char>::length(name)));
+  TSFieldId id = field_id(name);
+  if (id == 0) return TSNode{};
+  return ts_node_child_by_field_id(n, id);
 }
 
+bool is_comment(TSNode n) { return !ts_node_is_null(n) && ts_node_symbol(n) == comment_symbol(); }
+
+// Children are walked with a tree cursor: ts_node_named_child(n, i) restarts from the first child
+// on every call, so indexing through a block of k statements costs O(k^2).
 std::vector<TSNode> children(TSNode n) {
   std::vector<TSNode> out;
   if (ts_node_is_null(n)) return out;
-  uint32_t c = ts_node_named_child_count(n);
-  for (uint32_t i = 0; i < c; ++i) {
-    TSNode ch = ts_node_named_child(n, i);
-    if (!is(ch, "comment")) out.push_back(ch);
+  TSTreeCursor& cur = shared_cursor(n);
+  if (ts_tree_cursor_goto_first_child(&cur)) {
+    do {
+      TSNode ch = ts_tree_cursor_current_node(&cur);
+      if (ts_node_is_named(ch) && !is_comment(ch)) out.push_back(ch);
+    } while (ts_tree_cursor_goto_next_sibling(&cur));
   }
   return out;
 }
@@ -35,14 +92,14 @@ std::vector<TSNode> children(TSNode n) {
 std::vector<TSNode> field_children(TSNode n, const char* name) {
   std::vector<TSNode> out;
   if (ts_node_is_null(n)) return out;
-  TSTreeCursor cur = ts_tree_cursor_new(n);
+  TSFieldId id = field_id(name);
+  if (id == 0) return out;
+  TSTreeCursor& cur = shared_cursor(n);
   if (ts_tree_cursor_goto_first_child(&cur)) {
     do {
-      const char* fname = ts_tree_cursor_current_field_name(&cur);
-      if (fname && std::string_view(fname) == name) out.push_back(ts_tree_cursor_current_node(&cur));
+      if (ts_tree_cursor_current_field_id(&cur) == id) out.push_back(ts_tree_cursor_current_node(&cur));
     } while (ts_tree_cursor_goto_next_sibling(&cur));
   }
-  ts_tree_cursor_delete(&cur);
   return out;
 }
 

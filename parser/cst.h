@@ -35,6 +35,7 @@ inline std::string_view kind(TSNode n) { return ts_node_is_null(n) ? std::string
 inline bool is(TSNode n, std::string_view k) { return kind(n) == k; }
 inline bool is_null(TSNode n) { return ts_node_is_null(n); }
 TSNode field(TSNode n, const char* name);
+bool is_comment(TSNode n);
 // Named children, skipping comments.
 std::vector<TSNode> children(TSNode n);
 // All children for a repeated field (e.g. subscript's `subscript`).

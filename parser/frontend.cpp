@@ -157,16 +157,20 @@ ProgramPtr parse_source(SourceFilePtr file, const FrontendOptions& opts, Diagnos
   }
   // Dependencies: bare-name calls to module-level DSL functions (jit: .incore/.inline/.opaque/
   // .extern; program: standalone @pl.function), transitively.
-  for (size_t i = 0; i < order.size(); ++i) {
+  auto is_dependency = [&](const FuncDecl& d) {
+    return ctx.is_jit ? (d.kind == DeclKind::JitIncore || d.kind == DeclKind::JitInline ||
+                         d.kind == DeclKind::JitOpaque || d.kind == DeclKind::JitExtern)
+                      : d.kind == DeclKind::Function;
+  };
+  // Scanning the bodies for calls walks every node, so skip it when nothing could be added.
+  bool any_candidate = false;
+  for (const auto& [name, d] : mod.top_functions()) any_candidate = any_candidate || is_dependency(d);
+  for (size_t i = 0; any_candidate && i < order.size(); ++i) {
     auto* b = ctx.find(order[i]);
     for (const auto& callee : b->called_names(false)) {
       if (ctx.funcs.count(callee)) continue;
       const FuncDecl* d = mod.top_function(callee);
-      if (!d) continue;
-      bool ok = ctx.is_jit ? (d->kind == DeclKind::JitIncore || d->kind == DeclKind::JitInline ||
-                              d->kind == DeclKind::JitOpaque || d->kind == DeclKind::JitExtern)
-                           : d->kind == DeclKind::Function;
-      if (ok) add(*d, false);
+      if (d && is_dependency(*d)) add(*d, false);
     }
   }
   for (auto& [name, b] : ctx.funcs) {

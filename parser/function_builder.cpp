@@ -184,14 +184,31 @@ void FunctionBuilder::build_body() {
   body_state_ = 2;
 }
 
-static void collect_calls(TSNode n, const SourceFile& f, bool self_calls, std::vector<std::string>& out) {
-  if (is(n, "call")) {
-    std::string d = dotted_name(field(n, "function"), f);
-    if (self_calls && d.rfind("self.", 0) == 0 && d.find('.', 5) == std::string::npos) out.push_back(d.substr(5));
-    if (!self_calls && !d.empty() && d.find('.') == std::string::npos) out.push_back(d);
+// Pre-order walk with a tree cursor (ts_node_named_child(n, i) is O(i), which made this quadratic
+// in the length of a block). Only the callee node is inspected, no dotted names are built:
+// `f(...)` is a bare-name call, `self.f(...)` a method call.
+static void collect_calls(TSNode root, const SourceFile& f, bool self_calls, std::vector<std::string>& out) {
+  if (ts_node_is_null(root)) return;
+  TSTreeCursor cur = ts_tree_cursor_new(root);
+  while (true) {
+    TSNode n = ts_tree_cursor_current_node(&cur);
+    if (is(n, "call")) {
+      TSNode fn = field(n, "function");
+      if (!self_calls && is(fn, "identifier")) {
+        out.push_back(text(fn, f));
+      } else if (self_calls && is(fn, "attribute")) {
+        TSNode obj = field(fn, "object");
+        if (is(obj, "identifier") && text(obj, f) == "self") out.push_back(text(field(fn, "attribute"), f));
+      }
+    }
+    if (ts_tree_cursor_goto_first_child(&cur)) continue;
+    while (!ts_tree_cursor_goto_next_sibling(&cur)) {
+      if (!ts_tree_cursor_goto_parent(&cur)) {
+        ts_tree_cursor_delete(&cur);
+        return;
+      }
+    }
   }
-  uint32_t c = ts_node_named_child_count(n);
-  for (uint32_t i = 0; i < c; ++i) collect_calls(ts_node_named_child(n, i), f, self_calls, out);
 }
 
 std::vector<std::string> FunctionBuilder::called_names(bool self_calls) const {

@@ -59,6 +59,7 @@ class ModuleInfo {
 
   const std::vector<EntryDecl>& entries() const { return entries_; }
   const FuncDecl* top_function(const std::string& name) const;  // @pl.jit* / module @pl.function
+  const std::map<std::string, FuncDecl>& top_functions() const { return top_functions_; }
   // Full-line comments with first_row < row < last_row, in order.
   std::vector<std::string> comments_between(int64_t first_row, int64_t last_row) const;
 

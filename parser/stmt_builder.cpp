@@ -188,7 +188,10 @@ std::vector<StmtPtr> FunctionBuilder::assignment(TSNode n) {
   if (is(right, "assignment") || is(right, "augmented_assignment"))
     fail(n, "E001", "chained assignment (a = b = c) is not supported");
   if (is(right, "yield")) fail(right, "E001", "Unsupported statement type: Yield", "use pl.yield_(...)");
-  if (is_call_to(right, *file_, "pl.yield_")) return yield_assign(n, left, unparen(right));
+  // The called function's dotted name, computed once ("" when the value is not a call).
+  const TSNode rcall = unparen(right);
+  const std::string callee = is(rcall, "call") ? dotted_name(field(rcall, "function"), *file_) : std::string();
+  if (callee == "pl.yield_") return yield_assign(n, left, rcall);
   if (is(left, "subscript")) {
     if (!is_null(type)) fail(n, "E001", "an annotated subscript assignment is not supported");
     return subscript_write(n, left, right);
@@ -197,7 +200,7 @@ std::vector<StmtPtr> FunctionBuilder::assignment(TSNode n) {
   if (is(left, "identifier")) {
     std::string name = txt(left);
     if (name == "self" || name == "pl") fail(left, "E001", fmt::format("cannot assign to '{}'", name));
-    if (is_call_to(right, *file_, "pl.dynamic")) {
+    if (callee == "pl.dynamic") {
       // jit sugar: a pl.dynamic symbol inside a body is hoisted to module level.
       auto args = children(field(unparen(right), "arguments"));
       std::string sym;
