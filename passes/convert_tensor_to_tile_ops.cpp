@@ -201,6 +201,7 @@ class Converter : public IRMutator {
       }
       vals.push_back(n);
     }
+    if (vals == s->values) return s;
     return finish(with_comments(std::make_shared<ReturnStmt>(std::move(vals), s->span), *s));
   }
 
@@ -211,6 +212,8 @@ class Converter : public IRMutator {
     auto ias = carry_iter_args(s->iter_args);
     StmtPtr body = mutate(s->body);
     auto rvs = carry_return_vars(s->return_vars, ias);
+    if (a == s->start && b == s->stop && c == s->step && ias == s->iter_args && body == s->body && rvs == s->return_vars)
+      return finish(s);
     return finish(with_comments(std::make_shared<ForStmt>(s->loop_var, a, b, c, std::move(ias), body, std::move(rvs),
                                                           s->kind, s->span, s->stage), *s));
   }
@@ -220,6 +223,7 @@ class Converter : public IRMutator {
     ExprPtr c = mutate(s->cond);
     StmtPtr body = mutate(s->body);
     auto rvs = carry_return_vars(s->return_vars, ias);
+    if (c == s->cond && ias == s->iter_args && body == s->body && rvs == s->return_vars) return finish(s);
     return finish(with_comments(std::make_shared<WhileStmt>(c, std::move(ias), body, std::move(rvs), s->span), *s));
   }
 
@@ -239,6 +243,7 @@ class Converter : public IRMutator {
         if (as_tensor(rv->type)) gm_.insert(rv.get());
       }
     }
+    if (c == s->cond && t == s->then_body && e == s->else_body && rvs == s->return_vars) return finish(s);
     return finish(with_comments(std::make_shared<IfStmt>(c, t, e, std::move(rvs), s->span), *s));
   }
 
