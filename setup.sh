@@ -1,16 +1,27 @@
 #!/usr/bin/env bash
 # Installs what pypto needs to build and test on Debian 12, then fetches the pinned grammar.
-#   Debian packages: g++ cmake ninja-build libtree-sitter-dev libcli11-dev libfmt-dev catch2 nodejs npm
+#   Debian packages: g++ cmake ninja-build pkg-config libtree-sitter-dev libcli11-dev libfmt-dev
+#                    catch2 npm (which brings nodejs)
 #   npm (pinned in package-lock.json): tree-sitter-python, installed with --ignore-scripts
 # Run as root to install missing packages; as another user it prints the apt-get command to run.
 set -euo pipefail
 cd "$(dirname "$0")"
 
-pkgs=(g++ cmake ninja-build pkg-config libtree-sitter-dev libcli11-dev libfmt-dev catch2 nodejs npm)
+# Each requirement: how to tell it is there, and the Debian package that provides it. Tools are
+# checked by command (a Node.js from another source that brings its own npm is fine), libraries
+# by package.
 missing=()
-for p in "${pkgs[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-done
+need_cmd() { command -v "$1" >/dev/null 2>&1 || missing+=("$2"); }
+need_pkg() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed" || missing+=("$1"); }
+need_cmd g++ g++
+need_cmd cmake cmake
+need_cmd ninja ninja-build
+need_cmd pkg-config pkg-config
+need_cmd npm npm
+need_pkg libtree-sitter-dev
+need_pkg libcli11-dev
+need_pkg libfmt-dev
+need_pkg catch2
 if ((${#missing[@]})); then
   if [ "$(id -u)" = 0 ]; then
     echo "setup: installing ${missing[*]}"
