@@ -31,7 +31,9 @@ constexpr std::string_view kReserved[] = {
     "EVENT_ID4", "EVENT_ID5", "EVENT_ID6", "EVENT_ID7", "PIPE_S", "PIPE_V", "PIPE_M", "PIPE_MTE1",
     "PIPE_MTE2", "PIPE_MTE3", "PIPE_FIX", "PIPE_ALL", "alloc_tensors", "CoreTaskArgs",
     "TensorCreateInfo", "TaskOutputTensors", "PTO2_SCOPE", "pypto_floordiv", "pypto_floormod",
-    "NULL", "EOF", "assert", "errno", "stdin", "stdout", "stderr"};
+    "NULL", "EOF", "assert", "errno", "stdin", "stdout", "stderr",
+    // <cmath> / libc names a generated local must not shadow
+    "exp", "log", "sqrt", "abs", "fabs", "min", "max", "floor", "ceil", "pow", "sin", "cos", "round", "trunc"};
 
 bool reserved(const std::string& s) {
   for (auto r : kReserved)

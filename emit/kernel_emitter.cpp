@@ -75,7 +75,7 @@ class KernelEmitter {
     fname_ = sanitize_identifier(f_.name);
     names_.reserve(fname_);
     // Parameters: tensors first (pointers), then scalars.
-    std::vector<std::string> params, entry_lines, call_args;
+    std::vector<std::string> params;
     for (const auto& p : f_.params) {
       if (const auto* t = as_tensor(p->type)) {
         const std::string n = names_.name(p.get());
@@ -91,8 +91,24 @@ class KernelEmitter {
         params.push_back(fmt::format("{} {}", c_type(s->dtype), names_.name(p.get())));
         ++scalars;
       }
-    // Per-task limits of the runtime (CORE_MAX_TENSOR_ARGS / CORE_MAX_SCALAR_ARGS).
     const int tensors = static_cast<int>(params.size()) - scalars;
+    // Dynamic dimensions of tensor parameters: one int64_t each, read from the descriptor.
+    int tk = 0;
+    for (const auto& p : f_.params) {
+      const auto* t = as_tensor(p->type);
+      if (!t) continue;
+      for (size_t a = 0; a < t->shape.size(); ++a) {
+        const ExprPtr& d = t->shape[a];
+        if (const_int_value(d)) continue;
+        const auto* v = as<Var>(d);
+        if (!v) not_supported(p->span, fmt::format("a computed dimension of kernel parameter '{}'", p->name));
+        if (names_.has(v)) continue;  // a scalar parameter or an earlier dimension binds it
+        dims_.push_back({v, tk, static_cast<int>(a)});
+        params.push_back(fmt::format("int64_t {}", names_.name(v)));
+      }
+      ++tk;
+    }
+    // Per-task limits of the runtime (CORE_MAX_TENSOR_ARGS / CORE_MAX_SCALAR_ARGS).
     if (tensors > 32 || scalars > 16)
       throw CompileError("E903", f_.span,
                          fmt::format("kernel '{}' has {} tensor and {} scalar parameters; a task takes at most 32 "
@@ -217,8 +233,7 @@ class KernelEmitter {
                       const std::string& base_name, const Span& sp) {
     const auto* tt = as_tensor(tensor->type);
     const auto dims = static_shape(tt->shape);
-    if (!dims) not_supported(sp, "a tensor with dynamic dimensions in a kernel");
-    const size_t n = dims->size();
+    const size_t n = tt->shape.size();
     if (n == 0 || n > 5 || offsets.size() != n || window.size() != n)
       not_supported(sp, "a GM window whose rank differs from the tensor's (or is above 5)");
     if (tt->view && tt->view->layout != TensorLayout::ND) not_supported(sp, "a non-ND tensor layout in a kernel");
@@ -230,6 +245,7 @@ class KernelEmitter {
         strides[k] = *s;
       }
     } else {
+      if (!dims) not_supported(sp, "a dynamically shaped tensor without explicit strides in a kernel");
       for (size_t k = n - 1; k > 0; --k) strides[k - 1] = strides[k] * (*dims)[k];
     }
     std::vector<int64_t> shp(5, 1), str(5, window[0] * strides[0]);
@@ -616,13 +632,14 @@ class KernelEmitter {
         "#if !defined(__CPU_SIM) && !defined(__COSTMODEL)\n"
         "    set_atomic_none();\n"
         "#endif\n";
-    std::vector<std::string> call;
+    std::vector<std::string> call, descs;
     int k = 0;
     for (const auto& p : f_.params) {
       const auto* t = as_tensor(p->type);
       if (!t) continue;
       const std::string n = names_.name(p.get());
       const std::string d = names_.fresh(n + "_tensor");
+      descs.push_back(d);
       const std::string ty = c_type(t->dtype);
       out += fmt::format("    __gm__ ChipTensor* {} = reinterpret_cast<__gm__ ChipTensor*>(args[{}]);\n", d, k++);
       out += fmt::format("    __gm__ {0}* {1} = reinterpret_cast<__gm__ {0}*>({2}->buffer.addr) + {2}->start_offset;\n",
@@ -638,13 +655,24 @@ class KernelEmitter {
       out += fmt::format("    {}.u64 = static_cast<uint64_t>(args[{}]);\n", b, k++);
       call.push_back(b + ".val");
     }
+    for (const auto& dim : dims_) {
+      const std::string n = names_.name(dim.var);
+      out += fmt::format("    int64_t {} = static_cast<int64_t>({}->shapes[{}]);\n", n, descs[dim.tensor], dim.axis);
+      call.push_back(n);
+    }
     out += fmt::format("    {}({});\n}}\n", fname_, fmt::join(call, ", "));
     return out;
   }
 
+  struct DynDim {
+    const Var* var;
+    int tensor, axis;  // where kernel_entry reads it: tensor parameter index, axis
+  };
+
   const Function& f_;
   const EmitOptions& opts_;
   const SocInfo& soc_;
+  std::vector<DynDim> dims_;
   NameTable names_;
   std::string fname_;
   std::string body_;

@@ -42,8 +42,7 @@ class OrchEmitter {
     std::string bind;
     int ti = 0, si = 0;
     for (const auto& prm : f_.params) {
-      if (const auto* t = as_tensor(prm->type)) {
-        if (!static_shape(t->shape)) not_supported(prm->span, "an orchestration tensor parameter with dynamic dimensions");
+      if (as_tensor(prm->type)) {
         const std::string n = names_.fresh("ext_" + sanitize_identifier(prm->name));
         names_.bind(prm.get(), n);
         tensor_[prm.get()] = n;
@@ -53,6 +52,21 @@ class OrchEmitter {
         bind += fmt::format("    {} {} = from_u64<{}>(orch_args.scalar({}));\n", ty, names_.name(prm.get()), ty, si++);
       } else {
         not_supported(prm->span, fmt::format("orchestration parameter '{}' of this type", prm->name));
+      }
+    }
+    // Dynamic dimensions not bound by a scalar parameter come from the tensor descriptors.
+    for (const auto& prm : f_.params) {
+      const auto* t = as_tensor(prm->type);
+      if (!t) continue;
+      for (size_t a = 0; a < t->shape.size(); ++a) {
+        const auto* v = as<Var>(t->shape[a]);
+        if (!v) {
+          if (!const_int_value(t->shape[a]))
+            not_supported(prm->span, fmt::format("a computed dimension of parameter '{}'", prm->name));
+          continue;
+        }
+        if (names_.has(v)) continue;
+        bind += fmt::format("    int64_t {} = (int64_t){}.shapes[{}];\n", names_.name(v), tensor_.at(prm.get()), a);
       }
     }
     if (ti > 256 || si > 128)

@@ -187,3 +187,21 @@ class Views:
   CHECK(lines_starting(e.orch, {"uint32_t", "const ChipTensor xs", "const ChipTensor os", "params_t0.add", "float v"}) ==
         expected);
 }
+
+TEST_CASE("dynamic dimensions: kernel parameter from the tensor descriptor, orchestration from the scalar", "[emit]") {
+  auto p = compile_program("dynamic_dims.py");
+  const auto files = emit::render_project(*p, emit::EmitOptions{}, std::string(PYPTO_TEST_WORK_DIR) + "/dyn");
+  const std::string& k = files.at("kernels/aiv/row_block.cpp");
+  INFO(k);
+  CHECK(k.find("static __aicore__ void row_block(__gm__ float* x, __gm__ float* out, int64_t r, int64_t M) {") !=
+        std::string::npos);
+  CHECK(k.find("int64_t M = static_cast<int64_t>(x_tensor->shapes[0]);") != std::string::npos);
+  CHECK(k.find("row_block(x, out, r_bits.val, M);") != std::string::npos);
+  CHECK(k.find("t_gm(x + (r * 128));") != std::string::npos);  // explicit strides: no M needed
+  const std::string& o = files.at("orchestration/main.cpp");
+  INFO(o);
+  CHECK(o.find("int64_t M = from_u64<int64_t>(orch_args.scalar(0));") != std::string::npos);
+  CHECK(o.find("for (int64_t i = 0; i < static_cast<int64_t>(pypto_floordiv(M, 32)); i += 1) {") != std::string::npos);
+  CHECK(files.at("runner/program_table.cpp").find("{\"x\", DataType::FLOAT32, 2, {-1, 128, 0, 0, 0}, ParamDir::In},") !=
+        std::string::npos);
+}
