@@ -90,7 +90,7 @@ void measure(const std::string& label, const std::string& path, const std::strin
 // Usage: pypto_bench_frontend [--reps N] [--only-generated] [--scale S] [FILE...]
 //   --reps N          repetitions per measurement (best is reported; default 5)
 //   --only-generated  skip the files, measure only the generated programs
-//   --scale S         measure only the generated program at scale S (1, 2 or 4; for profiling)
+//   --scale S         measure only the generated program at scale S (for profiling; 0: none)
 int main(int argc, char** argv) {
   int reps = 5;
   bool only_generated = false;
@@ -100,7 +100,7 @@ int main(int argc, char** argv) {
     std::string a = argv[i];
     if (a == "--reps" && i + 1 < argc) reps = std::max(1, std::atoi(argv[++i]));
     else if (a == "--only-generated") only_generated = true;
-    else if (a == "--scale" && i + 1 < argc) scales = {std::max(1, std::atoi(argv[++i]))};
+    else if (a == "--scale" && i + 1 < argc) scales = {std::max(0, std::atoi(argv[++i]))};
     else files.push_back(a);
   }
   if (!only_generated) {
@@ -112,6 +112,7 @@ int main(int argc, char** argv) {
     }
   }
   for (int scale : scales) {
+    if (scale == 0) continue;
     std::string text = generate_program(50 * scale, 192);
     measure(fmt::format("generated x{}", scale), "<generated>", text, reps);
   }
