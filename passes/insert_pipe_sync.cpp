@@ -9,8 +9,9 @@
 //       P == C (other pipes): nothing (a pipe runs its queue in order);
 //       P != C: nothing if the existing flag pairs of the block already order i before j
 //       (transitively, e.g. P→X then X→C); else, if a P→C pair waits between i and j, move its
-//       set to just after i (still covers what it covered); else a new pair: sync_src after i,
-//       sync_dst before j. Statements are the block's own (a nested loop / if counts as one
+//       set to just after i (still covers what it covered); else, if j is a loop whose P→C
+//       back-edge pair waits at the very top of its body, the set after i takes the place of
+//       that pair's priming set; else a new pair: sync_src after i, sync_dst before j. Statements are the block's own (a nested loop / if counts as one
 //       statement), so every set and wait runs once per execution of the block: balanced.
 //  3. Loop bodies, back-edge dependencies (consumer i of the next iteration, producer j >= i of the
 //     previous one): one pair per (P, C) per loop: set after the last producer, wait before the
@@ -25,6 +26,7 @@
 #include <algorithm>
 #include <fmt/format.h>
 #include <map>
+#include <set>
 #include <memory>
 
 #include "ir/op_registry.h"
@@ -121,7 +123,16 @@ class Planner {
     int inst;
     int set_after;   // statement index the set follows
     int wait_before; // statement index the wait precedes
+    bool prime = false;  // a loop's back-edge pair: its wait is the loop's top wait (no own wait)
   };
+
+  // The back-edge pair (P -> C) of the loop statement `ps` whose top wait precedes the whole body
+  // and whose priming set is still in place, or -1.
+  int takeover_prime(const PlanStmt& ps, Pipe P, Pipe C) const {
+    for (const auto& r : ps.primes)
+      if (insts[r.inst].src == P && insts[r.inst].dst == C && top_wait_.count(r.inst)) return r.inst;
+    return -1;
+  }
 
   void summarize(const StmtPtr& s, std::vector<PipedAccess>& out) {
     if (!s) return;
@@ -209,7 +220,16 @@ class Planner {
                   break;
                 }
               }
-              if (!merged) fwd.push_back({new_inst(P, C), i, j});
+              if (merged) continue;
+              // A loop consumer whose back-edge pair (P -> C) waits at the top of the body: the
+              // set after i can replace that pair's priming set (one pair fewer).
+              if (const int b = takeover_prime(blk.stmts[j], P, C); b >= 0) {
+                auto& primes = blk.stmts[j].primes;
+                primes.erase(std::find_if(primes.begin(), primes.end(), [&](const SyncRef& r) { return r.inst == b; }));
+                fwd.push_back({b, i, j, true});
+                continue;
+              }
+              fwd.push_back({new_inst(P, C), i, j});
             }
           }
         }
@@ -217,7 +237,8 @@ class Planner {
     }
     for (const auto& f : fwd) {
       blk.stmts[f.set_after].sets.push_back({RefKind::Set, f.inst, blk.stmts[f.set_after].stmt->span});
-      blk.stmts[f.wait_before].waits.push_back({RefKind::Wait, f.inst, blk.stmts[f.wait_before].stmt->span});
+      if (!f.prime)
+        blk.stmts[f.wait_before].waits.push_back({RefKind::Wait, f.inst, blk.stmts[f.wait_before].stmt->span});
     }
     std::sort(bars.begin(), bars.end());
     bars.erase(std::unique(bars.begin(), bars.end()), bars.end());
@@ -266,7 +287,14 @@ class Planner {
         }
       }
     }
-    for (const auto& b : back) {
+    for (auto& b : back) {
+      // Hoisting the wait to the top of the body costs nothing when no instruction of the waiting
+      // pipe precedes it, and lets a forward pair into the loop stand in for the priming set.
+      bool free = true;
+      for (int k = 0; k < b.wait_before && free; ++k)
+        for (const auto& a : sum[k]) free = free && a.pipe != insts[b.inst].dst;
+      if (free) b.wait_before = 0;
+      if (b.wait_before == 0) top_wait_.insert(b.inst);
       blk.stmts[b.set_after].sets.push_back({RefKind::Set, b.inst, blk.stmts[b.set_after].stmt->span});
       blk.stmts[b.wait_before].waits.push_back({RefKind::Wait, b.inst, blk.stmts[b.wait_before].stmt->span});
       out.push_back(b.inst);
@@ -277,6 +305,7 @@ class Planner {
   }
 
   PipeModel model_;
+  std::set<int> top_wait_;  // back-edge pairs whose wait precedes the whole loop body
   int ord_ = 0, next_branch_ = 0;
   std::vector<int> path_;
   std::vector<int> fwd_bars_;  // bar positions of the block being planned (forward step)
