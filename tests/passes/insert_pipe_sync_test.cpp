@@ -459,3 +459,22 @@ TEST_CASE("property: random kernels are clean after InsertPipeSync", "[sync][ran
     }
   }
 }
+
+TEST_CASE("cube K loop: forward pairs into the loop stand in for its priming sets", "[sync]") {
+  ir::DiagnosticSink sink;
+  auto p = parser::parse_file(std::string(PYPTO_TEST_PROGRAMS) + "/e2e_matmul.py", {}, sink);
+  passes::PassContext ctx;
+  auto out = passes::run_pipeline(p, ctx);
+  const ir::Function* k = nullptr;
+  for (const auto& f : out->functions)
+    if (f->type == ir::FunctionType::AIC) k = f.get();
+  REQUIRE(k);
+  INFO(ir::print_program(*out));
+  CHECK(errors_of(*k) == "");
+  const std::string t = join(trace_of(*k));
+  // Before the loop: the sets after the first TMOV/TMATMUL are consumed by the loop-top waits
+  // (no wait + re-prime pair in front of the loop).
+  CHECK(t.find("matmul | set M>MTE1#0 | for{ | wait MTE1>MTE2#0 | wait M>MTE1#0 | load | load | set MTE2>MTE1#0 | "
+               "wait MTE2>MTE1#0 | move | move | set MTE1>M#0 | set MTE1>MTE2#0 | wait MTE1>M#0 | matmul_acc | "
+               "set M>MTE1#0 | }") != std::string::npos);
+}
