@@ -389,6 +389,13 @@ class KernelEmitter {
         for (size_t i = 1; i < c.args.size(); ++i) ops.push_back(operand(c.args[i]));
         return line(fmt::format("{}({}, {});", call, dst_tile(), fmt::join(ops, ", ")));
       case OpForm::DstFirstOnly: return line(fmt::format("{}({}, {});", call, dst_tile(), operand(c.args[0])));
+      case OpForm::View: {
+        // A view must alias its source (the sync analysis treats it as moving no data).
+        const auto* src = as_tile(c.args[0]->type);
+        if (!dst || !as_tile(dst->type) || tile_addr(*src, sp) != tile_addr(*as_tile(dst->type), sp))
+          not_supported(sp, fmt::format("pl.{} whose result does not share its source's address", c.op->name));
+        return line(fmt::format("{}({}, {});", call, dst_tile(), operand(c.args[0])));
+      }
       case OpForm::ColSum:
         if (c.args.size() > 1)
           return line(fmt::format("{}({}, {}, {}, false);", call, dst_tile(), operand(c.args[0]), operand(c.args[1])));

@@ -33,7 +33,7 @@ constexpr KernelOpRow kRows[] = {
     // data movement
     {"tile.load", "TLOAD", F::Load}, {"tile.store", "TSTORE", F::Store},
     {"tile.move", "TMOV", F::DstArgs}, {"tile.extract", "TEXTRACT", F::Extract},
-    {"tile.assemble", "TINSERT", F::Assemble}, {"tile.reshape", "TRESHAPE", F::DstFirstOnly},
+    {"tile.assemble", "TINSERT", F::Assemble}, {"tile.reshape", "TRESHAPE", F::View},
     {"tile.create", "", F::DeclareOnly},
     // element access
     {"tile.read", "", F::Read}, {"tile.write", "", F::Write},

@@ -23,6 +23,7 @@ enum class OpForm : unsigned char {
   Read,           // scalar = tile.GetValue(flat)
   Write,          // dst.SetValue(flat, value), dst shares the tile
   DeclareOnly,    // a Tile declaration, no instruction              tile.create
+  View,           // CALL(dst, src) where dst shares src's bytes     tile.reshape
 };
 
 struct KernelOpRow {
