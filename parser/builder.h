@@ -117,6 +117,7 @@ class FunctionBuilder {
   ProgramCtx& ctx_;
   FuncDecl decl_;
   ir::SourceFilePtr file_;
+  int depth_ = 0;  // recursion depth over the CST (NestingGuard)
   bool is_method_;
   std::shared_ptr<ir::Function> fn_;
   std::vector<std::string> param_names_;

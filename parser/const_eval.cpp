@@ -78,6 +78,7 @@ ConstValue ConstEvaluator::eval(TSNode n, const std::string& what) {
 }
 
 std::optional<ConstValue> ConstEvaluator::try_eval(TSNode n) {
+  NestingGuard guard(depth_, n, file_);
   n = unparen(n);
   const auto k = kind(n);
   const auto& f = *file_;

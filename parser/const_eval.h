@@ -64,6 +64,7 @@ class ConstEvaluator {
   [[noreturn]] void fail(TSNode n, const std::string& msg);
   ir::SourceFilePtr file_;
   ConstLookup lookup_;
+  int depth_ = 0;  // recursion depth (NestingGuard)
 };
 
 // Parses `text` (a Python expression, e.g. a -D value) and evaluates it with `lookup`.

@@ -1,7 +1,10 @@
 // CST helper implementations (see cst.h).
 #include "parser/cst.h"
 
+#include <fmt/format.h>
 #include <unordered_map>
+
+#include "ir/diagnostic.h"
 
 namespace pypto::parser {
 
@@ -195,6 +198,19 @@ bool string_value(TSNode n, const ir::SourceFile& f, std::string& out) {
   // Escape sequences may also be separate named children (escape_sequence) in some grammar
   // versions; they are covered by string_content text above in tree-sitter-python 0.23.
   return true;
+}
+
+}  // namespace pypto::parser
+
+namespace pypto::parser {
+
+NestingGuard::NestingGuard(int& depth, TSNode at, const ir::SourceFilePtr& f) : depth_(depth) {
+  if (++depth_ > kMaxNestingDepth) {
+    --depth_;
+    throw ir::CompileError("E004", span_of(at, f),
+                           fmt::format("expression or block nested too deeply (more than {} levels)", kMaxNestingDepth),
+                           "split it into several statements with intermediate names");
+  }
 }
 
 }  // namespace pypto::parser

@@ -44,6 +44,21 @@ std::string text(TSNode n, const ir::SourceFile& f);
 ir::Span span_of(TSNode n, const ir::SourceFilePtr& f);
 // Span covering [a.start, b.end).
 ir::Span span_between(TSNode a, TSNode b, const ir::SourceFilePtr& f);
+
+// Bounds the walkers' recursion over the CST, so pathologically deep nesting (thousands of
+// parentheses, a 20,000-term sum, hundreds of nested blocks) is a diagnostic (E004) rather than
+// a stack overflow. Each walker keeps one counter; every recursive entry point holds a guard.
+constexpr int kMaxNestingDepth = 200;
+class NestingGuard {
+ public:
+  NestingGuard(int& depth, TSNode at, const ir::SourceFilePtr& f);
+  ~NestingGuard() { --depth_; }
+  NestingGuard(const NestingGuard&) = delete;
+  NestingGuard& operator=(const NestingGuard&) = delete;
+
+ private:
+  int& depth_;
+};
 // Strips parenthesized_expression wrappers.
 TSNode unparen(TSNode n);
 // "pl.tile.load" for nested attribute chains over identifiers; "" when the node is not such a chain.

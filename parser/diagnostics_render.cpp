@@ -59,12 +59,27 @@ void render_location(std::string& o, const ir::Span& sp, const std::string& labe
   std::string num = std::to_string(sp.line);
   std::string gutter(num.size(), ' ');
   o += fmt::format("{}{} |{}\n", blue, gutter, reset);
-  o += fmt::format("{}{} |{} {}\n", blue, num, reset, line);
   uint32_t c0 = sp.col ? sp.col - 1 : 0;
   uint32_t c1 = (sp.end_line == sp.line && sp.end_col > sp.col) ? sp.end_col - 1 : uint32_t(line.size());
-  uint32_t n = std::max<uint32_t>(1, width(line, c0, c1));
-  o += fmt::format("{}{} |{} {}{}{}{}{}\n", blue, gutter, reset, pad_to(line, sp.col), caret_color, std::string(n, '^'),
-                   label.empty() ? "" : " " + label, reset);
+  // Very long lines are shown as a window around the span start ("..." marks the cut ends).
+  constexpr uint32_t kWindow = 120, kLead = 40;
+  std::string_view shown = line;
+  std::string prefix, suffix;
+  if (line.size() > kWindow) {
+    uint32_t from = c0 > kLead ? c0 - kLead : 0;
+    while (from > 0 && (static_cast<unsigned char>(line[from]) & 0xC0) == 0x80) --from;
+    uint32_t to = std::min<uint32_t>(uint32_t(line.size()), from + kWindow);
+    while (to < line.size() && (static_cast<unsigned char>(line[to]) & 0xC0) == 0x80) ++to;
+    shown = line.substr(from, to - from);
+    if (from > 0) prefix = "...";
+    if (to < line.size()) suffix = "...";
+    c0 -= from;
+    c1 = std::min(c1, to) - from;
+  }
+  o += fmt::format("{}{} |{} {}{}{}\n", blue, num, reset, prefix, shown, suffix);
+  uint32_t n = std::max<uint32_t>(1, width(shown, c0, c1));
+  o += fmt::format("{}{} |{} {}{}{}{}{}{}\n", blue, gutter, reset, std::string(prefix.size(), ' '), pad_to(shown, c0 + 1),
+                   caret_color, std::string(n, '^'), label.empty() ? "" : " " + label, reset);
 }
 
 }  // namespace

@@ -119,6 +119,7 @@ ExprPtr FunctionBuilder::index_expr(TSNode n, const std::string& what) {
 }
 
 ExprPtr FunctionBuilder::expr(TSNode n) {
+  NestingGuard guard(depth_, n, file_);
   n = unparen(n);
   const auto k = kind(n);
   const Span s = sp(n);

@@ -51,6 +51,7 @@ bool is_call_to(TSNode n, const SourceFile& f, std::string_view name) {
 }  // namespace
 
 std::vector<StmtPtr> FunctionBuilder::block(TSNode blk, int64_t prev_row, size_t skip_first) {
+  NestingGuard guard(depth_, blk, file_);
   std::vector<StmtPtr> out;
   std::vector<std::string> pending;
   size_t idx = 0;

@@ -1,5 +1,6 @@
 // Diagnostic rendering: rustc-style text with carets under the span, hint line, warnings, JSON.
 #include <catch2/catch.hpp>
+#include <fmt/format.h>
 
 #include "parse_helpers.h"
 #include "parser/diagnostics_render.h"
@@ -46,4 +47,23 @@ TEST_CASE("JSON rendering", "[render]") {
   CHECK(j.find("\"message\": \"line\\nbreak\"") != std::string::npos);
   CHECK(j.find("\"line\": 0") != std::string::npos);
   CHECK(parser::render_diagnostics_json({}) == "[]\n");
+}
+
+TEST_CASE("very long lines are shown as a window around the span", "[render]") {
+  std::string filler;
+  for (int i = 0; i < 40; ++i) filler += fmt::format("a{} = {}; ", i, i);
+  auto file = ptest::src(filler + "b = qq + 1\n");
+  uint32_t col = uint32_t(filler.size()) + 5;  // 1-based column of `qq`
+  ir::Diagnostic d{ir::Severity::Error, "E200", "Undefined variable 'qq'", ir::Span{file, 1, col, 1, col + 2}, "", {}};
+  std::string out = parser::render_diagnostic(d, false);
+  INFO(out);
+  auto src_line = out.find("1 | ...");
+  REQUIRE(src_line != std::string::npos);
+  auto eol = out.find('\n', src_line);
+  CHECK(eol - src_line < 140);                           // not the whole 400-byte line
+  CHECK(out.find("b = qq + 1", src_line) < eol);         // the span is inside the window
+  auto caret_line = out.find('\n', eol + 1) == std::string::npos ? std::string::npos : eol + 1;
+  REQUIRE(caret_line != std::string::npos);
+  // The caret sits exactly under `qq` in the windowed line.
+  CHECK(out.find("^^", caret_line) - caret_line == out.find("qq", src_line) - src_line);
 }

@@ -171,3 +171,29 @@ TEST_CASE("syntax errors, several errors per run, bad files", "[parser][errors]"
     CHECK(e.diagnostics()[0].span.line == 2);
   }
 }
+
+TEST_CASE("pathological nesting is a diagnostic, not a stack overflow", "[parser][errors]") {
+  std::string sum = "1";
+  for (int i = 0; i < 20000; ++i) sum += "+1";
+  auto e1 = ptest::errors(ptest::kernel("        y = " + sum + "\n"));
+  REQUIRE(e1.size() == 1);
+  CHECK(e1[0].code == "E004");
+  CHECK_THAT(e1[0].message, Catch::Contains("nested too deeply"));
+  CHECK(e1[0].span.line == 7);
+
+  std::string call = "x";
+  for (int i = 0; i < 5000; ++i) call = "pl.exp(" + call + ")";
+  auto e2 = ptest::errors(ptest::kernel("        y = " + call + "\n"));
+  REQUIRE_FALSE(e2.empty());
+  CHECK(e2[0].code == "E004");
+
+  std::string blocks, indent = "        ";
+  for (int i = 0; i < 210; ++i) {
+    blocks += indent + "if n > " + std::to_string(i) + ":\n";
+    indent += " ";
+  }
+  blocks += indent + "pass\n";
+  auto e3 = ptest::errors(ptest::kernel(blocks));
+  REQUIRE_FALSE(e3.empty());
+  CHECK(e3[0].code == "E004");
+}
