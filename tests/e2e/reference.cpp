@@ -101,6 +101,21 @@ Arrays tensor_level(const Arrays& in) {
   return {{"out", out}};
 }
 
+// block_sum with n = 3 (the doubling branch) and n = 1 (the exp branch).
+Arrays control_flow(const Arrays& in, int n) {
+  const auto& x = in.at("x");  // [256, 128]
+  const int blk = 64, cols = 128;
+  std::vector<float> acc(x.begin(), x.begin() + blk * cols);
+  for (int b = 1; b < 4; ++b)
+    for (int i = 0; i < blk * cols; ++i) acc[i] += x[b * blk * cols + i];
+  for (auto& v : acc) v = n > 2 ? v * 2.0f : std::exp(v);
+  const float corner = acc[0];
+  for (auto& v : acc) v += corner;
+  return {{"out", acc}};
+}
+Arrays control_flow_double(const Arrays& in) { return control_flow(in, 3); }
+Arrays control_flow_exp(const Arrays& in) { return control_flow(in, 1); }
+
 }  // namespace
 
 const std::vector<ProgramCase>& program_cases() {
@@ -112,6 +127,8 @@ const std::vector<ProgramCase>& program_cases() {
       {"chain", "e2e_chain.py", {}, {"out"}, chain, 1e-6f, 1e-6f},
       // FP32 accumulation of 128 products of FP16 values in [-1, 1): order-dependent rounding only.
       {"matmul", "e2e_matmul.py", {}, {"out"}, matmul, 1e-4f, 1e-4f},
+      {"control_flow_double", "e2e_control_flow.py", {"n=3"}, {"out"}, control_flow_double, 1e-5f, 1e-6f},
+      {"control_flow_exp", "e2e_control_flow.py", {"n=1"}, {"out"}, control_flow_exp, 1e-5f, 1e-5f},
       // Tensor-level programs (feature class b): outlined scopes / tensor ops lowered to tiles.
       {"levels", "levels.py", {}, {"out_t", "out_k"}, levels, 1e-6f, 1e-6f},
       {"quickstart_add", "quickstart_add.py", {}, {"out"}, add, 1e-6f, 1e-6f},
