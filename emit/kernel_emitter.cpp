@@ -12,6 +12,7 @@
 #include "emit/c_expr.h"
 #include "emit/c_names.h"
 #include "emit/kernel_op_table.h"
+#include "emit/kernel_types.h"
 #include "ir/ir.h"
 #include "ir/soc.h"
 
@@ -27,32 +28,6 @@ std::string kernel_core_dir(const Function& f) {
 }
 
 namespace {
-
-std::string_view tile_type_name(MemorySpace s, const Span& sp) {
-  switch (s) {
-    case MemorySpace::Vec: return "Vec";
-    case MemorySpace::Mat: return "Mat";
-    case MemorySpace::Left: return "Left";
-    case MemorySpace::Right: return "Right";
-    case MemorySpace::Acc: return "Acc";
-    case MemorySpace::Bias: return "Bias";
-    default: not_supported(sp, fmt::format("a tile in memory space {}", to_string(s)));
-  }
-}
-
-std::string_view blayout_text(TileLayout l) { return l == TileLayout::col_major ? "BLayout::ColMajor" : "BLayout::RowMajor"; }
-std::string_view slayout_text(TileLayout l) {
-  return l == TileLayout::row_major ? "SLayout::RowMajor" : l == TileLayout::col_major ? "SLayout::ColMajor" : "SLayout::NoneBox";
-}
-std::string_view pad_text(PadValue p) {
-  switch (p) {
-    case PadValue::zero: return "PadValue::Zero";
-    case PadValue::max: return "PadValue::Max";
-    case PadValue::min: return "PadValue::Min";
-    default: return "PadValue::Null";
-  }
-}
-
 
 std::vector<int64_t> const_list(const ExprPtr& e, const Span& sp, const char* what) {
   std::vector<int64_t> out;
@@ -163,38 +138,8 @@ class KernelEmitter {
   }
 
   std::string tile_alias(const TileType& t, const Span& sp) {
-    const auto shape = static_shape(t.shape);
-    if (!shape || shape->size() != 2) not_supported(sp, "a tile that is not 2-D with a static shape");
-    const MemorySpace space = t.space.value_or(MemorySpace::Vec);
-    const int64_t R = (*shape)[0], C = (*shape)[1];
-    TileLayout b = TileLayout::row_major, s = TileLayout::none_box;
-    int64_t fractal = 512;
-    switch (space) {
-      case MemorySpace::Vec: b = (C == 1 && R > 1) ? TileLayout::col_major : TileLayout::row_major; break;
-      case MemorySpace::Mat: b = TileLayout::col_major; s = TileLayout::row_major; break;
-      case MemorySpace::Left:
-        b = soc_.left_col_major ? TileLayout::col_major : TileLayout::row_major;
-        s = TileLayout::row_major;
-        break;
-      case MemorySpace::Right: s = TileLayout::col_major; break;
-      case MemorySpace::Acc: b = TileLayout::col_major; s = TileLayout::row_major; fractal = 1024; break;
-      default: break;
-    }
-    PadValue pad = PadValue::null;
-    bool compact = false;
-    if (t.view) {
-      if (t.view->blayout) b = *t.view->blayout;
-      if (t.view->slayout) s = *t.view->slayout;
-      if (t.view->fractal) fractal = *t.view->fractal;
-      if (t.view->pad) pad = *t.view->pad;
-      compact = t.view->compact == CompactMode::normal;
-    }
-    const std::string ty = c_type(t.dtype);
-    const std::string text =
-        fmt::format("Tile<TileType::{}, {}, {}, {}, {}, -1, -1, {}, {}, {}, {}>", tile_type_name(space, sp), ty, R, C,
-                    blayout_text(b), slayout_text(s), fractal, pad_text(pad),
-                    compact ? "CompactMode::Normal" : "CompactMode::Null");
-    return alias(fmt::format("{}_{}_{}x{}", tile_type_name(space, sp), ty, R, C), text);
+    const auto spell = tile_type_spelling(t, soc_, sp);
+    return alias(spell.alias_base, spell.text);
   }
 
   int64_t tile_addr(const TileType& t, const Span& sp) {
@@ -232,32 +177,11 @@ class KernelEmitter {
   std::pair<std::string, std::string> gm_view(const ExprPtr& tensor, const std::vector<ExprPtr>& offsets, std::vector<int64_t> window,
                       const std::string& base_name, const Span& sp) {
     const auto* tt = as_tensor(tensor->type);
-    const auto dims = static_shape(tt->shape);
     const size_t n = tt->shape.size();
-    if (n == 0 || n > 5 || offsets.size() != n || window.size() != n)
-      not_supported(sp, "a GM window whose rank differs from the tensor's (or is above 5)");
-    if (tt->view && tt->view->layout != TensorLayout::ND) not_supported(sp, "a non-ND tensor layout in a kernel");
-    std::vector<int64_t> strides(n, 1);
-    if (tt->view && !tt->view->stride.empty()) {
-      for (size_t k = 0; k < n; ++k) {
-        auto s = const_int_value(tt->view->stride[k]);
-        if (!s) not_supported(sp, "a tensor with dynamic strides in a kernel");
-        strides[k] = *s;
-      }
-    } else {
-      if (!dims) not_supported(sp, "a dynamically shaped tensor without explicit strides in a kernel");
-      for (size_t k = n - 1; k > 0; --k) strides[k - 1] = strides[k] * (*dims)[k];
-    }
-    std::vector<int64_t> shp(5, 1), str(5, window[0] * strides[0]);
-    for (size_t k = 0; k < n; ++k) {
-      shp[5 - n + k] = window[k];
-      str[5 - n + k] = strides[k];
-    }
-    const std::string ty = c_type(tt->dtype);
-    const std::string text =
-        fmt::format("GlobalTensor<{}, pto::Shape<{}>, pto::Stride<{}>, pto::Layout::ND>", ty, fmt::join(shp, ", "),
-                    fmt::join(str, ", "));
-    const std::string a = alias(fmt::format("Gm_{}_{}", ty, fmt::join(window, "x")), text);
+    if (offsets.size() != n) not_supported(sp, "a GM window whose offsets do not match the tensor's rank");
+    const auto view = gm_view_spelling(*tt, window, sp);
+    const std::vector<int64_t>& strides = view.strides;
+    const std::string a = alias(view.type.alias_base, view.type.text);
     std::vector<std::string> terms;
     for (size_t k = 0; k < n; ++k) {
       if (const_int_value(offsets[k]) == 0) continue;
