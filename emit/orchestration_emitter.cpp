@@ -378,7 +378,10 @@ class OrchEmitter {
     for (size_t k = 0; k < targets.size() && k < y->values.size(); ++k) {
       const Var& t = *targets[k];
       if (as_tensor(t.type)) {
-        if (tensor_name(y->values[k]) != tensor_.at(&t))
+        const std::string& yielded = tensor_name(y->values[k]);
+        auto it = tensor_.find(&t);
+        if (it == tensor_.end()) tensor_[&t] = yielded;  // an if result: the first arm binds it
+        else if (it->second != yielded)
           not_supported(y->span, "a loop / if that carries a tensor rebound to another buffer");
       } else if (const auto* sc = as_scalar(t.type)) {
         const std::string tmp = names_.fresh(names_.name(&t) + "_next");
@@ -450,10 +453,7 @@ class OrchEmitter {
     for (const auto& rv : s.return_vars) {
       targets.push_back(rv.get());
       if (as_tensor(rv->type)) {
-        const YieldStmt* y = trailing_yield(s.then_body);
-        const size_t k = targets.size() - 1;
-        if (!y || k >= y->values.size()) not_supported(s.span, "an if tensor result without a yield");
-        tensor_[rv.get()] = tensor_name(y->values[k]);  // both arms must yield this handle (checked there)
+        // bound by the first arm's yield; the other arm must yield the same handle
       } else if (const auto* sc = as_scalar(rv->type)) {
         line(fmt::format("{} {}{{}};", c_type(sc->dtype), names_.name(rv.get())));
       } else {

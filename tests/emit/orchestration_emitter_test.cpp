@@ -205,3 +205,35 @@ TEST_CASE("dynamic dimensions: kernel parameter from the tensor descriptor, orch
   CHECK(files.at("runner/program_table.cpp").find("{\"x\", DataType::FLOAT32, 2, {-1, 128, 0, 0, 0}, ParamDir::In},") !=
         std::string::npos);
 }
+
+TEST_CASE("if in orchestration code: both arms submit, the result binds to the yielded handle", "[emit]") {
+  const auto e = emit_all(compile_text(R"(import pypto.language as pl
+
+@pl.program
+class OrchIf:
+    @pl.function(type=pl.FunctionType.InCore)
+    def add1(self, x: pl.Tensor[[64, 128], pl.FP32], out: pl.Out[pl.Tensor[[64, 128], pl.FP32]]) -> pl.Tensor[[64, 128], pl.FP32]:
+        t = pl.load(x, [0, 0], [64, 128])
+        return pl.store(pl.add(t, 1.0), [0, 0], out)
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def scale(self, x: pl.Tensor[[64, 128], pl.FP32], s: pl.Scalar[pl.FP32], out: pl.Out[pl.Tensor[[64, 128], pl.FP32]]) -> pl.Tensor[[64, 128], pl.FP32]:
+        t = pl.load(x, [0, 0], [64, 128])
+        return pl.store(pl.mul(t, s), [0, 0], out)
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: pl.Tensor[[64, 128], pl.FP32], n: pl.Scalar[pl.INDEX], out: pl.Out[pl.Tensor[[64, 128], pl.FP32]]) -> pl.Tensor[[64, 128], pl.FP32]:
+        if n > 2:
+            out = self.add1(x, out)
+        else:
+            out = self.scale(x, 3.0, out)
+        return out
+)",
+                                       "orch_if.py"));
+  INFO(e.orch);
+  CHECK(lines_starting(e.orch, {"if (", "} else {", "rt_submit", "params_t1.add_scalar"}) ==
+        std::vector<std::string>{"if ((n > 2)) {", "rt_submit_aiv_task(0, params_t0);", "} else {",
+                                 "params_t1.add_scalar(to_u64(static_cast<float>(3.0f)));",
+                                 "rt_submit_aiv_task(1, params_t1);"});
+  CHECK(e.orch.find("int64_t n = from_u64<int64_t>(orch_args.scalar(0));") != std::string::npos);
+}
