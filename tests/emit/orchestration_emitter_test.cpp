@@ -231,7 +231,8 @@ class OrchIf:
 )",
                                        "orch_if.py"));
   INFO(e.orch);
-  CHECK(lines_starting(e.orch, {"if (", "} else {", "rt_submit", "params_t1.add_scalar"}) ==
+  CHECK(lines_starting(e.orch.substr(e.orch.find("aicpu_orchestration_entry")),
+                       {"if (", "} else {", "rt_submit", "params_t1.add_scalar"}) ==
         std::vector<std::string>{"if ((n > 2)) {", "rt_submit_aiv_task(0, params_t0);", "} else {",
                                  "params_t1.add_scalar(to_u64(static_cast<float>(3.0f)));",
                                  "rt_submit_aiv_task(1, params_t1);"});
