@@ -423,7 +423,8 @@ TEST_CASE("property: random kernels are clean after InsertPipeSync", "[sync][ran
   // depth 0: straight-line kernels; depth 2: loops and ifs nested twice.
   for (int depth : {0, 2}) {
     int flagged_before = 0, loops = 0, ifs = 0, bars = 0, bars_needed = 0;
-    for (unsigned seed = 1; seed <= 100; ++seed) {
+    const unsigned seeds = depth == 0 ? 100 : 60;
+    for (unsigned seed = 1; seed <= seeds; ++seed) {
       RandomKernel gen(seed, depth);
       const std::string text = gen.text();
       loops += text.find(" in pl.range(3):") != std::string::npos;
@@ -445,15 +446,15 @@ TEST_CASE("property: random kernels are clean after InsertPipeSync", "[sync][ran
       }
     }
     INFO("depth " << depth << ": " << bars_needed << " of " << bars << " barriers needed");
-    CHECK(flagged_before > 80);  // the generator does produce hazards
+    CHECK(flagged_before * 10 > static_cast<int>(seeds) * 8);  // the generator does produce hazards
     CHECK(bars > 40);
     if (depth == 0) {
       // Straight-line code: (almost) no redundant barrier. A later merge that moves a flag's set
       // can occasionally make an earlier barrier redundant.
       CHECK(bars_needed * 100 >= bars * 95);
     } else {
-      CHECK(loops > 40);
-      CHECK(ifs > 40);
+      CHECK(loops > 25);
+      CHECK(ifs > 25);
       // Around loops the back-edge flags can make a barrier redundant (not exploited yet).
       WARN("nested kernels: " << bars_needed << " of " << bars << " barriers needed");
     }
