@@ -192,6 +192,13 @@ class Checker {
     auto mine = std::make_shared<Rec>(*rec);
     mine->seq = ++st.seq;
     st.last[int(C)] = mine->seq;
+    // A later run of the same instruction (next loop iteration) subsumes the earlier one: same
+    // pipe and bytes, newer sequence number (clocks are monotonic), so keep one record each.
+    for (auto& r : st.recs)
+      if (r->stmt == &s) {
+        r = std::move(mine);
+        return;
+      }
     st.recs.push_back(std::move(mine));
   }
 
