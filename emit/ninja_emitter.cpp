@@ -30,6 +30,17 @@ std::string json_str(const std::string& s) {
   return o + "\"";
 }
 
+// The compile flags, in one place: build.ninja (through the template's variables) and
+// compile_commands.json spell the same commands.
+std::string common_flags(const EmitOptions& opts) {
+  return std::string("-std=c++20 -O2 -pthread -D__CPU_SIM") + (opts.soc == Soc::Ascend950 ? " -DPYPTO_SOC_950" : "");
+}
+// Kernels keep the hardware entry's always_inline attribute; renamed with -Dkernel_entry=... to
+// link several into one CPU executable, it cannot be inlined, which GCC would warn about.
+constexpr const char* kKernelFlags = "-Wno-attributes";
+constexpr const char* kAivDefine = "-D__DAV_VEC__";
+constexpr const char* kAicDefine = "-D__DAV_CUBE__";
+
 struct Compile {
   std::string rule;    // aiv / aic / cxx
   std::string src;     // ninja path (may start with $runtime/)
@@ -61,11 +72,11 @@ BuildFiles emit_build_files(const Function& orch, const std::vector<const Functi
   for (const auto& s : rt_srcs)
     cs.push_back({"cxx", "$runtime/src/" + s, "obj/runtime/" + fs::path(s).stem().string() + ".o", ""});
 
-  const std::string soc_flags = opts.soc == Soc::Ascend950 ? " -DPYPTO_SOC_950" : "";
   BuildFiles out;
   out.build_ninja = fill_template(load_template(opts, "build.ninja.in"),
                                   {{"name", orch.name}, {"cxx", opts.cxx.empty() ? "c++" : opts.cxx},
-                                   {"launcher", opts.launcher}, {"runtime", rt}, {"soc_flags", soc_flags}});
+                                   {"launcher", opts.launcher}, {"runtime", rt}, {"cxxflags", common_flags(opts)},
+                                   {"kernelflags", kKernelFlags}, {"aiv_define", kAivDefine}, {"aic_define", kAicDefine}});
   std::vector<std::string> objs;
   for (const auto& c : cs) {
     out.build_ninja += fmt::format("build {}: {} {}\n", c.obj, c.rule, c.src);
@@ -75,13 +86,14 @@ BuildFiles emit_build_files(const Function& orch, const std::vector<const Functi
   out.build_ninja += fmt::format("\nbuild bin/run: link {}\n\ndefault bin/run\n", fmt::join(objs, " "));
 
   // compile_commands.json: the same commands, spelled out (without the launcher).
-  const std::string flags = fmt::format("-std=c++20 -O2 -pthread -D__CPU_SIM{} -I{}/include", soc_flags, rt);
+  const std::string flags = fmt::format("{} -I{}/include", common_flags(opts), rt);
   out.compile_commands = "[\n";
   for (size_t i = 0; i < cs.size(); ++i) {
     const auto& c = cs[i];
     std::string file = c.src.rfind("$runtime/", 0) == 0 ? rt + c.src.substr(8) : c.src;
-    std::string extra = c.rule == "aiv" ? " -D__DAV_VEC__ -Dkernel_entry=" + c.entry
-                        : c.rule == "aic" ? " -D__DAV_CUBE__ -Dkernel_entry=" + c.entry : "";
+    std::string extra;
+    if (c.rule == "aiv" || c.rule == "aic")
+      extra = fmt::format(" {} {} -Dkernel_entry={}", kKernelFlags, c.rule == "aiv" ? kAivDefine : kAicDefine, c.entry);
     const std::string cmd = fmt::format("{} {}{} -c {} -o {}", opts.cxx.empty() ? "c++" : opts.cxx, flags, extra, file, c.obj);
     out.compile_commands += fmt::format("  {{\"directory\": {}, \"command\": {}, \"file\": {}, \"output\": {}}}{}\n",
                                         json_str(out_dir_abs), json_str(cmd), json_str(file), json_str(c.obj),

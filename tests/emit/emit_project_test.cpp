@@ -50,8 +50,9 @@ TEST_CASE("project file set and build.ninja", "[emit]") {
   CHECK(n.find("\nlauncher = ccache\n") != std::string::npos);
   CHECK(n.find("\nruntime = " + std::string(PYPTO_SOURCE_DIR) + "/runtime\n") != std::string::npos);
   CHECK(n.find("-D__CPU_SIM -DPYPTO_SOC_950 -I$runtime/include") != std::string::npos);
-  CHECK(n.find("command = $launcher $cxx $cxxflags -D__DAV_VEC__ -Dkernel_entry=$entry") != std::string::npos);
-  CHECK(n.find("command = $launcher $cxx $cxxflags -D__DAV_CUBE__ -Dkernel_entry=$entry") != std::string::npos);
+  CHECK(n.find("\nkernelflags = -Wno-attributes\n") != std::string::npos);
+  CHECK(n.find("command = $launcher $cxx $cxxflags $kernelflags -D__DAV_VEC__ -Dkernel_entry=$entry") != std::string::npos);
+  CHECK(n.find("command = $launcher $cxx $cxxflags $kernelflags -D__DAV_CUBE__ -Dkernel_entry=$entry") != std::string::npos);
   CHECK(n.find("build obj/kernels/aiv/scale.o: aiv kernels/aiv/scale.cpp\n  entry = pypto_kernel_scale\n") != std::string::npos);
   CHECK(n.find("build obj/orchestration/chain.o: cxx orchestration/chain.cpp\n") != std::string::npos);
   CHECK(n.find("build obj/runner/program_table.o: cxx runner/program_table.cpp\n") != std::string::npos);
@@ -70,7 +71,8 @@ TEST_CASE("project file set and build.ninja", "[emit]") {
   // compile_commands.json: one entry per compile, in the project directory.
   const std::string& cc = files.at("compile_commands.json");
   CHECK(count_of(cc, "\"directory\": \"" + out + "\"") == 4 + expected_rt.size());
-  CHECK(cc.find("-Dkernel_entry=pypto_kernel_shift -c kernels/aiv/shift.cpp -o obj/kernels/aiv/shift.o") != std::string::npos);
+  CHECK(cc.find("-Wno-attributes -D__DAV_VEC__ -Dkernel_entry=pypto_kernel_shift -c kernels/aiv/shift.cpp -o obj/kernels/aiv/shift.o") !=
+        std::string::npos);
   // README names the two commands.
   CHECK(files.at("README.md").find("ninja -C " + out + " && " + out + "/bin/run --seed 1 --outputs " + out + "/results") !=
         std::string::npos);
