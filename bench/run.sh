@@ -9,7 +9,7 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=$(cd "${1:-$root/build}" && pwd)
-cmake --build "$build" --target pypto pypto_bench_frontend pypto_bench_reference >/dev/null
+cmake --build "$build" --target pypto refcheck pypto_bench_frontend pypto_bench_reference >/dev/null
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
@@ -28,19 +28,17 @@ best_of() {  # best_of N cmd...: best wall time in ms of N runs
 
 echo
 echo "== 2. pypto build --emit-only (best of 5)   3. bin/run vs plain C++ loop"
-printf "%-14s %14s %16s %18s\n" program "emit-only ms" "bin/run ms" "C++ loop ms"
-for f in "$root"/tests/programs/e2e_*.py; do
-  name=$(basename "$f" .py); name=${name#e2e_}
+printf "%-20s %14s %16s %18s\n" program "emit-only ms" "bin/run ms" "C++ loop ms"
+while read -r name file scalars; do
   out="$work/$name"
-  emit=$(best_of 5 "$build/pypto" build "$f" -o "$out" --emit-only)
-  "$build/pypto" build "$f" -o "$out" >/dev/null
-  scalars=()
-  [ "$name" = elementwise ] && scalars=(--scalar alpha=1.5)
+  emit=$(best_of 5 "$build/pypto" build "$root/tests/programs/$file" -o "$out" --emit-only)
+  "$build/pypto" build "$root/tests/programs/$file" -o "$out" >/dev/null
   best_run=
   for _ in 1 2 3 4 5; do
-    ms=$("$out/bin/run" --seed 1 --outputs "$out/results" "${scalars[@]}" | sed -n 's/.*, \([0-9.]*\) ms$/\1/p')
+    # shellcheck disable=SC2086  # $scalars is a list of --scalar K=V words
+    ms=$("$out/bin/run" --seed 1 --outputs "$out/results" $scalars | sed -n 's/.*, \([0-9.]*\) ms$/\1/p')
     if [ -z "$best_run" ] || awk "BEGIN{exit !($ms < $best_run)}"; then best_run=$ms; fi
   done
   ref=$("$build/bench/pypto_bench_reference" "$name" "$out/results")
-  printf "%-14s %14s %16s %18s\n" "$name" "$emit" "$best_run" "$ref"
-done
+  printf "%-20s %14s %16s %18s\n" "$name" "$emit" "$best_run" "$ref"
+done < <("$build/tests/refcheck" --list)
