@@ -386,46 +386,42 @@ class SlotRemover : public IRMutator {
     if (!vals.empty()) stmts.push_back(std::make_shared<YieldStmt>(std::move(vals), y->span));
     return make_body(std::move(stmts), body->span);
   }
-  StmtPtr mutate_for(const std::shared_ptr<const ForStmt>& s) override {
-    StmtPtr body = mutate(s->body);
+  // A loop's slots after dropping the dead ones; `changed` is false when none was dead (then
+  // iter_args/return_vars are the loop's own and body is only the mutated one).
+  struct LoopSlots {
+    std::vector<IterArgPtr> iter_args;
+    std::vector<VarPtr> return_vars;
+    StmtPtr body;
+    bool changed = false;
+  };
+  template <typename LoopStmt>
+  LoopSlots drop_loop_slots(const LoopStmt& s) {
+    LoopSlots r;
+    r.body = mutate(s.body);
     std::vector<bool> keep;
-    std::vector<IterArgPtr> ias;
-    std::vector<VarPtr> rvs;
-    bool any = false;
-    for (size_t i = 0; i < s->iter_args.size(); ++i) {
-      bool k = !dead.count(s->iter_args[i].get());
+    for (size_t i = 0; i < s.iter_args.size(); ++i) {
+      bool k = !dead.count(s.iter_args[i].get());
       keep.push_back(k);
-      any |= !k;
+      r.changed |= !k;
       if (k) {
-        ias.push_back(s->iter_args[i]);
-        if (i < s->return_vars.size()) rvs.push_back(s->return_vars[i]);
+        r.iter_args.push_back(s.iter_args[i]);
+        if (i < s.return_vars.size()) r.return_vars.push_back(s.return_vars[i]);
       }
     }
-    if (!any && body == s->body) return s;
-    if (any) body = drop_yield(body, keep);
-    else rvs = s->return_vars;
-    return with_comments(std::make_shared<ForStmt>(s->loop_var, s->start, s->stop, s->step, ias, body, rvs,
-                                                   s->kind, s->span, s->stage), *s);
+    if (r.changed) r.body = drop_yield(r.body, keep);
+    else r.return_vars = s.return_vars;
+    return r;
+  }
+  StmtPtr mutate_for(const std::shared_ptr<const ForStmt>& s) override {
+    LoopSlots r = drop_loop_slots(*s);
+    if (!r.changed && r.body == s->body) return s;
+    return with_comments(std::make_shared<ForStmt>(s->loop_var, s->start, s->stop, s->step, r.iter_args, r.body,
+                                                   r.return_vars, s->kind, s->span, s->stage), *s);
   }
   StmtPtr mutate_while(const std::shared_ptr<const WhileStmt>& s) override {
-    StmtPtr body = mutate(s->body);
-    std::vector<bool> keep;
-    std::vector<IterArgPtr> ias;
-    std::vector<VarPtr> rvs;
-    bool any = false;
-    for (size_t i = 0; i < s->iter_args.size(); ++i) {
-      bool k = !dead.count(s->iter_args[i].get());
-      keep.push_back(k);
-      any |= !k;
-      if (k) {
-        ias.push_back(s->iter_args[i]);
-        if (i < s->return_vars.size()) rvs.push_back(s->return_vars[i]);
-      }
-    }
-    if (!any && body == s->body) return s;
-    if (any) body = drop_yield(body, keep);
-    else rvs = s->return_vars;
-    return with_comments(std::make_shared<WhileStmt>(s->cond, ias, body, rvs, s->span), *s);
+    LoopSlots r = drop_loop_slots(*s);
+    if (!r.changed && r.body == s->body) return s;
+    return with_comments(std::make_shared<WhileStmt>(s->cond, r.iter_args, r.body, r.return_vars, s->span), *s);
   }
   StmtPtr mutate_if(const std::shared_ptr<const IfStmt>& s) override {
     StmtPtr t = mutate(s->then_body), e = mutate(s->else_body);
