@@ -461,6 +461,36 @@ struct ScopeRestore {
     }
   }
 };
+
+// Binds the carried names of a pl.range / pl.while_ loop to fresh IterArgs initialised from
+// `inits` (remembering in `rs` what they shadow); their types are what the loop must yield.
+std::vector<IterArgPtr> bind_iter_args(FunctionBuilder& b, ScopeRestore& rs, FunctionBuilder::YieldFrame& fr,
+                                       const std::vector<TSNode>& carry_names, const std::vector<ExprPtr>& inits) {
+  std::vector<IterArgPtr> iter_args;
+  for (size_t i = 0; i < carry_names.size(); ++i) {
+    auto ia = std::make_shared<IterArg>(b.txt(carry_names[i]), inits[i]->type, inits[i], b.sp(carry_names[i]));
+    rs.save(b.txt(carry_names[i]));
+    b.names_[b.txt(carry_names[i])] = ia;
+    b.loop_vars_.insert(ia.get());
+    iter_args.push_back(ia);
+    fr.expect.push_back(ia->type);
+  }
+  return iter_args;
+}
+
+// Binds the names of a loop's assignment-form pl.yield_ to the loop's return vars (typed as the
+// iter_args they carry out), visible after the loop.
+std::vector<VarPtr> bind_loop_results(FunctionBuilder& b, const FunctionBuilder::YieldFrame& fr,
+                                      const std::vector<IterArgPtr>& iter_args) {
+  std::vector<VarPtr> rvs;
+  for (size_t i = 0; i < fr.names.size(); ++i) {
+    auto v = make_var(fr.names[i], iter_args[i]->type, b.sp(fr.name_nodes[i]));
+    b.names_[fr.names[i]] = v;
+    b.poisoned_.erase(fr.names[i]);
+    rvs.push_back(v);
+  }
+  return rvs;
+}
 }  // namespace
 
 std::vector<StmtPtr> FunctionBuilder::for_stmt(TSNode n) {
@@ -553,17 +583,9 @@ std::vector<StmtPtr> FunctionBuilder::for_stmt(TSNode n) {
   rs.save(txt(loop_name));
   names_[txt(loop_name)] = lv;
   loop_vars_.insert(lv.get());
-  std::vector<IterArgPtr> iter_args;
   YieldFrame fr;
   fr.is_loop = true;
-  for (size_t i = 0; i < carry_names.size(); ++i) {
-    auto ia = std::make_shared<IterArg>(txt(carry_names[i]), inits[i]->type, inits[i], sp(carry_names[i]));
-    rs.save(txt(carry_names[i]));
-    names_[txt(carry_names[i])] = ia;
-    loop_vars_.insert(ia.get());
-    iter_args.push_back(ia);
-    fr.expect.push_back(ia->type);
-  }
+  std::vector<IterArgPtr> iter_args = bind_iter_args(*this, rs, fr, carry_names, inits);
   yields_.push_back(fr);
   loops_.push_back(LoopFrame{short_name});
   std::vector<StmtPtr> body_stmts;
@@ -581,12 +603,7 @@ std::vector<StmtPtr> FunctionBuilder::for_stmt(TSNode n) {
   rs.restore();
   std::vector<VarPtr> rvs;
   if (fr.seen) {
-    for (size_t i = 0; i < fr.names.size(); ++i) {
-      auto v = make_var(fr.names[i], iter_args[i]->type, sp(fr.name_nodes[i]));
-      names_[fr.names[i]] = v;
-      poisoned_.erase(fr.names[i]);
-      rvs.push_back(v);
-    }
+    rvs = bind_loop_results(*this, fr, iter_args);
   } else if (!iter_args.empty()) {
     std::vector<ExprPtr> vals;
     for (const auto& ia : iter_args) {
@@ -620,17 +637,9 @@ std::vector<StmtPtr> FunctionBuilder::while_form(TSNode n, TSNode call, const st
   if (is_null(cond_call))
     fail(is_null(first) ? n : first, "E008", "First statement in pl.while_() body must be pl.cond(condition)");
   ScopeRestore rs{names_, {}};
-  std::vector<IterArgPtr> iter_args;
   YieldFrame fr;
   fr.is_loop = true;
-  for (size_t i = 0; i < carry_names.size(); ++i) {
-    auto ia = std::make_shared<IterArg>(txt(carry_names[i]), inits[i]->type, inits[i], sp(carry_names[i]));
-    rs.save(txt(carry_names[i]));
-    names_[txt(carry_names[i])] = ia;
-    loop_vars_.insert(ia.get());
-    iter_args.push_back(ia);
-    fr.expect.push_back(ia->type);
-  }
+  std::vector<IterArgPtr> iter_args = bind_iter_args(*this, rs, fr, carry_names, inits);
   ExprPtr cond;
   std::vector<StmtPtr> body_stmts;
   yields_.push_back(fr);
@@ -651,14 +660,8 @@ std::vector<StmtPtr> FunctionBuilder::while_form(TSNode n, TSNode call, const st
   loops_.pop_back();
   rs.restore();
   (void)init_node;
-  std::vector<VarPtr> rvs;
   if (!fr.seen) fail(n, "E008", "a pl.while_() body must end with an assignment-form pl.yield_");
-  for (size_t i = 0; i < fr.names.size(); ++i) {
-    auto v = make_var(fr.names[i], iter_args[i]->type, sp(fr.name_nodes[i]));
-    names_[fr.names[i]] = v;
-    poisoned_.erase(fr.names[i]);
-    rvs.push_back(v);
-  }
+  std::vector<VarPtr> rvs = bind_loop_results(*this, fr, iter_args);
   auto body_s = make_body(std::move(body_stmts), sp(body));
   return {std::make_shared<WhileStmt>(cond, std::move(iter_args), body_s, std::move(rvs), sp(n))};
 }
