@@ -1,4 +1,4 @@
-// Expression node helpers: Var ids, operator names, builders.
+// Expression node helpers: Var ids, operator names, integer floor division, builders.
 #include "ir/expr.h"
 
 #include "ir/op_registry.h"
@@ -38,6 +38,13 @@ std::string_view to_string(BinOp op) {
   }
   return "?";
 }
+
+int64_t floor_div(int64_t a, int64_t b) {
+  int64_t q = a / b;
+  if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
+  return q;
+}
+int64_t floor_mod(int64_t a, int64_t b) { return a - floor_div(a, b) * b; }
 
 std::string_view to_string(UnOp op) {
   switch (op) {

@@ -76,6 +76,11 @@ enum class BinOp : uint8_t {
 };
 enum class UnOp : uint8_t { Neg, Not, BitNot, Abs, Cast };
 
+// Python integer semantics of BinOp::FloorDiv / FloorMod (b != 0): the quotient rounds toward
+// negative infinity and the remainder takes the sign of b. Shared by every constant folder.
+int64_t floor_div(int64_t a, int64_t b);
+int64_t floor_mod(int64_t a, int64_t b);
+
 std::string_view to_string(BinOp op);  // "Add", ...
 std::string_view to_string(UnOp op);
 bool is_comparison(BinOp op);

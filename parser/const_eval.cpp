@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "ir/diagnostic.h"
+#include "ir/expr.h"
 
 namespace pypto::parser {
 
@@ -18,17 +19,6 @@ double to_f(const ConstValue& v) {
 }
 int64_t to_i(const ConstValue& v) { return v.is_bool() ? (std::get<bool>(v.v) ? 1 : 0) : v.as_int(); }
 bool is_intlike(const ConstValue& v) { return v.is_int() || v.is_bool(); }
-
-int64_t floordiv(int64_t a, int64_t b) {
-  int64_t q = a / b;
-  if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
-  return q;
-}
-int64_t floormod(int64_t a, int64_t b) {
-  int64_t r = a % b;
-  if (r != 0 && ((r < 0) != (b < 0))) r += b;
-  return r;
-}
 
 bool truthy(const ConstValue& v) {
   if (v.is_bool()) return std::get<bool>(v.v);
@@ -249,7 +239,7 @@ std::optional<ConstValue> ConstEvaluator::binary(TSNode n) {
     if (op == "*") return ConstValue{x * y};
     if (op == "//" || op == "%") {
       if (y == 0) fail(n, "division by zero in a constant expression");
-      return ConstValue{op == "//" ? floordiv(x, y) : floormod(x, y)};
+      return ConstValue{op == "//" ? ir::floor_div(x, y) : ir::floor_mod(x, y)};
     }
     if (op == "**") {
       if (y < 0) return ConstValue{std::pow(double(x), double(y))};

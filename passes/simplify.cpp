@@ -7,6 +7,7 @@
 //     nothing, is removed.
 // Requires SSAForm (a name has one value), keeps it.
 #include <cmath>
+#include <optional>
 
 #include "ir/op_registry.h"
 #include "passes/pass_util.h"
@@ -18,12 +19,19 @@ using namespace ir;
 
 namespace {
 
-int64_t floordiv(int64_t a, int64_t b) {
-  int64_t q = a / b;
-  if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
-  return q;
+// Folds a comparison of two constants of one kind; nullopt when `op` is not a comparison.
+template <typename T>
+std::optional<bool> fold_compare(BinOp op, T x, T y) {
+  switch (op) {
+    case BinOp::Eq: return x == y;
+    case BinOp::Ne: return x != y;
+    case BinOp::Lt: return x < y;
+    case BinOp::Le: return x <= y;
+    case BinOp::Gt: return x > y;
+    case BinOp::Ge: return x >= y;
+    default: return std::nullopt;
+  }
 }
-int64_t floormod(int64_t a, int64_t b) { return a - floordiv(a, b) * b; }
 
 DataType dtype_of(const ExprPtr& e) {
   const auto* s = as_scalar(e->type);
@@ -35,20 +43,15 @@ ExprPtr fold_binary(const Binary& e, const ExprPtr& a, const ExprPtr& b) {
   auto ia = const_int_value(a), ib = const_int_value(b);
   if (ia && ib) {
     int64_t x = *ia, y = *ib;
+    if (auto c = fold_compare(e.op, x, y)) return make_bool(*c, e.span);
     switch (e.op) {
       case BinOp::Add: return make_int(x + y, e.span, dt);
       case BinOp::Sub: return make_int(x - y, e.span, dt);
       case BinOp::Mul: return make_int(x * y, e.span, dt);
-      case BinOp::FloorDiv: if (y != 0) return make_int(floordiv(x, y), e.span, dt); break;
-      case BinOp::FloorMod: if (y != 0) return make_int(floormod(x, y), e.span, dt); break;
+      case BinOp::FloorDiv: if (y != 0) return make_int(floor_div(x, y), e.span, dt); break;
+      case BinOp::FloorMod: if (y != 0) return make_int(floor_mod(x, y), e.span, dt); break;
       case BinOp::Min: return make_int(std::min(x, y), e.span, dt);
       case BinOp::Max: return make_int(std::max(x, y), e.span, dt);
-      case BinOp::Eq: return make_bool(x == y, e.span);
-      case BinOp::Ne: return make_bool(x != y, e.span);
-      case BinOp::Lt: return make_bool(x < y, e.span);
-      case BinOp::Le: return make_bool(x <= y, e.span);
-      case BinOp::Gt: return make_bool(x > y, e.span);
-      case BinOp::Ge: return make_bool(x >= y, e.span);
       case BinOp::BitAnd: return make_int(x & y, e.span, dt);
       case BinOp::BitOr: return make_int(x | y, e.span, dt);
       case BinOp::BitXor: return make_int(x ^ y, e.span, dt);
@@ -62,6 +65,7 @@ ExprPtr fold_binary(const Binary& e, const ExprPtr& a, const ExprPtr& b) {
   const auto* fb = as<ConstFloat>(b);
   if (fa && fb) {
     double x = fa->value, y = fb->value;
+    if (auto c = fold_compare(e.op, x, y)) return make_bool(*c, e.span);
     switch (e.op) {
       case BinOp::Add: return make_float(x + y, e.span, dt);
       case BinOp::Sub: return make_float(x - y, e.span, dt);
@@ -69,12 +73,6 @@ ExprPtr fold_binary(const Binary& e, const ExprPtr& a, const ExprPtr& b) {
       case BinOp::FloatDiv: if (y != 0) return make_float(x / y, e.span, dt); break;
       case BinOp::Min: return make_float(std::min(x, y), e.span, dt);
       case BinOp::Max: return make_float(std::max(x, y), e.span, dt);
-      case BinOp::Eq: return make_bool(x == y, e.span);
-      case BinOp::Ne: return make_bool(x != y, e.span);
-      case BinOp::Lt: return make_bool(x < y, e.span);
-      case BinOp::Le: return make_bool(x <= y, e.span);
-      case BinOp::Gt: return make_bool(x > y, e.span);
-      case BinOp::Ge: return make_bool(x >= y, e.span);
       default: break;
     }
     return nullptr;
