@@ -140,19 +140,7 @@ class Converter : public IRMutator {
 
  protected:
   StmtPtr mutate_seq(const std::shared_ptr<const SeqStmts>& s) override {
-    std::vector<StmtPtr> out;
-    bool changed = false;
-    for (const auto& c : s->stmts) {
-      StmtPtr n = mutate(c);
-      changed |= n != c;
-      if (!n) continue;
-      if (const auto* seq = as<SeqStmts>(n); seq && n != c)
-        for (const auto& x : seq->stmts) out.push_back(x);
-      else
-        out.push_back(n);
-    }
-    if (!changed) return s;
-    return with_comments(std::make_shared<SeqStmts>(std::move(out), s->span), *s);
+    return mutate_seq_splicing(*this, s, [](const StmtPtr&) { return true; });
   }
 
   StmtPtr mutate_assign(const std::shared_ptr<const AssignStmt>& s) override {
@@ -451,18 +439,7 @@ class CallerUpdater : public IRMutator {
 
  protected:
   StmtPtr mutate_seq(const std::shared_ptr<const SeqStmts>& s) override {
-    std::vector<StmtPtr> out;
-    bool changed = false;
-    for (const auto& c : s->stmts) {
-      StmtPtr n = mutate(c);
-      changed |= n != c;
-      if (const auto* seq = as<SeqStmts>(n); seq && n != c)
-        for (const auto& x : seq->stmts) out.push_back(x);
-      else
-        out.push_back(n);
-    }
-    if (!changed) return s;
-    return with_comments(std::make_shared<SeqStmts>(std::move(out), s->span), *s);
+    return mutate_seq_splicing(*this, s, [](const StmtPtr&) { return true; });
   }
   StmtPtr mutate_assign(const std::shared_ptr<const AssignStmt>& s) override {
     std::vector<StmtPtr> pre;

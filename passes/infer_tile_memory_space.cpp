@@ -94,19 +94,7 @@ class Inferer : public BindingMutator {
   }
 
   StmtPtr mutate_seq(const std::shared_ptr<const SeqStmts>& s) override {
-    std::vector<StmtPtr> out;
-    bool changed = false;
-    for (const auto& c : s->stmts) {
-      StmtPtr m = mutate(c);
-      changed |= m != c;
-      if (const auto* seq = as<SeqStmts>(m); seq && m != c && as<AssignStmt>(c)) {
-        for (const auto& x : seq->stmts) out.push_back(x);
-      } else {
-        out.push_back(m);
-      }
-    }
-    if (!changed) return s;
-    return with_comments(std::make_shared<SeqStmts>(std::move(out), s->span), *s);
+    return mutate_seq_splicing(*this, s, [](const StmtPtr& c) { return as<AssignStmt>(c) != nullptr; });
   }
 
   // iter_args follow their init; return_vars / phis follow the yielded values.

@@ -77,19 +77,7 @@ class Inliner : public IRMutator {
 
  protected:
   StmtPtr mutate_seq(const std::shared_ptr<const SeqStmts>& s) override {
-    std::vector<StmtPtr> out;
-    bool ch = false;
-    for (const auto& c : s->stmts) {
-      StmtPtr m = mutate(c);
-      ch |= m != c;
-      if (const auto* seq = as<SeqStmts>(m); seq && m != c) {
-        for (const auto& x : seq->stmts) out.push_back(x);
-      } else {
-        out.push_back(m);
-      }
-    }
-    if (!ch) return s;
-    return with_comments(std::make_shared<SeqStmts>(std::move(out), s->span), *s);
+    return mutate_seq_splicing(*this, s, [](const StmtPtr&) { return true; });
   }
   StmtPtr mutate_assign(const std::shared_ptr<const AssignStmt>& s) override {
     if (FunctionPtr f = inline_target(s->value)) {

@@ -236,9 +236,21 @@ std::pair<std::vector<StmtPtr>, std::shared_ptr<const YieldStmt>> split_trailing
   return {std::move(stmts), y};
 }
 
-bool is_function_call(const ExprPtr& e) {
-  const auto* c = as<Call>(e);
-  return c && !c->op && !c->callee.empty();
+StmtPtr mutate_seq_splicing(IRMutator& m, const std::shared_ptr<const SeqStmts>& s,
+                            const std::function<bool(const StmtPtr&)>& splice) {
+  std::vector<StmtPtr> out;
+  bool changed = false;
+  for (const auto& c : s->stmts) {
+    StmtPtr n = m.mutate(c);
+    changed |= n != c;
+    if (!n) continue;
+    if (const auto* seq = as<SeqStmts>(n); seq && n != c && splice(c))
+      for (const auto& x : seq->stmts) out.push_back(x);
+    else
+      out.push_back(n);
+  }
+  if (!changed) return s;
+  return with_comments(std::make_shared<SeqStmts>(std::move(out), s->span), *s);
 }
 
 std::string suffixed(const std::string& base, int n) { return base + "_" + std::to_string(n); }

@@ -63,8 +63,11 @@ std::vector<ir::VarPtr> collect_assigned(const ir::StmtPtr& s);
 std::pair<std::vector<ir::StmtPtr>, std::shared_ptr<const ir::YieldStmt>> split_trailing_yield(
     const ir::StmtPtr& body);
 
-// Every function call (not op call) in the program, keyed by callee name.
-bool is_function_call(const ir::ExprPtr& e);
+// `m`'s mutation of a statement sequence in which a statement that became a SeqStmts (e.g. one
+// expanded into several) is spliced into the sequence when `splice(original)` allows it; null
+// results are dropped. Returns `s` itself when no statement changed.
+ir::StmtPtr mutate_seq_splicing(ir::IRMutator& m, const std::shared_ptr<const ir::SeqStmts>& s,
+                                const std::function<bool(const ir::StmtPtr&)>& splice);
 
 // "x" → "x_1", "x_1" → "x_2" style fresh-name helper: `base` + "_" + n.
 std::string suffixed(const std::string& base, int n);

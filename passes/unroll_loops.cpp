@@ -17,19 +17,7 @@ class Unroller : public IRMutator {
  protected:
   // The copies of an unrolled loop are spliced into the enclosing statement list.
   StmtPtr mutate_seq(const std::shared_ptr<const SeqStmts>& s) override {
-    std::vector<StmtPtr> out;
-    bool ch = false;
-    for (const auto& c : s->stmts) {
-      StmtPtr m = mutate(c);
-      ch |= m != c;
-      if (const auto* seq = as<SeqStmts>(m); seq && m != c && as<ForStmt>(c)) {
-        for (const auto& x : seq->stmts) out.push_back(x);
-      } else {
-        out.push_back(m);
-      }
-    }
-    if (!ch) return s;
-    return with_comments(std::make_shared<SeqStmts>(std::move(out), s->span), *s);
+    return mutate_seq_splicing(*this, s, [](const StmtPtr& c) { return as<ForStmt>(c) != nullptr; });
   }
   StmtPtr mutate_for(const std::shared_ptr<const ForStmt>& s) override {
     if (s->kind != ForKind::Unroll) return IRMutator::mutate_for(s);
