@@ -86,12 +86,14 @@ inline std::mutex& atomic_store_mutex() {
     return m;
 }
 
-// Copy the valid region of `src` into a row-major buffer (so overlapping src/dst is safe).
+// Copy the rows x cols region of `t` starting at (row0, col0) into a row-major buffer (so
+// overlapping src/dst is safe).
 template <typename TileT>
-std::vector<typename TileT::DType> snapshot(const TileT& t, unsigned rows, unsigned cols) {
+std::vector<typename TileT::DType> snapshot(const TileT& t, unsigned rows, unsigned cols, unsigned row0 = 0,
+                                            unsigned col0 = 0) {
     std::vector<typename TileT::DType> v(static_cast<std::size_t>(rows) * cols);
     for (unsigned r = 0; r < rows; ++r)
-        for (unsigned c = 0; c < cols; ++c) v[static_cast<std::size_t>(r) * cols + c] = t.at(r, c);
+        for (unsigned c = 0; c < cols; ++c) v[static_cast<std::size_t>(r) * cols + c] = t.at(row0 + r, col0 + c);
     return v;
 }
 
@@ -182,9 +184,7 @@ RecordEvent TEXTRACT(DstTileData& dst, SrcTileData& src, uint16_t indexRow = 0, 
                      WaitEvents&...) {
     const unsigned rows = dst.GetValidRow(), cols = dst.GetValidCol();
     detail::check_in_src<DstTileData>(src, indexRow + rows, indexCol + cols, "TEXTRACT");
-    std::vector<typename SrcTileData::DType> v(static_cast<std::size_t>(rows) * cols);
-    for (unsigned r = 0; r < rows; ++r)
-        for (unsigned c = 0; c < cols; ++c) v[static_cast<std::size_t>(r) * cols + c] = src.at(indexRow + r, indexCol + c);
+    const auto v = detail::snapshot(src, rows, cols, indexRow, indexCol);
     for (unsigned r = 0; r < rows; ++r)
         for (unsigned c = 0; c < cols; ++c)
             dst.at(r, c) = cvt::to<typename DstTileData::DType>(v[static_cast<std::size_t>(r) * cols + c]);
