@@ -302,7 +302,6 @@ class SlotCollector : public IRVisitor {
   const std::unordered_set<const Var*>& ias;
   const std::unordered_set<const Var*>& phis;
   std::vector<Slot> slots;
-  std::unordered_set<const Stmt*> yields_in_slots;  // not needed: we track (yield, index) below
   std::unordered_map<const YieldStmt*, std::vector<bool>> slot_positions;
   SlotCollector(const std::unordered_set<const Var*>& a, const std::unordered_set<const Var*>& p) : ias(a), phis(p) {}
 
@@ -315,7 +314,9 @@ class SlotCollector : public IRVisitor {
     pos[i] = true;
     if (const auto* v = as<Var>(y->values[i])) slot.yield_vars.push_back(v);
   }
-  void visit_for(const ForStmt& s) override {
+  // One slot per iter_arg this pass created on a for / while loop.
+  template <typename LoopStmt>
+  void collect_loop_slots(const LoopStmt& s) {
     auto y = trailing(s.body);
     for (size_t i = 0; i < s.iter_args.size(); ++i) {
       if (!ias.count(s.iter_args[i].get())) continue;
@@ -325,18 +326,13 @@ class SlotCollector : public IRVisitor {
       mark(y, i, slot);
       slots.push_back(slot);
     }
+  }
+  void visit_for(const ForStmt& s) override {
+    collect_loop_slots(s);
     IRVisitor::visit_for(s);
   }
   void visit_while(const WhileStmt& s) override {
-    auto y = trailing(s.body);
-    for (size_t i = 0; i < s.iter_args.size(); ++i) {
-      if (!ias.count(s.iter_args[i].get())) continue;
-      Slot slot;
-      slot.iter_arg = s.iter_args[i].get();
-      slot.return_var = i < s.return_vars.size() ? s.return_vars[i].get() : nullptr;
-      mark(y, i, slot);
-      slots.push_back(slot);
-    }
+    collect_loop_slots(s);
     IRVisitor::visit_while(s);
   }
   void visit_if(const IfStmt& s) override {
