@@ -102,7 +102,7 @@ class FunctionBuilder {
   std::vector<ir::StmtPtr> assignment(TSNode n);
   std::vector<ir::StmtPtr> expression_stmt(TSNode n, TSNode inner);
   std::vector<ir::StmtPtr> for_stmt(TSNode n);
-  std::vector<ir::StmtPtr> while_form(TSNode n, TSNode call, const std::vector<ir::ExprPtr>& inits, TSNode init_node);
+  std::vector<ir::StmtPtr> while_form(TSNode n, TSNode call, const std::vector<ir::ExprPtr>& inits);
   std::vector<ir::StmtPtr> while_stmt(TSNode n);
   std::vector<ir::StmtPtr> if_stmt(TSNode n, TSNode cond, TSNode cons, std::vector<TSNode> alts, size_t alt_index);
   std::vector<ir::StmtPtr> with_stmt(TSNode n);

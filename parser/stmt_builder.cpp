@@ -533,7 +533,7 @@ std::vector<StmtPtr> FunctionBuilder::for_stmt(TSNode n) {
   if (dn == "pl.while_") {
     if (!pos.empty()) fail(right, "E302", "pl.while_() takes only init_values=");
     if (!is_null(stage_node)) fail(stage_node, "E302", "stage= is only supported on pl.pipeline()");
-    return while_form(n, right, inits, init_node);
+    return while_form(n, right, inits);
   }
   ForKind kind = kinds.at(dn);
   if (!is_null(stage_node) && kind != ForKind::Pipeline) fail(stage_node, "E302", "stage= is only supported on pl.pipeline()");
@@ -618,7 +618,7 @@ std::vector<StmtPtr> FunctionBuilder::for_stmt(TSNode n) {
   return {std::make_shared<ForStmt>(lv, start, stop, step, std::move(iter_args), body_s, std::move(rvs), kind, sp(n), stage)};
 }
 
-std::vector<StmtPtr> FunctionBuilder::while_form(TSNode n, TSNode call, const std::vector<ExprPtr>& inits, TSNode init_node) {
+std::vector<StmtPtr> FunctionBuilder::while_form(TSNode n, TSNode call, const std::vector<ExprPtr>& inits) {
   TSNode left = field(n, "left"), body = field(n, "body");
   if (inits.empty()) fail(call, "E302", "pl.while_() requires init_values");
   std::vector<TSNode> carry_names;
@@ -659,7 +659,6 @@ std::vector<StmtPtr> FunctionBuilder::while_form(TSNode n, TSNode call, const st
   yields_.pop_back();
   loops_.pop_back();
   rs.restore();
-  (void)init_node;
   if (!fr.seen) fail(n, "E008", "a pl.while_() body must end with an assignment-form pl.yield_");
   std::vector<VarPtr> rvs = bind_loop_results(*this, fr, iter_args);
   auto body_s = make_body(std::move(body_stmts), sp(body));
