@@ -80,18 +80,6 @@ std::string_view kind_noun(ArgKind k) {
   return "a value";
 }
 
-std::string type_noun(const ExprPtr& e) {
-  if (!e || !e->type) return "no value";
-  switch (e->type->kind) {
-    case TypeKind::Scalar: return "a scalar";
-    case TypeKind::Tensor: return "a Tensor";
-    case TypeKind::Tile: return "a Tile";
-    case TypeKind::Tuple: return "a tuple";
-    case TypeKind::Ptr: return "a pointer";
-  }
-  return "a value";
-}
-
 bool arg_matches(ArgKind k, const ExprPtr& e) {
   const auto& t = e->type;
   switch (k) {
@@ -158,7 +146,7 @@ std::shared_ptr<const Call> make_call(const OpDef& op, std::vector<ExprPtr> args
     if (!args[i] || !arg_matches(op.args[i].kind, args[i]))
       throw CompileError("E302", args[i] && args[i]->span.valid() ? args[i]->span : span,
                          fmt::format("argument '{}' of {}() must be {}, got {}", op.args[i].name,
-                                     pretty, kind_noun(op.args[i].kind), type_noun(args[i])));
+                                     pretty, kind_noun(op.args[i].kind), type_noun(args[i] ? args[i]->type : nullptr)));
   }
   // Keywords: check names and kinds, then put them in schema order with defaults filled in.
   for (const auto& [k, v] : kwargs) {

@@ -1,4 +1,5 @@
-// Type helpers: shared scalar types, static shapes, byte sizes, facet-replacing copies.
+// Type helpers: shared scalar types, type nouns for messages, static shapes, byte sizes,
+// facet-replacing copies.
 #include "ir/type.h"
 
 #include <array>
@@ -20,6 +21,18 @@ TypePtr scalar_type(DataType dt) {
 TypePtr ptr_type() {
   static const TypePtr p = std::make_shared<PtrType>();
   return p;
+}
+
+std::string_view type_noun(const TypePtr& t) {
+  if (!t) return "no value";
+  switch (t->kind) {
+    case TypeKind::Scalar: return "a scalar";
+    case TypeKind::Tensor: return "a Tensor";
+    case TypeKind::Tile: return "a Tile";
+    case TypeKind::Tuple: return "a tuple";
+    case TypeKind::Ptr: return "a pointer";
+  }
+  return "a value";
 }
 
 std::optional<std::vector<int64_t>> static_shape(const std::vector<ExprPtr>& shape) {

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <string_view>
 #include <vector>
 
 #include "ir/dtype.h"
@@ -110,6 +111,9 @@ inline const ShapedType* as_shaped(const TypePtr& t) {
 inline const TupleType* as_tuple(const TypePtr& t) {
   return t && t->kind == TypeKind::Tuple ? static_cast<const TupleType*>(t.get()) : nullptr;
 }
+
+// The kind of a type as diagnostics spell it: "a scalar", "a Tensor", ...; "no value" for null.
+std::string_view type_noun(const TypePtr& t);
 
 // Static extents of a shape, or nullopt if any dim is not a constant.
 std::optional<std::vector<int64_t>> static_shape(const std::vector<ExprPtr>& shape);

@@ -24,18 +24,6 @@ std::vector<std::string> split_dots(const std::string& d) {
   return out;
 }
 
-std::string noun(const TypePtr& t) {
-  if (!t) return "no value";
-  switch (t->kind) {
-    case TypeKind::Scalar: return "a scalar";
-    case TypeKind::Tensor: return "a Tensor";
-    case TypeKind::Tile: return "a Tile";
-    case TypeKind::Tuple: return "a tuple";
-    case TypeKind::Ptr: return "a pointer";
-  }
-  return "a value";
-}
-
 bool is_scalar(const ExprPtr& e) { return e && as_scalar(e->type); }
 
 // Python operator spelling → BinOp (nullopt: rejected operator, `name` set to its AST name).
@@ -157,7 +145,7 @@ ExprPtr FunctionBuilder::expr(TSNode n) {
     std::string op = txt(field(n, "operator"));
     auto a = expr(field(n, "argument"));
     if (!is_scalar(a))
-      fail(n, "E303", fmt::format("unary '{}' requires a scalar operand, got {}", op, noun(a->type)),
+      fail(n, "E303", fmt::format("unary '{}' requires a scalar operand, got {}", op, type_noun(a->type)),
            op == "-" ? "use pl.neg(x) for Tensor/Tile operands" : "");
     if (op == "+") return a;
     if (op == "-") return std::make_shared<Unary>(UnOp::Neg, a, a->type, s);
@@ -166,7 +154,7 @@ ExprPtr FunctionBuilder::expr(TSNode n) {
   }
   if (k == "not_operator") {
     auto a = expr(field(n, "argument"));
-    if (!is_scalar(a)) fail(n, "E303", fmt::format("'not' requires a scalar operand, got {}", noun(a->type)));
+    if (!is_scalar(a)) fail(n, "E303", fmt::format("'not' requires a scalar operand, got {}", type_noun(a->type)));
     return std::make_shared<Unary>(UnOp::Not, a, scalar_type(DataType::BOOL), s);
   }
   if (k == "boolean_operator") {
@@ -230,7 +218,7 @@ ExprPtr FunctionBuilder::scalar_binary(BinOp op, ExprPtr a, ExprPtr b, const Spa
       case BinOp::FloatDiv: hint = "use pl.div(a, b) for Tensor/Tile operands"; break;
       default: break;
     }
-    fail(at, "E303", fmt::format("operator '{}' requires scalar operands, got {}", to_string(op), noun(bad->type)), hint);
+    fail(at, "E303", fmt::format("operator '{}' requires scalar operands, got {}", to_string(op), type_noun(bad->type)), hint);
   }
   DataType da = as_scalar(a->type)->dtype, db = as_scalar(b->type)->dtype;
   DataType r;
@@ -601,8 +589,8 @@ ExprPtr FunctionBuilder::function_call(FunctionBuilder& callee, TSNode n, bool b
     auto ak = slots[i]->type ? slots[i]->type->kind : TypeKind::Ptr;
     if (pk != ak)
       fail(i < a.pos.size() ? a.pos[i] : n, "E302",
-           fmt::format("argument '{}' of '{}' must be {}, got {}", callee.param_names_[i], name, noun(cf.params[i]->type),
-                       noun(slots[i]->type)));
+           fmt::format("argument '{}' of '{}' must be {}, got {}", callee.param_names_[i], name, type_noun(cf.params[i]->type),
+                       type_noun(slots[i]->type)));
   }
   if (!dirs.empty() && dirs.size() != slots.size())
     fail(n, "E302", fmt::format("arg_directions has {} entries but the call has {} arguments", dirs.size(), slots.size()));
@@ -689,7 +677,7 @@ ExprPtr FunctionBuilder::subscript_expr(TSNode n) {
     return std::make_shared<TupleGetItem>(base, int(i), tt->elems[size_t(i)], s);
   }
   const auto* st = as_shaped(base->type);
-  if (!st) fail(n, "E301", fmt::format("cannot subscript {}", noun(base->type)));
+  if (!st) fail(n, "E301", fmt::format("cannot subscript {}", type_noun(base->type)));
   const std::string fam = st->kind == TypeKind::Tile ? "tile" : "tensor";
   auto w = window(*st, subs, n, false);
   if (w.all_scalar && subs.size() == st->shape.size())
