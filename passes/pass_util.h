@@ -1,6 +1,6 @@
 // Small helpers shared by the passes: per-function program rewriting, a mutator that sees every
 // binding site (so a pass can replace a Var by a new one — new type, fresh copy — and have all
-// uses follow), call rebuilding with re-deduced types, and use/def queries.
+// uses follow), call rebuilding with re-deduced types, sequence splicing, and use/def queries.
 #pragma once
 
 #include <functional>
