@@ -465,10 +465,15 @@ class OrchEmitter {
     body_with_yield(s.then_body, targets, s.span);
     --indent_;
     if (s.else_body) {
+      const size_t before_else = body_.size();
       line("} else {");
+      const size_t else_start = body_.size();
       ++indent_;
       body_with_yield(s.else_body, targets, s.span);
       --indent_;
+      // An else arm that only yields the incoming handles (a phi SSA conversion added) emits
+      // nothing: drop the empty `else {}`.
+      if (body_.size() == else_start) body_.resize(before_else);
     }
     line("}");
   }

@@ -238,3 +238,26 @@ class OrchIf:
                                  "rt_submit_aiv_task(1, params_t1);"});
   CHECK(e.orch.find("int64_t n = from_u64<int64_t>(orch_args.scalar(0));") != std::string::npos);
 }
+
+TEST_CASE("if without else in orchestration code emits no empty else arm", "[emit]") {
+  const auto e = emit_all(compile_text(R"(import pypto.language as pl
+
+@pl.program
+class OrchIfOnly:
+    @pl.function(type=pl.FunctionType.InCore)
+    def add1(self, x: pl.Tensor[[64, 128], pl.FP32], out: pl.Out[pl.Tensor[[64, 128], pl.FP32]]) -> pl.Tensor[[64, 128], pl.FP32]:
+        t = pl.load(x, [0, 0], [64, 128])
+        return pl.store(pl.add(t, 1.0), [0, 0], out)
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: pl.Tensor[[64, 128], pl.FP32], n: pl.Scalar[pl.INDEX], out: pl.Out[pl.Tensor[[64, 128], pl.FP32]]) -> pl.Tensor[[64, 128], pl.FP32]:
+        if n > 2:
+            out = self.add1(x, out)
+        return out
+)",
+                                       "orch_if_only.py"));
+  INFO(e.orch);
+  CHECK(e.orch.find("if ((n > 2)) {") != std::string::npos);
+  CHECK(e.orch.find("rt_submit_aiv_task(0, params_t0);") != std::string::npos);
+  CHECK(e.orch.find("else") == std::string::npos);
+}
