@@ -2,6 +2,8 @@
 #include "cli/driver.h"
 
 #include <cstdio>
+#include <cstdlib>
+#include <unistd.h>
 #include <fmt/format.h>
 #include <new>
 
@@ -29,13 +31,20 @@ ir::ProgramPtr load_program(const std::string& path, const CommonOptions& opts, 
   return prog;
 }
 
+static bool use_color(const CommonOptions& opts) {
+  if (opts.color == "always") return true;
+  if (opts.color == "never") return false;
+  const char* no_color = std::getenv("NO_COLOR");
+  return isatty(fileno(stderr)) && !(no_color && *no_color);
+}
+
 static void render(const CommonOptions& opts, const std::vector<ir::Diagnostic>& diags) {
   if (diags.empty()) return;
   if (opts.diagnostics_format == "json") {
     std::fputs(parser::render_diagnostics_json(diags).c_str(), stderr);
     return;
   }
-  for (const auto& d : diags) std::fputs(parser::render_diagnostic(d, opts.color).c_str(), stderr);
+  for (const auto& d : diags) std::fputs(parser::render_diagnostic(d, use_color(opts)).c_str(), stderr);
   size_t errors = 0;
   for (const auto& d : diags) errors += d.severity == ir::Severity::Error;
   if (errors)

@@ -20,7 +20,7 @@ struct CommonOptions {
   std::string entry;
   std::vector<std::string> defines;        // "NAME=VALUE"
   std::string diagnostics_format = "text"; // text | json
-  bool color = false;
+  std::string color = "auto";             // auto | always | never
 };
 
 // Thrown for command-line misuse discovered after parsing (bad -D syntax, unknown pass name...).

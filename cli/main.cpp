@@ -22,7 +22,8 @@ void add_common(CLI::App* cmd, CommonOptions& o, bool with_entry = true) {
   }
   cmd->add_option("--diagnostics-format", o.diagnostics_format, "How errors are printed: text (default) or json")
       ->check(CLI::IsMember({"text", "json"}));
-  cmd->add_flag("--color", o.color, "Colour diagnostics");
+  cmd->add_option("--color", o.color, "Colour diagnostics: auto (default: when stderr is a terminal and NO_COLOR is unset), always, never")
+      ->check(CLI::IsMember({"auto", "always", "never"}));
 }
 
 }  // namespace

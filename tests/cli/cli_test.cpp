@@ -256,3 +256,12 @@ TEST_CASE("passes lists the pipeline in order, with contracts under -v", "[cli]"
   CHECK(v.out.find("produces    {SSAForm}") != std::string::npos);
   CHECK(v.out.find("requires") != std::string::npos);
 }
+
+TEST_CASE("--color: never when piped by default, on request with always", "[cli]") {
+  std::string bad = write_file("bad_color.py", kBadProgram);
+  auto plain = pypto("check '" + bad + "'");
+  CHECK(plain.out.find("\x1b[") == std::string::npos);
+  auto forced = pypto("check '" + bad + "' --color always");
+  CHECK(forced.out.find("\x1b[") != std::string::npos);
+  CHECK(pypto("check '" + bad + "' --color sometimes").code == 2);
+}
