@@ -80,6 +80,11 @@ std::vector<StmtPtr> FunctionBuilder::block(TSNode blk, int64_t prev_row, size_t
         attach_comments(stmts.front(), pending);
         pending.clear();
       }
+      // A yield ends its block: anything after it would never be part of the loop / if result.
+      if (!stmts.empty() && !out.empty() && as<YieldStmt>(out.back()))
+        ctx_.record(CompileError("E008", out.back()->span,
+                                 "pl.yield_ must be the last statement of its loop body or if branch",
+                                 "move the statements after it before the pl.yield_, or remove the extra pl.yield_"));
       for (auto& s : stmts) out.push_back(std::move(s));
     } catch (const CompileError& e) {
       ctx_.record(e);

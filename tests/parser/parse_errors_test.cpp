@@ -197,3 +197,17 @@ TEST_CASE("pathological nesting is a diagnostic, not a stack overflow", "[parser
   REQUIRE_FALSE(e3.empty());
   CHECK(e3[0].code == "E004");
 }
+
+TEST_CASE("a pl.yield_ that is not the last statement of its block is rejected", "[parser][errors]") {
+  auto e = ptest::errors(ptest::kernel(
+      "        t = pl.load(x, [0, 0], [64, 64])\n"
+      "        for i, (acc,) in pl.range(4, init_values=(t,)):\n"
+      "            nxt = pl.add(acc, t)\n"
+      "            r = pl.yield_(nxt)\n"
+      "            r = pl.yield_(nxt)\n"
+      "        return out\n"));
+  REQUIRE(e.size() == 1);
+  CHECK(e[0].code == "E008");
+  CHECK_THAT(e[0].message, Catch::Contains("must be the last statement"));
+  CHECK(e[0].span.line == 10);
+}
