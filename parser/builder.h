@@ -56,11 +56,8 @@ class FunctionBuilder {
   void build_signature();
   // Phase 2: the body (idempotent; callees without a return annotation are built on demand).
   void build_body();
-  bool signature_ok() const { return sig_ok_; }
-  bool return_known() const { return ret_known_; }
   const ir::Function& function() const { return *fn_; }
   ir::FunctionPtr result() const { return fn_; }
-  const std::vector<std::string>& param_names() const { return param_names_; }
   const FuncDecl& decl() const { return decl_; }
   // Names of bare-name calls in the body (jit dependency discovery) and self.f calls.
   std::vector<std::string> called_names(bool self_calls) const;
