@@ -3,6 +3,7 @@
 
 #include <filesystem>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <fstream>
 #include <unistd.h>
 
@@ -40,6 +41,49 @@ void write_file(const fs::path& p, const std::string& text) {
   if (!out) throw CompileError("E902", {}, fmt::format("cannot write '{}'", p.string()), "check the output directory");
 }
 
+// The .npy element type bin/run reads / writes for a tensor of `dt` (BF16 travels as float32).
+std::string npy_descr(DataType dt) {
+  switch (dt) {
+    case DataType::FP32: case DataType::BF16: return "<f4";
+    case DataType::FP16: return "<f2";
+    case DataType::INT8: return "|i1";
+    case DataType::INT16: return "<i2";
+    case DataType::INT32: return "<i4";
+    case DataType::INT64: case DataType::INDEX: return "<i8";
+    case DataType::UINT8: return "|u1";
+    case DataType::UINT16: return "<u2";
+    case DataType::UINT32: return "<u4";
+    case DataType::UINT64: return "<u8";
+    case DataType::BOOL: return "|b1";
+    default: return "?";
+  }
+}
+
+// Markdown table of the entry's parameters: what bin/run reads, writes or takes as --scalar.
+std::string parameter_table(const Function& orch) {
+  std::string t = "| Parameter | Type | Direction | bin/run |\n|---|---|---|---|\n";
+  for (size_t i = 0; i < orch.params.size(); ++i) {
+    const Var& v = *orch.params[i];
+    const ParamDirection dir = i < orch.param_directions.size() ? orch.param_directions[i] : ParamDirection::In;
+    if (const auto* tt = as_tensor(v.type)) {
+      std::vector<std::string> dims;
+      for (const auto& d : tt->shape) {
+        auto c = const_int_value(d);
+        dims.push_back(c ? std::to_string(*c) : "?");
+      }
+      const std::string file = fmt::format("`{}.npy` ({})", v.name, npy_descr(tt->dtype));
+      const std::string use = dir == ParamDirection::In    ? "read from `--inputs DIR/` " + file
+                              : dir == ParamDirection::Out ? "written to `--outputs DIR/` " + file
+                                                           : "read from `--inputs`, written to `--outputs`: " + file;
+      t += fmt::format("| `{}` | {}[{}] | {} | {} |\n", v.name, dtype_name(tt->dtype), fmt::join(dims, ", "),
+                       to_string(dir), use);
+    } else if (const auto* st = as_scalar(v.type)) {
+      t += fmt::format("| `{}` | Scalar {} | In | `--scalar {}=VALUE` |\n", v.name, dtype_name(st->dtype), v.name);
+    }
+  }
+  return t;
+}
+
 }  // namespace
 
 std::map<std::string, std::string> render_project(const Program& p, const EmitOptions& opts, const std::string& out_dir) {
@@ -65,7 +109,8 @@ std::map<std::string, std::string> render_project(const Program& p, const EmitOp
   files["compile_commands.json"] = std::move(build.compile_commands);
   const std::string source = orch.span.valid() ? fs::path(orch.span.filename()).filename().string() : p.name;
   files["README.md"] = fill_template(load_template(opts, "README.md.in"),
-                                     {{"name", orch.name}, {"source", source}, {"out", out_dir}});
+                                     {{"name", orch.name}, {"source", source}, {"out", out_dir},
+                                      {"parameters", parameter_table(orch)}});
   return files;
 }
 

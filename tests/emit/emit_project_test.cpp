@@ -153,3 +153,13 @@ TEST_CASE("every test program either emits or is rejected with a located Compile
     }
   }
 }
+
+TEST_CASE("the generated README lists the entry's parameters as bin/run sees them", "[emit]") {
+  auto p = compile_program("e2e_elementwise.py");
+  const auto files = emit::render_project(*p, emit::EmitOptions{}, (fs::path(PYPTO_TEST_WORK_DIR) / "readme").string());
+  const std::string& r = files.at("README.md");
+  INFO(r);
+  CHECK(r.find("| `x` | FP32[64, 128] | In | read from `--inputs DIR/` `x.npy` (<f4) |") != std::string::npos);
+  CHECK(r.find("| `alpha` | Scalar FP32 | In | `--scalar alpha=VALUE` |") != std::string::npos);
+  CHECK(r.find("| `z` | FP32[64, 128] | Out | written to `--outputs DIR/` `z.npy` (<f4) |") != std::string::npos);
+}
