@@ -2,6 +2,7 @@
 // → `ninja -C OUT` (unless --emit-only).
 #include <cstdio>
 #include <cstdlib>
+#include <map>
 #include <fmt/format.h>
 #include <sys/wait.h>
 
@@ -49,14 +50,16 @@ int cmd_build(const BuildOptions& opts) {
     eo.soc = ctx.soc;
     if (const char* cxx = std::getenv("CXX"); cxx && *cxx) eo.cxx = cxx;
     if (const char* l = std::getenv("PYPTO_COMPILER_LAUNCHER"); l && *l) eo.launcher = l;
-    std::vector<std::pair<std::string, std::string>> dumps;
+    std::map<std::string, std::string> dumps;
     auto after = [&](const passes::Pass& pass, size_t index, const ir::ProgramPtr& p) {
-      if (opts.dump_passes) dumps.emplace_back(dump_file_name(int(index) + 1, pass.name), ir::print_program(*p));
+      if (opts.dump_passes) dumps["passes_dump/" + dump_file_name(int(index) + 1, pass.name)] = ir::print_program(*p);
     };
     prog = passes::run_pipeline(prog, ctx, after);
     for (auto& d : ctx.diagnostics.take()) sink.report(std::move(d));
-    emit::write_project(*prog, eo, opts.out_dir);
-    if (opts.dump_passes) write_files_atomically(opts.out_dir + "/passes_dump", dumps);
+    // The pass dumps go into the project's own atomic write: OUT is replaced in one step.
+    auto files = emit::render_project(*prog, eo, opts.out_dir);
+    files.merge(dumps);
+    emit::write_files_atomically(files, opts.out_dir);
     if (opts.emit_only) return int(kOk);
     return run_ninja(opts.out_dir, opts.jobs);
   });

@@ -1,12 +1,13 @@
 // `pypto ir FILE [--passes P1,P2|all] [--dump-passes DIR]`: print the IR as DSL text.
 #include <cstdio>
-#include <filesystem>
+#include <map>
 #include <fmt/ranges.h>
 #include <stdexcept>
 #include <fmt/format.h>
 
 #include "cli/commands.h"
 #include "cli/files.h"
+#include "emit/project_writer.h"
 #include "ir/printer.h"
 #include "ir/soc.h"
 #include "passes/pipeline.h"
@@ -22,9 +23,9 @@ int cmd_ir(const IrOptions& opts) {
     if (!opts.passes.empty()) {
       passes::PassContext ctx;
       ctx.soc = *ir::soc_from_name(opts.soc);
-      std::vector<std::pair<std::string, std::string>> dumps;
+      std::map<std::string, std::string> dumps;
       auto after = [&](const passes::Pass& pass, size_t index, const ir::ProgramPtr& p) {
-        if (!opts.dump_dir.empty()) dumps.emplace_back(dump_file_name(int(index) + 1, pass.name), ir::print_program(*p));
+        if (!opts.dump_dir.empty()) dumps[dump_file_name(int(index) + 1, pass.name)] = ir::print_program(*p);
       };
       bool all = opts.passes.size() == 1 && opts.passes[0] == "all";
       if (all) {
@@ -39,7 +40,7 @@ int cmd_ir(const IrOptions& opts) {
         }
         prog = passes::run_passes(prog, opts.passes, ctx, after);
       }
-      if (!opts.dump_dir.empty()) write_files_atomically(opts.dump_dir, dumps);
+      if (!opts.dump_dir.empty()) emit::write_files_atomically(dumps, opts.dump_dir);
       ctx_warnings = ctx.diagnostics.take();
     }
     for (auto& d : ctx_warnings) sink.report(std::move(d));

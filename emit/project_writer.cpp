@@ -115,8 +115,11 @@ std::map<std::string, std::string> render_project(const Program& p, const EmitOp
 }
 
 void write_project(const Program& p, const EmitOptions& opts, const std::string& out_dir) {
-  const auto files = render_project(p, opts, out_dir);  // errors surface before touching the disk
-  const fs::path out = absolute_dir(out_dir);
+  write_files_atomically(render_project(p, opts, out_dir), out_dir);  // errors surface before touching the disk
+}
+
+void write_files_atomically(const std::map<std::string, std::string>& files, const std::string& dir) {
+  const fs::path out = absolute_dir(dir);
   const fs::path parent = out.parent_path();
   const std::string tag = fmt::format(".{}.pypto-tmp-{}", out.filename().string(), ::getpid());
   const fs::path tmp = parent / tag;
@@ -136,7 +139,7 @@ void write_project(const Program& p, const EmitOptions& opts, const std::string&
   } catch (const fs::filesystem_error& e) {
     fs::remove_all(tmp, ec);
     if (!fs::exists(out) && fs::exists(old)) fs::rename(old, out, ec);
-    throw CompileError("E902", {}, fmt::format("cannot write the project to '{}': {}", out.string(), e.what()));
+    throw CompileError("E902", {}, fmt::format("cannot write '{}': {}", out.string(), e.what()));
   } catch (...) {
     fs::remove_all(tmp, ec);
     if (!fs::exists(out) && fs::exists(old)) fs::rename(old, out, ec);

@@ -20,4 +20,10 @@ std::map<std::string, std::string> render_project(const ir::Program& p, const Em
 
 void write_project(const ir::Program& p, const EmitOptions& opts, const std::string& out_dir);
 
+// Writes {relative path → contents} into a fresh temporary directory next to `dir`, then puts it
+// in place of `dir` (renaming the old one away first), so a failure leaves `dir` as it was and
+// nothing else is written. The one mechanism for every directory pypto writes (projects, pass
+// dumps). Throws CompileError E902 when the disk refuses.
+void write_files_atomically(const std::map<std::string, std::string>& files, const std::string& dir);
+
 }  // namespace pypto::emit

@@ -158,6 +158,20 @@ TEST_CASE("ir prints text that reads back to the same text, before and after the
   }
 }
 
+TEST_CASE("ir --dump-passes writes the IR after each pass, replacing the directory", "[cli]") {
+  fs::path dir = work("ir_dumps");
+  fs::create_directories(dir);
+  std::ofstream(dir / "stale.txt") << "from an earlier run";
+  auto r = pypto(fmt::format("ir {} --passes ConvertToSSA,Simplify --dump-passes '{}'", program("e2e_chain.py"), dir.string()));
+  INFO(r.out);
+  REQUIRE(r.code == 0);
+  CHECK(fs::exists(dir / "01_ConvertToSSA.py"));
+  CHECK(fs::exists(dir / "02_Simplify.py"));
+  CHECK_FALSE(fs::exists(dir / "stale.txt"));
+  CHECK(slurp(dir / "02_Simplify.py") == r.out);  // the last dump is what ir prints
+  CHECK(pypto(fmt::format("ir {} --dump-passes '{}'", program("e2e_chain.py"), dir.string())).code == 2);  // needs --passes
+}
+
 TEST_CASE("-D overrides a module constant", "[cli]") {
   auto def = pypto("ir " + program("e2e_softmax.py"));
   auto big = pypto("ir " + program("e2e_softmax.py") + " -D ROWS=32");

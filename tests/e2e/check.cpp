@@ -1,29 +1,18 @@
 // Result checking for end-to-end programs (see check.h).
 #include "e2e/check.h"
 
-#include <bit>
 #include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <fmt/format.h>
 
+#include "pto/pto_float.hpp"  // the runtime's binary16 decoding (FP16 inputs travel as "<f2")
 #include "pypto_rt/npy.h"
 
 namespace fs = std::filesystem;
 
 namespace pypto::e2e {
 
-namespace {
-
-// IEEE binary16 → float (inputs of FP16 programs travel as "<f2").
-float half_to_float(uint16_t h) {
-  uint32_t sign = uint32_t(h >> 15) << 31, exp = (h >> 10) & 0x1f, mant = h & 0x3ff;
-  if (exp == 0x1f) return std::bit_cast<float>(sign | 0x7f800000u | (mant << 13));
-  if (exp == 0) return (sign ? -1.0f : 1.0f) * std::ldexp(float(mant), -24);
-  return std::bit_cast<float>(sign | ((exp + 112) << 23) | (mant << 13));
-}
-
-}  // namespace
 
 Arrays load_arrays(const std::string& dir) {
   Arrays arrays;
@@ -42,7 +31,7 @@ Arrays load_arrays(const std::string& dir) {
       for (size_t i = 0; i < v.size(); ++i) {
         uint16_t h;
         std::memcpy(&h, a.data.data() + 2 * i, 2);
-        v[i] = half_to_float(h);
+        v[i] = pto::fp::f16_to_f32(h);
       }
     } else {
       continue;
