@@ -295,7 +295,7 @@ class KernelEmitter {
   }
 
   void op_call(const Var* dst, const Call& c, const Span& sp) {
-    const KernelOpRow* row = find_kernel_op(c.op->name);
+    const KernelOpRow* row = find_kernel_op(*c.op);
     if (!row) not_supported(sp, fmt::format("pl.{} in a kernel", c.op->name));
     if (const std::string cm = source_comment(sp); !cm.empty()) line(cm);
     const std::string call(row->call);

@@ -42,10 +42,9 @@ constexpr KernelOpRow kRows[] = {
 };
 }  // namespace
 
-const KernelOpRow* find_kernel_op(std::string_view op) {
-  for (const auto& r : kRows)
-    if (r.op == op) return &r;
-  return nullptr;
+const ir::OpInfoTable<KernelOpRow>& kernel_op_table() {
+  static const ir::OpInfoTable<KernelOpRow> table{std::span<const KernelOpRow>(kRows)};
+  return table;
 }
 
 }  // namespace pypto::emit

@@ -1,9 +1,12 @@
 // The emit table of kernel code generation: one row per tile op saying which pto-isa call it
-// becomes and how its operands are laid out (output-format.md §6). Ops without a row are
-// rejected by the kernel emitter ("not supported yet").
+// becomes and how its operands are laid out (output-format.md §6), keyed by the op's registry
+// entry (ir/op_table.h). Ops without a row are rejected before emission ("not supported yet");
+// the registry test checks that every tile instruction has one.
 #pragma once
 
 #include <string_view>
+
+#include "ir/op_table.h"
 
 namespace pypto::emit {
 
@@ -32,7 +35,9 @@ struct KernelOpRow {
   OpForm form;
 };
 
+// The table, resolved against the op registry on first use.
+const ir::OpInfoTable<KernelOpRow>& kernel_op_table();
 // The row of `op`, nullptr when the op has none.
-const KernelOpRow* find_kernel_op(std::string_view op);
+inline const KernelOpRow* find_kernel_op(const ir::OpDef& op) { return kernel_op_table().find(op); }
 
 }  // namespace pypto::emit

@@ -54,6 +54,15 @@ class OpRow {
   OpRow& reuses_input(int i) { d_.output_reuses_input = i; return *this; }
   OpRow& not_inplace_safe() { d_.not_inplace_safe = true; return *this; }
   OpRow& forbid_alias(int i) { d_.forbid_output_alias.push_back(i); return *this; }
+  // Execution facets: the pipe, the pipe rule, or the explicit marker "no instruction".
+  OpRow& pipe(Pipe p) { d_.pipe_rule = PipeRule::Fixed; d_.pipe = p; return *this; }
+  OpRow& no_instruction() { d_.pipe_rule = PipeRule::NotInstruction; d_.pipe = Pipe::None; return *this; }
+  OpRow& move_pipe(int from) { d_.pipe_rule = PipeRule::Move; d_.move_from = from; return *this; }
+  OpRow& store_pipe() { d_.pipe_rule = PipeRule::Store; return *this; }
+  // Tensor ops: the tile op a kernel uses instead, and how operands map; or orchestration-only.
+  OpRow& tile_form(std::string tile_op, TileLowering l) { d_.tile_op_name = std::move(tile_op); d_.lowering = l; return *this; }
+  OpRow& lowering(TileLowering l) { d_.lowering = l; return *this; }
+  OpRow& orchestration() { d_.orchestration = true; return *this; }
   // Finishes the row: wraps the rule so it sees the op name and argument names.
   OpDef build() &&;
 
@@ -67,6 +76,8 @@ inline ArgSpec tile(std::string n, bool opt = false) { return {std::move(n), Arg
 inline ArgSpec tensor(std::string n, bool opt = false) { return {std::move(n), ArgKind::Tensor, opt}; }
 inline ArgSpec scalar(std::string n, bool opt = false) { return {std::move(n), ArgKind::Scalar, opt}; }
 inline ArgSpec indices(std::string n, bool opt = false) { return {std::move(n), ArgKind::IndexList, opt}; }
+inline ArgSpec tmp_tile(std::string n, bool opt = false) { return {std::move(n), ArgKind::Tile, opt, true}; }
+inline ArgSpec any(std::string n, bool opt = false) { return {std::move(n), ArgKind::Any, opt}; }
 
 // ---- small helpers ----
 TypePtr void_type();  // result of ops without a value (barriers, syncs): the empty tuple

@@ -2,6 +2,7 @@
 #include "ir/op_registry.h"
 
 #include <algorithm>
+#include <array>
 #include <fmt/format.h>
 
 #include "ir/diagnostic.h"
@@ -36,9 +37,76 @@ OpRegistry& OpRegistry::instance() {
     register_tile_ops(*r);
     register_tensor_ops(*r);
     register_system_ops(*r);
+    register_other_ops(*r);
+    r->link_counterparts();
     return r;
   }();
   return *reg;
+}
+
+void OpRegistry::link_counterparts() {
+  for (auto& op : ops_) {
+    if (!op->scalar_form.empty() && !find(op->scalar_form))
+      throw InternalError("op registry", fmt::format("'{}' names an unknown scalar form '{}'", op->name, op->scalar_form));
+    if (op->tile_op_name.empty()) continue;
+    auto* tile = const_cast<OpDef*>(find(op->tile_op_name));
+    if (!tile) throw InternalError("op registry", fmt::format("'{}' names an unknown tile form '{}'", op->name, op->tile_op_name));
+    op->tile_op = tile;
+    if (!tile->tensor_op) tile->tensor_op = op.get();
+  }
+}
+
+namespace {
+constexpr std::array<std::pair<Pipe, std::string_view>, 7> kPipeNames = {{
+    {Pipe::S, "S"}, {Pipe::V, "V"}, {Pipe::MTE1, "MTE1"}, {Pipe::MTE2, "MTE2"},
+    {Pipe::MTE3, "MTE3"}, {Pipe::M, "M"}, {Pipe::FIX, "FIX"}}};
+
+std::optional<MemorySpace> space_of(const ExprPtr& e) {
+  const auto* t = e ? as_tile(e->type) : nullptr;
+  return t ? t->space : std::nullopt;
+}
+
+bool is_cube_l0(MemorySpace s) {
+  return s == MemorySpace::Left || s == MemorySpace::Right || s == MemorySpace::Bias ||
+         s == MemorySpace::LeftScale || s == MemorySpace::RightScale;
+}
+
+// Pipe of a data move from space `src` to space `dst` (TMOV / TEXTRACT / TINSERT).
+Pipe move_pipe(std::optional<MemorySpace> src, std::optional<MemorySpace> dst) {
+  if (src == MemorySpace::Acc) return Pipe::FIX;
+  if (src == MemorySpace::Mat && dst && is_cube_l0(*dst)) return Pipe::MTE1;
+  if (src == MemorySpace::Vec && dst == MemorySpace::Mat) return Pipe::FIX;
+  if (src == MemorySpace::Mat && dst == MemorySpace::Mat) return Pipe::MTE1;
+  return Pipe::V;
+}
+}  // namespace
+
+std::string_view pipe_name(Pipe p) {
+  for (const auto& [k, n] : kPipeNames)
+    if (k == p) return n;
+  return "None";
+}
+
+std::optional<Pipe> pipe_from_name(std::string_view s) {
+  for (const auto& [k, n] : kPipeNames)
+    if (n == s) return k;
+  return std::nullopt;
+}
+
+Pipe call_pipe(const Call& c, const TypePtr& result) {
+  if (!c.op) return Pipe::None;
+  switch (c.op->pipe_rule) {
+    case PipeRule::Unset:
+    case PipeRule::NotInstruction: return Pipe::None;
+    case PipeRule::Fixed: return c.op->pipe;
+    case PipeRule::Store: return space_of(c.args.empty() ? nullptr : c.args[0]) == MemorySpace::Acc ? Pipe::FIX : Pipe::MTE3;
+    case PipeRule::Move: {
+      const size_t from = static_cast<size_t>(c.op->move_from);
+      const auto* rt = as_tile(result);
+      return move_pipe(from < c.args.size() ? space_of(c.args[from]) : std::nullopt, rt ? rt->space : std::nullopt);
+    }
+  }
+  return Pipe::None;
 }
 
 // ops_ is kept sorted by name so that find() is a binary search: the front end looks ops up

@@ -1,9 +1,13 @@
-// The table-driven op registry. Every op (`tile.add`, `tensor.matmul`, `system.bar_v`, ...) is
-// registered exactly once with: its positional argument schema, its keyword attributes with
-// defaults, a type-deduction function, memory-space facts (for InferTileMemorySpace / InitMemRef
-// / MemoryReuse) and core affinity (vector / cube). Adding an op = one registry entry (+ its
-// emitter row and runtime instruction). The front end builds calls only through make_call, so
-// arity, operand kinds, kwargs and types are checked in one place.
+// The table-driven op registry: one definition per op. Every op (`tile.add`, `tensor.matmul`,
+// `system.bar_v`, ...) is registered exactly once with everything the compiler knows of it: its
+// positional argument schema, its keyword attributes with defaults, a type-deduction function,
+// memory-space facts (for InferTileMemorySpace / InitMemRef / MemoryReuse), core affinity
+// (vector / cube), the pipe its instruction runs on (or the rule that picks it, or the explicit
+// marker that it is no instruction), its tensor-level ↔ tile-level counterpart and how operands
+// map between the two, and a hook for its reference semantics (filled by the interpreter).
+// Backend spellings (pto-isa call, orchestration API) live in emit/, in tables keyed by the
+// OpDef (ir/op_table.h), never by a string. The front end builds calls only through make_call,
+// so arity, operand kinds, kwargs and types are checked in one place.
 #pragma once
 
 #include <functional>
@@ -33,6 +37,7 @@ struct ArgSpec {
   std::string name;
   ArgKind kind;
   bool optional = false;  // may be omitted (trailing args only)
+  bool scratch = false;   // a tmp tile the instruction overwrites (read and written)
 };
 
 struct KwSpec {
@@ -43,6 +48,39 @@ struct KwSpec {
 };
 
 enum class CoreAffinity : uint8_t { Vector, Cube, Shared, Control };
+
+// The hardware pipe that executes a tile instruction (pl.PipeType members; README "Pipes").
+enum class Pipe : uint8_t { S, V, MTE1, MTE2, MTE3, M, FIX, None };
+constexpr int kNumPipes = 7;  // S..FIX
+std::string_view pipe_name(Pipe p);  // "MTE2"
+std::optional<Pipe> pipe_from_name(std::string_view s);
+
+// How the pipe of a tile op is found. Every tile op states one; Unset is a registry error that
+// the registry test reports.
+enum class PipeRule : uint8_t {
+  Unset,
+  NotInstruction,  // views, allocations, declarations, launch geometry: no pipe work
+  Fixed,           // always OpDef::pipe
+  Move,            // a data move: from the space of operand OpDef::move_from to the result's space
+  Store,           // a GM store: FIX from an Acc tile, MTE3 otherwise; the tensor operand is written
+};
+
+// How a tensor op becomes tile code inside a kernel (ConvertTensorToTileOps).
+enum class TileLowering : uint8_t {
+  None,        // no tile form (orchestration-only, or not lowerable yet)
+  Compute,     // every Tensor operand → Vec tile; other operands as they are
+  ComputeTmp,  // Compute + a scratch tile shaped like operand 0 appended (row reductions)
+  Transpose,   // Compute + a scratch tile shaped like operand 0 appended after the axes
+  Create,      // tensor.create / tensor.full → tile.create / tile.full (Vec)
+  Slice,       // GM source → tile.load window; tile source → tile.slice
+  Assemble,    // GM target → tile.store; tile target → tile.assemble
+  Matmul,      // lhs/rhs → Mat load → move Left/Right → tile.matmul (Acc)
+  MatmulAcc,   // acc (a matmul result) + lhs/rhs as for Matmul → tile.matmul_acc
+  Scalar,      // a scalar query (tensor.dim): kept as it is, its result is a scalar
+};
+
+// Reference semantics of an op, defined by the interpreter (the oracle); nullptr until it lands.
+struct OpSemantics;
 
 struct CallArgs {
   const std::vector<ExprPtr>& args;
@@ -74,7 +112,25 @@ struct OpDef {
   bool not_inplace_safe = false;                      // result may not alias any input
   std::vector<int> forbid_output_alias;               // result may not alias these inputs
 
-  std::string_view family() const;  // "tile", "tensor", "system", ...
+  // Execution (tile ops).
+  PipeRule pipe_rule = PipeRule::Unset;
+  Pipe pipe = Pipe::None;  // for PipeRule::Fixed
+  int move_from = 0;       // for PipeRule::Move: the operand whose space is the source
+
+  // Tensor ↔ tile counterpart: a tensor op's tile form (resolved from tile_op_name when the
+  // registry is built) and how its operands map; a tile op's tensor form, if any.
+  std::string tile_op_name;
+  const OpDef* tile_op = nullptr;
+  const OpDef* tensor_op = nullptr;
+  TileLowering lowering = TileLowering::None;
+  // A tensor op that orchestration code executes directly on tensor handles (views, creation,
+  // element access); the orchestration emitter's table has its spelling.
+  bool orchestration = false;
+
+  // Reference semantics (the interpreter's hook).
+  const OpSemantics* semantics = nullptr;
+
+  std::string_view family() const;  // "tile", "tensor", "system", "pld", ...
   std::string_view short_name() const;  // "add" for "tile.add"
   const KwSpec* find_kwarg(std::string_view n) const;
 };
@@ -87,8 +143,13 @@ class OpRegistry {
   std::vector<const OpDef*> all() const;  // sorted by name
 
  private:
+  void link_counterparts();  // resolves tile_op_name / scalar_form; InternalError if unknown
   std::vector<std::unique_ptr<OpDef>> ops_;
 };
+
+// The pipe of one call (its op's PipeRule applied to the call's operand and result spaces);
+// Pipe::None for ops that are no tile instruction.
+Pipe call_pipe(const Call& c, const TypePtr& result);
 
 // Positional attributes: after the positional expression arguments of `args`, further positional
 // arguments at a call site fill the keyword attributes in schema order (so `pl.cast(t, pl.FP16)`
@@ -111,5 +172,6 @@ CoreAffinity call_affinity(const Call& c);
 void register_tile_ops(OpRegistry& r);
 void register_tensor_ops(OpRegistry& r);
 void register_system_ops(OpRegistry& r);
+void register_other_ops(OpRegistry& r);  // array.*, prefetch.*, pld.* (ops_other.cpp)
 
 }  // namespace pypto::ir

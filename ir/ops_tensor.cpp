@@ -31,45 +31,59 @@ void register_tensor_ops(OpRegistry& r) {
   // Elementwise.
   for (const auto& b : kBinary) {
     OpRow row(t + b.name, {tensor("lhs"), tensor("rhs")}, binary);
-    row.scalar_form(t + b.scalar);
+    row.scalar_form(t + b.scalar).tile_form(std::string("tile.") + b.name, TileLowering::Compute);
     if (std::string_view(b.name) == "div") row.kw("high_precision", AttrKind::Bool, false);
     add(r, std::move(row));
-    add(r, OpRow(t + b.scalar, {tensor("lhs"), scalar("rhs")}, binary_scalar));
+    add(r, OpRow(t + b.scalar, {tensor("lhs"), scalar("rhs")}, binary_scalar)
+               .tile_form(std::string("tile.") + b.scalar, TileLowering::Compute));
   }
-  for (const char* u : kUnary) add(r, OpRow(t + u, {tensor("x")}, same_as(0)));
+  for (const char* u : kUnary)
+    add(r, OpRow(t + u, {tensor("x")}, same_as(0)).tile_form(std::string("tile.") + u, TileLowering::Compute));
   for (const char* u : kPreciseUnary)
-    add(r, OpRow(t + u, {tensor("x")}, same_as(0)).kw("high_precision", AttrKind::Bool, false));
+    add(r, OpRow(t + u, {tensor("x")}, same_as(0)).kw("high_precision", AttrKind::Bool, false)
+               .tile_form(std::string("tile.") + u, TileLowering::Compute));
   add(r, OpRow("tensor.cast", {tensor("x")}, cast).kw("target_type", AttrKind::DType)
-             .kw("mode", AttrKind::Any, std::string("round")));
-  add(r, OpRow("tensor.expands", {tensor("target"), scalar("scalar")}, same_as(0)));
+             .kw("mode", AttrKind::Any, std::string("round")).tile_form("tile.cast", TileLowering::Compute));
+  add(r, OpRow("tensor.expands", {tensor("target"), scalar("scalar")}, same_as(0))
+             .tile_form("tile.expands", TileLowering::Compute));
   // Reductions and broadcasts.
   for (const char* k : kReduce) {
-    add(r, OpRow(t + "row_" + k, {tensor("x")}, row_reduce));
-    add(r, OpRow(t + "col_" + k, {tensor("x")}, col_reduce));
+    add(r, OpRow(t + "row_" + k, {tensor("x")}, row_reduce).tile_form("tile.row_" + std::string(k), TileLowering::ComputeTmp));
+    add(r, OpRow(t + "col_" + k, {tensor("x")}, col_reduce).tile_form("tile.col_" + std::string(k), TileLowering::Compute));
   }
   for (const char* e : kExpand) {
-    add(r, OpRow(t + "row_expand" + e, {tensor("x"), tensor("row_vec")}, row_expand));
-    add(r, OpRow(t + "col_expand" + e, {tensor("x"), tensor("col_vec")}, col_expand));
+    add(r, OpRow(t + "row_expand" + e, {tensor("x"), tensor("row_vec")}, row_expand)
+               .tile_form("tile.row_expand" + std::string(e), TileLowering::Compute));
+    add(r, OpRow(t + "col_expand" + e, {tensor("x"), tensor("col_vec")}, col_expand)
+               .tile_form("tile.col_expand" + std::string(e), TileLowering::Compute));
   }
   // Creation.
   add(r, OpRow("tensor.create", {indices("shape")}, create_tensor).alias("create_tensor")
              .kw("dtype", AttrKind::DType).kw("layout", AttrKind::TensorLayout, TensorLayout::ND)
-             .kw("manual_dep", AttrKind::Bool, false).affinity(CoreAffinity::Control));
-  add(r, OpRow("tensor.full", {indices("shape")}, full).kw("dtype", AttrKind::DType).kw("value", AttrKind::Float));
+             .kw("manual_dep", AttrKind::Bool, false).affinity(CoreAffinity::Control)
+             .tile_form("tile.create", TileLowering::Create).orchestration());
+  add(r, OpRow("tensor.full", {indices("shape")}, full).kw("dtype", AttrKind::DType).kw("value", AttrKind::Float)
+             .tile_form("tile.full", TileLowering::Create));
   // Views, assembly, element access.
-  add(r, OpRow("tensor.reshape", {tensor("x"), indices("shape")}, reshape));
+  add(r, OpRow("tensor.reshape", {tensor("x"), indices("shape")}, reshape)
+             .tile_form("tile.reshape", TileLowering::Compute).orchestration());
   add(r, OpRow("tensor.slice", {tensor("x"), indices("shape"), indices("offset"), indices("valid_shape", true)}, slice)
-             .kw("pad_value", AttrKind::PadValue).kw("clamp", AttrKind::Bool, false));
-  add(r, OpRow("tensor.assemble", {tensor("target"), tensor("source"), indices("offset")}, assemble));
-  add(r, OpRow("tensor.read", {tensor("x"), indices("indices")}, read));
-  add(r, OpRow("tensor.write", {tensor("x"), indices("indices"), scalar("value")}, write));
-  add(r, OpRow("tensor.transpose", {tensor("x"), scalar("axis1"), scalar("axis2")}, transpose));
+             .kw("pad_value", AttrKind::PadValue).kw("clamp", AttrKind::Bool, false)
+             .tile_form("tile.slice", TileLowering::Slice).orchestration());
+  add(r, OpRow("tensor.assemble", {tensor("target"), tensor("source"), indices("offset")}, assemble)
+             .tile_form("tile.assemble", TileLowering::Assemble));
+  add(r, OpRow("tensor.read", {tensor("x"), indices("indices")}, read)
+             .tile_form("tile.read", TileLowering::Compute).orchestration());
+  add(r, OpRow("tensor.write", {tensor("x"), indices("indices"), scalar("value")}, write).orchestration());
+  add(r, OpRow("tensor.transpose", {tensor("x"), scalar("axis1"), scalar("axis2")}, transpose)
+             .tile_form("tile.transpose", TileLowering::Transpose).orchestration());
   // Matmul (whole GEMM; tiled by passes).
   add(r, OpRow("tensor.matmul", {tensor("lhs"), tensor("rhs")}, tensor_matmul).kw("out_dtype", AttrKind::DType)
              .kw("a_trans", AttrKind::Bool, false).kw("b_trans", AttrKind::Bool, false)
-             .kw("c_matrix_nz", AttrKind::Bool, false));
+             .kw("c_matrix_nz", AttrKind::Bool, false).tile_form("tile.matmul", TileLowering::Matmul));
   add(r, OpRow("tensor.matmul_acc", {tensor("acc"), tensor("lhs"), tensor("rhs")}, tensor_matmul_acc)
-             .kw("a_trans", AttrKind::Bool, false).kw("b_trans", AttrKind::Bool, false).reuses_input(0));
+             .kw("a_trans", AttrKind::Bool, false).kw("b_trans", AttrKind::Bool, false).reuses_input(0)
+             .tile_form("tile.matmul_acc", TileLowering::MatmulAcc));
 }
 
 }  // namespace pypto::ir

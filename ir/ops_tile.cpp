@@ -96,7 +96,7 @@ void add(OpRegistry& r, OpRow row) { r.add(std::move(row).build()); }
 // A vector-core op over Vec tiles whose result lives where operand 0 lives.
 OpRow vec(std::string name, std::vector<ArgSpec> args, Rule rule) {
   OpRow row(std::move(name), args, std::move(rule));
-  row.affinity(CoreAffinity::Vector).inherit_memory(0);
+  row.affinity(CoreAffinity::Vector).inherit_memory(0).pipe(Pipe::V);
   for (size_t i = 0; i < args.size(); ++i)
     if (args[i].kind == ArgKind::Tile) row.in_memory(static_cast<int>(i), {MS::Vec});
   return row;
@@ -120,15 +120,15 @@ void register_tile_ops(OpRegistry& r) {
   }
   for (const char* u : kUnary) add(r, vec(t + u, {tile("x")}, same_as(0)));
   add(r, vec("tile.recip", {tile("x")}, same_as(0)).not_inplace_safe());
-  add(r, vec("tile.rsqrt", {tile("x"), tile("tmp", true)}, same_as(0)).not_inplace_safe());
+  add(r, vec("tile.rsqrt", {tile("x"), tmp_tile("tmp", true)}, same_as(0)).not_inplace_safe());
   add(r, vec("tile.cast", {tile("x")}, cast).kw("target_type", AttrKind::DType).kw("mode", AttrKind::Any, std::string("round")));
   add(r, vec("tile.expands", {tile("target"), scalar("scalar")}, same_as(0)));
   add(r, vec("tile.full", {indices("shape")}, full).kw("dtype", AttrKind::DType).kw("value", AttrKind::Float)
              .kw("target_memory", AttrKind::MemSpace, MS::Vec).inherit_memory(-1).out_memory_kwarg("target_memory"));
   // Reductions and broadcasts.
   for (const char* k : kReduce) {
-    add(r, vec(t + "row_" + k, {tile("tile"), tile("tmp_tile")}, row_reduce).not_inplace_safe());
-    add(r, vec(t + "col_" + k, {tile("tile"), tile("tmp_tile", true)}, col_reduce).not_inplace_safe());
+    add(r, vec(t + "row_" + k, {tile("tile"), tmp_tile("tmp_tile")}, row_reduce).not_inplace_safe());
+    add(r, vec(t + "col_" + k, {tile("tile"), tmp_tile("tmp_tile", true)}, col_reduce).not_inplace_safe());
   }
   for (const char* e : kExpand) {
     add(r, vec(t + "row_expand" + e, {tile("tile"), tile("row_vec")}, row_expand).forbid_alias(1));
@@ -137,35 +137,36 @@ void register_tile_ops(OpRegistry& r) {
   // Creation and data movement.
   add(r, OpRow("tile.create", {indices("shape")}, create_tile).alias("create_tile")
              .kw("dtype", AttrKind::DType).kw("target_memory", AttrKind::MemSpace, MS::Vec)
-             .out_memory_kwarg("target_memory"));
+             .out_memory_kwarg("target_memory").no_instruction());
   add(r, OpRow("tile.load", {tensor("tensor"), indices("offsets"), indices("shapes"), indices("valid_shape", true)}, load)
              .kw("target_memory", AttrKind::MemSpace, MS::Vec).kw("clamp", AttrKind::Bool, false)
-             .out_memory_kwarg("target_memory"));
+             .out_memory_kwarg("target_memory").pipe(Pipe::MTE2));
   add(r, OpRow("tile.store", {tile("tile"), indices("offsets"), tensor("output_tensor"), indices("shapes", true)}, store)
-             .kw("atomic", AttrKind::Enum, {}, "AtomicType").in_memory(0, {MS::Vec, MS::Acc}));
+             .kw("atomic", AttrKind::Enum, {}, "AtomicType").in_memory(0, {MS::Vec, MS::Acc}).store_pipe());
   add(r, OpRow("tile.move", {tile("tile")}, move).kw("target_memory", AttrKind::MemSpace)
              .kw("blayout", AttrKind::TileLayout).kw("slayout", AttrKind::TileLayout)
-             .out_memory_kwarg("target_memory").affinity_by_space().not_inplace_safe());
+             .out_memory_kwarg("target_memory").affinity_by_space().not_inplace_safe().move_pipe(0));
   add(r, OpRow("tile.extract", {tile("src"), scalar("row"), scalar("col"), indices("shape")}, extract)
              .kw("target_memory", AttrKind::MemSpace).out_memory_kwarg("target_memory")
-             .in_memory(0, {MS::Mat}).affinity(CoreAffinity::Cube));
-  add(r, OpRow("tile.alloc", {}, alloc).kw("memory_space", AttrKind::MemSpace).kw("size", AttrKind::Int));
+             .in_memory(0, {MS::Mat}).affinity(CoreAffinity::Cube).move_pipe(0));
+  add(r, OpRow("tile.alloc", {}, alloc).kw("memory_space", AttrKind::MemSpace).kw("size", AttrKind::Int).no_instruction());
   // Views, assembly, element access.
-  add(r, OpRow("tile.reshape", {tile("tile"), indices("shape")}, reshape).inherit_memory(0));
+  add(r, OpRow("tile.reshape", {tile("tile"), indices("shape")}, reshape).inherit_memory(0).no_instruction());
   add(r, OpRow("tile.slice", {tile("tile"), indices("shape"), indices("offset"), indices("valid_shape", true)}, slice)
-             .kw("pad_value", AttrKind::PadValue).kw("clamp", AttrKind::Bool, false).inherit_memory(0));
+             .kw("pad_value", AttrKind::PadValue).kw("clamp", AttrKind::Bool, false).inherit_memory(0).no_instruction());
   add(r, OpRow("tile.assemble", {tile("target"), tile("source"), indices("offset")}, assemble)
-             .inherit_memory(0).reuses_input(0));
-  add(r, vec("tile.read", {tile("tile"), indices("indices")}, read).inherit_memory(-1));
-  add(r, vec("tile.write", {tile("tile"), indices("indices"), scalar("value")}, write).reuses_input(0));
-  add(r, vec("tile.transpose", {tile("tile"), scalar("axis1"), scalar("axis2"), tile("tmp", true)}, transpose)
+             .inherit_memory(0).reuses_input(0).move_pipe(1));
+  add(r, vec("tile.read", {tile("tile"), indices("indices")}, read).inherit_memory(-1).pipe(Pipe::S));
+  add(r, vec("tile.write", {tile("tile"), indices("indices"), scalar("value")}, write).reuses_input(0).pipe(Pipe::S));
+  add(r, vec("tile.transpose", {tile("tile"), scalar("axis1"), scalar("axis2"), tmp_tile("tmp", true)}, transpose)
              .not_inplace_safe());
   // Cube.
   add(r, OpRow("tile.matmul", {tile("lhs"), tile("rhs")}, tile_matmul).kw("out_dtype", AttrKind::DType)
-             .affinity(CoreAffinity::Cube).out_memory(MS::Acc).in_memory(0, {MS::Left}).in_memory(1, {MS::Right}));
+             .affinity(CoreAffinity::Cube).out_memory(MS::Acc).in_memory(0, {MS::Left}).in_memory(1, {MS::Right})
+             .pipe(Pipe::M));
   add(r, OpRow("tile.matmul_acc", {tile("acc"), tile("lhs"), tile("rhs")}, tile_matmul_acc)
              .affinity(CoreAffinity::Cube).out_memory(MS::Acc).reuses_input(0)
-             .in_memory(0, {MS::Acc}).in_memory(1, {MS::Left}).in_memory(2, {MS::Right}));
+             .in_memory(0, {MS::Acc}).in_memory(1, {MS::Left}).in_memory(2, {MS::Right}).pipe(Pipe::M));
 }
 
 }  // namespace pypto::ir

@@ -3,16 +3,16 @@
 //   * a tensor param read by a tensor op is loaded whole (`tile.load(p, [0..], shape)`) once, at
 //     the function entry, in first-use order — into Vec, or Mat for matmul operands; a GM value
 //     produced by a write (tensor.assemble result) is loaded where it is read;
-//   * every tensor op maps to its tile form through one table (kConversions below) that names the
-//     tile op and the operand convention (plain compute, compute + scratch tile, matmul, memory);
+//   * every tensor op maps to its tile form as its registry entry says (OpDef::tile_op and
+//     OpDef::lowering: plain compute, compute + scratch tile, matmul, memory);
 //     keyword attributes the tile op does not have must hold the tensor op's default;
 //   * `tensor.assemble(gm, v, offsets)` → `tile.store(v, offsets, gm)`; loop carries and if
 //     results that carry computed tensors become tiles;
 //   * a computed tensor the kernel returns gets a new Out param (named after it) and a
 //     `tile.store` into it; callers create that tensor with `tensor.create` before the call;
 //   * In params the kernel writes become Out (or InOut when also read).
-// Unsupported: dynamic shapes, tensors larger than the on-chip budget of their space, ops outside
-// the table, non-default attributes without a tile equivalent (all "not supported yet", at the
+// Unsupported: dynamic shapes, tensors larger than the on-chip budget of their space, ops without
+// a tile form, non-default attributes without a tile equivalent (all "not supported yet", at the
 // op's span). Produces TileOpsOnly.
 #include <fmt/format.h>
 
@@ -29,63 +29,6 @@ namespace pypto::passes {
 using namespace ir;
 
 namespace {
-
-// How a tensor op's operands become tile operands.
-enum class Conv : uint8_t {
-  Compute,     // every Tensor operand → Vec tile; other operands as they are
-  ComputeTmp,  // Compute + a scratch tile shaped like operand 0 appended (row reductions)
-  Transpose,   // Compute + a scratch tile shaped like operand 0 appended after the axes
-  Create,      // tensor.create / tensor.full → tile.create / tile.full (Vec)
-  Slice,       // GM source → tile.load window; tile source → tile.slice
-  Assemble,    // GM target → tile.store; tile target → tile.assemble
-  Matmul,      // lhs/rhs → Mat load → move Left/Right → tile.matmul (Acc)
-  MatmulAcc,   // acc (a matmul result) + lhs/rhs as for Matmul → tile.matmul_acc
-};
-
-struct ConvRow {
-  const char* tensor_op;
-  const char* tile_op;
-  Conv conv;
-};
-
-// The one table: tensor op → tile op and operand convention.
-constexpr ConvRow kConversions[] = {
-    {"tensor.add", "tile.add", Conv::Compute},           {"tensor.adds", "tile.adds", Conv::Compute},
-    {"tensor.sub", "tile.sub", Conv::Compute},           {"tensor.subs", "tile.subs", Conv::Compute},
-    {"tensor.mul", "tile.mul", Conv::Compute},           {"tensor.muls", "tile.muls", Conv::Compute},
-    {"tensor.div", "tile.div", Conv::Compute},           {"tensor.divs", "tile.divs", Conv::Compute},
-    {"tensor.maximum", "tile.maximum", Conv::Compute},   {"tensor.maximums", "tile.maximums", Conv::Compute},
-    {"tensor.minimum", "tile.minimum", Conv::Compute},   {"tensor.minimums", "tile.minimums", Conv::Compute},
-    {"tensor.exp", "tile.exp", Conv::Compute},           {"tensor.log", "tile.log", Conv::Compute},
-    {"tensor.sqrt", "tile.sqrt", Conv::Compute},         {"tensor.neg", "tile.neg", Conv::Compute},
-    {"tensor.abs", "tile.abs", Conv::Compute},           {"tensor.relu", "tile.relu", Conv::Compute},
-    {"tensor.recip", "tile.recip", Conv::Compute},       {"tensor.rsqrt", "tile.rsqrt", Conv::Compute},
-    {"tensor.cast", "tile.cast", Conv::Compute},         {"tensor.expands", "tile.expands", Conv::Compute},
-    {"tensor.row_sum", "tile.row_sum", Conv::ComputeTmp}, {"tensor.row_max", "tile.row_max", Conv::ComputeTmp},
-    {"tensor.row_min", "tile.row_min", Conv::ComputeTmp}, {"tensor.col_sum", "tile.col_sum", Conv::Compute},
-    {"tensor.col_max", "tile.col_max", Conv::Compute},   {"tensor.col_min", "tile.col_min", Conv::Compute},
-    {"tensor.row_expand", "tile.row_expand", Conv::Compute},
-    {"tensor.row_expand_add", "tile.row_expand_add", Conv::Compute},
-    {"tensor.row_expand_sub", "tile.row_expand_sub", Conv::Compute},
-    {"tensor.row_expand_mul", "tile.row_expand_mul", Conv::Compute},
-    {"tensor.row_expand_div", "tile.row_expand_div", Conv::Compute},
-    {"tensor.col_expand", "tile.col_expand", Conv::Compute},
-    {"tensor.col_expand_add", "tile.col_expand_add", Conv::Compute},
-    {"tensor.col_expand_sub", "tile.col_expand_sub", Conv::Compute},
-    {"tensor.col_expand_mul", "tile.col_expand_mul", Conv::Compute},
-    {"tensor.col_expand_div", "tile.col_expand_div", Conv::Compute},
-    {"tensor.reshape", "tile.reshape", Conv::Compute},   {"tensor.read", "tile.read", Conv::Compute},
-    {"tensor.transpose", "tile.transpose", Conv::Transpose},
-    {"tensor.create", "tile.create", Conv::Create},      {"tensor.full", "tile.full", Conv::Create},
-    {"tensor.slice", "tile.slice", Conv::Slice},         {"tensor.assemble", "tile.assemble", Conv::Assemble},
-    {"tensor.matmul", "tile.matmul", Conv::Matmul},      {"tensor.matmul_acc", "tile.matmul_acc", Conv::MatmulAcc},
-};
-
-const ConvRow* find_row(std::string_view op) {
-  for (const auto& r : kConversions)
-    if (op == r.tensor_op) return &r;
-  return nullptr;
-}
 
 using Kwargs = std::vector<std::pair<std::string, AttrValue>>;
 
@@ -106,6 +49,11 @@ Kwargs carry_kwargs(const Call& c, const OpDef& tile) {
                        fmt::format("drop '{}=' (its tile form '{}' has no such attribute) or {}", k, tile.name, kHint));
   }
   return out;
+}
+
+// A tensor op call this pass rewrites (scalar queries such as tensor.dim stay as they are).
+bool lowers(const Call* c) {
+  return c && c->op && c->op->family() == "tensor" && c->op->lowering != TileLowering::Scalar;
 }
 
 struct KernelInfo {
@@ -145,7 +93,7 @@ class Converter : public IRMutator {
 
   StmtPtr mutate_assign(const std::shared_ptr<const AssignStmt>& s) override {
     const auto* c = as<Call>(s->value);
-    if (c && c->op && c->op->family() == "tensor" && c->op->name != "tensor.dim") {
+    if (lowers(c)) {
       ExprPtr v = convert(*c, s->var->name);
       if (as_tile(v->type) || !as_tensor(s->var->type)) {
         // A computed value: the tile (or scalar) replaces the Var everywhere after.
@@ -168,7 +116,7 @@ class Converter : public IRMutator {
 
   StmtPtr mutate_eval(const std::shared_ptr<const EvalStmt>& s) override {
     const auto* c = as<Call>(s->expr);
-    if (c && c->op && c->op->family() == "tensor" && c->op->name != "tensor.dim")
+    if (lowers(c))
       return finish(with_comments(std::make_shared<EvalStmt>(convert(*c, std::string(c->op->short_name())), s->span), *s));
     return finish(IRMutator::mutate_eval(s));
   }
@@ -350,26 +298,24 @@ class Converter : public IRMutator {
 
   // The converted value of one tensor op call (its extra statements go to pre_).
   ExprPtr convert(const Call& c, const std::string& name) {
-    const ConvRow* row = find_row(c.op->name);
-    if (!row)
+    const OpDef* tile = c.op->tile_op;
+    if (!tile || c.op->lowering == TileLowering::None)
       throw CompileError("E501", c.span, fmt::format("tensor-level op 'pl.{}' inside a kernel is not supported yet", c.op->name),
                          kHint);
-    const OpDef* tile = OpRegistry::instance().find(row->tile_op);
-    if (!tile) throw InternalError("ConvertTensorToTileOps", fmt::format("no op '{}'", row->tile_op), c.span);
     Kwargs kw = carry_kwargs(c, *tile);
     const Span& sp = c.span;
     std::vector<ExprPtr> args;
-    switch (row->conv) {
-      case Conv::Compute:
-      case Conv::ComputeTmp:
-      case Conv::Transpose:
+    switch (c.op->lowering) {
+      case TileLowering::Compute:
+      case TileLowering::ComputeTmp:
+      case TileLowering::Transpose:
         for (const auto& a : c.args) args.push_back(as_tensor(a->type) ? tile_operand(a, MemorySpace::Vec, sp) : mutate(a));
-        if (row->conv != Conv::Compute) args.push_back(scratch_like(args[0], sp));
+        if (c.op->lowering != TileLowering::Compute) args.push_back(scratch_like(args[0], sp));
         break;
-      case Conv::Create:
+      case TileLowering::Create:
         for (const auto& a : c.args) args.push_back(mutate(a));
         break;
-      case Conv::Slice:
+      case TileLowering::Slice:
         if (is_gm(c.args[0])) {
           // A window of a GM tensor: load exactly that window.
           std::vector<ExprPtr> la = {mutate(c.args[0]), mutate(c.args[2]), mutate(c.args[1])};
@@ -388,7 +334,7 @@ class Converter : public IRMutator {
         args.push_back(tile_operand(c.args[0], MemorySpace::Vec, sp));
         for (size_t i = 1; i < c.args.size(); ++i) args.push_back(mutate(c.args[i]));
         break;
-      case Conv::Assemble:
+      case TileLowering::Assemble:
         if (is_gm(c.args[0])) {
           ExprPtr src = tile_operand(c.args[1], MemorySpace::Vec, sp);
           return make_call("tile.store", {src, mutate(c.args[2]), mutate(c.args[0])}, {}, sp);
@@ -396,9 +342,9 @@ class Converter : public IRMutator {
         args = {tile_operand(c.args[0], MemorySpace::Vec, sp), tile_operand(c.args[1], MemorySpace::Vec, sp),
                 mutate(c.args[2])};
         break;
-      case Conv::Matmul:
-      case Conv::MatmulAcc: {
-        size_t first = row->conv == Conv::MatmulAcc ? 1 : 0;
+      case TileLowering::Matmul:
+      case TileLowering::MatmulAcc: {
+        size_t first = c.op->lowering == TileLowering::MatmulAcc ? 1 : 0;
         if (first == 1) {
           ExprPtr acc = mutate(c.args[0]);
           const auto* at = as_tile(acc->type);
@@ -414,6 +360,8 @@ class Converter : public IRMutator {
         }
         break;
       }
+      case TileLowering::None:
+      case TileLowering::Scalar: break;  // excluded above
     }
     auto call = make_call(*tile, args, kw, sp);
     if (const auto* t = as_tile(call->type)) {
@@ -500,8 +448,8 @@ ProgramPtr convert_program(const ProgramPtr& p, const PassContext& ctx) {
 
 Pass convert_tensor_to_tile_ops_pass() {
   return Pass{"ConvertTensorToTileOps",
-              "Lowers tensor ops inside InCore functions to tile ops (whole-tensor loads at entry, one table from "
-              "tensor op to tile op, tensor.assemble into GM → tile.store); computed results get new Out params that "
+              "Lowers tensor ops inside InCore functions to tile ops (whole-tensor loads at entry, each tensor op to "
+              "the tile form its registry entry names, tensor.assemble into GM → tile.store); computed results get new Out params that "
               "callers allocate with tensor.create; written In params become Out/InOut.",
               {{Property::SplitIncoreOrch}, {Property::TileOpsOnly}, {}},
               [](const ProgramPtr& p, PassContext& ctx) { return convert_program(p, ctx); }};

@@ -1,5 +1,5 @@
-// Pipe classification and memory accesses of tile instructions (see pipe_model.h). The op → pipe
-// table is output-format.md §3; byte ranges come from the planned MemRefs (AllocatedMemoryAddr).
+// Memory accesses of tile instructions and sync-op decoding (see pipe_model.h). The pipe of an op
+// is its registry entry's (ir::call_pipe); byte ranges come from the planned MemRefs.
 #include "passes/pipe_model.h"
 
 #include <array>
@@ -15,64 +15,9 @@ using namespace ir;
 
 namespace {
 
-constexpr std::array<std::pair<Pipe, std::string_view>, 7> kPipeNames = {{
-    {Pipe::S, "S"}, {Pipe::V, "V"}, {Pipe::MTE1, "MTE1"}, {Pipe::MTE2, "MTE2"},
-    {Pipe::MTE3, "MTE3"}, {Pipe::M, "M"}, {Pipe::FIX, "FIX"}}};
-
 constexpr int64_t kWhole = std::numeric_limits<int64_t>::max();
 
-bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
-
-// Ops that only rebind addresses, allocate, or read launch geometry: no pipe work.
-bool is_non_instruction(std::string_view n) {
-  static constexpr std::string_view kNone[] = {
-      "tile.alloc", "tile.reshape", "tile.slice", "tile.reinterpret_view", "tile.transpose_view",
-      "tile.create", "tile.create_tile", "tile.get_block_idx", "tile.get_block_num",
-      "tile.get_subblock_idx", "tile.tget_scale_addr"};
-  for (auto k : kNone)
-    if (n == k) return true;
-  return false;
-}
-
-bool is_store(std::string_view n) { return n == "tile.store" || n == "tile.store_fp"; }
-
-std::optional<MemorySpace> space_of(const ExprPtr& e) {
-  const auto* t = e ? as_tile(e->type) : nullptr;
-  return t ? t->space : std::nullopt;
-}
-
-bool is_cube_l0(MemorySpace s) {
-  return s == MemorySpace::Left || s == MemorySpace::Right || s == MemorySpace::Bias ||
-         s == MemorySpace::LeftScale || s == MemorySpace::RightScale;
-}
-
-// Pipe of a data move from space `src` to space `dst` (TMOV / TEXTRACT / TINSERT).
-Pipe move_pipe(std::optional<MemorySpace> src, std::optional<MemorySpace> dst) {
-  if (src == MemorySpace::Acc) return Pipe::FIX;
-  if (src == MemorySpace::Mat && dst && is_cube_l0(*dst)) return Pipe::MTE1;
-  if (src == MemorySpace::Vec && dst == MemorySpace::Mat) return Pipe::FIX;
-  if (src == MemorySpace::Mat && dst == MemorySpace::Mat) return Pipe::MTE1;
-  return Pipe::V;
-}
-
-Pipe op_pipe(const Call& c, const TypePtr& result) {
-  const std::string& n = c.op->name;
-  if (c.op->family() != "tile" || is_non_instruction(n)) return Pipe::None;
-  if (n == "tile.load") return Pipe::MTE2;
-  if (is_store(n)) return space_of(c.args.empty() ? nullptr : c.args[0]) == MemorySpace::Acc ? Pipe::FIX : Pipe::MTE3;
-  if (n == "tile.move" || n == "tile.move_fp" || n == "tile.extract") {
-    const auto* rt = as_tile(result);
-    return move_pipe(space_of(c.args.empty() ? nullptr : c.args[0]), rt ? rt->space : std::nullopt);
-  }
-  if (n == "tile.assemble") {
-    return move_pipe(c.args.size() > 1 ? space_of(c.args[1]) : std::nullopt,
-                     space_of(c.args.empty() ? nullptr : c.args[0]));
-  }
-  const auto sn = c.op->short_name();
-  if (starts_with(sn, "matmul") || starts_with(sn, "gemv") || starts_with(sn, "batch_matmul")) return Pipe::M;
-  if (n == "tile.read" || n == "tile.write" || n == "tile.ci") return Pipe::S;
-  return Pipe::V;
-}
+bool is_store(const Call& c) { return c.op && c.op->pipe_rule == PipeRule::Store; }
 
 MemAccess tile_access(const TileType& t, bool write) {
   MemAccess a;
@@ -92,18 +37,6 @@ MemAccess tile_access(const TileType& t, bool write) {
 }
 
 }  // namespace
-
-std::string_view pipe_name(Pipe p) {
-  for (const auto& [k, n] : kPipeNames)
-    if (k == p) return n;
-  return "?";
-}
-
-std::optional<Pipe> pipe_from_name(std::string_view s) {
-  for (const auto& [k, n] : kPipeNames)
-    if (n == s) return k;
-  return std::nullopt;
-}
 
 bool conflicts(const MemAccess& a, const MemAccess& b) {
   if (!a.write && !b.write) return false;
@@ -132,7 +65,7 @@ class GmAliasCollector : public IRVisitor {
     if (const auto* sv = as<Var>(src); sv && as_tensor(v->type)) parent.emplace(v, sv);
   }
   void visit_assign(const AssignStmt& s) override {
-    if (const auto* c = as<Call>(s.value); c && c->op && is_store(c->op->name)) {
+    if (const auto* c = as<Call>(s.value); c && is_store(*c)) {
       for (const auto& a : c->args)
         if (as_tensor(a->type)) link(s.var.get(), a);
     } else {
@@ -197,14 +130,14 @@ InstrInfo PipeModel::classify(const Stmt& s) const {
   if (!c) return info;
   const auto* assign = as<AssignStmt>(&s);
   const TypePtr result = assign ? assign->var->type : c->type;
-  info.pipe = op_pipe(*c, result);
+  info.pipe = call_pipe(*c, result);
   if (info.pipe == Pipe::None) return info;
-  const bool store = is_store(c->op->name);
+  const bool store = is_store(*c);
   for (size_t i = 0; i < c->args.size(); ++i) {
     const ExprPtr& a = c->args[i];
     if (const auto* tt = as_tile(a->type)) {
       info.accesses.push_back(tile_access(*tt, false));
-      const bool scratch = i < c->op->args.size() && c->op->args[i].name.find("tmp") != std::string::npos;
+      const bool scratch = i < c->op->args.size() && c->op->args[i].scratch;
       if (scratch) info.accesses.push_back(tile_access(*tt, true));
     } else if (as_tensor(a->type)) {
       MemAccess m;

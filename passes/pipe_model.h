@@ -1,5 +1,5 @@
 // The hardware pipe model shared by InsertPipeSync and its static checker (check_pipe_sync):
-// which pipe executes each tile instruction (output-format.md §3), which on-chip byte ranges /
+// which pipe executes each tile instruction (the op registry's pipe facts), which on-chip byte ranges /
 // GM tensors it reads and writes (planned MemRef addresses, so tiles that share memory after
 // reuse conflict), and how the sync ops (system.sync_src / sync_dst / bar_v / bar_all) read.
 #pragma once
@@ -11,14 +11,15 @@
 #include <vector>
 
 #include "ir/function.h"
+#include "ir/op_registry.h"
 
 namespace pypto::passes {
 
-enum class Pipe : uint8_t { S, V, MTE1, MTE2, MTE3, M, FIX, None };
-constexpr int kNumPipes = 7;  // S..FIX
-
-std::string_view pipe_name(Pipe p);               // "MTE2" (pl.PipeType member)
-std::optional<Pipe> pipe_from_name(std::string_view s);
+// The pipe of each op is a registry fact (OpDef::pipe_rule, ir::call_pipe).
+using ir::kNumPipes;
+using ir::Pipe;
+using ir::pipe_from_name;
+using ir::pipe_name;
 
 // One memory access of an instruction: bytes [lo, hi) of an on-chip space, or a whole GM tensor.
 struct MemAccess {
