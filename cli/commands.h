@@ -26,10 +26,17 @@ struct BuildOptions {
   bool dump_passes = false;
 };
 
+struct OpsOptions {
+  bool json = false;
+  std::string family;               // "tile", "tensor", ...; empty = all
+  std::vector<std::string> names;   // only these ops (registry or pl. spelling)
+};
+
 int cmd_check(const std::string& file, const CommonOptions& opts);
 int cmd_ir(const IrOptions& opts);
 int cmd_diff(const std::string& a, const std::string& b, const CommonOptions& opts);
 int cmd_build(const BuildOptions& opts);
 int cmd_passes(bool verbose);
+int cmd_ops(const OpsOptions& opts);
 
 }  // namespace pypto::cli

@@ -1,4 +1,4 @@
-// `pypto`: the command-line tool. Subcommands: check, ir, diff, build (see --help).
+// `pypto`: the command-line tool. Subcommands: check, ir, diff, passes, ops, build (see --help).
 // Each command lives in cli/cmd_*.cpp; this file only declares the command line.
 #include <CLI/CLI.hpp>
 #include <cstdio>
@@ -44,6 +44,7 @@ int main(int argc, char** argv) {
       "  pypto ir model.py --passes ConvertToSSA   print the IR after the named passes\n"
       "  pypto diff a.py b.py                      structural equality of two programs\n"
       "  pypto passes -v                           the pass pipeline with each pass's contract\n"
+      "  pypto ops --family tile                   the registered ops with pipe and pto-isa spelling\n"
       "  pypto build model.py -o out               generate and build out/ (then: out/bin/run --seed 1)\n"
       "Exit status: 0 ok, 1 errors in the program, 2 usage errors, 70 internal errors.");
 
@@ -84,6 +85,14 @@ int main(int argc, char** argv) {
   auto* passes_cmd = app.add_subcommand("passes", "List the pass pipeline in execution order");
   passes_cmd->add_flag("-v,--verbose", passes_verbose, "Also print what each pass does and its property contract");
 
+  // ops
+  OpsOptions ops_o;
+  auto* ops_cmd = app.add_subcommand("ops", "List the registered ops: signature, core, pipe, pto-isa / PTO2 spelling");
+  ops_cmd->add_option("NAME", ops_o.names, "Only these ops (e.g. tile.add or pl.tile.add)");
+  ops_cmd->add_flag("--json", ops_o.json, "Print a JSON array (one object per op) instead of a table");
+  ops_cmd->add_option("--family", ops_o.family, "Only one family: tile, tensor, system, array, prefetch, pld");
+  ops_cmd->footer("Examples:\n  pypto ops --family tile\n  pypto ops tile.row_sum --json");
+
   // build
   BuildOptions b_o;
   auto* build = app.add_subcommand("build", "Compile to a project directory and build it with ninja");
@@ -113,5 +122,6 @@ int main(int argc, char** argv) {
   if (diff->parsed()) return cmd_diff(diff_a, diff_b, diff_o);
   if (build->parsed()) return cmd_build(b_o);
   if (passes_cmd->parsed()) return cmd_passes(passes_verbose);
+  if (ops_cmd->parsed()) return cmd_ops(ops_o);
   return kUsageError;
 }

@@ -224,39 +224,30 @@ class KernelEmitter {
   void eval(const EvalStmt& s) {
     const auto* c = as<Call>(s.expr);
     if (!c || !c->op) not_supported(s.span, "this expression statement in a kernel");
-    const auto& n = c->op->name;
-    if (c->op->family() == "system") return system_op(*c, s.span);
-    if (n == "tile.store") return op_call(nullptr, *c, s.span);
-    not_supported(s.span, fmt::format("pl.{} with an unused result", n));
+    const KernelOpRow* row = find_kernel_op(*c->op);
+    if (row && (row->form == OpForm::Store || row->form == OpForm::Barrier || row->form == OpForm::Flag))
+      return op_call(nullptr, *c, s.span);
+    not_supported(s.span, fmt::format("pl.{} with an unused result", c->op->name));
   }
 
-  void system_op(const Call& c, const Span& sp) {
-    const auto& n = c.op->name;
-    if (n == "system.bar_v") return line("pipe_barrier(PIPE_V);");
-    if (n == "system.bar_m") return line("pipe_barrier(PIPE_M);");
-    if (n == "system.bar_all") return line("pipe_barrier(PIPE_ALL);");
-    if (n == "system.sync_src" || n == "system.sync_dst") {
-      auto pipe = [&](const char* k) {
-        const AttrValue* v = c.kwarg(k);
-        const auto* e = v ? std::get_if<EnumLit>(v) : nullptr;
-        if (!e) not_supported(sp, fmt::format("pl.{} without {}", n, k));
-        return "PIPE_" + e->member;
-      };
-      const AttrValue* ev = c.kwarg("event_id");
-      const auto* id = ev ? std::get_if<int64_t>(ev) : nullptr;
-      if (!id || *id < 0 || *id > 7) not_supported(sp, fmt::format("pl.{} with an event id outside 0..7", n));
-      return line(fmt::format("{}({}, {}, EVENT_ID{});", n == "system.sync_src" ? "set_flag" : "wait_flag",
-                              pipe("set_pipe"), pipe("wait_pipe"), *id));
-    }
-    not_supported(sp, fmt::format("pl.{} in a kernel", n));
+  void sync_op(const KernelOpRow& row, const Call& c, const Span& sp) {
+    if (row.form == OpForm::Barrier) return line(fmt::format("pipe_barrier({});", row.call));
+    auto pipe = [&](const char* k) {
+      const AttrValue* v = c.kwarg(k);
+      const auto* e = v ? std::get_if<EnumLit>(v) : nullptr;
+      if (!e) not_supported(sp, fmt::format("pl.{} without {}", c.op->name, k));
+      return "PIPE_" + e->member;
+    };
+    const AttrValue* ev = c.kwarg("event_id");
+    const auto* id = ev ? std::get_if<int64_t>(ev) : nullptr;
+    if (!id || *id < 0 || *id > 7) not_supported(sp, fmt::format("pl.{} with an event id outside 0..7", c.op->name));
+    line(fmt::format("{}({}, {}, EVENT_ID{});", row.call, pipe("set_pipe"), pipe("wait_pipe"), *id));
   }
 
   void assign(const AssignStmt& s) {
     const Var& v = *s.var;
     if (const auto* c = as<Call>(s.value)) {
       if (!c->op) not_supported(s.span, "a function call inside a kernel");
-      if (c->op->name == "tile.alloc") return;  // addresses are already planned
-      if (c->op->family() == "system") return system_op(*c, s.span);
       return op_call(&v, *c, s.span);
     }
     if (as_tensor(v.type)) {  // tensor copy: same GM pointer
@@ -297,6 +288,8 @@ class KernelEmitter {
   void op_call(const Var* dst, const Call& c, const Span& sp) {
     const KernelOpRow* row = find_kernel_op(*c.op);
     if (!row) not_supported(sp, fmt::format("pl.{} in a kernel", c.op->name));
+    if (row->form == OpForm::Planned) return;  // addresses are already planned
+    if (row->form == OpForm::Barrier || row->form == OpForm::Flag) return sync_op(*row, c, sp);
     if (const std::string cm = source_comment(sp); !cm.empty()) line(cm);
     const std::string call(row->call);
     auto dst_tile = [&]() -> std::string {
@@ -369,6 +362,9 @@ class KernelEmitter {
         return line(fmt::format("{}.SetValue({}, {});", d, flat_index(c.args[0], c.args[1], sp), expr(c.args[2])));
       }
       case OpForm::DeclareOnly: dst_tile(); return;
+      case OpForm::Planned:
+      case OpForm::Barrier:
+      case OpForm::Flag: return;  // handled above
     }
   }
 

@@ -34,11 +34,15 @@ constexpr KernelOpRow kRows[] = {
     {"tile.load", "TLOAD", F::Load}, {"tile.store", "TSTORE", F::Store},
     {"tile.move", "TMOV", F::DstArgs}, {"tile.extract", "TEXTRACT", F::Extract},
     {"tile.assemble", "TINSERT", F::Assemble}, {"tile.reshape", "TRESHAPE", F::View},
-    {"tile.create", "", F::DeclareOnly},
+    {"tile.create", "", F::DeclareOnly}, {"tile.alloc", "", F::Planned},
     // element access
     {"tile.read", "", F::Read}, {"tile.write", "", F::Write},
     // cube
     {"tile.matmul", "TMATMUL", F::DstArgs}, {"tile.matmul_acc", "TMATMUL_ACC", F::MatmulAcc},
+    // synchronisation
+    {"system.bar_v", "PIPE_V", F::Barrier}, {"system.bar_m", "PIPE_M", F::Barrier},
+    {"system.bar_all", "PIPE_ALL", F::Barrier},
+    {"system.sync_src", "set_flag", F::Flag}, {"system.sync_dst", "wait_flag", F::Flag},
 };
 }  // namespace
 

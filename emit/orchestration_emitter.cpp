@@ -12,6 +12,7 @@
 
 #include "emit/c_expr.h"
 #include "emit/c_names.h"
+#include "emit/orchestration_op_table.h"
 #include "ir/ir.h"
 
 namespace pypto::emit {
@@ -154,7 +155,7 @@ class OrchEmitter {
     const Var& v = *s.var;
     if (const auto* c = as<Call>(s.value)) {
       if (!c->op) return submit(*c, &v, s.span);
-      if (c->op->name == "tensor.create") {
+      if (const OrchOpRow* row = find_orchestration_op(*c->op); row && row->form == OrchForm::Create) {
         if (batched_.count(&s)) return;  // allocated at the top of its scope
         return create(v, *c, s.span);
       }
@@ -185,7 +186,8 @@ class OrchEmitter {
   static const Call* static_create(const Stmt& st) {
     const auto* a = as<AssignStmt>(&st);
     const auto* c = a ? as<Call>(a->value) : nullptr;
-    if (!c || !c->op || c->op->name != "tensor.create") return nullptr;
+    const OrchOpRow* row = c && c->op ? find_orchestration_op(*c->op) : nullptr;
+    if (!row || row->form != OrchForm::Create) return nullptr;
     const auto* t = as_tensor(a->var->type);
     return t && static_shape(t->shape) ? c : nullptr;
   }
@@ -255,46 +257,60 @@ class OrchEmitter {
   // Tensor views and element access on ChipTensor handles (output-format.md §4 "views",
   // "scalar element access"). Returns false for ops that are not handled here.
   bool tensor_op(const Var* dst, const Call& c, const Span& sp) {
-    const std::string& n = c.op->name;
-    if (n != "tensor.slice" && n != "tensor.reshape" && n != "tensor.transpose" && n != "tensor.read" &&
-        n != "tensor.write")
-      return false;
+    const OrchOpRow* row = c.op ? find_orchestration_op(*c.op) : nullptr;
+    if (!row || row->form == OrchForm::Create) return false;
     if (const std::string cm = source_comment(sp); !cm.empty()) line(cm);
     const std::string& src = tensor_name(c.args[0]);
     const auto* st = as_tensor(c.args[0]->type);
     const size_t rank = st->shape.size();
     const std::string base = dst ? names_.name(dst) : src;
-    if (n == "tensor.read" || n == "tensor.write") {
-      const std::string idx = u32_array(base + "_idx", c.args[1], sp);
-      const std::string ty = c_type(st->dtype);
-      if (n == "tensor.read") {
-        if (!dst || !as_scalar(dst->type)) not_supported(sp, "pl.tensor.read without a scalar result");
-        line(fmt::format("{} {} = get_tensor_data<{}>({}, {}, {});", c_type(as_scalar(dst->type)->dtype),
-                         names_.name(dst), ty, src, rank, idx));
-      } else {
-        line(fmt::format("set_tensor_data({}, {}, {}, static_cast<{}>({}));", src, rank, idx, ty, expr(c.args[2])));
-        if (dst) tensor_[dst] = src;
+    const std::string call(row->call);
+    auto axis = [&](const ExprPtr& e) {
+      auto k = const_int_value(e);
+      if (!k) not_supported(sp, fmt::format("pl.{} with a non-constant axis", c.op->name));
+      return *k < 0 ? *k + static_cast<int64_t>(rank) : *k;
+    };
+    switch (row->form) {
+      case OrchForm::Read:
+      case OrchForm::Write: {
+        const std::string idx = u32_array(base + "_idx", c.args[1], sp);
+        const std::string ty = c_type(st->dtype);
+        if (row->form == OrchForm::Read) {
+          if (!dst || !as_scalar(dst->type)) not_supported(sp, "pl.tensor.read without a scalar result");
+          line(fmt::format("{} {} = {}<{}>({}, {}, {});", c_type(as_scalar(dst->type)->dtype), names_.name(dst), call,
+                           ty, src, rank, idx));
+        } else {
+          line(fmt::format("{}({}, {}, {}, static_cast<{}>({}));", call, src, rank, idx, ty, expr(c.args[2])));
+          if (dst) tensor_[dst] = src;
+        }
+        return true;
       }
-      return true;
+      case OrchForm::Dim:
+        if (!dst || !as_scalar(dst->type)) not_supported(sp, "pl.tensor.dim without a scalar result");
+        line(fmt::format("int64_t {} = (int64_t){}.{}[{}];", names_.name(dst), src, call, axis(c.args[1])));
+        return true;
+      default: break;
     }
     if (!dst) return true;  // an unused view
     const std::string v = names_.name(dst);
-    if (n == "tensor.slice") {
-      if (c.args.size() > 3 && c.args[3]) not_supported(sp, "pl.tensor.slice with a valid_shape in orchestration code");
-      const std::string shapes = u32_array(v + "_shapes", c.args[1], sp);
-      const std::string offsets = u32_array(v + "_offsets", c.args[2], sp);
-      line(fmt::format("const ChipTensor {} = {}.view({}, {});", v, src, shapes, offsets));
-    } else if (n == "tensor.reshape") {
-      const std::string shapes = u32_array(v + "_shapes", c.args[1], sp);
-      line(fmt::format("const ChipTensor {} = {}.reshape({}, {});", v, src, shapes,
-                       as<MakeTuple>(c.args[1])->elems.size()));
-    } else {
-      auto axis = [&](const ExprPtr& e) {
-        auto k = const_int_value(e);
-        if (!k) not_supported(sp, "pl.tensor.transpose with non-constant axes");
-        return *k < 0 ? *k + static_cast<int64_t>(rank) : *k;
-      };
-      line(fmt::format("const ChipTensor {} = {}.transpose({}, {});", v, src, axis(c.args[1]), axis(c.args[2])));
+    switch (row->form) {
+      case OrchForm::View: {
+        if (c.args.size() > 3 && c.args[3]) not_supported(sp, "pl.tensor.slice with a valid_shape in orchestration code");
+        const std::string shapes = u32_array(v + "_shapes", c.args[1], sp);
+        const std::string offsets = u32_array(v + "_offsets", c.args[2], sp);
+        line(fmt::format("const ChipTensor {} = {}.{}({}, {});", v, src, call, shapes, offsets));
+        break;
+      }
+      case OrchForm::Reshape: {
+        const std::string shapes = u32_array(v + "_shapes", c.args[1], sp);
+        line(fmt::format("const ChipTensor {} = {}.{}({}, {});", v, src, call, shapes,
+                         as<MakeTuple>(c.args[1])->elems.size()));
+        break;
+      }
+      case OrchForm::Transpose:
+        line(fmt::format("const ChipTensor {} = {}.{}({}, {});", v, src, call, axis(c.args[1]), axis(c.args[2])));
+        break;
+      default: not_supported(sp, fmt::format("pl.{} in orchestration code", c.op->name));
     }
     tensor_[dst] = v;
     return true;

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "ir/diagnostic.h"
+#include "ir/printer.h"
 
 namespace pypto::ir {
 
@@ -91,6 +92,90 @@ std::optional<Pipe> pipe_from_name(std::string_view s) {
   for (const auto& [k, n] : kPipeNames)
     if (n == s) return k;
   return std::nullopt;
+}
+
+std::string_view arg_kind_name(ArgKind k) {
+  switch (k) {
+    case ArgKind::Tensor: return "Tensor";
+    case ArgKind::Tile: return "Tile";
+    case ArgKind::Shaped: return "Tensor|Tile";
+    case ArgKind::Scalar: return "Scalar";
+    case ArgKind::IndexList: return "[index]";
+    case ArgKind::Any: return "Any";
+  }
+  return "?";
+}
+
+std::string_view attr_kind_name(AttrKind k) {
+  switch (k) {
+    case AttrKind::Bool: return "bool";
+    case AttrKind::Int: return "int";
+    case AttrKind::Float: return "float";
+    case AttrKind::String: return "str";
+    case AttrKind::DType: return "DataType";
+    case AttrKind::MemSpace: return "Mem";
+    case AttrKind::TileLayout: return "TileLayout";
+    case AttrKind::TensorLayout: return "TensorLayout";
+    case AttrKind::PadValue: return "PadValue";
+    case AttrKind::CompactMode: return "CompactMode";
+    case AttrKind::Enum: return "enum";
+    case AttrKind::Any: return "Any";
+  }
+  return "?";
+}
+
+std::string_view affinity_name(CoreAffinity a) {
+  switch (a) {
+    case CoreAffinity::Vector: return "vector";
+    case CoreAffinity::Cube: return "cube";
+    case CoreAffinity::Shared: return "shared";
+    case CoreAffinity::Control: return "control";
+  }
+  return "?";
+}
+
+std::string_view lowering_name(TileLowering l) {
+  switch (l) {
+    case TileLowering::None: return "none";
+    case TileLowering::Compute: return "compute";
+    case TileLowering::ComputeTmp: return "compute+tmp";
+    case TileLowering::Transpose: return "transpose";
+    case TileLowering::Create: return "create";
+    case TileLowering::Slice: return "slice";
+    case TileLowering::Assemble: return "assemble";
+    case TileLowering::Matmul: return "matmul";
+    case TileLowering::MatmulAcc: return "matmul_acc";
+    case TileLowering::Scalar: return "scalar";
+  }
+  return "?";
+}
+
+std::string op_signature(const OpDef& op) {
+  std::string s = "pl." + op.name + "(";
+  for (size_t i = 0; i < op.args.size(); ++i) {
+    const auto& a = op.args[i];
+    s += fmt::format("{}{}{}: {}", i ? ", " : "", a.name, a.optional ? "?" : "", arg_kind_name(a.kind));
+  }
+  if (!op.kwargs.empty()) {
+    s += op.args.empty() ? "*" : ", *";
+    for (const auto& k : op.kwargs) {
+      std::string kind(k.kind == AttrKind::Enum && !k.enum_name.empty() ? k.enum_name : attr_kind_name(k.kind));
+      s += fmt::format(", {}: {}", k.name, kind);
+      if (!std::holds_alternative<std::monostate>(k.default_value)) s += " = " + print_attr(k.default_value);
+    }
+  }
+  return s + ")";
+}
+
+std::string pipe_rule_text(const OpDef& op) {
+  switch (op.pipe_rule) {
+    case PipeRule::Unset: return "";
+    case PipeRule::NotInstruction: return "none";
+    case PipeRule::Fixed: return std::string(pipe_name(op.pipe));
+    case PipeRule::Move: return "by spaces";
+    case PipeRule::Store: return "MTE3 or FIX (from Acc)";
+  }
+  return "";
 }
 
 Pipe call_pipe(const Call& c, const TypePtr& result) {

@@ -147,6 +147,16 @@ class OpRegistry {
   std::vector<std::unique_ptr<OpDef>> ops_;
 };
 
+// Descriptions for messages and `pypto ops`: "pl.tile.add(lhs: Tile, rhs: Tile)" (keywords with
+// their defaults after `*`), "Tensor or Tile", "vector", and the pipe rule ("V", "MTE3 or FIX
+// (from Acc)", "by spaces", "none" for the no-instruction marker, "" when the op has no pipe fact).
+std::string op_signature(const OpDef& op);
+std::string_view arg_kind_name(ArgKind k);
+std::string_view attr_kind_name(AttrKind k);
+std::string_view affinity_name(CoreAffinity a);
+std::string pipe_rule_text(const OpDef& op);
+std::string_view lowering_name(TileLowering l);
+
 // The pipe of one call (its op's PipeRule applied to the call's operand and result spaces);
 // Pipe::None for ops that are no tile instruction.
 Pipe call_pipe(const Call& c, const TypePtr& result);

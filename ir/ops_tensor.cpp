@@ -1,6 +1,8 @@
 // The tensor op table (`tensor.*`): one row per op. Tensor ops describe whole-array computation
 // in GM; inside kernels they are lowered to tile ops by ConvertTensorToTileOps. All rules live in
 // op_deduce.* and are shared with the tile table.
+#include <fmt/format.h>
+
 #include "ir/op_deduce.h"
 
 namespace pypto::ir {
@@ -14,6 +16,17 @@ TypePtr full(const Ctx& c) {
   if (!c.kw("value") || std::holds_alternative<std::monostate>(*c.kw("value")))
     c.fail("missing the fill value", "write pl.full(shape, dtype, value)");
   return create_tensor(c);
+}
+
+// (x, axis) → the extent of that axis as an INDEX scalar; a negative axis counts from the end.
+TypePtr dim(const Ctx& c) {
+  const auto& t = c.shaped(0);
+  auto axis = c.const_arg(1);
+  if (!axis) c.fail("the axis must be a constant integer", "write pl.tensor.dim(x, 0)");
+  const auto rank = static_cast<int64_t>(t.shape.size());
+  if (*axis < -rank || *axis >= rank)
+    c.fail(fmt::format("axis {} is out of range for operand {} of rank {}", *axis, c.name(0), rank));
+  return std::make_shared<ScalarType>(DataType::INDEX);
 }
 
 struct BinRow { const char* name; const char* scalar; };
@@ -72,6 +85,7 @@ void register_tensor_ops(OpRegistry& r) {
              .tile_form("tile.slice", TileLowering::Slice).orchestration());
   add(r, OpRow("tensor.assemble", {tensor("target"), tensor("source"), indices("offset")}, assemble)
              .tile_form("tile.assemble", TileLowering::Assemble));
+  add(r, OpRow("tensor.dim", {tensor("x"), scalar("axis")}, dim).lowering(TileLowering::Scalar).orchestration());
   add(r, OpRow("tensor.read", {tensor("x"), indices("indices")}, read)
              .tile_form("tile.read", TileLowering::Compute).orchestration());
   add(r, OpRow("tensor.write", {tensor("x"), indices("indices"), scalar("value")}, write).orchestration());
