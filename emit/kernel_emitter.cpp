@@ -231,7 +231,7 @@ class KernelEmitter {
   }
 
   void sync_op(const KernelOpRow& row, const Call& c, const Span& sp) {
-    if (row.form == OpForm::Barrier) return line(fmt::format("pipe_barrier({});", row.call));
+    if (row.form == OpForm::Barrier) return line(fmt::format("{};", row.call));
     auto pipe = [&](const char* k) {
       const AttrValue* v = c.kwarg(k);
       const auto* e = v ? std::get_if<EnumLit>(v) : nullptr;

@@ -40,8 +40,8 @@ constexpr KernelOpRow kRows[] = {
     // cube
     {"tile.matmul", "TMATMUL", F::DstArgs}, {"tile.matmul_acc", "TMATMUL_ACC", F::MatmulAcc},
     // synchronisation
-    {"system.bar_v", "PIPE_V", F::Barrier}, {"system.bar_m", "PIPE_M", F::Barrier},
-    {"system.bar_all", "PIPE_ALL", F::Barrier},
+    {"system.bar_v", "pipe_barrier(PIPE_V)", F::Barrier}, {"system.bar_m", "pipe_barrier(PIPE_M)", F::Barrier},
+    {"system.bar_all", "pipe_barrier(PIPE_ALL)", F::Barrier},
     {"system.sync_src", "set_flag", F::Flag}, {"system.sync_dst", "wait_flag", F::Flag},
 };
 }  // namespace

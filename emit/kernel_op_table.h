@@ -28,7 +28,7 @@ enum class OpForm : unsigned char {
   DeclareOnly,    // a Tile declaration, no instruction              tile.create
   View,           // CALL(dst, src) where dst shares src's bytes     tile.reshape
   Planned,        // nothing: the address is already planned         tile.alloc
-  Barrier,        // pipe_barrier(CALL)                              system.bar_v
+  Barrier,        // CALL;                                           system.bar_v
   Flag,           // CALL(PIPE_src, PIPE_dst, EVENT_IDn)             system.sync_src / sync_dst
 };
 

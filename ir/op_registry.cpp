@@ -297,7 +297,8 @@ std::shared_ptr<const Call> make_call(const OpDef& op, std::vector<ExprPtr> args
   }
   for (size_t i = 0; i < args.size(); ++i) {
     if (!args[i] || !arg_matches(op.args[i].kind, args[i]))
-      throw CompileError("E302", args[i] && args[i]->span.valid() ? args[i]->span : span,
+      // At the call: a Var operand's span is where it was defined, not this use.
+      throw CompileError("E302", span,
                          fmt::format("argument '{}' of {}() must be {}, got {}", op.args[i].name,
                                      pretty, kind_noun(op.args[i].kind), type_noun(args[i] ? args[i]->type : nullptr)));
   }

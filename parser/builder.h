@@ -76,7 +76,7 @@ class FunctionBuilder {
   std::optional<ConstValue> try_const(TSNode n);
   ir::ExprPtr const_to_expr(const ConstValue& v, TSNode at);
   ir::ExprPtr index_expr(TSNode n, const std::string& what);  // a scalar (INDEX-like) expression
-  ir::AttrValue attr_value(TSNode n, const ir::KwSpec* spec);
+  ir::AttrValue attr_value(TSNode n, const ir::KwSpec* spec, std::string_view op_name = {});
   ir::ExprPtr call_expr(TSNode n);
   ir::ExprPtr function_call(FunctionBuilder& callee, TSNode call, bool bare);
   ir::ExprPtr subscript_expr(TSNode n);

@@ -237,7 +237,7 @@ ExprPtr FunctionBuilder::scalar_binary(BinOp op, ExprPtr a, ExprPtr b, const Spa
   return std::make_shared<Binary>(op, std::move(a), std::move(b), scalar_type(r), s);
 }
 
-AttrValue FunctionBuilder::attr_value(TSNode n, const KwSpec* spec) {
+AttrValue FunctionBuilder::attr_value(TSNode n, const KwSpec* spec, std::string_view op_name) {
   n = unparen(n);
   const auto& f = *file_;
   std::string d = dotted_name(n, f);
@@ -297,7 +297,9 @@ AttrValue FunctionBuilder::attr_value(TSNode n, const KwSpec* spec) {
       fail(n, "E200", fmt::format("Undefined variable '{}'", txt(n)));
     fail(n, "E302",
          fmt::format("'{}' must be a compile-time constant or an enum literal{}", txt(n),
-                     spec ? fmt::format(" (keyword '{}')", spec->name) : std::string()));
+                     spec ? fmt::format(" (keyword '{}'{})", spec->name,
+                                        op_name.empty() ? std::string() : fmt::format(" of pl.{}", op_name))
+                          : std::string()));
   }
   if (v->is_int()) return AttrValue{v->as_int()};
   if (v->is_float()) return AttrValue{v->as_float()};
@@ -351,7 +353,7 @@ static ExprPtr op_call(FunctionBuilder& b, const OpDef& op, const CallArgsCst& a
         b.fail(a.pos[i], "E302",
                fmt::format("pl.{}() takes at most {} positional arguments but {} were given", op.name,
                            nargs + op.kwargs.size(), a.pos.size()));
-      kw.emplace_back(op.kwargs[ki].name, b.attr_value(a.pos[i], &op.kwargs[ki]));
+      kw.emplace_back(op.kwargs[ki].name, b.attr_value(a.pos[i], &op.kwargs[ki], op.name));
     }
   }
   for (const auto& [name, val] : a.kw) {
@@ -374,7 +376,7 @@ static ExprPtr op_call(FunctionBuilder& b, const OpDef& op, const CallArgsCst& a
     }
     for (const auto& [k2, _] : kw)
       if (k2 == name) b.fail(val, "E302", fmt::format("pl.{}() got multiple values for '{}'", op.name, name));
-    kw.emplace_back(name, b.attr_value(val, spec));
+    kw.emplace_back(name, b.attr_value(val, spec, op.name));
   }
   return make_call(op, std::move(args), std::move(kw), b.sp(call));
 }
