@@ -216,3 +216,79 @@ TEMPLATE_TEST_CASE("row and column arg-max / arg-min", "[vector][reduce]", float
     TCOLARGMIN(cv, ci, src, tmp);
     check(false, false);
 }
+
+TEMPLATE_TEST_CASE("TCMP / TCMPS write per-row packed masks that TSEL / TSELS consume", "[vector][select]", float,
+                   half, int32_t) {
+    using T = TestType;
+    constexpr int R = 4, C = 64;
+    constexpr int Bytes = R * C * sizeof(T);
+    ThrowOnFail guard;
+    Vec<T, R, C> a(3, 43), b(3, 43), d(3, 43), tmp(R, C);
+    Vec<uint8_t, R, 32> m8(3, 6);     // ceil(43 / 8) = 6 bytes per row
+    Vec<uint32_t, R, 8> m32(3, 2);    // ceil(43 / 32) = 2 words per row
+    TASSIGN(a, 0);
+    TASSIGN(b, Bytes);
+    TASSIGN(d, 2 * Bytes);
+    TASSIGN(tmp, 3 * Bytes);
+    TASSIGN(m8, 4 * Bytes);
+    TASSIGN(m32, 4 * Bytes + 512);
+    for (int i = 0; i < R * C; ++i) {
+        a.SetValue(i, T(static_cast<float>(static_cast<int>(rnd(i) % 5) - 2)));
+        b.SetValue(i, T(static_cast<float>(static_cast<int>(rnd(i + 999) % 5) - 2)));
+    }
+    auto ref = [](float x, float y, CmpMode md) {
+        switch (md) {
+            case CmpMode::EQ: return x == y;
+            case CmpMode::NE: return x != y;
+            case CmpMode::LT: return x < y;
+            case CmpMode::LE: return x <= y;
+            case CmpMode::GT: return x > y;
+            case CmpMode::GE: return x >= y;
+        }
+        return false;
+    };
+    const float bs = static_cast<float>(b.GetValue(0));
+    for (CmpMode md : {CmpMode::EQ, CmpMode::NE, CmpMode::LT, CmpMode::LE, CmpMode::GT, CmpMode::GE}) {
+        for (int pass = 0; pass < 3; ++pass) {
+            for (int i = 0; i < m8.Numel; ++i) m8.SetValue(i, 0xEE);
+            for (int i = 0; i < m32.Numel; ++i) m32.SetValue(i, 0xEEEEEEEEu);
+            if (pass == 0) TCMP(m8, a, b, md), TCMP(m32, a, b, md);
+            if (pass == 1) TCMPS(m8, a, b.GetValue(0), md), TCMPS(m32, a, b.GetValue(0), md);
+            if (pass == 2) TCMPS(m8, a, b, md), TCMPS(m32, a, b, md);  // tile form: scalar = b(0, 0)
+            for (int r = 0; r < R; ++r)
+                for (int c = 0; c < 64; ++c) {
+                    INFO("mode " << static_cast<int>(md) << " pass " << pass << " r=" << r << " c=" << c);
+                    const bool live = r < 3 && c < 43;
+                    const float y = pass == 0 ? static_cast<float>(b.GetValue(r * C + c)) : bs;
+                    const bool want = live && ref(static_cast<float>(a.GetValue(r * C + c)), y, md);
+                    const uint8_t byte = m8.GetValue(r * 32 + c / 8);
+                    const uint32_t word = m32.GetValue(r * 8 + c / 32);
+                    if (r < 3 && c / 8 < 6) CHECK(((byte >> (c % 8)) & 1) == want);
+                    else CHECK(byte == 0xEE);  // outside the mask's valid region: untouched
+                    if (r < 3 && c / 32 < 2) CHECK(((word >> (c % 32)) & 1) == want);
+                    else CHECK(word == 0xEEEEEEEEu);
+                }
+            // TSEL / TSELS with the mask just computed.
+            TSEL(d, m8, a, b, tmp);
+            for (int r = 0; r < 3; ++r)
+                for (int c = 0; c < 43; ++c) {
+                    const int i = r * C + c;
+                    const bool bit = (m8.GetValue(r * 32 + c / 8) >> (c % 8)) & 1;
+                    CHECK(d.GetValue(i) == (bit ? a.GetValue(i) : b.GetValue(i)));
+                }
+            const T s = T(7.0f);
+            TSELS(d, m32, a, tmp, s);
+            for (int r = 0; r < 3; ++r)
+                for (int c = 0; c < 43; ++c) {
+                    const int i = r * C + c;
+                    const bool bit = (m32.GetValue(r * 8 + c / 32) >> (c % 32)) & 1;
+                    CHECK(d.GetValue(i) == (bit ? a.GetValue(i) : s));
+                }
+        }
+    }
+    // A hand-made mask: row 1 selects only column 9 (byte 1, bit 1).
+    for (int i = 0; i < m8.Numel; ++i) m8.SetValue(i, 0);
+    m8.SetValue(1 * 32 + 1, 0x02);
+    TSEL(d, m8, a, b, tmp);
+    for (int c = 0; c < 43; ++c) CHECK(d.GetValue(1 * C + c) == (c == 9 ? a.GetValue(1 * C + c) : b.GetValue(1 * C + c)));
+}
