@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -291,4 +292,252 @@ TEMPLATE_TEST_CASE("TCMP / TCMPS write per-row packed masks that TSEL / TSELS co
     m8.SetValue(1 * 32 + 1, 0x02);
     TSEL(d, m8, a, b, tmp);
     for (int c = 0; c < 43; ++c) CHECK(d.GetValue(1 * C + c) == (c == 9 ? a.GetValue(1 * C + c) : b.GetValue(1 * C + c)));
+}
+
+TEST_CASE("TCONCAT, TGATHER, TGATHERB, TSCATTER", "[vector][layout]") {
+    ThrowOnFail guard;
+    Vec<float, 4, 16> a(3, 5), b(3, 7), g(4, 16);
+    Vec<float, 4, 32> d(3, 12);
+    Vec<int32_t, 4, 8> ia(3, 1), ib(3, 1), id(3, 1);
+    Vec<int32_t, 4, 16> gi(4, 16);
+    TASSIGN(a, 0);
+    TASSIGN(b, 256);
+    TASSIGN(d, 512);
+    TASSIGN(ia, 1024);
+    TASSIGN(ib, 1152);
+    TASSIGN(id, 1280);
+    TASSIGN(gi, 1536);
+    TASSIGN(g, 1792);
+    fill(a, 1);
+    fill(b, 2);
+    for (int i = 0; i < d.Numel; ++i) d.SetValue(i, -99.0f);
+    TCONCAT(d, a, b);
+    for (int r = 0; r < 3; ++r)
+        for (int c = 0; c < 12; ++c) CHECK(d.GetValue(r * 32 + c) == (c < 5 ? a.GetValue(r * 16 + c) : b.GetValue(r * 16 + c - 5)));
+    CHECK(d.GetValue(12) == -99.0f);
+    // Indexed forms: per-row counts, scaled by sizeof(index type).
+    const int n0[3] = {2, 5, 0}, n1[3] = {3, 1, 7};
+    for (int r = 0; r < 3; ++r) ia.SetValue(r * 8, n0[r] * 4), ib.SetValue(r * 8, n1[r] * 4);
+    for (int i = 0; i < d.Numel; ++i) d.SetValue(i, -99.0f);
+    TCONCAT(d, a, b, id, ia, ib);
+    for (int r = 0; r < 3; ++r) {
+        CHECK(id.GetValue(r * 8) == (n0[r] + n1[r]) * 4);
+        for (int c = 0; c < n0[r] + n1[r]; ++c)
+            CHECK(d.GetValue(r * 32 + c) == (c < n0[r] ? a.GetValue(r * 16 + c) : b.GetValue(r * 16 + c - n0[r])));
+        CHECK(d.GetValue(r * 32 + n0[r] + n1[r]) == -99.0f);
+    }
+    TCONCAT(d, a, b, ia, ib);
+    for (int c = 0; c < 5; ++c) CHECK(d.GetValue(32 + c) == a.GetValue(16 + c));
+
+    // Index gather: flat indices into a's whole storage; out of range -> 0.
+    Vec<float, 4, 16> tmp(4, 16);
+    TASSIGN(tmp, 2048);
+    fill(a, 3);
+    for (int i = 0; i < 64; ++i) gi.SetValue(i, static_cast<int32_t>(rnd(i) % 70) - 3);
+    TGATHER(g, a, gi, tmp);
+    for (int i = 0; i < 64; ++i) {
+        const int k = gi.GetValue(i);
+        CHECK(g.GetValue(i) == (k >= 0 && k < 64 ? a.GetValue(k) : 0.0f));
+    }
+    // TSCATTER index form: the inverse permutation puts everything back.
+    Vec<float, 4, 16> back(4, 16);
+    TASSIGN(back, 2304);
+    for (int i = 0; i < 64; ++i) gi.SetValue(i, (i * 37 + 5) % 64);  // a permutation
+    TGATHER(g, a, gi, tmp);
+    TSCATTER(back, g, gi);
+    for (int i = 0; i < 64; ++i) CHECK(back.GetValue(i) == a.GetValue(i));
+
+    // Mask-pattern gather / scatter.
+    Vec<float, 4, 16> src(4, 16), out(4, 16);
+    TASSIGN(src, 2560);
+    TASSIGN(out, 2816);
+    fill(src, 4);
+    auto pattern_ref = [](MaskPattern p, int i) {
+        const int period = (p == MaskPattern::P0101 || p == MaskPattern::P1010) ? 2 : 4;
+        const int want = p == MaskPattern::P0101 || p == MaskPattern::P0001 ? 0
+                         : p == MaskPattern::P1010 || p == MaskPattern::P0010 ? 1
+                         : p == MaskPattern::P0100                          ? 2
+                                                                            : 3;
+        return i % period == want;
+    };
+    auto check_gather = [&](auto pat_tag) {
+        constexpr MaskPattern P = decltype(pat_tag)::value;
+        for (int i = 0; i < out.Numel; ++i) out.SetValue(i, -1.0f);
+        TGATHER<decltype(out), decltype(src), P>(out, src);
+        std::vector<float> want;
+        for (int r = 0; r < 4; ++r)
+            for (int c = 0; c < 16; ++c)
+                if (pattern_ref(P, c)) want.push_back(src.GetValue(r * 16 + c));
+        for (size_t k = 0; k < want.size(); ++k) CHECK(out.GetValue(k) == want[k]);
+        CHECK(out.GetValue(want.size()) == -1.0f);
+        // Column gather keeps whole rows.
+        for (int i = 0; i < out.Numel; ++i) out.SetValue(i, -1.0f);
+        TGATHER<decltype(out), decltype(src), P, GatherAxis::GATHER_COL>(out, src);
+        int k = 0;
+        for (int r = 0; r < 4; ++r)
+            if (pattern_ref(P, r)) {
+                for (int c = 0; c < 16; ++c) CHECK(out.GetValue(k * 16 + c) == src.GetValue(r * 16 + c));
+                ++k;
+            }
+        // Row scatter spreads a dense source over the selected columns, zero elsewhere.
+        TSCATTER<P>(out, src);
+        int s = 0;
+        for (int r = 0; r < 4; ++r)
+            for (int c = 0; c < 16; ++c)
+                CHECK(out.GetValue(r * 16 + c) == (pattern_ref(P, c) ? src.GetValue(s++) : 0.0f));
+        TSCATTER<P, ScatterAxis::SCATTER_COL>(out, src);
+        int sr = 0;
+        for (int r = 0; r < 4; ++r) {
+            for (int c = 0; c < 16; ++c)
+                CHECK(out.GetValue(r * 16 + c) == (pattern_ref(P, r) ? src.GetValue(sr * 16 + c) : 0.0f));
+            if (pattern_ref(P, r)) ++sr;
+        }
+    };
+    check_gather(std::integral_constant<MaskPattern, MaskPattern::P0101>{});
+    check_gather(std::integral_constant<MaskPattern, MaskPattern::P1010>{});
+    check_gather(std::integral_constant<MaskPattern, MaskPattern::P0001>{});
+    check_gather(std::integral_constant<MaskPattern, MaskPattern::P0100>{});
+    check_gather(std::integral_constant<MaskPattern, MaskPattern::P1000>{});
+
+    // TGATHERB: 32-byte blocks (8 floats) at byte offsets into src.
+    Vec<float, 2, 16> gb(2, 16);
+    Vec<uint32_t, 2, 8> off(2, 2);
+    TASSIGN(gb, 3072);
+    TASSIGN(off, 3200);
+    const uint32_t offs[4] = {0, 96, 32, 224};
+    for (int r = 0; r < 2; ++r)
+        for (int bk = 0; bk < 2; ++bk) off.SetValue(r * 8 + bk, offs[r * 2 + bk]);
+    TGATHERB(gb, src, off);
+    for (int r = 0; r < 2; ++r)
+        for (int bk = 0; bk < 2; ++bk)
+            for (int e = 0; e < 8; ++e) CHECK(gb.GetValue(r * 16 + bk * 8 + e) == src.GetValue(offs[r * 2 + bk] / 4 + e));
+}
+
+TEST_CASE("TTRI, TFILLPAD, TPART*, TSUBVIEW", "[vector][layout]") {
+    ThrowOnFail guard;
+    Vec<float, 6, 8> t(5, 7);
+    TASSIGN(t, 0);
+    for (int diag : {-2, 0, 3}) {
+        for (int i = 0; i < t.Numel; ++i) t.SetValue(i, 9.0f);
+        TTRI<decltype(t), 0>(t, diag);
+        for (int r = 0; r < 6; ++r)
+            for (int c = 0; c < 8; ++c)
+                CHECK(t.GetValue(r * 8 + c) == (r < 5 && c < 7 ? (c <= r + diag ? 1.0f : 0.0f) : 9.0f));
+        TTRI<decltype(t), 1>(t, diag);
+        for (int r = 0; r < 5; ++r)
+            for (int c = 0; c < 7; ++c) CHECK(t.GetValue(r * 8 + c) == (c >= r + diag ? 1.0f : 0.0f));
+    }
+
+    Vec<float, 4, 16> s(3, 10);
+    Vec<float, 4, 16, PadValue::Max> p(4, 16);
+    Vec<float, 8, 32, PadValue::Min> e(6, 20);
+    Vec<int16_t, 4, 16> si(2, 5);
+    Vec<int16_t, 4, 16, PadValue::Min> pi(4, 16);
+    constexpr PadValue kNeg1 = static_cast<PadValue>(static_cast<uint64_t>(PadValue::CustomBase) | 0xBF800000u);
+    Vec<float, 4, 16, kNeg1> pc(4, 16);
+    TASSIGN(s, 1024);
+    TASSIGN(p, 1280);
+    TASSIGN(e, 1536);
+    TASSIGN(si, 2560);
+    TASSIGN(pi, 2688);
+    TASSIGN(pc, 2816);
+    fill(s, 7);
+    fill(si, 8);
+    auto check_pad = [](auto& dst, auto& src, int dr, int dc, auto pad) {
+        using D = std::remove_reference_t<decltype(dst)>;
+        for (int r = 0; r < dr; ++r)
+            for (int c = 0; c < dc; ++c) {
+                const bool in = r < static_cast<int>(src.GetValidRow()) && c < static_cast<int>(src.GetValidCol());
+                INFO("r=" << r << " c=" << c);
+                CHECK(dst.GetValue(r * D::Cols + c) == (in ? src.GetValue(r * std::remove_reference_t<decltype(src)>::Cols + c) : pad));
+            }
+    };
+    TFILLPAD(p, s);
+    check_pad(p, s, 4, 16, std::numeric_limits<float>::infinity());
+    TFILLPAD_INPLACE(pi, si);
+    check_pad(pi, si, 4, 16, std::numeric_limits<int16_t>::lowest());
+    for (int i = 0; i < e.Numel; ++i) e.SetValue(i, 5.0f);
+    TFILLPAD_EXPAND(e, s);
+    check_pad(e, s, 6, 20, -std::numeric_limits<float>::infinity());
+    CHECK(e.GetValue(6 * 32) == 5.0f);  // outside dst's valid region: untouched
+    CHECK(e.GetValue(20) == 5.0f);
+    TFILLPAD<TFillPadMode::Normal>(pc, s);
+    check_pad(pc, s, 4, 16, -1.0f);
+
+    // TPART*: op where both sources are valid, the valid one elsewhere, 0 outside both.
+    Vec<float, 4, 16> x(4, 9), y(2, 16), z(4, 16);
+    TASSIGN(x, 3072);
+    TASSIGN(y, 3328);
+    TASSIGN(z, 3584);
+    fill(x, 11);
+    fill(y, 12);
+    auto part = [&](const char* name, auto op, auto ref) {
+        op();
+        for (int r = 0; r < 4; ++r)
+            for (int c = 0; c < 16; ++c) {
+                const int i = r * 16 + c;
+                const bool in0 = r < static_cast<int>(x.GetValidRow()) && c < 9, in1 = r < 2;
+                const float want = in0 && in1 ? ref(x.GetValue(i), y.GetValue(i))
+                                   : in0      ? x.GetValue(i)
+                                   : in1      ? y.GetValue(i)
+                                              : 0.0f;
+                INFO(name << " r=" << r << " c=" << c);
+                CHECK(z.GetValue(i) == want);
+            }
+    };
+    x.SetValidShape(3, 9);
+    part("TPARTADD", [&] { TPARTADD(z, x, y); }, [](float u, float v) { return u + v; });
+    x.SetValidShape(4, 9);
+    part("TPARTADD", [&] { TPARTADD(z, x, y); }, [](float u, float v) { return u + v; });
+    part("TPARTMUL", [&] { TPARTMUL(z, x, y); }, [](float u, float v) { return u * v; });
+    part("TPARTMAX", [&] { TPARTMAX(z, x, y); }, [](float u, float v) { return std::max(u, v); });
+    part("TPARTMIN", [&] { TPARTMIN(z, x, y); }, [](float u, float v) { return std::min(u, v); });
+
+    // TSUBVIEW aliases the parent from (1, 4) on.
+    Vec<float, 2, 16> view(2, 8);
+    TSUBVIEW(view, z, 1, 4);
+    CHECK(view.GetValue(0) == z.GetValue(1 * 16 + 4));
+    view.SetValue(16 + 3, 42.0f);
+    CHECK(z.GetValue(2 * 16 + 7) == 42.0f);
+    Vec<float, 4, 16> big(4, 16);
+    TASSIGN(big, sim::kUbBytes - 256);
+    CHECK_THROWS(TSUBVIEW(big, big, 3, 0));
+}
+
+TEST_CASE("TRANDOM is Philox-4x32 in pto-isa's lane layout", "[vector][random]") {
+    ThrowOnFail guard;
+    Vec<uint32_t, 2, 256> t(2, 256);
+    Vec<uint32_t, 1, 256> one(1, 256);
+    TASSIGN(t, 0);
+    TASSIGN(one, 4096);
+    TRandomKey key = {0, 0};
+    TRandomCounter ctr = {0, 0, 0, 0};
+    TRANDOM(t, key, ctr);
+    // Random123 known-answer vector: philox4x32_10(ctr = 0, key = 0).
+    CHECK(t.GetValue(0) == 0x6627e8d5u);
+    CHECK(t.GetValue(64) == 0xe169c58du);
+    CHECK(t.GetValue(128) == 0xbc57ac4cu);
+    CHECK(t.GetValue(192) == 0x9b00dbd8u);
+    // Lane l uses counter + l; row 1 continues from counter + Cols / 4.
+    for (uint32_t lane : {1u, 17u, 63u}) {
+        TRandomCounter c2 = {lane, 0, 0, 0};
+        TRANDOM(one, key, c2);
+        for (int k = 0; k < 4; ++k) CHECK(t.GetValue(k * 64 + lane) == one.GetValue(k * 64));
+        TRandomCounter c3 = {64 + lane, 0, 0, 0};
+        TRANDOM(one, key, c3);
+        for (int k = 0; k < 4; ++k) CHECK(t.GetValue(256 + k * 64 + lane) == one.GetValue(k * 64));
+    }
+    // Random123 known-answer vector with all-ones counter and key.
+    TRandomKey k1 = {0xffffffffu, 0xffffffffu};
+    TRandomCounter c1 = {0xffffffffu, 0xffffffffu, 0xffffffffu, 0xffffffffu};
+    TRANDOM(one, k1, c1);
+    CHECK(one.GetValue(0) == 0x408f276du);
+    CHECK(one.GetValue(64) == 0x41c83b0eu);
+    CHECK(one.GetValue(128) == 0xa20bc7c6u);
+    CHECK(one.GetValue(192) == 0x6d5451fdu);
+    CHECK(c1[0] == 0xffffffffu);  // operands are not modified
+    // 7 rounds differ from 10.
+    TRandomCounter c0 = {0, 0, 0, 0};
+    TRANDOM<7>(one, key, c0);
+    CHECK(one.GetValue(0) != 0x6627e8d5u);
 }

@@ -10,6 +10,7 @@
 //   pto_ops_vector.hpp  elementwise / scalar / unary / bitwise / remainder ops, TCVT, TEXPANDS, TCI,
 //                       reductions (incl. arg-max / arg-min), expands, TTRANS
 //   pto_ops_select.hpp  TCMP TCMPS TSEL TSELS (packed predicate masks)
+//   pto_ops_layout.hpp  TCONCAT TGATHER TGATHERB TSCATTER TTRI TFILLPAD* TPART* TSUBVIEW TRANDOM
 //   pto_ops_cube.hpp    TMATMUL, TMATMUL_ACC, TMATMUL_BIAS, TGEMV
 //
 // Everything runs synchronously in program order on the calling thread.
@@ -19,6 +20,7 @@
 #include "pto_float.hpp"
 #include "pto_ops_cube.hpp"
 #include "pto_ops_memory.hpp"
+#include "pto_ops_layout.hpp"
 #include "pto_ops_select.hpp"
 #include "pto_ops_vector.hpp"
 #include "pto_sim_memory.hpp"
