@@ -541,3 +541,127 @@ TEST_CASE("TRANDOM is Philox-4x32 in pto-isa's lane layout", "[vector][random]")
     TRANDOM<7>(one, key, c0);
     CHECK(one.GetValue(0) != 0x6627e8d5u);
 }
+
+namespace {
+template <typename T>
+std::pair<float, uint32_t> record_at(const T* row, int k) {
+    constexpr int kRec = 8 / sizeof(T);
+    uint32_t idx;
+    std::memcpy(&idx, reinterpret_cast<const uint8_t*>(row + k * kRec) + 4, 4);
+    return {static_cast<float>(row[k * kRec]), idx};
+}
+}  // namespace
+
+TEMPLATE_TEST_CASE("TSORT32 sorts 32-element blocks into (score, index) records", "[vector][sort]", float, half) {
+    using T = TestType;
+    constexpr int kRec = 8 / sizeof(T);
+    ThrowOnFail guard;
+    Vec<T, 2, 64> src(2, 40);
+    Vec<uint32_t, 2, 64> idx(2, 40);
+    Vec<T, 2, 64 * kRec> dst(2, 64 * kRec);
+    TASSIGN(src, 0);
+    TASSIGN(idx, 1024);
+    TASSIGN(dst, 2048);
+    for (int i = 0; i < 128; ++i) {
+        src.SetValue(i, T(static_cast<float>(static_cast<int>(rnd(i) % 11) - 5)));  // ties
+        idx.SetValue(i, 1000 + (i * 7) % 128);
+    }
+    TSORT32(dst, src, idx);
+    for (int r = 0; r < 2; ++r)
+        for (int b0 = 0; b0 < 40; b0 += 32) {
+            std::vector<std::pair<float, uint32_t>> want;
+            for (int c = b0; c < std::min(40, b0 + 32); ++c)
+                want.push_back({static_cast<float>(src.GetValue(r * 64 + c)), idx.GetValue(r * 64 + c)});
+            std::sort(want.begin(), want.end(), [](auto x, auto y) {
+                return x.first != y.first ? x.first > y.first : x.second < y.second;
+            });
+            for (size_t k = 0; k < want.size(); ++k) {
+                INFO("r=" << r << " block " << b0 / 32 << " k=" << k);
+                CHECK(record_at(&dst.at(r, 0), b0 + static_cast<int>(k)) == want[k]);
+            }
+        }
+    Vec<T, 2, 64> tmp(2, 64);
+    TASSIGN(tmp, 8192);
+    TSORT32(dst, src, idx, tmp);
+    CHECK(record_at(&dst.at(0, 0), 0).first == 5.0f);
+}
+
+TEST_CASE("TMRGSORT merges sorted record lists", "[vector][sort]") {
+    ThrowOnFail guard;
+    using L = Vec<float, 1, 64>;
+    L s0(1, 20), s1(1, 12), s2(1, 16), s3(1, 8), tmp(1, 64);
+    Vec<float, 1, 128> d(1, 128);
+    TASSIGN(s0, 0);
+    TASSIGN(s1, 256);
+    TASSIGN(s2, 512);
+    TASSIGN(s3, 768);
+    TASSIGN(tmp, 1024);
+    TASSIGN(d, 1280);
+    L* lists[4] = {&s0, &s1, &s2, &s3};
+    std::vector<std::pair<float, uint32_t>> recs[4];
+    for (int l = 0; l < 4; ++l) {
+        const int n = lists[l]->GetValidCol() / 2;
+        for (int k = 0; k < n; ++k) recs[l].push_back({static_cast<float>(rnd(l * 100 + k) % 7), uint32_t(l * 100 + k)});
+        std::sort(recs[l].begin(), recs[l].end(), [](auto x, auto y) { return x.first > y.first; });
+        for (int k = 0; k < n; ++k) {
+            lists[l]->SetValue(2 * k, recs[l][k].first);
+            std::memcpy(&lists[l]->at(0, 2 * k + 1), &recs[l][k].second, 4);
+        }
+    }
+    auto reference = [&](int nlists, bool exhausted, unsigned outMax, unsigned taken[4]) {
+        std::vector<std::pair<float, uint32_t>> out;
+        unsigned pos[4] = {0, 0, 0, 0};
+        while (out.size() < outMax) {
+            int pick = -1;
+            for (int l = 0; l < nlists; ++l)
+                if (pos[l] < recs[l].size() && (pick < 0 || recs[l][pos[l]].first > recs[pick][pos[pick]].first)) pick = l;
+            if (pick < 0) break;
+            out.push_back(recs[pick][pos[pick]++]);
+            bool done = false;
+            for (int l = 0; l < nlists; ++l) done = done || pos[l] == recs[l].size();
+            if (exhausted && done) break;
+        }
+        for (int l = 0; l < 4; ++l) taken[l] = pos[l];
+        return out;
+    };
+    for (bool ex : {false, true})
+        for (int n = 2; n <= 4; ++n) {
+            MrgSortExecutedNumList done{9, 9, 9, 9};
+            for (int i = 0; i < 128; ++i) d.SetValue(i, -1.0f);
+            if (n == 4 && ex) TMRGSORT<decltype(d), L, L, L, L, L, true>(d, done, tmp, s0, s1, s2, s3);
+            if (n == 4 && !ex) TMRGSORT<decltype(d), L, L, L, L, L, false>(d, done, tmp, s0, s1, s2, s3);
+            if (n == 3 && ex) TMRGSORT<decltype(d), L, L, L, L, true>(d, done, tmp, s0, s1, s2);
+            if (n == 3 && !ex) TMRGSORT<decltype(d), L, L, L, L, false>(d, done, tmp, s0, s1, s2);
+            if (n == 2 && ex) TMRGSORT<decltype(d), L, L, L, true>(d, done, tmp, s0, s1);
+            if (n == 2 && !ex) TMRGSORT<decltype(d), L, L, L, false>(d, done, tmp, s0, s1);
+            unsigned taken[4];
+            const auto want = reference(n, ex, 64, taken);
+            INFO("lists " << n << " exhausted " << ex);
+            for (size_t k = 0; k < want.size(); ++k) CHECK(record_at(&d.at(0, 0), static_cast<int>(k)) == want[k]);
+            CHECK(d.GetValue(2 * want.size()) == -1.0f);
+            CHECK(done.mrgSortList0 == taken[0]);
+            CHECK(done.mrgSortList1 == taken[1]);
+            CHECK(done.mrgSortList2 == (n >= 3 ? taken[2] : 0u));
+            CHECK(done.mrgSortList3 == (n >= 4 ? taken[3] : 0u));
+        }
+    // Block form: 4 sorted blocks of 8 records (blockLen 16 elements) merged, trailing partial group untouched.
+    Vec<float, 1, 128> blk(1, 128), out(1, 80);
+    TASSIGN(blk, 2048);
+    TASSIGN(out, 2560);
+    std::vector<std::pair<float, uint32_t>> all;
+    for (int b = 0; b < 4; ++b) {
+        std::vector<std::pair<float, uint32_t>> v;
+        for (int k = 0; k < 8; ++k) v.push_back({static_cast<float>(rnd(b * 10 + k) % 50), uint32_t(b * 8 + k)});
+        std::sort(v.begin(), v.end(), [](auto x, auto y) { return x.first > y.first; });
+        for (int k = 0; k < 8; ++k) {
+            blk.SetValue(b * 16 + 2 * k, v[k].first);
+            std::memcpy(&blk.at(0, b * 16 + 2 * k + 1), &v[k].second, 4);
+        }
+        all.insert(all.end(), v.begin(), v.end());
+    }
+    for (int i = 0; i < 128; ++i) out.SetValue(i, -3.0f);
+    TMRGSORT(out, blk, 16);
+    std::stable_sort(all.begin(), all.end(), [](auto x, auto y) { return x.first > y.first; });
+    for (int k = 0; k < 32; ++k) CHECK(record_at(&out.at(0, 0), k).first == all[k].first);
+    CHECK(out.GetValue(64) == -3.0f);
+}

@@ -11,6 +11,7 @@
 //                       reductions (incl. arg-max / arg-min), expands, TTRANS
 //   pto_ops_select.hpp  TCMP TCMPS TSEL TSELS (packed predicate masks)
 //   pto_ops_layout.hpp  TCONCAT TGATHER TGATHERB TSCATTER TTRI TFILLPAD* TPART* TSUBVIEW TRANDOM
+//   pto_ops_sort.hpp    TSORT32 TMRGSORT
 //   pto_ops_cube.hpp    TMATMUL, TMATMUL_ACC, TMATMUL_BIAS, TGEMV
 //
 // Everything runs synchronously in program order on the calling thread.
@@ -22,6 +23,7 @@
 #include "pto_ops_memory.hpp"
 #include "pto_ops_layout.hpp"
 #include "pto_ops_select.hpp"
+#include "pto_ops_sort.hpp"
 #include "pto_ops_vector.hpp"
 #include "pto_sim_memory.hpp"
 #include "pto_tile.hpp"
