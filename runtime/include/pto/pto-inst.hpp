@@ -7,7 +7,11 @@
 //   pto_sim_memory.hpp  per-core simulated UB / L1 / L0A / L0B / L0C / Bias, error channel
 //   pto_tile.hpp        Tile, TASSIGN, Shape, Stride, GlobalTensor (storage convention here)
 //   pto_ops_memory.hpp  TLOAD TSTORE TMOV TEXTRACT TINSERT TRESHAPE
-//   pto_ops_vector.hpp  elementwise / scalar / unary ops, TCVT, TEXPANDS, TCI, reductions, expands, TTRANS
+//   pto_ops_vector.hpp  elementwise / scalar / unary / bitwise / remainder ops, TCVT, TEXPANDS, TCI,
+//                       reductions (incl. arg-max / arg-min), expands, TTRANS
+//   pto_ops_select.hpp  TCMP TCMPS TSEL TSELS (packed predicate masks)
+//   pto_ops_layout.hpp  TCONCAT TGATHER TGATHERB TSCATTER TTRI TFILLPAD* TPART* TSUBVIEW TRANDOM
+//   pto_ops_sort.hpp    TSORT32 TMRGSORT
 //   pto_ops_cube.hpp    TMATMUL, TMATMUL_ACC, TMATMUL_BIAS, TGEMV
 //
 // Everything runs synchronously in program order on the calling thread.
@@ -17,6 +21,9 @@
 #include "pto_float.hpp"
 #include "pto_ops_cube.hpp"
 #include "pto_ops_memory.hpp"
+#include "pto_ops_layout.hpp"
+#include "pto_ops_select.hpp"
+#include "pto_ops_sort.hpp"
 #include "pto_ops_vector.hpp"
 #include "pto_sim_memory.hpp"
 #include "pto_tile.hpp"

@@ -1,12 +1,15 @@
 // pypto CPU runtime: vector (PIPE_V) instructions on Vec tiles — elementwise binary / scalar /
-// unary ops, TEXPANDS, TCVT, TCI, row / column reductions and broadcasts, TTRANS.
+// unary / integer-bitwise / remainder / carry ops, TEXPANDS, TCVT, TCI, row / column reductions
+// (incl. arg-max / arg-min) and broadcasts, TTRANS. Compare / select, layout / gather and sort
+// instructions live in pto_ops_select.hpp, pto_ops_layout.hpp and pto_ops_sort.hpp.
 //
 // Numerics: each instruction computes in float for float-like element types (float, half,
 // bfloat16_t) and in 64-bit integers for integer types, then rounds the result once to the
 // destination type (RNE). CPU results may differ from the NPU in: transcendental accuracy (exp,
 // log, sqrt, rsqrt via libm in float; the NPU uses its own approximations), division / reciprocal
 // (exact IEEE here), and the summation order of reductions (sequential here, tree-shaped on the
-// NPU; row reductions of half/bf16 accumulate in float). Integer division by zero yields 0.
+// NPU; row reductions of half/bf16 accumulate in float). Integer division / remainder by zero
+// yields 0 (the pto-isa CPU simulator asserts instead).
 // Elementwise ops cover the destination's valid region; reductions the source's valid region.
 #pragma once
 
@@ -56,6 +59,15 @@ void map2(D& d, A& a, B& b, F f) {
             d.at(r, c) = store_as<D>(f(load_as<C>(a.at(r, c)), load_as<C>(b.at(r, c))));
 }
 
+template <typename D, typename A, typename B, typename E, typename F>
+void map3(D& d, A& a, B& b, E& e, F f) {
+    using C = compute_t<typename D::DType>;
+    const unsigned rows = d.GetValidRow(), cols = d.GetValidCol();
+    for (unsigned r = 0; r < rows; ++r)
+        for (unsigned c = 0; c < cols; ++c)
+            d.at(r, c) = store_as<D>(f(load_as<C>(a.at(r, c)), load_as<C>(b.at(r, c)), load_as<C>(e.at(r, c))));
+}
+
 // op(a(r,c), vec(r,0)) for row broadcasts, op(a(r,c), vec(0,c)) for column broadcasts.
 template <bool kRow, typename D, typename A, typename V, typename F>
 void map_bcast(D& d, A& a, V& v, F f) {
@@ -81,6 +93,49 @@ inline constexpr auto kMax = [](auto a, auto b) { return a > b ? a : b; };
 inline constexpr auto kMin = [](auto a, auto b) { return a < b ? a : b; };
 inline constexpr auto kExpDif = [](auto a, auto b) { return std::exp(static_cast<float>(a - b)); };
 
+template <typename C>
+inline C fmod_op(C a, C b) {
+    if constexpr (std::is_same_v<C, float>) return std::fmod(a, b);
+    else return b == 0 ? C(0) : a % b;
+}
+template <typename C>
+inline C rem_op(C a, C b) {
+    C r = fmod_op(a, b);
+    if (r != 0 && ((a >= 0) != (b >= 0))) r += b;
+    return r;
+}
+// Shift counts outside [0, 63] are clamped (the 64-bit compute type makes narrower types exact).
+template <typename C>
+inline C shift_count(C b) {
+    return b < 0 ? C(0) : b > 63 ? C(63) : b;
+}
+template <typename C>
+inline C shl_op(C a, C b) {
+    static_assert(std::is_integral_v<C>, "TSHL / TSHLS need integer tiles");
+    return static_cast<C>(static_cast<uint64_t>(a) << shift_count(b));
+}
+template <typename C>
+inline C shr_op(C a, C b) {
+    static_assert(std::is_integral_v<C>, "TSHR / TSHRS need integer tiles");
+    return a >> shift_count(b);  // arithmetic for signed elements, logical for unsigned (zero-extended)
+}
+inline constexpr auto kFmod = [](auto a, auto b) { return fmod_op(a, b); };
+inline constexpr auto kRem = [](auto a, auto b) { return rem_op(a, b); };
+inline constexpr auto kShl = [](auto a, auto b) { return shl_op(a, b); };
+inline constexpr auto kShr = [](auto a, auto b) { return shr_op(a, b); };
+inline constexpr auto kAnd = [](auto a, auto b) {
+    static_assert(std::is_integral_v<decltype(a)>, "bitwise ops need integer tiles");
+    return a & b;
+};
+inline constexpr auto kOr = [](auto a, auto b) {
+    static_assert(std::is_integral_v<decltype(a)>, "bitwise ops need integer tiles");
+    return a | b;
+};
+inline constexpr auto kXor = [](auto a, auto b) {
+    static_assert(std::is_integral_v<decltype(a)>, "bitwise ops need integer tiles");
+    return a ^ b;
+};
+
 }  // namespace detail
 
 #define PTO_SIM_BINARY(NAME, OP)                                                                    \
@@ -104,7 +159,72 @@ PTO_SIM_BINARY(TOR, [](auto a, auto b) {
     static_assert(std::is_integral_v<decltype(a)>, "TOR needs integer tiles");
     return a | b;
 })
+PTO_SIM_BINARY(TSHL, detail::kShl)
+PTO_SIM_BINARY(TSHR, detail::kShr)
 #undef PTO_SIM_BINARY
+
+// TXOR only has the form with a scratch tile in pto-isa (the CPU does not need it).
+template <typename D, typename A, typename B, typename Tmp, typename... W>
+    requires(is_tile_v<D> && is_tile_v<A> && is_tile_v<B> && is_tile_v<Tmp> && all_events_v<W...>)
+RecordEvent TXOR(D& dst, A& src0, B& src1, Tmp&, W&...) {
+    detail::map2(dst, src0, src1, detail::kXor);
+    return {};
+}
+
+// TREM: remainder with the sign of the divisor (Python `%`; floats: fmod, then + divisor when the
+// signs differ and the result is non-zero). TFMOD: C fmod / `%` (sign of the dividend).
+template <auto PrecisionType = RemAlgorithm::DEFAULT, typename D, typename A, typename B, typename Tmp,
+          typename... W>
+    requires(is_tile_v<D> && is_tile_v<A> && is_tile_v<B> && is_tile_v<Tmp> && all_events_v<W...>)
+RecordEvent TREM(D& dst, A& src0, B& src1, Tmp&, W&...) {
+    detail::map2(dst, src0, src1, detail::kRem);
+    return {};
+}
+template <auto PrecisionType = FmodAlgorithm::DEFAULT, typename D, typename A, typename B, typename... W>
+    requires(is_tile_v<D> && is_tile_v<A> && is_tile_v<B> && all_events_v<W...>)
+RecordEvent TFMOD(D& dst, A& src0, B& src1, W&...) {
+    detail::map2(dst, src0, src1, detail::kFmod);
+    return {};
+}
+
+// TPRELU: dst = src0 > 0 ? src0 : src0 * src1 (per-element slope).
+template <typename D, typename A, typename B, typename Tmp, typename... W>
+    requires(is_tile_v<D> && is_tile_v<A> && is_tile_v<B> && is_tile_v<Tmp> && all_events_v<W...>)
+RecordEvent TPRELU(D& dst, A& src0, B& src1, Tmp&, W&...) {
+    detail::map2(dst, src0, src1, [](auto a, auto b) { return a > 0 ? a : a * b; });
+    return {};
+}
+
+// Three-operand forms (one rounding): TADDC = src0 + src1 + src2, TSUBC = src0 - src1 + src2,
+// TADDSC = src0 + scalar + src1, TSUBSC = src0 - scalar + src1.
+template <typename T, typename... W>
+    requires(is_tile_v<T> && all_events_v<W...>)
+RecordEvent TADDC(T& dst, T& src0, T& src1, T& src2, W&...) {
+    detail::map3(dst, src0, src1, src2, [](auto a, auto b, auto c) { return a + b + c; });
+    return {};
+}
+template <typename T, typename... W>
+    requires(is_tile_v<T> && all_events_v<W...>)
+RecordEvent TSUBC(T& dst, T& src0, T& src1, T& src2, W&...) {
+    detail::map3(dst, src0, src1, src2, [](auto a, auto b, auto c) { return a - b + c; });
+    return {};
+}
+template <typename T, typename... W>
+    requires(is_tile_v<T> && all_events_v<W...>)
+RecordEvent TADDSC(T& dst, T& src0, typename T::DType scalar, T& src1, W&...) {
+    using C = detail::compute_t<typename T::DType>;
+    const C x = detail::load_as<C>(scalar);
+    detail::map2(dst, src0, src1, [&](C a, C b) { return a + x + b; });
+    return {};
+}
+template <typename T, typename... W>
+    requires(is_tile_v<T> && all_events_v<W...>)
+RecordEvent TSUBSC(T& dst, T& src0, typename T::DType scalar, T& src1, W&...) {
+    using C = detail::compute_t<typename T::DType>;
+    const C x = detail::load_as<C>(scalar);
+    detail::map2(dst, src0, src1, [&](C a, C b) { return a - x + b; });
+    return {};
+}
 
 #define PTO_SIM_SCALAR(NAME, OP)                                                                    \
     template <typename D, typename S, typename... W>                                                \
@@ -123,6 +243,47 @@ PTO_SIM_SCALAR(TMAXS, detail::kMax)
 PTO_SIM_SCALAR(TMINS, detail::kMin)
 PTO_SIM_SCALAR(TLRELU, [](auto a, auto slope) { return a > 0 ? a : a * slope; })
 #undef PTO_SIM_SCALAR
+
+// Integer scalar forms; pto-isa types the scalar as the destination's element type.
+#define PTO_SIM_SCALAR_D(NAME, OP)                                                                  \
+    template <typename D, typename S, typename... W>                                                \
+        requires(is_tile_v<D> && is_tile_v<S> && all_events_v<W...>)                                 \
+    RecordEvent NAME(D& dst, S& src, typename D::DType scalar, W&...) {                             \
+        using C = detail::compute_t<typename D::DType>;                                             \
+        const C x = detail::load_as<C>(scalar);                                                     \
+        detail::map1(dst, src, [&](C a) { return OP(a, x); });                                      \
+        return {};                                                                                  \
+    }
+PTO_SIM_SCALAR_D(TANDS, detail::kAnd)
+PTO_SIM_SCALAR_D(TORS, detail::kOr)
+PTO_SIM_SCALAR_D(TSHLS, detail::kShl)
+PTO_SIM_SCALAR_D(TSHRS, detail::kShr)
+#undef PTO_SIM_SCALAR_D
+
+template <typename D, typename S, typename Tmp, typename... W>
+    requires(is_tile_v<D> && is_tile_v<S> && is_tile_v<Tmp> && all_events_v<W...>)
+RecordEvent TXORS(D& dst, S& src0, typename S::DType scalar, Tmp&, W&...) {
+    using C = detail::compute_t<typename D::DType>;
+    const C x = detail::load_as<C>(scalar);
+    detail::map1(dst, src0, [&](C a) { return detail::kXor(a, x); });
+    return {};
+}
+template <auto PrecisionType = RemSAlgorithm::DEFAULT, typename D, typename S, typename Tmp, typename... W>
+    requires(is_tile_v<D> && is_tile_v<S> && is_tile_v<Tmp> && all_events_v<W...>)
+RecordEvent TREMS(D& dst, S& src, typename S::DType scalar, Tmp&, W&...) {
+    using C = detail::compute_t<typename D::DType>;
+    const C x = detail::load_as<C>(scalar);
+    detail::map1(dst, src, [&](C a) { return detail::kRem(a, x); });
+    return {};
+}
+template <auto PrecisionType = FmodSAlgorithm::DEFAULT, typename D, typename S, typename... W>
+    requires(is_tile_v<D> && is_tile_v<S> && all_events_v<W...>)
+RecordEvent TFMODS(D& dst, S& src, typename S::DType scalar, W&...) {
+    using C = detail::compute_t<typename D::DType>;
+    const C x = detail::load_as<C>(scalar);
+    detail::map1(dst, src, [&](C a) { return detail::kFmod(a, x); });
+    return {};
+}
 
 // TDIVS(dst, scalar, src): dst = scalar / src.
 template <typename D, typename S, typename... W>
@@ -271,6 +432,62 @@ template <typename D, typename S, typename Tmp, typename... W>
 RecordEvent TCOLSUM(D& dst, S& src, Tmp&, bool /*isBinary*/, W&...) {
     return TCOLSUM(dst, src);
 }
+
+// ---- arg-max / arg-min ----
+// Row forms write dstIdx(r, 0) (and dstVal(r, 0)); column forms write dstIdx(0, c) (and dstVal(0, c)).
+// The index is the position inside the source's valid region; ties keep the first (lowest)
+// position (strict comparison, so NaNs are never selected unless at position 0). Index tiles are
+// int32_t or uint32_t; the tmp tile is unused on the CPU.
+namespace detail {
+
+template <bool kRow, bool kMax, typename DV, typename DI, typename S>
+void arg_reduce(DV* dst_val, DI& dst_idx, S& src) {
+    using TI = typename DI::DType;
+    static_assert(std::is_same_v<TI, int32_t> || std::is_same_v<TI, uint32_t>,
+                  "TROWARG* / TCOLARG*: the index tile must be int32_t or uint32_t");
+    using C = compute_t<typename S::DType>;
+    const unsigned rows = src.GetValidRow(), cols = src.GetValidCol();
+    if (rows == 0 || cols == 0) return;
+    const unsigned n = kRow ? rows : cols, m = kRow ? cols : rows;
+    for (unsigned i = 0; i < n; ++i) {
+        unsigned best = 0;
+        C bv = load_as<C>(kRow ? src.at(i, 0) : src.at(0, i));
+        for (unsigned j = 1; j < m; ++j) {
+            const C v = load_as<C>(kRow ? src.at(i, j) : src.at(j, i));
+            if (kMax ? v > bv : v < bv) {
+                bv = v;
+                best = j;
+            }
+        }
+        (kRow ? dst_idx.at(i, 0) : dst_idx.at(0, i)) = static_cast<TI>(best);
+        if constexpr (!std::is_same_v<DV, void>) {
+            static_assert(std::is_same_v<typename DV::DType, typename S::DType>,
+                          "TROWARG* / TCOLARG*: dstVal must have the source's element type");
+            (kRow ? dst_val->at(i, 0) : dst_val->at(0, i)) = kRow ? src.at(i, best) : src.at(best, i);
+        }
+    }
+}
+
+}  // namespace detail
+
+#define PTO_SIM_ARGRED(NAME, ROW, MAX)                                                              \
+    template <typename DI, typename S, typename Tmp, typename... W>                                 \
+        requires(is_tile_v<DI> && is_tile_v<S> && is_tile_v<Tmp> && all_events_v<W...>)            \
+    RecordEvent NAME(DI& dst, S& src, Tmp&, W&...) {                                                \
+        detail::arg_reduce<ROW, MAX, void>(nullptr, dst, src);                                      \
+        return {};                                                                                  \
+    }                                                                                               \
+    template <typename DV, typename DI, typename S, typename Tmp, typename... W>                    \
+        requires(is_tile_v<DV> && is_tile_v<DI> && is_tile_v<S> && is_tile_v<Tmp> && all_events_v<W...>) \
+    RecordEvent NAME(DV& dstVal, DI& dstIdx, S& src, Tmp&, W&...) {                                 \
+        detail::arg_reduce<ROW, MAX>(&dstVal, dstIdx, src);                                         \
+        return {};                                                                                  \
+    }
+PTO_SIM_ARGRED(TROWARGMAX, true, true)
+PTO_SIM_ARGRED(TROWARGMIN, true, false)
+PTO_SIM_ARGRED(TCOLARGMAX, false, true)
+PTO_SIM_ARGRED(TCOLARGMIN, false, false)
+#undef PTO_SIM_ARGRED
 
 // ---- broadcasts ----
 

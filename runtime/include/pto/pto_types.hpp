@@ -12,6 +12,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <type_traits>
 
@@ -25,7 +26,18 @@ enum class TileType { Vec, Mat, Left, Right, Acc, Bias, Scaling, ScaleLeft, Scal
 enum class BLayout { RowMajor = 0, ColMajor = 1 };
 enum class SLayout { NoneBox = 0, RowMajor = 1, ColMajor = 2 };
 enum class Layout { ND, DN, NZ };
-enum class PadValue : uint64_t { Null = 0, Zero = 1, Max = 2, Min = 3 };
+// Custom pad values: CustomBase | (bit pattern of the value, low 32 bits), as in pto-isa.
+enum class PadValue : uint64_t { Null = 0, Zero = 1, Max = 2, Min = 3, CustomBase = 0x100000000ULL };
+enum class TFillPadMode : uint8_t { Normal = 0, InPlace = 1, Expand = 2 };
+// Element-selection patterns of the mask forms of TGATHER / TSCATTER (bit k = element k mod 2 or 4).
+enum class MaskPattern : uint8_t { P0101 = 1, P1010 = 2, P0001 = 3, P0010 = 4, P0100 = 5, P1000 = 6, P1111 = 7 };
+enum class GatherAxis : uint8_t { GATHER_ROW = 0, GATHER_COL = 1 };
+enum class ScatterAxis : uint8_t { SCATTER_ROW = 0, SCATTER_COL = 1 };
+// Precision selectors (template arguments only; the CPU computes exactly either way).
+enum class FmodAlgorithm : uint8_t { DEFAULT, HIGH_PRECISION };
+enum class FmodSAlgorithm : uint8_t { DEFAULT, HIGH_PRECISION };
+enum class RemAlgorithm : uint8_t { DEFAULT, HIGH_PRECISION };
+enum class RemSAlgorithm : uint8_t { DEFAULT, HIGH_PRECISION };
 enum class CompactMode { Null, Normal, RowPlusOne, RowAlignedPadding };
 enum class RoundMode : uint8_t { CAST_NONE = 0, CAST_RINT, CAST_ROUND, CAST_FLOOR, CAST_CEIL, CAST_TRUNC, CAST_ODD };
 enum class SaturationMode : uint8_t { ON = 0, OFF = 1 };
@@ -33,6 +45,20 @@ enum class CmpMode : uint8_t { EQ = 0, NE = 1, LT = 2, LE = 3, GT = 4, GE = 5 };
 enum class AtomicType : uint8_t { AtomicNone = 0, AtomicAdd = 1 };
 enum class ReluPreMode : uint8_t { NoRelu = 0, NormalRelu = 1 };
 enum class AccPhase : uint8_t { Unspecified = 0x0, Unknown = Unspecified, Partial = 0x2, Final = 0x3 };
+
+// TRANDOM's key and counter operands (Philox-4x32 state).
+constexpr int PTO_RANDOM_KEY_SIZE = 2;
+constexpr int PTO_RANDOM_COUNTER_SIZE = 4;
+using TRandomKey = uint32_t[PTO_RANDOM_KEY_SIZE];
+using TRandomCounter = uint32_t[PTO_RANDOM_COUNTER_SIZE];
+
+// TMRGSORT's report of how many elements of each source list were consumed.
+struct MrgSortExecutedNumList {
+    uint16_t mrgSortList0;
+    uint16_t mrgSortList1;
+    uint16_t mrgSortList2;
+    uint16_t mrgSortList3;
+};
 
 // Returned by every instruction, as in pto-isa (RecordEvent); carries nothing on the CPU.
 struct RecordEvent {};
@@ -206,9 +232,23 @@ inline To round_to(From v, RoundMode mode, SaturationMode sat) {
 
 }  // namespace cvt
 
-// Value a PadValue stands for in type T (Null/Zero -> 0, Max -> +inf / max, Min -> -inf / lowest).
+// Value a PadValue stands for in type T (Null/Zero -> 0, Max -> +inf / max, Min -> -inf / lowest;
+// a custom value CustomBase|bits is the low 32 / 16 / 8 bits reinterpreted as T, by T's width).
 template <typename T>
 inline T pad_value(PadValue p) {
+    if (static_cast<uint64_t>(p) >= static_cast<uint64_t>(PadValue::CustomBase)) {
+        const uint32_t bits = static_cast<uint32_t>(static_cast<uint64_t>(p) & 0xFFFFFFFFULL);
+        T v{};
+        if constexpr (sizeof(T) == 4) std::memcpy(&v, &bits, 4);
+        else if constexpr (sizeof(T) == 2) {
+            const uint16_t b = static_cast<uint16_t>(bits);
+            std::memcpy(&v, &b, 2);
+        } else if constexpr (sizeof(T) == 1) {
+            const uint8_t b = static_cast<uint8_t>(bits);
+            std::memcpy(&v, &b, 1);
+        } else v = static_cast<T>(bits);
+        return v;
+    }
     if (p == PadValue::Max) {
         if constexpr (is_float_like_v<T>) return T(std::numeric_limits<float>::infinity());
         else return std::numeric_limits<T>::max();

@@ -2,7 +2,9 @@
 // (output-format.md §2) that touches the pto-isa tile API surface the emitter and our CPU runtime
 // share: Vec tiles (row-major, [R,1] column vectors, [1,C] rows), static and dynamic GlobalTensor
 // windows, elementwise / scalar / unary / reduction / broadcast ops, casts, fills, transposes,
-// reshapes, sub-tile extract/insert, TCI, scalar element access, atomic-add stores, intrinsic.h.
+// reshapes, sub-tile extract/insert, TCI, scalar element access, atomic-add stores, intrinsic.h;
+// compare/select masks, bitwise/remainder ops, arg reductions, gather/scatter/concat/fill/part ops,
+// TTRI, TSUBVIEW, TRANDOM, TSORT32 and TMRGSORT.
 // compat_test compiles it (-fsyntax-only) against the real pto-isa + simpler and against ours.
 #include <cstdint>
 #ifndef __gm__
@@ -36,6 +38,16 @@ using Row = Tile<TileType::Vec, float, 1, 64, BLayout::RowMajor, -1, -1, SLayout
                  CompactMode::Null>;
 using Idx = Tile<TileType::Vec, int32_t, 1, 64, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null,
                  CompactMode::Null>;
+using Mask = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null,
+                  CompactMode::Null>;
+using BlkI = Tile<TileType::Vec, int32_t, 16, 64, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null,
+                  CompactMode::Null>;
+using ColI = Tile<TileType::Vec, int32_t, 16, 1, BLayout::ColMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null,
+                  CompactMode::Null>;
+using BlkPad = Tile<TileType::Vec, float, 16, 64, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Max,
+                    CompactMode::Null>;
+using HalfU = Tile<TileType::Vec, uint32_t, 8, 64, BLayout::RowMajor, -1, -1, SLayout::NoneBox, 512, PadValue::Null,
+                   CompactMode::Null>;
 using GBlk = GlobalTensor<float, pto::Shape<1, 1, 1, 16, 64>, pto::Stride<1024, 1024, 1024, 64, 1>, pto::Layout::ND>;
 using GDyn = GlobalTensor<float, pto::Shape<1, 1, 1, -1, 64>, pto::Stride<-1, -1, -1, 64, 1>, pto::Layout::ND>;
 
@@ -114,6 +126,65 @@ static __aicore__ void probe_vector(__gm__ float* a, __gm__ float* out, float k,
     TINSERT(tb, ts, 0, 0);
     TMOV(ta, tb);
     TCI<Idx, int32_t, 0>(ti, 0);
+    {
+      Mask tm(16, 8);
+      TASSIGN(tm, (uint64_t)20480);
+      BlkI tib(16, 64);
+      TASSIGN(tib, (uint64_t)21504);
+      ColI tci(16, 1);
+      TASSIGN(tci, (uint64_t)25600);
+      BlkPad tp(16, 64);
+      TASSIGN(tp, (uint64_t)26624);
+      HalfU tsi(8, 64);
+      TASSIGN(tsi, (uint64_t)30720);
+      TCMP(tm, ta, tb, CmpMode::GT);
+      TCMPS(tm, ta, 0.0f, CmpMode::LT);
+      TSEL(tb, tm, ta, tb, ta);
+      TSELS(tb, tm, ta, ta, 1.0f);
+      TXOR(tib, tib, tib, tib);
+      TSHL(tib, tib, tib);
+      TSHR(tib, tib, tib);
+      TANDS(tib, tib, 3);
+      TORS(tib, tib, 3);
+      TXORS(tib, tib, 3, tib);
+      TSHLS(tib, tib, 1);
+      TSHRS(tib, tib, 1);
+      TREM(tb, tb, ta, ta);
+      TREMS(tb, tb, 3.0f, ta);
+      TFMOD(tb, tb, ta);
+      TFMODS(tb, tb, 3.0f);
+      TPRELU(tb, tb, ta, ta);
+      TADDC(tb, tb, ta, tb);
+      TSUBC(tb, tb, ta, tb);
+      TADDSC(tb, tb, 1.0f, ta);
+      TSUBSC(tb, tb, 1.0f, ta);
+      TROWARGMAX(tci, tb, ta);
+      TROWARGMIN(tc, tci, tb, ta);
+      TCOLARGMAX(ti, tb, ta);
+      TCOLARGMIN(tr, ti, tb, ta);
+      TCONCAT(tf, ts, ts);
+      TGATHER(tb, ta, tib, ta);
+      TGATHER<Blk, Blk, MaskPattern::P0101>(tb, ta);
+      TGATHERB(tb, ta, tib);
+      TSCATTER(tb, ta, tib);
+      TSCATTER<MaskPattern::P0101>(tb, ta);
+      TTRI<Blk, 0>(tb, 0);
+      TFILLPAD(tp, ta);
+      TFILLPAD_INPLACE(tp, ta);
+      TFILLPAD_EXPAND(tp, ta);
+      TPARTADD(tb, ta, tb);
+      TPARTMUL(tb, ta, tb);
+      TPARTMAX(tb, ta, tb);
+      TPARTMIN(tb, ta, tb);
+      TSUBVIEW(ts, tb, 8, 0);
+      TRandomKey key = {1, 2};
+      TRandomCounter ctr = {0, 0, 0, 0};
+      TRANDOM(tib, key, ctr);
+      TSORT32(tf, ts, tsi);
+      TMRGSORT(tr, tr, 16);
+      MrgSortExecutedNumList done;
+      TMRGSORT<Row, Row, Row, Row, false>(tr, done, tr, tr, tr);
+    }
     set_flag(PIPE_V, PIPE_S, EVENT_ID0);
     wait_flag(PIPE_V, PIPE_S, EVENT_ID0);
     float v = tb.GetValue(3);
