@@ -136,8 +136,6 @@ std::optional<DataType> acc_dtype(DataType in) {
   }
 }
 
-namespace {
-
 std::vector<ExprPtr> valid_shape_of(const ShapedType& t) {
   if (t.kind == TypeKind::Tile) {
     const auto& v = static_cast<const TileType&>(t).view;
@@ -161,6 +159,8 @@ void require_rank_at_least(const Ctx& c, size_t i, size_t r) {
     c.fail(fmt::format("operand {} must have at least {} dimensions, got shape {}", c.name(i), r,
                        shape_str(t.shape)));
 }
+
+namespace {
 
 // Element count when static.
 std::optional<int64_t> count(const std::vector<ExprPtr>& s) {

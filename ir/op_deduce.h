@@ -90,6 +90,10 @@ std::optional<MemorySpace> space_of(const ShapedType& t);  // a tile's space, nu
 // Tensor (no view). Never carries a MemRef.
 TypePtr make_like(const ShapedType& like, DataType dt, std::vector<ExprPtr> shape,
                   std::optional<MemorySpace> space, std::vector<ExprPtr> valid_shape = {});
+// A tile's valid shape when it differs from its shape (empty otherwise and for tensors).
+std::vector<ExprPtr> valid_shape_of(const ShapedType& t);
+void require_same_dtype(const Ctx& c, size_t i, size_t j);     // fails naming both operands
+void require_rank_at_least(const Ctx& c, size_t i, size_t r);
 // The accumulator dtype of a cube matmul over `in` (FP32 for float inputs, INT32 for INT8/UINT8).
 std::optional<DataType> acc_dtype(DataType in);
 
@@ -116,10 +120,39 @@ TypePtr transpose(const Ctx& c);   // (x, axis1, axis2[, tmp])
 // Creation: shape = IndexList arg 0, dtype = kwarg "dtype"; tiles take "target_memory".
 TypePtr create_tile(const Ctx& c);
 TypePtr create_tensor(const Ctx& c);
+// Rules of the data-movement, compare, gather / sort, index and cross-core ops (op_deduce_data.cpp).
+TypePtr int_binary(const Ctx& c);        // binary on integer operands (bitwise, shifts)
+TypePtr int_binary_scalar(const Ctx& c);
+TypePtr int_unary(const Ctx& c);
+TypePtr float_binary_scalar(const Ctx& c);  // lrelu: (x, slope scalar), float x
+TypePtr cmp_mask(const Ctx& c);          // tile.cmp / cmps: UINT8 packed bit mask [R, roundup(ceil(C/8), 32)]
+TypePtr cmp_values(const Ctx& c);        // tensor.cmp: 0/1 of the operands' dtype, operand 0's shape
+TypePtr select(const Ctx& c);            // tile.sel(mask, lhs, rhs, tmp) → lhs's type
+TypePtr select_scalar(const Ctx& c);     // tile.sels(mask, src, tmp, scalar) → src's type
+TypePtr row_arg_reduce(const Ctx& c);    // [.., R, C] → [.., R, 1] INT32 (column index)
+TypePtr col_arg_reduce(const Ctx& c);    // [.., R, C] → [.., 1, C] INT32 (row index)
+TypePtr gather(const Ctx& c);            // (src, indices[, tmp]) → indices' shape, src's dtype
+TypePtr scatter(const Ctx& c);           // (dst, src, indices) → dst
+TypePtr sort32(const Ctx& c);            // (src, idx) → [R, 2C] (value, index) pairs of src's dtype
+TypePtr concat(const Ctx& c);            // (src0, src1) → [R, C0 + C1]
+TypePtr transpose_view(const Ctx& c);    // trailing two dims swapped
+TypePtr set_validshape(const Ctx& c);    // (x, valid_rows, valid_cols) → x with that valid shape
+TypePtr fillpad(const Ctx& c);           // x with its whole shape valid
+TypePtr fillpad_expand(const Ctx& c);    // (x, shape) → a larger x
+TypePtr block_index(const Ctx& c);       // () → INDEX scalar
+TypePtr shard(const Ctx& c);             // aiv_shard / aic_gather: split axis halved / doubled
+TypePtr gather_row(const Ctx& c);        // (dst, src tensor, dst_offset, src_offset, shapes[, valid]) → dst
+TypePtr ci(const Ctx& c);                // (start, shape; dtype) → an index sequence
+TypePtr tri(const Ctx& c);               // (diagonal, shape; dtype) → a triangular 0/1 mask
+TypePtr prelu(const Ctx& c);             // (x, slope tile, tmp) → x
+TypePtr create_l1(const Ctx& c);         // tensor.create_l1(shape; dtype) → a Mat tile
 // Matmul family.
 TypePtr tile_matmul(const Ctx& c);      // Left [M,K] × Right [K,N] → Acc [M,N]
 TypePtr tile_matmul_acc(const Ctx& c);  // (acc, lhs, rhs) → acc
 TypePtr tensor_matmul(const Ctx& c);    // with a_trans / b_trans
 TypePtr tensor_matmul_acc(const Ctx& c);
+TypePtr tile_matmul_bias(const Ctx& c);  // (lhs, rhs, bias [1, N]) → Acc [M, N]
+TypePtr tile_gemv(const Ctx& c);         // Left [1, K] × Right [K, N] → Acc [1, N]
+TypePtr tile_batch_matmul(const Ctx& c); // [B.., M, K] × [B.., K, N] → Acc [B.., M, N]
 
 }  // namespace pypto::ir::deduce

@@ -1,0 +1,346 @@
+// Type rules of the compare / select, integer, arg-reduction, gather / scatter / sort, view and
+// valid-shape, index, generator and extra cube ops (declared in op_deduce.h). Like the rules of
+// op_deduce.cpp, each builds a result of the same kind (Tile / Tensor) as its first shaped
+// operand where both levels share the rule, and fails with E302 naming the op and the operand.
+#include <fmt/format.h>
+
+#include "ir/op_deduce.h"
+
+namespace pypto::ir::deduce {
+
+namespace {
+
+void require_int(const Ctx& c, size_t i) {
+  const auto& t = c.shaped(i);
+  if (!dtype_is_int(t.dtype))
+    c.fail(fmt::format("operand {} has dtype {}; this op works on integer elements", c.name(i), dtype_name(t.dtype)),
+           "bitwise ops and shifts take INT8..INT64 / UINT8..UINT64 operands");
+}
+
+void require_float(const Ctx& c, size_t i) {
+  const auto& t = c.shaped(i);
+  if (!dtype_is_float(t.dtype))
+    c.fail(fmt::format("operand {} has dtype {}; this op works on floating-point elements", c.name(i),
+                       dtype_name(t.dtype)));
+}
+
+void require_rank(const Ctx& c, size_t i, size_t r) {
+  const auto& t = c.shaped(i);
+  if (t.shape.size() != r)
+    c.fail(fmt::format("operand {} must have {} dimensions, got shape {}", c.name(i), r, shape_str(t.shape)));
+}
+
+void require_same_shape(const Ctx& c, size_t i, size_t j) {
+  const auto& a = c.shaped(i).shape;
+  const auto& b = c.shaped(j).shape;
+  bool differ = a.size() != b.size();
+  for (size_t k = 0; !differ && k < a.size(); ++k) differ = compare_dim(a[k], b[k]) == DimEq::Different;
+  if (differ)
+    c.fail(fmt::format("operand {} has shape {} but operand {} has shape {}", c.name(j), shape_str(b), c.name(i),
+                       shape_str(a)));
+}
+
+void check_cmp_type(const Ctx& c) {
+  auto k = c.kw_int("cmp_type");
+  if (k && (*k < 0 || *k > 5))
+    c.fail(fmt::format("cmp_type {} is not a comparison", *k), "0 eq, 1 ne, 2 lt, 3 le, 4 gt, 5 ge");
+}
+
+ExprPtr ceil_div_dim(const ExprPtr& d, int64_t by, int64_t round_to) {
+  auto v = const_int_value(d);
+  if (!v) return nullptr;
+  int64_t n = (*v + by - 1) / by;
+  if (round_to > 1) n = (n + round_to - 1) / round_to * round_to;
+  return make_int(n);
+}
+
+}  // namespace
+
+TypePtr int_binary(const Ctx& c) {
+  require_int(c, 0);
+  return binary(c);
+}
+
+TypePtr int_binary_scalar(const Ctx& c) {
+  require_int(c, 0);
+  return same_as(0)(c);
+}
+
+TypePtr int_unary(const Ctx& c) {
+  require_int(c, 0);
+  return same_as(0)(c);
+}
+
+TypePtr float_binary_scalar(const Ctx& c) {
+  require_float(c, 0);
+  return same_as(0)(c);
+}
+
+TypePtr cmp_mask(const Ctx& c) {
+  require_rank(c, 0, 2);
+  if (c.has(1) && as_shaped(c.arg(1)->type)) {
+    require_same_dtype(c, 0, 1);
+    require_same_shape(c, 0, 1);
+  }
+  check_cmp_type(c);
+  const auto& t = c.shaped(0);
+  ExprPtr cols = ceil_div_dim(t.shape[1], 8, 32);
+  if (!cols) c.fail("the mask of a compare needs a static column count");
+  // Valid: the source's valid rows, one byte per 8 valid columns.
+  std::vector<ExprPtr> valid;
+  auto v = valid_shape_of(t);
+  if (v.empty()) v = t.shape;
+  ExprPtr vcols = ceil_div_dim(v[1], 8, 1);
+  if (!vcols) c.fail("the mask of a compare needs a static valid column count");
+  if (const_int_value(vcols) != const_int_value(cols) || !valid_shape_of(t).empty()) valid = {v[0], vcols};
+  return make_like(t, DataType::UINT8, {t.shape[0], cols}, space_of(t), std::move(valid));
+}
+
+TypePtr cmp_values(const Ctx& c) {
+  if (c.has(1) && as_shaped(c.arg(1)->type)) {
+    require_same_dtype(c, 0, 1);
+    return binary(c);
+  }
+  check_cmp_type(c);
+  return same_as(0)(c);
+}
+
+TypePtr select(const Ctx& c) {
+  const auto& m = c.shaped(0);
+  if (dtype_bits(m.dtype) == 0 || !dtype_is_int(m.dtype))
+    c.fail(fmt::format("operand {} must be an integer bit mask (from pl.tile.cmp), got dtype {}", c.name(0),
+                       dtype_name(m.dtype)));
+  require_same_dtype(c, 1, 2);
+  require_same_shape(c, 1, 2);
+  const auto& a = c.shaped(1);
+  return make_like(a, a.dtype, a.shape, space_of(a), valid_shape_of(a));
+}
+
+TypePtr select_scalar(const Ctx& c) {
+  const auto& m = c.shaped(0);
+  if (!dtype_is_int(m.dtype))
+    c.fail(fmt::format("operand {} must be an integer bit mask (from pl.tile.cmp), got dtype {}", c.name(0),
+                       dtype_name(m.dtype)));
+  const auto& a = c.shaped(1);
+  return make_like(a, a.dtype, a.shape, space_of(a), valid_shape_of(a));
+}
+
+TypePtr row_arg_reduce(const Ctx& c) {
+  require_rank_at_least(c, 0, 2);
+  const auto& t = c.shaped(0);
+  if (c.has(1)) require_same_shape(c, 0, 1);
+  auto shape = t.shape;
+  shape.back() = make_int(1);
+  return make_like(t, DataType::INT32, std::move(shape), space_of(t));
+}
+
+TypePtr col_arg_reduce(const Ctx& c) {
+  require_rank_at_least(c, 0, 2);
+  const auto& t = c.shaped(0);
+  if (c.has(1)) require_same_shape(c, 0, 1);
+  auto shape = t.shape;
+  shape[shape.size() - 2] = make_int(1);
+  return make_like(t, DataType::INT32, std::move(shape), space_of(t));
+}
+
+TypePtr gather(const Ctx& c) {
+  const auto& src = c.shaped(0);
+  const auto& idx = c.shaped(1);
+  const DataType s = src.dtype, i = idx.dtype;
+  if (s != DataType::FP16 && s != DataType::FP32 && s != DataType::INT16 && s != DataType::INT32 &&
+      s != DataType::BF16)
+    c.fail(fmt::format("operand {} has dtype {}; gather reads FP16, BF16, FP32, INT16 or INT32 elements", c.name(0),
+                       dtype_name(s)));
+  const bool src16 = dtype_bits(s) == 16;
+  if (i != DataType::INT32 && !(i == DataType::INT16 && src16))
+    c.fail(fmt::format("operand {} has dtype {}; indices are INT32 (or INT16 with a 16-bit source)", c.name(1),
+                       dtype_name(i)));
+  return make_like(src, s, idx.shape, space_of(src), valid_shape_of(idx));
+}
+
+TypePtr scatter(const Ctx& c) {
+  require_same_dtype(c, 0, 1);
+  const auto& idx = c.shaped(2);
+  if (idx.dtype != DataType::INT32 && idx.dtype != DataType::INT16)
+    c.fail(fmt::format("operand {} has dtype {}; indices are INT32 or INT16", c.name(2), dtype_name(idx.dtype)));
+  return c.arg(0)->type;
+}
+
+TypePtr sort32(const Ctx& c) {
+  require_rank(c, 0, 2);
+  const auto& src = c.shaped(0);
+  if (src.dtype != DataType::FP16 && src.dtype != DataType::FP32)
+    c.fail(fmt::format("operand {} has dtype {}; sort32 sorts FP16 or FP32 values", c.name(0), dtype_name(src.dtype)));
+  const auto& idx = c.shaped(1);
+  if (idx.dtype != DataType::UINT32 && idx.dtype != DataType::INT32)
+    c.fail(fmt::format("operand {} has dtype {}; the index payload is UINT32 (or INT32)", c.name(1),
+                       dtype_name(idx.dtype)),
+           "build it with pl.tile.ci(0, shape, dtype=pl.UINT32)");
+  require_same_shape(c, 0, 1);
+  auto cols = const_int_value(src.shape[1]);
+  if (!cols) c.fail("sort32 needs a static column count");
+  return make_like(src, src.dtype, {src.shape[0], make_int(2 * *cols)}, space_of(src));
+}
+
+TypePtr concat(const Ctx& c) {
+  require_rank(c, 0, 2);
+  require_rank(c, 1, 2);
+  require_same_dtype(c, 0, 1);
+  const auto& a = c.shaped(0);
+  const auto& b = c.shaped(1);
+  if (compare_dim(a.shape[0], b.shape[0]) == DimEq::Different)
+    c.fail(fmt::format("operand {} has {} rows but operand {} has {}", c.name(1), dim_str(b.shape[0]), c.name(0),
+                       dim_str(a.shape[0])),
+           "concat joins the columns of tiles with equal row counts");
+  auto ca = const_int_value(a.shape[1]), cb = const_int_value(b.shape[1]);
+  if (!ca || !cb) c.fail("concat needs static column counts");
+  return make_like(a, a.dtype, {a.shape[0], make_int(*ca + *cb)}, space_of(a));
+}
+
+TypePtr transpose_view(const Ctx& c) {
+  require_rank_at_least(c, 0, 2);
+  const auto& t = c.shaped(0);
+  auto shape = t.shape;
+  std::swap(shape[shape.size() - 1], shape[shape.size() - 2]);
+  return make_like(t, t.dtype, std::move(shape), space_of(t));
+}
+
+TypePtr set_validshape(const Ctx& c) {
+  require_rank(c, 0, 2);
+  const auto& t = c.shaped(0);
+  for (size_t i : {size_t(1), size_t(2)}) {
+    auto v = c.const_arg(i);
+    auto d = const_int_value(t.shape[i - 1]);
+    if (v && (*v < 0 || (d && *v > *d)))
+      c.fail(fmt::format("{} = {} is outside the {} {} of operand {}", c.name(i), *v, i == 1 ? "rows" : "columns",
+                         d ? *d : 0, c.name(0)),
+             "a valid shape lies within the tile's shape");
+  }
+  if (t.kind == TypeKind::Tensor) {
+    TensorView v;
+    v.valid_shape = {c.arg(1), c.arg(2)};
+    return std::make_shared<TensorType>(t.dtype, t.shape, std::move(v));
+  }
+  return make_like(t, t.dtype, t.shape, space_of(t), {c.arg(1), c.arg(2)});
+}
+
+TypePtr fillpad(const Ctx& c) {
+  const auto& t = c.shaped(0);
+  return make_like(t, t.dtype, t.shape, space_of(t));
+}
+
+TypePtr fillpad_expand(const Ctx& c) {
+  const auto& t = c.shaped(0);
+  auto shape = c.list(1);
+  if (shape.size() != t.shape.size())
+    c.fail(fmt::format("the new shape has {} dimensions but operand {} has {}", shape.size(), c.name(0), t.shape.size()));
+  for (size_t k = 0; k < shape.size(); ++k) {
+    auto n = const_int_value(shape[k]), o = const_int_value(t.shape[k]);
+    if (n && o && *n < *o)
+      c.fail(fmt::format("the new shape {} is smaller than operand {} {}", shape_str(shape), c.name(0), shape_str(t.shape)),
+             "fillpad_expand only grows a tile");
+  }
+  return make_like(t, t.dtype, std::move(shape), space_of(t));
+}
+
+TypePtr block_index(const Ctx&) { return scalar_type(DataType::INDEX); }
+
+TypePtr shard(const Ctx& c) {
+  require_rank(c, 0, 2);
+  const auto& t = c.shaped(0);
+  auto split = c.kw_int("split");
+  if (!split || *split < 0 || *split > 2)
+    c.fail("split must be 0 (none), 1 (up-down, rows) or 2 (left-right, columns)");
+  auto shape = t.shape;
+  if (*split != 0) {
+    const size_t axis = *split == 1 ? 0 : 1;
+    auto d = const_int_value(shape[axis]);
+    if (!d) c.fail("a split needs a static extent on the split axis");
+    const bool halve = c.op.find("shard") != std::string::npos;
+    shape[axis] = make_int(halve ? (*d + 1) / 2 : *d * 2);
+  }
+  return make_like(t, t.dtype, std::move(shape), space_of(t));
+}
+
+TypePtr gather_row(const Ctx& c) {
+  const auto& dst = c.shaped(0);
+  const auto& src = c.shaped(1);
+  if (dst.dtype != src.dtype)
+    c.fail(fmt::format("operand {} has dtype {} but operand {} has dtype {}", c.name(1), dtype_name(src.dtype),
+                       c.name(0), dtype_name(dst.dtype)));
+  for (size_t i : {size_t(2), size_t(3), size_t(4)})
+    if (c.list(i).size() != 2) c.fail(fmt::format("{} must be a [row, col] pair", c.name(i)));
+  return c.arg(0)->type;
+}
+
+TypePtr ci(const Ctx& c) {
+  auto shape = c.list(1);
+  if (shape.size() != 2) c.fail(fmt::format("the shape must be 2-D, got {}", shape_str(shape)));
+  auto dt = c.kw_dtype("dtype").value_or(DataType::INT32);
+  if (!dtype_is_int(dt)) c.fail(fmt::format("dtype {} is not an integer type", dtype_name(dt)));
+  return std::make_shared<TileType>(dt, std::move(shape), MemorySpace::Vec);
+}
+
+TypePtr tri(const Ctx& c) {
+  auto shape = c.list(1);
+  if (shape.size() != 2) c.fail(fmt::format("the shape must be 2-D, got {}", shape_str(shape)));
+  auto dt = c.kw_dtype("dtype").value_or(DataType::INT32);
+  std::vector<ExprPtr> valid = c.has(2) ? c.list(2) : std::vector<ExprPtr>{};
+  return make_like(TileType(dt, {}), dt, std::move(shape), MemorySpace::Vec, std::move(valid));
+}
+
+TypePtr prelu(const Ctx& c) {
+  require_float(c, 0);
+  require_same_dtype(c, 0, 1);
+  require_same_shape(c, 0, 1);
+  return same_as(0)(c);
+}
+
+TypePtr create_l1(const Ctx& c) {
+  auto shape = c.list(0);
+  if (shape.size() != 2) c.fail(fmt::format("the shape must be 2-D, got {}", shape_str(shape)));
+  auto dt = c.kw_dtype("dtype");
+  if (!dt) c.fail("missing the element dtype", "write pl.tensor.create_l1([M, K], pl.FP16)");
+  if (c.kw_bool("transpose")) std::swap(shape[0], shape[1]);
+  return std::make_shared<TileType>(*dt, std::move(shape), MemorySpace::Mat);
+}
+
+TypePtr tile_matmul_bias(const Ctx& c) {
+  TypePtr acc = tile_matmul(c);
+  const auto& bias = c.shaped(2);
+  const auto* at = as_tile(acc);
+  if (bias.shape.size() != 2 || const_int_value(bias.shape[0]) != 1 ||
+      compare_dim(bias.shape[1], at->shape[1]) == DimEq::Different)
+    c.fail(fmt::format("operand {} has shape {} but the bias of a [{}, {}] product is [1, {}]", c.name(2),
+                       shape_str(bias.shape), dim_str(at->shape[0]), dim_str(at->shape[1]), dim_str(at->shape[1])));
+  return acc;
+}
+
+TypePtr tile_gemv(const Ctx& c) {
+  const bool acc = c.op.find("acc") != std::string::npos;
+  const size_t l = acc ? 1 : 0;
+  const auto& lhs = c.shaped(l);
+  if (lhs.shape.size() != 2 || const_int_value(lhs.shape[0]) != 1)
+    c.fail(fmt::format("operand {} must be a [1, K] row, got shape {}", c.name(l), shape_str(lhs.shape)),
+           "use pl.tile.matmul for more than one row");
+  return acc ? tile_matmul_acc(c) : tile_matmul(c);
+}
+
+TypePtr tile_batch_matmul(const Ctx& c) {
+  const bool acc = c.op.find("acc") != std::string::npos;
+  const size_t l = acc ? 1 : 0;
+  require_rank_at_least(c, l, 3);
+  require_same_dtype(c, l, l + 1);
+  const auto& a = c.shaped(l).shape;
+  const auto& b = c.shaped(l + 1).shape;
+  if (compare_dim(a.back(), b[b.size() - 2]) == DimEq::Different)
+    c.fail(fmt::format("inner dimensions differ: {} {} and {} {}", c.name(l), shape_str(a), c.name(l + 1), shape_str(b)),
+           "batch_matmul multiplies [.., M, K] by [.., K, N]");
+  if (acc) return c.arg(0)->type;
+  std::vector<ExprPtr> shape(a.begin(), a.end() - 1);
+  shape.push_back(b.back());
+  DataType dt = c.kw_dtype("out_dtype").value_or(acc_dtype(c.shaped(0).dtype).value_or(DataType::FP32));
+  return std::make_shared<TileType>(dt, std::move(shape), MemorySpace::Acc);
+}
+
+}  // namespace pypto::ir::deduce
