@@ -22,7 +22,7 @@ struct Ctx {
   const CallArgs& ca;
 
   [[noreturn]] void fail(const std::string& msg, const std::string& hint = {}) const;
-  std::string pretty() const { return "pl." + op; }
+  std::string pretty() const { return op_spelling(op); }
   std::string name(size_t i) const;           // argument name ("lhs"), "argument #i" otherwise
   bool has(size_t i) const { return i < ca.args.size() && ca.args[i] != nullptr; }
   const ExprPtr& arg(size_t i) const { return ca.args[i]; }
@@ -124,7 +124,8 @@ TypePtr create_tensor(const Ctx& c);
 TypePtr int_binary(const Ctx& c);        // binary on integer operands (bitwise, shifts)
 TypePtr int_binary_scalar(const Ctx& c);
 TypePtr int_unary(const Ctx& c);
-TypePtr float_binary_scalar(const Ctx& c);  // lrelu: (x, slope scalar), float x
+TypePtr float_binary_scalar(const Ctx& c);
+TypePtr float_unary(const Ctx& c);  // lrelu: (x, slope scalar), float x
 TypePtr cmp_mask(const Ctx& c);          // tile.cmp / cmps: UINT8 packed bit mask [R, roundup(ceil(C/8), 32)]
 TypePtr cmp_values(const Ctx& c);        // tensor.cmp: 0/1 of the operands' dtype, operand 0's shape
 TypePtr select(const Ctx& c);            // tile.sel(mask, lhs, rhs, tmp) → lhs's type

@@ -76,6 +76,11 @@ TypePtr float_binary_scalar(const Ctx& c) {
   return same_as(0)(c);
 }
 
+TypePtr float_unary(const Ctx& c) {
+  require_float(c, 0);
+  return same_as(0)(c);
+}
+
 TypePtr cmp_mask(const Ctx& c) {
   require_rank(c, 0, 2);
   if (c.has(1) && as_shaped(c.arg(1)->type)) {

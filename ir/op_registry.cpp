@@ -150,8 +150,12 @@ std::string_view lowering_name(TileLowering l) {
   return "?";
 }
 
+std::string op_spelling(std::string_view name) {
+  return name.substr(0, 4) == "pld." ? std::string(name) : "pl." + std::string(name);
+}
+
 std::string op_signature(const OpDef& op) {
-  std::string s = "pl." + op.name + "(";
+  std::string s = op_spelling(op.name) + "(";
   for (size_t i = 0; i < op.args.size(); ++i) {
     const auto& a = op.args[i];
     s += fmt::format("{}{}{}: {}", i ? ", " : "", a.name, a.optional ? "?" : "", arg_kind_name(a.kind));
@@ -279,7 +283,7 @@ bool attr_matches(const KwSpec& spec, const AttrValue& v) {
 std::shared_ptr<const Call> make_call(const OpDef& op, std::vector<ExprPtr> args,
                                       std::vector<std::pair<std::string, AttrValue>> kwargs,
                                       const Span& span) {
-  const std::string pretty = "pl." + op.name;
+  const std::string pretty = op_spelling(op.name);
   size_t required = 0;
   for (const auto& a : op.args)
     if (!a.optional) ++required;
@@ -347,7 +351,7 @@ std::shared_ptr<const Call> make_call(std::string_view op_name, std::vector<Expr
                                       std::vector<std::pair<std::string, AttrValue>> kwargs,
                                       const Span& span) {
   const OpDef* op = OpRegistry::instance().find(op_name);
-  if (!op) throw CompileError("E300", span, fmt::format("Unknown operation 'pl.{}'", op_name));
+  if (!op) throw CompileError("E300", span, fmt::format("Unknown operation '{}'", op_spelling(op_name)));
   return make_call(*op, std::move(args), std::move(kwargs), span);
 }
 

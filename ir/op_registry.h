@@ -151,6 +151,8 @@ class OpRegistry {
 // their defaults after `*`), "Tensor or Tile", "vector", and the pipe rule ("V", "MTE3 or FIX
 // (from Acc)", "by spaces", "none" for the no-instruction marker, "" when the op has no pipe fact).
 std::string op_signature(const OpDef& op);
+// How the DSL spells an op: "pl.tile.add"; distributed ops keep their own module: "pld.tensor.put".
+std::string op_spelling(std::string_view name);
 std::string_view arg_kind_name(ArgKind k);
 std::string_view attr_kind_name(AttrKind k);
 std::string_view affinity_name(CoreAffinity a);
@@ -180,6 +182,7 @@ CoreAffinity call_affinity(const Call& c);
 
 // Registration hooks implemented by the op tables (ops_tile.cpp, ops_tensor.cpp, ops_system.cpp).
 void register_tile_ops(OpRegistry& r);
+void register_tile_data_ops(OpRegistry& r);  // called by register_tile_ops (ops_tile_data.cpp)
 void register_tensor_ops(OpRegistry& r);
 void register_system_ops(OpRegistry& r);
 void register_other_ops(OpRegistry& r);  // array.*, prefetch.*, pld.* (ops_other.cpp)

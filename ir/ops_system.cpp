@@ -1,5 +1,8 @@
-// The system op table (`system.*`): pipe barriers and explicit set_flag / wait_flag pairs.
-// These ops produce no value (their type is the empty tuple) and appear as expression statements.
+// The system op table (`system.*`): pipe barriers, explicit set_flag / wait_flag pairs, the
+// all-core barrier and the orchestration's dependency-only task. The sync ops produce no value
+// (their type is the empty tuple) and appear as expression statements.
+#include <fmt/format.h>
+
 #include "ir/op_deduce.h"
 
 namespace pypto::ir {
@@ -20,6 +23,22 @@ TypePtr sync(const Ctx& c) {
   return void_type();
 }
 
+TypePtr syncall(const Ctx& c) {
+  const auto* ct = c.kw("core_type");
+  const auto* s = ct ? std::get_if<std::string>(ct) : nullptr;
+  if (s && *s != "mix" && *s != "aiv_only" && *s != "aic_only")
+    c.fail(fmt::format("core_type \"{}\" is not one of \"mix\", \"aiv_only\", \"aic_only\"", *s));
+  const auto* m = c.kw("mode");
+  const auto* ms = m ? std::get_if<std::string>(m) : nullptr;
+  if (ms && *ms != "hard" && *ms != "soft") c.fail(fmt::format("mode \"{}\" is not \"hard\" or \"soft\"", *ms));
+  if (ms && *ms == "soft" && !c.has(0))
+    c.fail("a soft barrier needs a GM workspace", "write pl.system.syncall(workspace, used_cores, mode=\"soft\")");
+  return void_type();
+}
+
+// A TaskId: the handle of a submitted (here: dependency-only) task.
+TypePtr task_id(const Ctx&) { return scalar_type(DataType::TASK_ID); }
+
 }  // namespace
 
 void register_system_ops(OpRegistry& r) {
@@ -29,6 +48,9 @@ void register_system_ops(OpRegistry& r) {
   for (const char* n : {"system.sync_src", "system.sync_dst"})
     add(r, OpRow(n, {}, sync).kw("set_pipe", AttrKind::Enum, {}, "PipeType")
                .kw("wait_pipe", AttrKind::Enum, {}, "PipeType").kw("event_id", AttrKind::Int));
+  add(r, OpRow("system.syncall", {tensor("gm_workspace", true), scalar("used_cores", true)}, syncall)
+             .kw("core_type", AttrKind::String, std::string("mix")).kw("mode", AttrKind::String, std::string("hard")));
+  add(r, OpRow("system.task_dummy", {}, task_id).affinity(CoreAffinity::Control));
 }
 
 }  // namespace pypto::ir

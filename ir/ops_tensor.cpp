@@ -34,8 +34,17 @@ constexpr BinRow kBinary[] = {{"add", "adds"}, {"sub", "subs"}, {"mul", "muls"},
                               {"maximum", "maximums"}, {"minimum", "minimums"}};
 constexpr const char* kUnary[] = {"exp", "sqrt", "neg", "abs", "relu"};
 constexpr const char* kPreciseUnary[] = {"log", "recip", "rsqrt"};  // take high_precision=
-constexpr const char* kReduce[] = {"sum", "max", "min"};
-constexpr const char* kExpand[] = {"", "_add", "_sub", "_mul", "_div"};
+constexpr const char* kReduce[] = {"sum", "max", "min", "prod"};
+constexpr const char* kExpand[] = {"", "_add", "_sub", "_mul", "_div", "_max", "_min", "_expdif"};
+constexpr BinRow kIntBinary[] = {{"and", "ands"}, {"or", "ors"}, {"shl", "shls"}, {"shr", "shrs"}};
+constexpr const char* kPart[] = {"part_add", "part_mul", "part_max", "part_min"};
+
+// A tensor op whose tile form has the same name and operand list.
+OpRow same_tile(const std::string& name, std::vector<ArgSpec> args, Rule rule, TileLowering l = TileLowering::Compute) {
+  OpRow row("tensor." + name, std::move(args), std::move(rule));
+  row.tile_form("tile." + name, l);
+  return row;
+}
 
 }  // namespace
 
@@ -55,6 +64,18 @@ void register_tensor_ops(OpRegistry& r) {
   for (const char* u : kPreciseUnary)
     add(r, OpRow(t + u, {tensor("x")}, same_as(0)).kw("high_precision", AttrKind::Bool, false)
                .tile_form(std::string("tile.") + u, TileLowering::Compute));
+  for (const auto& b : kIntBinary) {
+    add(r, same_tile(b.name, {tensor("lhs"), tensor("rhs")}, int_binary).scalar_form(std::string("tensor.") + b.scalar));
+    add(r, same_tile(b.scalar, {tensor("lhs"), scalar("rhs")}, int_binary_scalar));
+  }
+  add(r, same_tile("xor", {tensor("lhs"), tensor("rhs")}, int_binary, TileLowering::ComputeTmp).scalar_form("tensor.xors"));
+  add(r, same_tile("xors", {tensor("lhs"), scalar("rhs")}, int_binary_scalar, TileLowering::ComputeTmp));
+  add(r, same_tile("not", {tensor("x")}, int_unary));
+  add(r, same_tile("fmod", {tensor("lhs"), tensor("rhs")}, binary).scalar_form("tensor.fmods"));
+  add(r, same_tile("fmods", {tensor("lhs"), scalar("rhs")}, binary_scalar));
+  for (const char* p : kPart) add(r, same_tile(p, {tensor("src0"), tensor("src1")}, binary));
+  for (const char* u : {"sin", "cos"}) add(r, same_tile(u, {tensor("x")}, float_unary));
+  add(r, OpRow("tensor.cmp", {tensor("lhs"), any("rhs")}, cmp_values).kw("cmp_type", AttrKind::Int, int64_t{0}));
   add(r, OpRow("tensor.cast", {tensor("x")}, cast).kw("target_type", AttrKind::DType)
              .kw("mode", AttrKind::Any, std::string("round")).tile_form("tile.cast", TileLowering::Compute));
   add(r, OpRow("tensor.expands", {tensor("target"), scalar("scalar")}, same_as(0))
@@ -63,6 +84,10 @@ void register_tensor_ops(OpRegistry& r) {
   for (const char* k : kReduce) {
     add(r, OpRow(t + "row_" + k, {tensor("x")}, row_reduce).tile_form("tile.row_" + std::string(k), TileLowering::ComputeTmp));
     add(r, OpRow(t + "col_" + k, {tensor("x")}, col_reduce).tile_form("tile.col_" + std::string(k), TileLowering::Compute));
+  }
+  for (const char* k : {"argmax", "argmin"}) {
+    add(r, same_tile(std::string("row_") + k, {tensor("x")}, row_arg_reduce, TileLowering::ComputeTmp));
+    add(r, same_tile(std::string("col_") + k, {tensor("x")}, col_arg_reduce, TileLowering::ComputeTmp));
   }
   for (const char* e : kExpand) {
     add(r, OpRow(t + "row_expand" + e, {tensor("x"), tensor("row_vec")}, row_expand)
@@ -91,6 +116,27 @@ void register_tensor_ops(OpRegistry& r) {
   add(r, OpRow("tensor.write", {tensor("x"), indices("indices"), scalar("value")}, write).orchestration());
   add(r, OpRow("tensor.transpose", {tensor("x"), scalar("axis1"), scalar("axis2")}, transpose)
              .tile_form("tile.transpose", TileLowering::Transpose).orchestration());
+  // Sort / concat / gather / scatter, pads and valid shapes.
+  add(r, same_tile("sort32", {tensor("src"), tensor("idx")}, sort32));
+  add(r, same_tile("concat", {tensor("src0"), tensor("src1")}, concat));
+  add(r, OpRow("tensor.gather", {tensor("input"), tensor("index")}, gather).kw("dim", AttrKind::Int, int64_t{-1}));
+  add(r, OpRow("tensor.scatter", {tensor("input"), tensor("index"), tensor("src")}, scatter).kw("dim", AttrKind::Int, int64_t{-1}));
+  add(r, same_tile("set_validshape", {tensor("x"), scalar("valid_rows"), scalar("valid_cols")}, set_validshape));
+  add(r, same_tile("fillpad", {tensor("x")}, fillpad).kw("pad_value", AttrKind::PadValue, PadValue::zero));
+  add(r, same_tile("fillpad_expand", {tensor("x"), indices("shape")}, fillpad_expand)
+             .kw("pad_value", AttrKind::PadValue, PadValue::zero));
+  add(r, same_tile("ci", {scalar("start"), indices("shape")}, ci, TileLowering::Create)
+             .kw("dtype", AttrKind::DType, DataType::INT32).kw("descending", AttrKind::Bool, false));
+  // SPMD identity and the AIC↔AIV boundary markers.
+  for (const char* n : {"get_block_idx", "get_block_num", "get_subblock_idx"}) add(r, same_tile(n, {}, block_index));
+  add(r, same_tile("aiv_shard", {tensor("x")}, shard).kw("split", AttrKind::Int).kw("lane_stride", AttrKind::Int));
+  add(r, same_tile("aic_gather", {tensor("x")}, shard).kw("split", AttrKind::Int));
+  // L1 staging for the cube (a Mat tile at tensor level) and row gathers into it.
+  add(r, OpRow("tensor.create_l1", {indices("shape")}, create_l1).kw("dtype", AttrKind::DType)
+             .kw("transpose", AttrKind::Bool, false));
+  add(r, OpRow("tensor.gather_row", {tile("acc"), tensor("src"), indices("dst_offset"), indices("src_offset"),
+                                     indices("shapes"), indices("valid_shape", true)}, gather_row)
+             .kw("transpose", AttrKind::Bool, false));
   // Matmul (whole GEMM; tiled by passes).
   add(r, OpRow("tensor.matmul", {tensor("lhs"), tensor("rhs")}, tensor_matmul).kw("out_dtype", AttrKind::DType)
              .kw("a_trans", AttrKind::Bool, false).kw("b_trans", AttrKind::Bool, false)

@@ -106,8 +106,10 @@ struct BinRow { const char* name; const char* scalar; };
 constexpr BinRow kBinary[] = {{"add", "adds"}, {"sub", "subs"}, {"mul", "muls"}, {"div", "divs"},
                               {"maximum", "maximums"}, {"minimum", "minimums"}};
 constexpr const char* kUnary[] = {"exp", "log", "sqrt", "neg", "abs", "relu"};
-constexpr const char* kReduce[] = {"sum", "max", "min"};
-constexpr const char* kExpand[] = {"", "_add", "_sub", "_mul", "_div"};
+constexpr const char* kReduce[] = {"sum", "max", "min", "prod"};
+constexpr const char* kExpand[] = {"", "_add", "_sub", "_mul", "_div", "_max", "_min", "_expdif"};
+constexpr BinRow kIntBinary[] = {{"and", "ands"}, {"or", "ors"}, {"shl", "shls"}, {"shr", "shrs"}};
+constexpr const char* kPart[] = {"part_add", "part_mul", "part_max", "part_min"};
 
 }  // namespace
 
@@ -119,6 +121,32 @@ void register_tile_ops(OpRegistry& r) {
     add(r, vec(t + b.scalar, {tile("lhs"), scalar("rhs")}, binary_scalar));
   }
   for (const char* u : kUnary) add(r, vec(t + u, {tile("x")}, same_as(0)));
+  // Integer and bitwise (xor needs a scratch tile).
+  for (const auto& b : kIntBinary) {
+    add(r, vec(t + b.name, {tile("lhs"), tile("rhs")}, int_binary).scalar_form(t + b.scalar));
+    add(r, vec(t + b.scalar, {tile("lhs"), scalar("rhs")}, int_binary_scalar));
+  }
+  add(r, vec("tile.xor", {tile("lhs"), tile("rhs"), tmp_tile("tmp")}, int_binary).scalar_form("tile.xors").not_inplace_safe());
+  add(r, vec("tile.xors", {tile("lhs"), scalar("rhs"), tmp_tile("tmp")}, int_binary_scalar).not_inplace_safe());
+  add(r, vec("tile.not", {tile("x")}, int_unary));
+  // Remainders: fmod takes the dividend's sign (C), rem the divisor's (Python).
+  add(r, vec("tile.fmod", {tile("lhs"), tile("rhs")}, binary).scalar_form("tile.fmods").not_inplace_safe());
+  add(r, vec("tile.fmods", {tile("lhs"), scalar("rhs")}, binary_scalar).not_inplace_safe());
+  add(r, vec("tile.rem", {tile("lhs"), tile("rhs"), tmp_tile("tmp")}, binary).scalar_form("tile.rems").not_inplace_safe());
+  add(r, vec("tile.rems", {tile("lhs"), scalar("rhs"), tmp_tile("tmp")}, binary_scalar).not_inplace_safe());
+  // Activations with a slope, partial (valid-region union) elementwise.
+  add(r, vec("tile.lrelu", {tile("x"), scalar("slope")}, float_binary_scalar));
+  add(r, vec("tile.prelu", {tile("x"), tile("slope"), tmp_tile("tmp")}, prelu).not_inplace_safe());
+  for (const char* p : kPart) add(r, vec(t + p, {tile("src0"), tile("src1")}, binary));
+  // Compare into a packed bit mask; select by a mask.
+  add(r, vec("tile.cmp", {tile("lhs"), tile("rhs")}, cmp_mask).kw("cmp_type", AttrKind::Int, int64_t{0})
+             .scalar_form("tile.cmps").not_inplace_safe());
+  add(r, vec("tile.cmps", {tile("lhs"), scalar("rhs")}, cmp_mask).kw("cmp_type", AttrKind::Int, int64_t{0})
+             .not_inplace_safe());
+  add(r, vec("tile.sel", {tile("mask"), tile("lhs"), tile("rhs"), tmp_tile("tmp")}, select).inherit_memory(1)
+             .forbid_alias(0).forbid_alias(3));
+  add(r, vec("tile.sels", {tile("mask"), tile("src"), tmp_tile("tmp"), scalar("scalar")}, select_scalar)
+             .inherit_memory(1).forbid_alias(0));
   add(r, vec("tile.recip", {tile("x")}, same_as(0)).not_inplace_safe());
   add(r, vec("tile.rsqrt", {tile("x"), tmp_tile("tmp", true)}, same_as(0)).not_inplace_safe());
   add(r, vec("tile.cast", {tile("x")}, cast).kw("target_type", AttrKind::DType).kw("mode", AttrKind::Any, std::string("round")));
@@ -129,6 +157,10 @@ void register_tile_ops(OpRegistry& r) {
   for (const char* k : kReduce) {
     add(r, vec(t + "row_" + k, {tile("tile"), tmp_tile("tmp_tile")}, row_reduce).not_inplace_safe());
     add(r, vec(t + "col_" + k, {tile("tile"), tmp_tile("tmp_tile", true)}, col_reduce).not_inplace_safe());
+  }
+  for (const char* k : {"argmax", "argmin"}) {
+    add(r, vec(t + "row_" + k, {tile("tile"), tmp_tile("tmp_tile")}, row_arg_reduce).not_inplace_safe());
+    add(r, vec(t + "col_" + k, {tile("tile"), tmp_tile("tmp_tile")}, col_arg_reduce).not_inplace_safe());
   }
   for (const char* e : kExpand) {
     add(r, vec(t + "row_expand" + e, {tile("tile"), tile("row_vec")}, row_expand).forbid_alias(1));
@@ -160,6 +192,7 @@ void register_tile_ops(OpRegistry& r) {
   add(r, vec("tile.write", {tile("tile"), indices("indices"), scalar("value")}, write).reuses_input(0).pipe(Pipe::S));
   add(r, vec("tile.transpose", {tile("tile"), scalar("axis1"), scalar("axis2"), tmp_tile("tmp", true)}, transpose)
              .not_inplace_safe());
+  register_tile_data_ops(r);
   // Cube.
   add(r, OpRow("tile.matmul", {tile("lhs"), tile("rhs")}, tile_matmul).kw("out_dtype", AttrKind::DType)
              .affinity(CoreAffinity::Cube).out_memory(MS::Acc).in_memory(0, {MS::Left}).in_memory(1, {MS::Right})
@@ -167,6 +200,20 @@ void register_tile_ops(OpRegistry& r) {
   add(r, OpRow("tile.matmul_acc", {tile("acc"), tile("lhs"), tile("rhs")}, tile_matmul_acc)
              .affinity(CoreAffinity::Cube).out_memory(MS::Acc).reuses_input(0)
              .in_memory(0, {MS::Acc}).in_memory(1, {MS::Left}).in_memory(2, {MS::Right}).pipe(Pipe::M));
+  add(r, OpRow("tile.matmul_bias", {tile("lhs"), tile("rhs"), tile("bias")}, tile_matmul_bias)
+             .kw("out_dtype", AttrKind::DType).affinity(CoreAffinity::Cube).out_memory(MS::Acc)
+             .in_memory(0, {MS::Left}).in_memory(1, {MS::Right}).in_memory(2, {MS::Bias}).pipe(Pipe::M));
+  add(r, OpRow("tile.gemv", {tile("lhs"), tile("rhs")}, tile_gemv).kw("out_dtype", AttrKind::DType)
+             .kw("acc_phase", AttrKind::String, std::string("unspecified")).affinity(CoreAffinity::Cube)
+             .out_memory(MS::Acc).in_memory(0, {MS::Left}).in_memory(1, {MS::Right}).pipe(Pipe::M));
+  add(r, OpRow("tile.gemv_acc", {tile("acc"), tile("lhs"), tile("rhs")}, tile_gemv)
+             .kw("acc_phase", AttrKind::String, std::string("unspecified")).affinity(CoreAffinity::Cube)
+             .out_memory(MS::Acc).reuses_input(0).in_memory(0, {MS::Acc}).in_memory(1, {MS::Left})
+             .in_memory(2, {MS::Right}).pipe(Pipe::M));
+  add(r, OpRow("tile.batch_matmul", {tile("lhs"), tile("rhs")}, tile_batch_matmul).kw("out_dtype", AttrKind::DType)
+             .affinity(CoreAffinity::Cube).out_memory(MS::Acc).pipe(Pipe::M));
+  add(r, OpRow("tile.batch_matmul_acc", {tile("acc"), tile("lhs"), tile("rhs")}, tile_batch_matmul)
+             .affinity(CoreAffinity::Cube).out_memory(MS::Acc).reuses_input(0).pipe(Pipe::M));
 }
 
 }  // namespace pypto::ir
