@@ -362,6 +362,30 @@ class KernelEmitter {
         return line(fmt::format("{}.SetValue({}, {});", d, flat_index(c.args[0], c.args[1], sp), expr(c.args[2])));
       }
       case OpForm::DeclareOnly: dst_tile(); return;
+      case OpForm::Cmp: {
+        for (const auto& a : c.args) ops.push_back(operand(a));
+        static constexpr std::string_view kModes[] = {"EQ", "NE", "LT", "LE", "GT", "GE"};
+        const AttrValue* m = c.kwarg("cmp_type");
+        const auto* k = m ? std::get_if<int64_t>(m) : nullptr;
+        const int64_t mode = k ? *k : 0;
+        if (mode < 0 || mode > 5) not_supported(sp, fmt::format("pl.{} with cmp_type {}", c.op->name, mode));
+        return line(fmt::format("{}({}, {}, CmpMode::{});", call, dst_tile(), fmt::join(ops, ", "), kModes[mode]));
+      }
+      case OpForm::Ci: {
+        const std::string d = dst_tile();
+        const auto* tt = as_tile(dst->type);
+        const AttrValue* desc = c.kwarg("descending");
+        const bool down = desc && std::get_if<bool>(desc) && *std::get_if<bool>(desc);
+        return line(fmt::format("{}<{}, {}, {}>({}, static_cast<{}>({}));", call, tile_alias(*tt, sp), c_type(tt->dtype),
+                                down ? 1 : 0, d, c_type(tt->dtype), expr(c.args[0])));
+      }
+      case OpForm::Tri: {
+        const std::string d = dst_tile();
+        const AttrValue* up = c.kwarg("upper");
+        const bool upper = up && std::get_if<bool>(up) && *std::get_if<bool>(up);
+        return line(fmt::format("{}<{}, {}>({}, static_cast<int>({}));", call, tile_alias(*as_tile(dst->type), sp),
+                                upper ? 1 : 0, d, expr(c.args[0])));
+      }
       case OpForm::Planned:
       case OpForm::Barrier:
       case OpForm::Flag: return;  // handled above

@@ -11,6 +11,19 @@ constexpr KernelOpRow kRows[] = {
     {"tile.div", "TDIV", F::DstArgs}, {"tile.maximum", "TMAX", F::DstArgs}, {"tile.minimum", "TMIN", F::DstArgs},
     {"tile.adds", "TADDS", F::DstArgs}, {"tile.subs", "TSUBS", F::DstArgs}, {"tile.muls", "TMULS", F::DstArgs},
     {"tile.divs", "TDIVS", F::DstArgs}, {"tile.maximums", "TMAXS", F::DstArgs}, {"tile.minimums", "TMINS", F::DstArgs},
+    // integer / bitwise, remainders, activations with a slope, partial elementwise
+    {"tile.and", "TAND", F::DstArgs}, {"tile.or", "TOR", F::DstArgs}, {"tile.xor", "TXOR", F::DstArgs},
+    {"tile.shl", "TSHL", F::DstArgs}, {"tile.shr", "TSHR", F::DstArgs}, {"tile.not", "TNOT", F::DstArgs},
+    {"tile.ands", "TANDS", F::DstArgs}, {"tile.ors", "TORS", F::DstArgs}, {"tile.xors", "TXORS", F::DstArgs},
+    {"tile.shls", "TSHLS", F::DstArgs}, {"tile.shrs", "TSHRS", F::DstArgs},
+    {"tile.fmod", "TFMOD", F::DstArgs}, {"tile.fmods", "TFMODS", F::DstArgs},
+    {"tile.rem", "TREM", F::DstArgs}, {"tile.rems", "TREMS", F::DstArgs},
+    {"tile.lrelu", "TLRELU", F::DstArgs}, {"tile.prelu", "TPRELU", F::DstArgs},
+    {"tile.part_add", "TPARTADD", F::DstArgs}, {"tile.part_mul", "TPARTMUL", F::DstArgs},
+    {"tile.part_max", "TPARTMAX", F::DstArgs}, {"tile.part_min", "TPARTMIN", F::DstArgs},
+    // compare into a packed mask, select by a mask
+    {"tile.cmp", "TCMP", F::Cmp}, {"tile.cmps", "TCMPS", F::Cmp},
+    {"tile.sel", "TSEL", F::DstArgs}, {"tile.sels", "TSELS", F::DstArgs},
     // unary
     {"tile.exp", "TEXP", F::DstArgs}, {"tile.log", "TLOG", F::DstArgs}, {"tile.sqrt", "TSQRT", F::DstArgs},
     {"tile.rsqrt", "TRSQRT", F::DstArgs}, {"tile.recip", "TRECIP", F::DstArgs}, {"tile.neg", "TNEG", F::DstArgs},
@@ -23,12 +36,23 @@ constexpr KernelOpRow kRows[] = {
     {"tile.row_min", "TROWMIN", F::DstArgs},
     {"tile.col_sum", "TCOLSUM", F::ColSum}, {"tile.col_max", "TCOLMAX", F::DstFirstOnly},
     {"tile.col_min", "TCOLMIN", F::DstFirstOnly},
+    {"tile.row_prod", "TROWPROD", F::DstArgs}, {"tile.col_prod", "TCOLPROD", F::DstFirstOnly},
+    {"tile.row_argmax", "TROWARGMAX", F::DstArgs}, {"tile.row_argmin", "TROWARGMIN", F::DstArgs},
+    {"tile.col_argmax", "TCOLARGMAX", F::DstArgs}, {"tile.col_argmin", "TCOLARGMIN", F::DstArgs},
     // broadcasts
     {"tile.row_expand", "TROWEXPAND", F::DstDropFirst}, {"tile.col_expand", "TCOLEXPAND", F::DstDropFirst},
     {"tile.row_expand_add", "TROWEXPANDADD", F::DstArgs}, {"tile.row_expand_sub", "TROWEXPANDSUB", F::DstArgs},
     {"tile.row_expand_mul", "TROWEXPANDMUL", F::DstArgs}, {"tile.row_expand_div", "TROWEXPANDDIV", F::DstArgs},
     {"tile.col_expand_add", "TCOLEXPANDADD", F::DstArgs}, {"tile.col_expand_sub", "TCOLEXPANDSUB", F::DstArgs},
     {"tile.col_expand_mul", "TCOLEXPANDMUL", F::DstArgs}, {"tile.col_expand_div", "TCOLEXPANDDIV", F::DstArgs},
+    {"tile.row_expand_max", "TROWEXPANDMAX", F::DstArgs}, {"tile.row_expand_min", "TROWEXPANDMIN", F::DstArgs},
+    {"tile.row_expand_expdif", "TROWEXPANDEXPDIF", F::DstArgs},
+    {"tile.col_expand_max", "TCOLEXPANDMAX", F::DstArgs}, {"tile.col_expand_min", "TCOLEXPANDMIN", F::DstArgs},
+    {"tile.col_expand_expdif", "TCOLEXPANDEXPDIF", F::DstArgs},
+    // gather / scatter / sort / concat, generators
+    {"tile.gather", "TGATHER", F::DstArgs}, {"tile.scatter", "TSCATTER", F::DstDropFirst},
+    {"tile.sort32", "TSORT32", F::DstArgs}, {"tile.concat", "TCONCAT", F::DstArgs},
+    {"tile.ci", "TCI", F::Ci}, {"tile.tri", "TTRI", F::Tri},
     {"tile.transpose", "TTRANS", F::Transpose},
     // data movement
     {"tile.load", "TLOAD", F::Load}, {"tile.store", "TSTORE", F::Store},
@@ -39,6 +63,7 @@ constexpr KernelOpRow kRows[] = {
     {"tile.read", "", F::Read}, {"tile.write", "", F::Write},
     // cube
     {"tile.matmul", "TMATMUL", F::DstArgs}, {"tile.matmul_acc", "TMATMUL_ACC", F::MatmulAcc},
+    {"tile.matmul_bias", "TMATMUL_BIAS", F::DstArgs}, {"tile.gemv", "TGEMV", F::DstArgs},
     // synchronisation
     {"system.bar_v", "pipe_barrier(PIPE_V)", F::Barrier}, {"system.bar_m", "pipe_barrier(PIPE_M)", F::Barrier},
     {"system.bar_all", "pipe_barrier(PIPE_ALL)", F::Barrier},

@@ -27,6 +27,9 @@ enum class OpForm : unsigned char {
   Write,          // dst.SetValue(flat, value), dst shares the tile
   DeclareOnly,    // a Tile declaration, no instruction              tile.create
   View,           // CALL(dst, src) where dst shares src's bytes     tile.reshape
+  Cmp,            // CALL(dst, operands, CmpMode::X)                 tile.cmp / tile.cmps
+  Ci,             // CALL<DstTile, T, descending>(dst, start)        tile.ci
+  Tri,            // CALL<DstTile, upper>(dst, diagonal)             tile.tri
   Planned,        // nothing: the address is already planned         tile.alloc
   Barrier,        // CALL;                                           system.bar_v
   Flag,           // CALL(PIPE_src, PIPE_dst, EVENT_IDn)             system.sync_src / sync_dst

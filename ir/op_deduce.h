@@ -133,7 +133,7 @@ TypePtr select_scalar(const Ctx& c);     // tile.sels(mask, src, tmp, scalar) �
 TypePtr row_arg_reduce(const Ctx& c);    // [.., R, C] → [.., R, 1] INT32 (column index)
 TypePtr col_arg_reduce(const Ctx& c);    // [.., R, C] → [.., 1, C] INT32 (row index)
 TypePtr gather(const Ctx& c);            // (src, indices[, tmp]) → indices' shape, src's dtype
-TypePtr scatter(const Ctx& c);           // (dst, src, indices) → dst
+TypePtr scatter(const Ctx& c);           // tile (dst, src, indexes) / tensor (input, index, src) → operand 0
 TypePtr sort32(const Ctx& c);            // (src, idx) → [R, 2C] (value, index) pairs of src's dtype
 TypePtr concat(const Ctx& c);            // (src0, src1) → [R, C0 + C1]
 TypePtr transpose_view(const Ctx& c);    // trailing two dims swapped

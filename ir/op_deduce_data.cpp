@@ -164,10 +164,13 @@ TypePtr gather(const Ctx& c) {
 }
 
 TypePtr scatter(const Ctx& c) {
-  require_same_dtype(c, 0, 1);
-  const auto& idx = c.shaped(2);
+  // tile.scatter(dst, src, indexes); tensor.scatter(input, index, src).
+  const bool tensor = c.shaped(0).kind == TypeKind::Tensor;
+  const size_t src = tensor ? 2 : 1, index = tensor ? 1 : 2;
+  require_same_dtype(c, 0, src);
+  const auto& idx = c.shaped(index);
   if (idx.dtype != DataType::INT32 && idx.dtype != DataType::INT16)
-    c.fail(fmt::format("operand {} has dtype {}; indices are INT32 or INT16", c.name(2), dtype_name(idx.dtype)));
+    c.fail(fmt::format("operand {} has dtype {}; indices are INT32 or INT16", c.name(index), dtype_name(idx.dtype)));
   return c.arg(0)->type;
 }
 

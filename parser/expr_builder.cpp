@@ -410,8 +410,13 @@ ExprPtr FunctionBuilder::call_expr(TSNode n) {
       fail(fnode, "E200", fmt::format("Undefined variable '{}'", dn));
     fail(n, "E301", fmt::format("Unsupported function call '{}'", dn));
   }
-  if (parts[0] == "pld") fail(fnode, "E300", fmt::format("Unknown distributed operation '{}'", dn),
-                              "distributed (pld.*) operations are not supported by pypto yet");
+  if (parts[0] == "pld") {  // distributed ops: registered as pld.<ns>.<name>
+    const OpDef* op = parts.size() == 3 ? OpRegistry::instance().find(dn) : nullptr;
+    if (!op) fail(fnode, "E300", fmt::format("Unknown distributed operation '{}'", dn),
+                  "see `pypto ops --family pld` for the distributed operations pypto knows");
+    auto pa = split_args(*this, n);
+    return op_call(*this, *op, pa, {}, n);
+  }
   if (parts[0] != "pl") fail(fnode, "E301", fmt::format("Unsupported function call '{}'", dn));
   auto a = split_args(*this, n);
   const std::string rest = dn.substr(3);
