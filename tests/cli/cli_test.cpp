@@ -160,15 +160,26 @@ TEST_CASE("ir prints text that reads back to the same text, before and after the
 
 TEST_CASE("ir --dump-passes writes the IR after each pass, replacing the directory", "[cli]") {
   fs::path dir = work("ir_dumps");
-  fs::create_directories(dir);
-  std::ofstream(dir / "stale.txt") << "from an earlier run";
+  fs::remove_all(dir);
+  REQUIRE(pypto(fmt::format("ir {} --passes all --dump-passes '{}'", program("e2e_chain.py"), dir.string())).code == 0);
+  REQUIRE(fs::exists(dir / "03_ConvertToSSA.py"));
+  std::ofstream(dir / "notes.txt") << "the user's";
   auto r = pypto(fmt::format("ir {} --passes ConvertToSSA,Simplify --dump-passes '{}'", program("e2e_chain.py"), dir.string()));
   INFO(r.out);
   REQUIRE(r.code == 0);
   CHECK(fs::exists(dir / "01_ConvertToSSA.py"));
   CHECK(fs::exists(dir / "02_Simplify.py"));
-  CHECK_FALSE(fs::exists(dir / "stale.txt"));
+  CHECK_FALSE(fs::exists(dir / "03_ConvertToSSA.py"));  // a dump of the earlier run: gone
+  CHECK(slurp(dir / "notes.txt") == "the user's");       // not pypto's: kept
   CHECK(slurp(dir / "02_Simplify.py") == r.out);  // the last dump is what ir prints
+  // A directory pypto did not write is refused (usage error), and left as it was.
+  fs::path mine = work("ir_dumps_mine");
+  fs::create_directories(mine);
+  std::ofstream(mine / "keep.txt") << "keep";
+  auto refused = pypto(fmt::format("ir {} --passes all --dump-passes '{}'", program("e2e_chain.py"), mine.string()));
+  CHECK(refused.code == 2);
+  CHECK(refused.out.find("refusing to replace '" + mine.string() + "'") != std::string::npos);
+  CHECK(std::distance(fs::directory_iterator(mine), fs::directory_iterator()) == 1);
   CHECK(pypto(fmt::format("ir {} --dump-passes '{}'", program("e2e_chain.py"), dir.string())).code == 2);  // needs --passes
 }
 
