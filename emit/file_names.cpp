@@ -40,14 +40,16 @@ std::string fnv1a_hex(const std::string& s) {
 namespace {
 // `name` with every other character replaced by '_', truncated, plus `_<hash of name>`.
 std::string hashed_stem(const std::string& name) {
-  const std::string suffix = "_" + fnv1a_hex(name);
+  constexpr size_t kHashLen = 9;  // "_" + 8 hex digits
   std::string base;
   for (char c : name) {
-    if (base.size() + suffix.size() >= kMaxStem) break;
+    if (base.size() + kHashLen >= kMaxStem) break;
     base.push_back(stem_char(c) ? c : '_');
   }
-  if (base.empty()) base = "f";
-  return base + suffix;
+  if (base.empty()) base.push_back('f');
+  base.push_back('_');
+  base.append(fnv1a_hex(name));
+  return base;
 }
 }  // namespace
 
