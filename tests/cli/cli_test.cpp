@@ -224,6 +224,7 @@ TEST_CASE("diff: equal programs exit 0, different ones exit 1 naming the first m
 
 TEST_CASE("build --emit-only writes the project deterministically and --dump-passes the IR per pass", "[cli]") {
   fs::path out = work("square_out");
+  fs::remove_all(out);
   auto r1 = pypto(fmt::format("build {} -o '{}' --emit-only --dump-passes", program("e2e_square.py"), out.string()));
   INFO(r1.out);
   REQUIRE(r1.code == 0);
@@ -241,6 +242,7 @@ TEST_CASE("build --emit-only writes the project deterministically and --dump-pas
 
 TEST_CASE("a failed build leaves the previous output untouched and writes nothing else", "[cli]") {
   fs::path out = work("keep_out");
+  fs::remove_all(out);
   REQUIRE(pypto(fmt::format("build {} -o '{}' --emit-only", program("e2e_chain.py"), out.string())).code == 0);
   std::string bad = write_file("keep_bad.py", kBadProgram);
   auto before = tree(out);
