@@ -1,5 +1,6 @@
 // `pypto build FILE -o OUT`: front end → pass pipeline → emitters → OUT (written atomically)
-// → `ninja -C OUT` (unless --emit-only).
+// → `ninja -C OUT` (unless --emit-only). An OUT pypto must not replace (a user's directory, the
+// working directory, one holding FILE: emit/dir_writer.h) is a usage error before anything runs.
 #include <cstdio>
 #include <cstdlib>
 #include <map>
@@ -43,6 +44,7 @@ int run_ninja(const std::string& out_dir, int jobs) {
 
 int cmd_build(const BuildOptions& opts) {
   return guarded(opts.common, [&](ir::DiagnosticSink& sink) {
+    if (auto why = emit::output_dir_refusal(opts.out_dir, {opts.file}); !why.empty()) throw UsageError(why);
     auto prog = load_program(opts.file, opts.common, sink);
     passes::PassContext ctx;
     ctx.soc = *ir::soc_from_name(opts.soc);
@@ -59,7 +61,7 @@ int cmd_build(const BuildOptions& opts) {
     // The pass dumps go into the project's own atomic write: OUT is replaced in one step.
     auto files = emit::render_project(*prog, eo, opts.out_dir);
     files.merge(dumps);
-    emit::write_files_atomically(files, opts.out_dir);
+    emit::write_files_atomically(files, opts.out_dir, {opts.file});
     if (opts.emit_only) return int(kOk);
     return run_ninja(opts.out_dir, opts.jobs);
   });

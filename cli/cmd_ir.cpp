@@ -18,6 +18,8 @@ int cmd_ir(const IrOptions& opts) {
   return guarded(opts.common, [&](ir::DiagnosticSink& sink) {
     if (!opts.dump_dir.empty() && opts.passes.empty())
       throw UsageError("--dump-passes needs --passes (e.g. --passes all)");
+    if (!opts.dump_dir.empty())
+      if (auto why = emit::output_dir_refusal(opts.dump_dir, {opts.file}); !why.empty()) throw UsageError(why);
     auto prog = load_program(opts.file, opts.common, sink);
     std::vector<ir::Diagnostic> ctx_warnings;
     if (!opts.passes.empty()) {
@@ -40,7 +42,7 @@ int cmd_ir(const IrOptions& opts) {
         }
         prog = passes::run_passes(prog, opts.passes, ctx, after);
       }
-      if (!opts.dump_dir.empty()) emit::write_files_atomically(dumps, opts.dump_dir);
+      if (!opts.dump_dir.empty()) emit::write_files_atomically(dumps, opts.dump_dir, {opts.file});
       ctx_warnings = ctx.diagnostics.take();
     }
     for (auto& d : ctx_warnings) sink.report(std::move(d));

@@ -98,7 +98,7 @@ int main(int argc, char** argv) {
   auto* build = app.add_subcommand("build", "Compile to a project directory and build it with ninja");
   build->add_option("FILE", b_o.file, "PyPTO source file")->required();
   add_common(build, b_o.common);
-  build->add_option("-o,--output", b_o.out_dir, "Output directory (replaced atomically; nothing is written outside it)")
+  build->add_option("-o,--output", b_o.out_dir, "Output directory: new, empty or written by pypto before (then only changed files are rewritten); nothing is written outside it")
       ->required()
       ->type_name("OUT");
   build->add_option("--soc", b_o.soc, "Target SoC: 910b (default) or 950")->check(CLI::IsMember({"910b", "950"}));

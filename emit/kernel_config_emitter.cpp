@@ -36,7 +36,8 @@ std::string_view arg_dir(ArgDirection d) {
 
 }  // namespace
 
-std::string emit_kernel_config(const Function& orch, const std::vector<KernelRef>& kernels, const EmitOptions& opts) {
+std::string emit_kernel_config(const Function& orch, const std::vector<KernelRef>& kernels, const ProjectNames& names,
+                               const EmitOptions& opts) {
   std::vector<std::string> orch_sig;
   for (size_t i = 0; i < orch.params.size(); ++i)
     if (as_tensor(orch.params[i]->type)) orch_sig.emplace_back(param_dir(orch.param_directions[i]));
@@ -48,7 +49,7 @@ std::string emit_kernel_config(const Function& orch, const std::vector<KernelRef
   out += fmt::format(
       "\nORCHESTRATION = {{\n\t\"source\": str(_ROOT_DIR / \"orchestration\" / \"{}.cpp\"),\n"
       "\t\"function_name\": \"aicpu_orchestration_entry\",\n\t\"signature\": [{}],\n}}\n",
-      orch.name, fmt::join(orch_sig, ", "));
+      names.stem(orch), fmt::join(orch_sig, ", "));
   out += "\nKERNELS = [\n";
   for (const auto& k : kernels) {
     std::vector<std::string_view> sig;
@@ -57,7 +58,7 @@ std::string emit_kernel_config(const Function& orch, const std::vector<KernelRef
     out += fmt::format(
         "\t{{\"func_id\": {}, \"name\": \"{}\", \"source\": str(_ROOT_DIR / \"kernels\" / \"{}\" / \"{}.cpp\"), "
         "\"core_type\": \"{}\", \"signature\": [{}]}},\n",
-        k.func_id, k.fn->name, core, k.fn->name, core, fmt::join(sig, ", "));
+        k.func_id, string_literal_body(k.fn->name), core, names.stem(*k.fn), core, fmt::join(sig, ", "));
   }
   out += "]\n";
   return out;

@@ -7,12 +7,14 @@
 #include <vector>
 
 #include "emit/emit_options.h"
+#include "emit/file_names.h"
 #include "emit/kernel_table.h"
 #include "ir/function.h"
 
 namespace pypto::emit {
 
+// Source paths use the file stems of `names`; kernel names are the functions' own, quoted.
 std::string emit_kernel_config(const ir::Function& orch, const std::vector<KernelRef>& kernels,
-                               const EmitOptions& opts);
+                               const ProjectNames& names, const EmitOptions& opts);
 
 }  // namespace pypto::emit

@@ -6,7 +6,6 @@
 #include <fmt/format.h>
 
 #include "emit/kernel_emitter.h"
-#include "emit/program_table_emitter.h"
 #include "ir/diagnostic.h"
 
 namespace fs = std::filesystem;
@@ -41,6 +40,20 @@ constexpr const char* kKernelFlags = "-Wno-attributes";
 constexpr const char* kAivDefine = "-D__DAV_VEC__";
 constexpr const char* kAicDefine = "-D__DAV_CUBE__";
 
+// A ninja variable value: only `$` is special there (spaces and colons are literal).
+std::string ninja_value(const std::string& s) {
+  std::string o;
+  for (char c : s) {
+    if (c == '\n') {
+      o += ' ';
+      continue;
+    }
+    if (c == '$') o += '$';
+    o += c;
+  }
+  return o;
+}
+
 struct Compile {
   std::string rule;    // aiv / aic / cxx
   std::string src;     // ninja path (may start with $runtime/)
@@ -50,8 +63,8 @@ struct Compile {
 
 }  // namespace
 
-BuildFiles emit_build_files(const Function& orch, const std::vector<const Function*>& kernels, const EmitOptions& opts,
-                            const std::string& out_dir_abs) {
+BuildFiles emit_build_files(const Function& orch, const std::vector<const Function*>& kernels, const ProjectNames& names,
+                            const EmitOptions& opts, const std::string& out_dir_abs) {
   const std::string rt = runtime_dir(opts);
   if (!fs::exists(fs::path(rt) / "include" / "pypto_rt" / "program.h"))
     throw CompileError("E901", orch.span, fmt::format("the pypto runtime was not found at '{}'", rt),
@@ -59,10 +72,12 @@ BuildFiles emit_build_files(const Function& orch, const std::vector<const Functi
   std::vector<Compile> cs;
   for (const Function* k : kernels) {
     const std::string core = kernel_core_dir(*k);
-    cs.push_back({core, fmt::format("kernels/{}/{}.cpp", core, k->name), fmt::format("obj/kernels/{}/{}.o", core, k->name),
-                  kernel_entry_symbol(*k)});
+    const std::string& stem = names.stem(*k);
+    cs.push_back({core, fmt::format("kernels/{}/{}.cpp", core, stem), fmt::format("obj/kernels/{}/{}.o", core, stem),
+                  names.entry_symbol(*k)});
   }
-  cs.push_back({"cxx", fmt::format("orchestration/{}.cpp", orch.name), fmt::format("obj/orchestration/{}.o", orch.name), ""});
+  const std::string& orch_stem = names.stem(orch);
+  cs.push_back({"cxx", fmt::format("orchestration/{}.cpp", orch_stem), fmt::format("obj/orchestration/{}.o", orch_stem), ""});
   cs.push_back({"cxx", "runner/program_table.cpp", "obj/runner/program_table.o", ""});
   std::vector<std::string> rt_srcs;
   std::error_code ec;
@@ -71,22 +86,28 @@ BuildFiles emit_build_files(const Function& orch, const std::vector<const Functi
   std::sort(rt_srcs.begin(), rt_srcs.end());
   for (const auto& s : rt_srcs)
     cs.push_back({"cxx", "$runtime/src/" + s, "obj/runtime/" + fs::path(s).stem().string() + ".o", ""});
+  // Shell-quoted only when the runtime's path needs it (then spelled out instead of $runtime).
+  const std::string inc = rt + "/include";
+  const std::string runtime_include = shell_word(inc) == inc ? "$runtime/include" : ninja_value(shell_word(inc));
 
   BuildFiles out;
   out.build_ninja = fill_template(load_template(opts, "build.ninja.in"),
-                                  {{"name", orch.name}, {"cxx", opts.cxx.empty() ? "c++" : opts.cxx},
-                                   {"launcher", opts.launcher}, {"runtime", rt}, {"cxxflags", common_flags(opts)},
+                                  {{"name", orch.name}, {"cxx", ninja_value(opts.cxx.empty() ? "c++" : opts.cxx)},
+                                   {"launcher", ninja_value(opts.launcher)}, {"runtime", ninja_value(rt)},
+                                   {"runtime_include", runtime_include}, {"cxxflags", common_flags(opts)},
                                    {"kernelflags", kKernelFlags}, {"aiv_define", kAivDefine}, {"aic_define", kAicDefine}});
   std::vector<std::string> objs;
   for (const auto& c : cs) {
-    out.build_ninja += fmt::format("build {}: {} {}\n", c.obj, c.rule, c.src);
+    const bool in_rt = c.src.rfind("$runtime/", 0) == 0;
+    const std::string src = in_rt ? "$runtime/" + ninja_escape_path(c.src.substr(9)) : ninja_escape_path(c.src);
+    out.build_ninja += fmt::format("build {}: {} {}\n", ninja_escape_path(c.obj), c.rule, src);
     if (!c.entry.empty()) out.build_ninja += fmt::format("  entry = {}\n", c.entry);
-    objs.push_back(c.obj);
+    objs.push_back(ninja_escape_path(c.obj));
   }
   out.build_ninja += fmt::format("\nbuild bin/run: link {}\n\ndefault bin/run\n", fmt::join(objs, " "));
 
   // compile_commands.json: the same commands, spelled out (without the launcher).
-  const std::string flags = fmt::format("{} -I{}/include", common_flags(opts), rt);
+  const std::string flags = fmt::format("{} -I{}", common_flags(opts), shell_word(inc));
   out.compile_commands = "[\n";
   for (size_t i = 0; i < cs.size(); ++i) {
     const auto& c = cs[i];
@@ -94,7 +115,8 @@ BuildFiles emit_build_files(const Function& orch, const std::vector<const Functi
     std::string extra;
     if (c.rule == "aiv" || c.rule == "aic")
       extra = fmt::format(" {} {} -Dkernel_entry={}", kKernelFlags, c.rule == "aiv" ? kAivDefine : kAicDefine, c.entry);
-    const std::string cmd = fmt::format("{} {}{} -c {} -o {}", opts.cxx.empty() ? "c++" : opts.cxx, flags, extra, file, c.obj);
+    const std::string cmd = fmt::format("{} {}{} -c {} -o {}", opts.cxx.empty() ? "c++" : opts.cxx, flags, extra,
+                                        shell_word(file), shell_word(c.obj));
     out.compile_commands += fmt::format("  {{\"directory\": {}, \"command\": {}, \"file\": {}, \"output\": {}}}{}\n",
                                         json_str(out_dir_abs), json_str(cmd), json_str(file), json_str(c.obj),
                                         i + 1 < cs.size() ? "," : "");

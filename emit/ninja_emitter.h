@@ -4,12 +4,15 @@
 // bin/run links them with -pthread. Generated sources are addressed relative to the build.ninja
 // directory and the runtime through the absolute `runtime` variable, so `ninja -C OUT` works from
 // anywhere; `cxx` and `launcher` come from EmitOptions (rule boilerplate: templates/build.ninja.in).
+// Generated file names are the stems of ProjectNames; every path and value is ninja-escaped
+// ($$, "$ ", $:) and the runtime include directory shell-quoted when it needs it.
 #pragma once
 
 #include <string>
 #include <vector>
 
 #include "emit/emit_options.h"
+#include "emit/file_names.h"
 #include "ir/function.h"
 
 namespace pypto::emit {
@@ -22,6 +25,6 @@ struct BuildFiles {
 // `kernels`: every kernel function written under kernels/ (in file order); `out_dir_abs`: the
 // final absolute project directory (recorded in compile_commands.json).
 BuildFiles emit_build_files(const ir::Function& orch, const std::vector<const ir::Function*>& kernels,
-                            const EmitOptions& opts, const std::string& out_dir_abs);
+                            const ProjectNames& names, const EmitOptions& opts, const std::string& out_dir_abs);
 
 }  // namespace pypto::emit

@@ -1,12 +1,11 @@
-// Project assembly and the atomic directory replacement (project_writer.h).
+// Project assembly (project_writer.h); the directory itself is written by dir_writer.cpp.
 #include "emit/project_writer.h"
 
 #include <filesystem>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
-#include <fstream>
-#include <unistd.h>
 
+#include "emit/file_names.h"
 #include "emit/kernel_config_emitter.h"
 #include "emit/kernel_emitter.h"
 #include "emit/kernel_table.h"
@@ -31,14 +30,6 @@ std::string absolute_dir(const std::string& d) {
   std::string s = p.string();
   while (s.size() > 1 && s.back() == '/') s.pop_back();
   return s;
-}
-
-void write_file(const fs::path& p, const std::string& text) {
-  fs::create_directories(p.parent_path());
-  std::ofstream out(p, std::ios::binary | std::ios::trunc);
-  out << text;
-  out.close();
-  if (!out) throw CompileError("E902", {}, fmt::format("cannot write '{}'", p.string()), "check the output directory");
 }
 
 // The .npy element type bin/run reads / writes for a tensor of `dt` (BF16 travels as float32).
@@ -90,6 +81,7 @@ std::map<std::string, std::string> render_project(const Program& p, const EmitOp
   const std::string out_abs = absolute_dir(out_dir);
   const Function& orch = entry_function(p);
   const auto table = kernel_table(p, orch);
+  const ProjectNames names(p);
   std::map<std::string, std::string> files;
   std::vector<const Function*> kernels;
   for (const auto& f : p.functions) {
@@ -98,53 +90,24 @@ std::map<std::string, std::string> render_project(const Program& p, const EmitOp
         kernel_core_dir(*f);  // rejects InCore / Group / Spmd functions with "not supported yet"
       continue;
     }
-    files[fmt::format("kernels/{}/{}.cpp", kernel_core_dir(*f), f->name)] = emit_kernel(*f, opts);
+    files[fmt::format("kernels/{}/{}.cpp", kernel_core_dir(*f), names.stem(*f))] = emit_kernel(*f, opts);
     kernels.push_back(f.get());
   }
-  files[fmt::format("orchestration/{}.cpp", orch.name)] = emit_orchestration(p, orch, table, opts);
-  files["kernel_config.py"] = emit_kernel_config(orch, table, opts);
-  files["runner/program_table.cpp"] = emit_program_table(orch, table);
-  auto build = emit_build_files(orch, kernels, opts, out_abs);
+  files[fmt::format("orchestration/{}.cpp", names.stem(orch))] = emit_orchestration(p, orch, table, opts);
+  files["kernel_config.py"] = emit_kernel_config(orch, table, names, opts);
+  files["runner/program_table.cpp"] = emit_program_table(orch, table, names);
+  auto build = emit_build_files(orch, kernels, names, opts, out_abs);
   files["build.ninja"] = std::move(build.build_ninja);
   files["compile_commands.json"] = std::move(build.compile_commands);
   const std::string source = orch.span.valid() ? fs::path(orch.span.filename()).filename().string() : p.name;
   files["README.md"] = fill_template(load_template(opts, "README.md.in"),
-                                     {{"name", orch.name}, {"source", source}, {"out", out_dir},
+                                     {{"name", orch.name}, {"orch_file", names.stem(orch)}, {"source", source},
                                       {"parameters", parameter_table(orch)}});
   return files;
 }
 
 void write_project(const Program& p, const EmitOptions& opts, const std::string& out_dir) {
   write_files_atomically(render_project(p, opts, out_dir), out_dir);  // errors surface before touching the disk
-}
-
-void write_files_atomically(const std::map<std::string, std::string>& files, const std::string& dir) {
-  const fs::path out = absolute_dir(dir);
-  const fs::path parent = out.parent_path();
-  const std::string tag = fmt::format(".{}.pypto-tmp-{}", out.filename().string(), ::getpid());
-  const fs::path tmp = parent / tag;
-  const fs::path old = parent / (tag + "-old");
-  std::error_code ec;
-  fs::create_directories(parent, ec);
-  fs::remove_all(tmp, ec);
-  try {
-    for (const auto& [rel, text] : files) write_file(tmp / rel, text);
-    if (fs::exists(out)) {
-      fs::rename(out, old);
-      fs::rename(tmp, out);
-      fs::remove_all(old, ec);
-    } else {
-      fs::rename(tmp, out);
-    }
-  } catch (const fs::filesystem_error& e) {
-    fs::remove_all(tmp, ec);
-    if (!fs::exists(out) && fs::exists(old)) fs::rename(old, out, ec);
-    throw CompileError("E902", {}, fmt::format("cannot write '{}': {}", out.string(), e.what()));
-  } catch (...) {
-    fs::remove_all(tmp, ec);
-    if (!fs::exists(out) && fs::exists(old)) fs::rename(old, out, ec);
-    throw;
-  }
 }
 
 }  // namespace pypto::emit

@@ -724,6 +724,10 @@ std::vector<StmtPtr> FunctionBuilder::with_stmt(TSNode n) {
     if (!kw.count("name_hint")) return {};
     std::string s;
     if (!string_value(unparen(kw["name_hint"]), f, s)) fail(kw["name_hint"], "E009", "name_hint= must be a string literal");
+    for (char c : s)  // the name ends up in generated comments and string literals
+      if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f)
+        fail(kw["name_hint"], "E009", "name_hint= must not contain control characters (newline, tab, NUL, ...)",
+             "use a plain name such as name_hint=\"fused_add\"");
     return s;
   };
   auto enum_kw = [&](const char* key, const char* enum_name) -> std::string {

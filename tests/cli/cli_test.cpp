@@ -1,6 +1,7 @@
 // The `pypto` command as a user runs it: exit codes (0 ok, 1 program errors, 2 usage errors),
 // --help/--version, check / ir / diff / build, -D overrides, JSON diagnostics, pass dumps,
-// deterministic and atomic project output, install layout.
+// deterministic and atomic project output, install layout; OUT directories pypto must not replace
+// (exit 2, left as they were), hostile kernel names that still build, incremental regeneration.
 #include <catch2/catch.hpp>
 #include <cstdio>
 #include <filesystem>
@@ -21,8 +22,8 @@ struct Run {
   std::string out;  // stdout + stderr
 };
 
-Run pypto(const std::string& args) {
-  std::string cmd = fmt::format("'{}' {} 2>&1", PYPTO_BIN, args);
+// A shell command line, stdout and stderr captured.
+Run shell(const std::string& cmd) {
   FILE* p = popen(cmd.c_str(), "r");
   REQUIRE(p != nullptr);
   std::string out;
@@ -31,6 +32,13 @@ Run pypto(const std::string& args) {
   while ((n = fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
   int st = pclose(p);
   return {WIFEXITED(st) ? WEXITSTATUS(st) : -1, out};
+}
+
+Run pypto(const std::string& args) { return shell(fmt::format("'{}' {} 2>&1", PYPTO_BIN, args)); }
+
+// `pypto ARGS` run from the directory `cwd`.
+Run pypto_in(const fs::path& cwd, const std::string& args) {
+  return shell(fmt::format("cd '{}' && '{}' {} 2>&1", cwd.string(), PYPTO_BIN, args));
 }
 
 std::string program(const std::string& name) { return fmt::format("'{}/{}'", PYPTO_TEST_PROGRAMS, name); }
@@ -160,15 +168,26 @@ TEST_CASE("ir prints text that reads back to the same text, before and after the
 
 TEST_CASE("ir --dump-passes writes the IR after each pass, replacing the directory", "[cli]") {
   fs::path dir = work("ir_dumps");
-  fs::create_directories(dir);
-  std::ofstream(dir / "stale.txt") << "from an earlier run";
+  fs::remove_all(dir);
+  REQUIRE(pypto(fmt::format("ir {} --passes all --dump-passes '{}'", program("e2e_chain.py"), dir.string())).code == 0);
+  REQUIRE(fs::exists(dir / "03_ConvertToSSA.py"));
+  std::ofstream(dir / "notes.txt") << "the user's";
   auto r = pypto(fmt::format("ir {} --passes ConvertToSSA,Simplify --dump-passes '{}'", program("e2e_chain.py"), dir.string()));
   INFO(r.out);
   REQUIRE(r.code == 0);
   CHECK(fs::exists(dir / "01_ConvertToSSA.py"));
   CHECK(fs::exists(dir / "02_Simplify.py"));
-  CHECK_FALSE(fs::exists(dir / "stale.txt"));
+  CHECK_FALSE(fs::exists(dir / "03_ConvertToSSA.py"));  // a dump of the earlier run: gone
+  CHECK(slurp(dir / "notes.txt") == "the user's");       // not pypto's: kept
   CHECK(slurp(dir / "02_Simplify.py") == r.out);  // the last dump is what ir prints
+  // A directory pypto did not write is refused (usage error), and left as it was.
+  fs::path mine = work("ir_dumps_mine");
+  fs::create_directories(mine);
+  std::ofstream(mine / "keep.txt") << "keep";
+  auto refused = pypto(fmt::format("ir {} --passes all --dump-passes '{}'", program("e2e_chain.py"), mine.string()));
+  CHECK(refused.code == 2);
+  CHECK(refused.out.find("refusing to replace '" + mine.string() + "'") != std::string::npos);
+  CHECK(std::distance(fs::directory_iterator(mine), fs::directory_iterator()) == 1);
   CHECK(pypto(fmt::format("ir {} --dump-passes '{}'", program("e2e_chain.py"), dir.string())).code == 2);  // needs --passes
 }
 
@@ -205,6 +224,7 @@ TEST_CASE("diff: equal programs exit 0, different ones exit 1 naming the first m
 
 TEST_CASE("build --emit-only writes the project deterministically and --dump-passes the IR per pass", "[cli]") {
   fs::path out = work("square_out");
+  fs::remove_all(out);
   auto r1 = pypto(fmt::format("build {} -o '{}' --emit-only --dump-passes", program("e2e_square.py"), out.string()));
   INFO(r1.out);
   REQUIRE(r1.code == 0);
@@ -222,6 +242,7 @@ TEST_CASE("build --emit-only writes the project deterministically and --dump-pas
 
 TEST_CASE("a failed build leaves the previous output untouched and writes nothing else", "[cli]") {
   fs::path out = work("keep_out");
+  fs::remove_all(out);
   REQUIRE(pypto(fmt::format("build {} -o '{}' --emit-only", program("e2e_chain.py"), out.string())).code == 0);
   std::string bad = write_file("keep_bad.py", kBadProgram);
   auto before = tree(out);
@@ -278,4 +299,100 @@ TEST_CASE("--color: never when piped by default, on request with always", "[cli]
   auto forced = pypto("check '" + bad + "' --color always");
   CHECK(forced.out.find("\x1b[") != std::string::npos);
   CHECK(pypto("check '" + bad + "' --color sometimes").code == 2);
+}
+
+TEST_CASE("build refuses an OUT that is a user's directory, holds the input or is the working directory", "[cli]") {
+  const fs::path dir = work("user_dir");
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  std::ofstream(dir / "model.py") << slurp(fs::path(PYPTO_TEST_PROGRAMS) / "e2e_softmax.py");
+  std::ofstream(dir / "notes.txt") << "my notes";
+  const auto before = tree(dir);
+  auto here = pypto_in(dir, "build model.py -o . --emit-only");
+  INFO(here.out);
+  CHECK(here.code == 2);
+  CHECK(here.out.find("error: refusing to write '.'") != std::string::npos);
+  CHECK(here.out.find("is the working directory") != std::string::npos);
+  auto abs = pypto(fmt::format("build '{}' -o '{}' --emit-only", (dir / "model.py").string(), dir.string()));
+  CHECK(abs.code == 2);
+  CHECK(abs.out.find("contains the input file") != std::string::npos);
+  const fs::path link = work("user_dir_link");
+  fs::remove(link);
+  fs::create_directory_symlink(dir, link);
+  auto via_link = pypto(fmt::format("build '{}' -o '{}' --emit-only", (dir / "model.py").string(), link.string()));
+  CHECK(via_link.code == 2);
+  CHECK(via_link.out.find("(= '" + fs::canonical(dir).string() + "')") != std::string::npos);
+  auto above = pypto_in(dir, "build model.py -o .. --emit-only");  // contains the working directory
+  CHECK(above.code == 2);
+  auto other = pypto(fmt::format("build {} -o '{}' --emit-only", program("e2e_softmax.py"), dir.string()));
+  CHECK(other.code == 2);
+  CHECK(other.out.find("not written by pypto") != std::string::npos);
+  CHECK(tree(dir) == before);
+  // A subdirectory is fine, and so is writing it again (it carries pypto's marker).
+  CHECK(pypto_in(dir, "build model.py -o out --emit-only").code == 0);
+  CHECK(pypto_in(dir, "build model.py -o out --emit-only").code == 0);
+  CHECK(fs::exists(dir / "out" / ".pypto-project"));
+  CHECK(slurp(dir / "notes.txt") == "my notes");
+}
+
+TEST_CASE("generated projects are byte-identical whatever -o is", "[cli]") {
+  const fs::path a = work("where/a/p"), b = work("where/b c/q");
+  fs::remove_all(work("where"));
+  REQUIRE(pypto(fmt::format("build {} -o '{}' --emit-only", program("e2e_tensor_level.py"), a.string())).code == 0);
+  fs::create_directories(b.parent_path());
+  REQUIRE(pypto_in(b.parent_path(), fmt::format("build {} -o q --emit-only", program("e2e_tensor_level.py"))).code == 0);
+  auto ta = tree(a), tb = tree(b);
+  CHECK(ta.at("compile_commands.json").find(a.string()) != std::string::npos);
+  ta.erase("compile_commands.json");
+  tb.erase("compile_commands.json");
+  CHECK(ta == tb);
+}
+
+TEST_CASE("hostile kernel names build and run; regenerating keeps ninja incremental", "[cli][ninja]") {
+  const std::string src = write_file("hostile/hostile.py", R"(import pypto.language as pl
+
+@pl.program
+class Hostile:
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: pl.Tensor[[32, 64], pl.FP32], out: pl.Out[pl.Tensor[[32, 64], pl.FP32]]) -> pl.Tensor[[32, 64], pl.FP32]:
+        with pl.at(level=pl.Level.CORE_GROUP, name_hint="../../../escaped"):
+            a = pl.add(x, 1.0)
+        with pl.at(level=pl.Level.CORE_GROUP, name_hint="a b:$c"):
+            b = pl.add(a, 2.0)
+        with pl.at(level=pl.Level.CORE_GROUP, name_hint=")" + std::string(300, 'n') + R"("):
+            c = pl.add(b, 3.0)
+        with pl.at(level=pl.Level.CORE_GROUP, name_hint="kernel_entry"):
+            out = pl.mul(c, 2.0)
+        return out
+)");
+  const fs::path root = work("hostile/deep/er");
+  const fs::path out = root / "p";
+  fs::remove_all(root);
+  fs::create_directories(root);
+  auto r = pypto(fmt::format("build '{}' -o '{}' -j 2", src, out.string()));
+  INFO(r.out);
+  REQUIRE(r.code == 0);
+  CHECK(std::distance(fs::directory_iterator(root), fs::directory_iterator()) == 1);  // only p/
+  CHECK_FALSE(fs::exists(work("hostile/escaped.cpp")));
+  CHECK(shell(fmt::format("'{}/bin/run' --seed 1 2>&1", out.string())).code == 0);
+  std::map<std::string, fs::file_time_type> times;
+  for (const auto& [rel, text] : tree(out)) times[rel] = fs::last_write_time(out / rel);
+
+  auto again = pypto(fmt::format("build '{}' -o '{}'", src, out.string()));
+  CHECK(again.code == 0);
+  CHECK(again.out.find("no work to do") != std::string::npos);
+  for (const auto& [rel, t] : times) CHECK(fs::last_write_time(out / rel) == t);
+
+  // One kernel changes: only it is rewritten and recompiled.
+  std::string text = slurp(src);
+  text.replace(text.find("3.0"), 3, "4.0");
+  std::ofstream(src) << text;
+  auto one = pypto(fmt::format("build '{}' -o '{}'", src, out.string()));
+  CHECK(one.code == 0);
+  size_t compiles = 0;
+  for (size_t pos = one.out.find("CXX"); pos != std::string::npos; pos = one.out.find("CXX", pos + 1)) ++compiles;
+  CHECK(compiles == 1);
+  size_t rewritten = 0;
+  for (const auto& [rel, t] : times) rewritten += fs::last_write_time(out / rel) != t;
+  CHECK(rewritten == 1);
 }

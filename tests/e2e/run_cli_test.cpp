@@ -44,6 +44,7 @@ std::string slurp(const fs::path& p) {
 const fs::path& project() {
   static const fs::path out = [] {
     fs::path o = fs::path(PYPTO_TEST_WORK_DIR) / "elementwise";
+    if (!fs::exists(o / ".pypto-project")) fs::remove_all(o);  // left by an older pypto: not replaceable
     fs::create_directories(o.parent_path());
     auto r = sh(fmt::format("'{}' build '{}/e2e_elementwise.py' -o '{}'", PYPTO_BIN, PYPTO_TEST_PROGRAMS, o.string()));
     INFO(r.out);

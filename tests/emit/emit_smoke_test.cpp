@@ -17,6 +17,7 @@ TEST_CASE("emitted project builds with ninja and bin/run runs", "[emit][smoke]")
     return;
   }
   const fs::path out = fs::path(PYPTO_TEST_WORK_DIR) / "square";
+  if (!fs::exists(out / ".pypto-project")) fs::remove_all(out);  // left by an older pypto: not replaceable
   auto p = compile_program("e2e_square.py");
   pypto::emit::write_project(*p, pypto::emit::EmitOptions{}, out.string());
   const std::string log = (fs::path(PYPTO_TEST_WORK_DIR) / "smoke.log").string();

@@ -24,8 +24,9 @@ Emitted emit_all(const ir::ProgramPtr& p) {
   const auto& orch = emit::entry_function(*p);
   const auto kernels = emit::kernel_table(*p, orch);
   e.orch = emit::emit_orchestration(*p, orch, kernels, emit::EmitOptions{});
-  e.config = emit::emit_kernel_config(orch, kernels, emit::EmitOptions{});
-  e.table = emit::emit_program_table(orch, kernels);
+  const emit::ProjectNames names(*p);
+  e.config = emit::emit_kernel_config(orch, kernels, names, emit::EmitOptions{});
+  e.table = emit::emit_program_table(orch, kernels, names);
   return e;
 }
 

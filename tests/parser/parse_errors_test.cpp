@@ -60,6 +60,7 @@ TEST_CASE("statement and expression errors", "[parser][errors]") {
       {"        with open(\"f\"):\n            pass\n", "E009", "Unsupported context manager in with statement", 7, 14},
       {"        with pl.at():\n            pass\n", "E009", "pl.at() requires a level argument", 7, 14},
       {"        with pl.at(level=pl.Level.CORE_GROUP, foo=1):\n            pass\n", "E009", "Unknown keyword argument 'foo' in pl.at()", 7, 51},
+      {"        with pl.at(level=pl.Level.CORE_GROUP, name_hint=\"a\\nb\"):\n            pass\n", "E009", "name_hint= must not contain control characters", 7, 57},
       {"        a = n\n        a = x\n", "E201", "Cannot reassign 'a' with a different type: was pl.Scalar[pl.INDEX], got pl.Tensor[[64, 64], pl.FP32]", 8, 9},
       {"        out[0:16:2, :] = x\n", "E301", "Slice step is not supported in tensor subscript-write", 7, 13},
       {"        out[1, 2] = n\n", "E301", "Element-write 'dst[i, j] = scalar' is not supported", 7, 9},
