@@ -33,6 +33,12 @@ Arrays load_arrays(const std::string& dir) {
         std::memcpy(&h, a.data.data() + 2 * i, 2);
         v[i] = pto::fp::f16_to_f32(h);
       }
+    } else if (a.descr == "<i4") {  // integer outputs (indices, bit patterns), widened exactly
+      for (size_t i = 0; i < v.size(); ++i) {
+        int32_t k;
+        std::memcpy(&k, a.data.data() + 4 * i, 4);
+        v[i] = static_cast<float>(k);
+      }
     } else {
       continue;
     }

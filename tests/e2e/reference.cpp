@@ -134,6 +134,9 @@ const std::vector<ProgramCase>& program_cases() {
       {"quickstart_add", "quickstart_add.py", {}, {"out"}, add, 1e-6f, 1e-6f},
       {"quickstart_program", "quickstart_program.py", {}, {"out"}, add, 1e-6f, 1e-6f},
       {"tensor_level", "e2e_tensor_level.py", {}, {"out"}, tensor_level, 1e-5f, 1e-4f},
+      // Extended vector instructions: exact (selects, sorts, gathers, integers) and FP32 math.
+      {"select_sort", "e2e_select_sort.py", {}, {"mx", "am", "cc", "srt", "g", "bits"}, select_sort_reference, 0.0f, 0.0f},
+      {"vector_math", "e2e_vector_math.py", {}, {"fm", "rm", "ed", "lr", "rx", "ca"}, vector_math_reference, 1e-6f, 1e-5f},
   };
   return cases;
 }
