@@ -26,6 +26,7 @@ const std::vector<ProgramCase>& program_cases();
 // Reference loops of the extended vector instructions (reference_vector_ops.cpp).
 Arrays select_sort_reference(const Arrays& inputs);
 Arrays vector_math_reference(const Arrays& inputs);
+Arrays tensor_ops_reference(const Arrays& inputs);
 const ProgramCase* find_case(const std::string& name);
 
 }  // namespace pypto::e2e

@@ -1,5 +1,5 @@
 // Reference loops for the end-to-end programs of the extended vector instructions
-// (e2e_select_sort.py, e2e_vector_math.py), written from each op's documented semantics: compare
+// (e2e_select_sort.py, e2e_vector_math.py, e2e_tensor_ops.py), written from each op's documented semantics: compare
 // + select, first-occurrence arg-max / arg-min, column concat, the 32-element block sort with its
 // (value, uint32 index) pairs, flat-index gather, integer bitwise ops, C fmod vs Python-style
 // remainder, exp(x - colmax), leaky relu, row-broadcast max.
@@ -80,6 +80,27 @@ Arrays vector_math_reference(const Arrays& in) {
     for (int c = 0; c < C; ++c) rx[r * C + c] = std::max(x[r * C + c], mn);
   }
   return {{"fm", fm}, {"rm", rm}, {"ed", ed}, {"lr", lr}, {"rx", rx}, {"ca", ca}};
+}
+
+Arrays tensor_ops_reference(const Arrays& in) {
+  const auto& x = in.at("x");  // [16, 32]
+  constexpr int rows = 16, cols = 32;
+  std::vector<float> out(rows * 2 * cols), am(rows);
+  for (int c = 0; c < cols; ++c) {
+    float m = -INFINITY;
+    for (int r = 0; r < rows; ++r) m = std::max(m, x[r * cols + c]);
+    for (int r = 0; r < rows; ++r) {
+      out[r * 2 * cols + c] = static_cast<float>(std::fmod(static_cast<double>(x[r * cols + c]), double(0.3f)));
+      out[r * 2 * cols + cols + c] = std::exp(x[r * cols + c] - m);
+    }
+  }
+  for (int r = 0; r < rows; ++r) {
+    int best = 0;
+    for (int c = 1; c < cols; ++c)
+      if (x[r * cols + c] > x[r * cols + best]) best = c;
+    am[r] = static_cast<float>(best);
+  }
+  return {{"out", out}, {"am", am}};
 }
 
 }  // namespace pypto::e2e

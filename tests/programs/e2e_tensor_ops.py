@@ -1,0 +1,24 @@
+# End-to-end, tensor level: the extended vector ops written on tensors inside a pl.at scope and
+# lowered to tile ops by ConvertTensorToTileOps — out = concat(fmods(x, 0.3), exp(x - colmax(x)))
+# and am = the row arg-max of x (an INT32 [R, 1] tensor).
+import pypto.language as pl
+
+R = 16
+C = 32
+
+
+@pl.program
+class TensorOps:
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(
+        self,
+        x: pl.Tensor[[R, C], pl.FP32],
+        out: pl.Out[pl.Tensor[[R, 2 * C], pl.FP32]],
+        am: pl.Out[pl.Tensor[[R, 1], pl.INT32]],
+    ):
+        with pl.at(level=pl.Level.CORE_GROUP, name_hint="tensor_ops"):
+            fm = pl.fmods(x, 0.3)
+            ed = pl.col_expand_expdif(x, pl.col_max(x))
+            out = pl.concat(fm, ed)
+            am = pl.row_argmax(x)
+        return out, am
