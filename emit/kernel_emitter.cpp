@@ -1,6 +1,7 @@
-// Kernel emitter (kernel_emitter.h). Translates statement by statement; the only bookkeeping is
-// naming (NameTable), type aliases (one `using` per distinct Tile / GlobalTensor type, in order of
-// first use) and which GM pointer each tensor-valued SSA name stands for.
+// Kernel emitter (kernel_emitter.h). Translates statement by statement on top of the shared
+// statement printer (c_printer.h: names, for / if / yield, scalar carries, which GM pointer each
+// tensor-valued SSA name stands for); its own bookkeeping is the type aliases (one `using` per
+// distinct Tile / GlobalTensor type, in order of first use) and which tiles are declared.
 #include "emit/kernel_emitter.h"
 
 #include <filesystem>
@@ -11,6 +12,7 @@
 
 #include "emit/c_expr.h"
 #include "emit/c_names.h"
+#include "emit/c_printer.h"
 #include "emit/kernel_op_table.h"
 #include "emit/kernel_types.h"
 #include "ir/ir.h"
@@ -41,9 +43,10 @@ std::vector<int64_t> const_list(const ExprPtr& e, const Span& sp, const char* wh
   return out;
 }
 
-class KernelEmitter {
+class KernelEmitter : CStmtPrinter {
  public:
-  KernelEmitter(const Function& f, const EmitOptions& o) : f_(f), opts_(o), soc_(soc_info(o.soc)) {}
+  KernelEmitter(const Function& f, const EmitOptions& o)
+      : CStmtPrinter("a kernel"), f_(f), opts_(o), soc_(soc_info(o.soc)) {}
 
   std::string run() {
     const std::string core = kernel_core_dir(f_);
@@ -54,7 +57,7 @@ class KernelEmitter {
     for (const auto& p : f_.params) {
       if (const auto* t = as_tensor(p->type)) {
         const std::string n = names_.name(p.get());
-        gm_ptr_[p.get()] = n;
+        bind_handle(*p, n);
         params.push_back(fmt::format("__gm__ {}* {}", c_type(t->dtype), n));
       } else if (!as_scalar(p->type)) {
         not_supported(p->span, fmt::format("kernel parameter '{}' of a non-tensor, non-scalar type", p->name));
@@ -68,21 +71,8 @@ class KernelEmitter {
       }
     const int tensors = static_cast<int>(params.size()) - scalars;
     // Dynamic dimensions of tensor parameters: one int64_t each, read from the descriptor.
-    int tk = 0;
-    for (const auto& p : f_.params) {
-      const auto* t = as_tensor(p->type);
-      if (!t) continue;
-      for (size_t a = 0; a < t->shape.size(); ++a) {
-        const ExprPtr& d = t->shape[a];
-        if (const_int_value(d)) continue;
-        const auto* v = as<Var>(d);
-        if (!v) not_supported(p->span, fmt::format("a computed dimension of kernel parameter '{}'", p->name));
-        if (names_.has(v)) continue;  // a scalar parameter or an earlier dimension binds it
-        dims_.push_back({v, tk, static_cast<int>(a)});
-        params.push_back(fmt::format("int64_t {}", names_.name(v)));
-      }
-      ++tk;
-    }
+    dims_ = descriptor_dims(f_, names_);
+    for (const auto& d : dims_) params.push_back(fmt::format("int64_t {}", names_.name(d.var)));
     // Per-task limits of the runtime (CORE_MAX_TENSOR_ARGS / CORE_MAX_SCALAR_ARGS).
     if (tensors > 32 || scalars > 16)
       throw CompileError("E903", f_.span,
@@ -118,14 +108,6 @@ class KernelEmitter {
     return f_.span.valid() ? std::filesystem::path(f_.span.filename()).filename().string() : std::string("<ir>");
   }
 
-  void line(const std::string& s) { body_ += std::string(4 * indent_, ' ') + s + "\n"; }
-
-  std::string expr(const ExprPtr& e) {
-    return c_expr(e, [this](const Var& v) -> std::string {
-      if (!names_.has(&v)) not_supported(v.span, fmt::format("use of '{}' before its definition in kernel code", v.name));
-      return names_.name(&v);
-    });
-  }
 
   // ---- types ----
   std::string alias(const std::string& base, const std::string& text) {
@@ -165,13 +147,6 @@ class KernelEmitter {
   }
 
   // ---- GM views ----
-  const std::string& gm_pointer(const ExprPtr& e) {
-    const auto* v = as<Var>(e);
-    auto it = v ? gm_ptr_.find(v) : gm_ptr_.end();
-    if (it == gm_ptr_.end()) not_supported(e->span, "a tensor that is not (an alias of) a kernel parameter");
-    return it->second;
-  }
-
   // Declares a GlobalTensor view of `tensor` at `offsets` with window `window`; returns
   // {type alias, variable name}.
   std::pair<std::string, std::string> gm_view(const ExprPtr& tensor, const std::vector<ExprPtr>& offsets, std::vector<int64_t> window,
@@ -189,39 +164,22 @@ class KernelEmitter {
       terms.push_back(strides[k] == 1 ? o : fmt::format("{} * {}", o, strides[k]));
     }
     const std::string g = names_.fresh(base_name + "_gm");
-    const std::string& ptr = gm_pointer(tensor);
+    const std::string& ptr = handle(tensor);
     line(terms.empty() ? fmt::format("{} {}({});", a, g, ptr)
                        : fmt::format("{} {}({} + ({}));", a, g, ptr, fmt::join(terms, " + ")));
     return {a, g};
   }
 
   // ---- statements ----
-  void stmt(const StmtPtr& s) {
-    switch (s->kind) {
-      case NodeKind::SeqStmts:
-        for (const auto& c : flatten_body(s)) stmt(c);
-        return;
-      case NodeKind::AssignStmt: return assign(static_cast<const AssignStmt&>(*s));
-      case NodeKind::EvalStmt: return eval(static_cast<const EvalStmt&>(*s));
-      case NodeKind::ForStmt: return for_stmt(static_cast<const ForStmt&>(*s));
-      case NodeKind::IfStmt: return if_stmt(static_cast<const IfStmt&>(*s));
-      case NodeKind::ScopeStmt:
-        line("{");
-        ++indent_;
-        stmt(static_cast<const ScopeStmt&>(*s).body);
-        --indent_;
-        line("}");
-        return;
-      case NodeKind::YieldStmt: return;  // handled by the enclosing for / if
-      case NodeKind::ReturnStmt: not_supported(s->span, "an early return in a kernel");
-      case NodeKind::WhileStmt: not_supported(s->span, "a while loop in a kernel");
-      case NodeKind::BreakStmt:
-      case NodeKind::ContinueStmt: not_supported(s->span, "break / continue in a kernel");
-      default: not_supported(s->span, "this statement in a kernel");
-    }
+  void scope(const ScopeStmt& s) override {
+    line("{");
+    ++indent_;
+    stmt(s.body);
+    --indent_;
+    line("}");
   }
 
-  void eval(const EvalStmt& s) {
+  void eval(const EvalStmt& s) override {
     const auto* c = as<Call>(s.expr);
     if (!c || !c->op) not_supported(s.span, "this expression statement in a kernel");
     const KernelOpRow* row = find_kernel_op(*c->op);
@@ -244,16 +202,13 @@ class KernelEmitter {
     line(fmt::format("{}({}, {}, EVENT_ID{});", row.call, pipe("set_pipe"), pipe("wait_pipe"), *id));
   }
 
-  void assign(const AssignStmt& s) {
+  void assign(const AssignStmt& s) override {
     const Var& v = *s.var;
     if (const auto* c = as<Call>(s.value)) {
       if (!c->op) not_supported(s.span, "a function call inside a kernel");
       return op_call(&v, *c, s.span);
     }
-    if (as_tensor(v.type)) {  // tensor copy: same GM pointer
-      gm_ptr_[&v] = gm_pointer(s.value);
-      return;
-    }
+    if (as_tensor(v.type)) return bind_handle(v, handle(s.value));  // tensor copy: same GM pointer
     if (as_tile(v.type)) {
       const auto* src = as<Var>(s.value);
       const auto* st = src ? as_tile(src->type) : nullptr;
@@ -261,11 +216,7 @@ class KernelEmitter {
         not_supported(s.span, "a tile copy between different addresses");
       return declare_tile(v, s.span);
     }
-    if (const auto* sc = as_scalar(v.type)) {
-      const std::string val = expr(s.value);
-      if (names_.has(&v)) return line(fmt::format("{} = {};", names_.name(&v), val));
-      return line(fmt::format("{} {} = {};", c_type(sc->dtype), names_.name(&v), val));
-    }
+    if (as_scalar(v.type)) return assign_scalar(v, s.value);
     not_supported(s.span, "an assignment of this type in a kernel");
   }
 
@@ -456,124 +407,33 @@ class KernelEmitter {
       if (at && at->member != "AtomicNone") not_supported(sp, "this pl.tile.store atomic mode");
       line(fmt::format("TSTORE({}, {});", g, t));
     }
-    if (dst && as_tensor(dst->type)) gm_ptr_[dst] = gm_pointer(c.args[2]);
+    if (dst && as_tensor(dst->type)) bind_handle(*dst, handle(c.args[2]));
   }
 
-  void for_stmt(const ForStmt& s) {
-    if (s.kind == ForKind::Unroll || s.kind == ForKind::Pipeline)
-      not_supported(s.span, fmt::format("a pl.{} loop in a kernel", to_string(s.kind)), "run the full pass pipeline");
-    if (const std::string cm = source_comment(s.span); !cm.empty()) line(cm);
-    for (const auto& ia : s.iter_args) carry_in(*ia, ia->init, s.span);
-    const std::string i = names_.name(s.loop_var.get());
-    const auto step = const_int_value(s.step);
-    const bool down = step && *step < 0;
-    line(fmt::format("for (int64_t {0} = {1}; {0} {2} {3}; {0} += {4}) {{", i, expr(s.start), down ? ">" : "<",
-                     expr(s.stop), expr(s.step)));
-    ++indent_;
-    stmt(s.body);
-    std::vector<const Var*> carried;
-    for (const auto& ia : s.iter_args) carried.push_back(ia.get());
-    carry_out(s.body, carried, s.span);
-    --indent_;
-    line("}");
-    for (size_t k = 0; k < s.return_vars.size() && k < s.iter_args.size(); ++k)
-      bind_result(*s.return_vars[k], *s.iter_args[k], s.span);
+  // ---- carried tiles: a loop / if result lives in the buffer of the value it carries ----
+  void same_buffer(const ExprPtr& v, const TileType& t, const Span& sp, const char* what) {
+    const auto* vv = as<Var>(v);
+    const auto* vt = vv ? as_tile(vv->type) : nullptr;
+    if (!vt || tile_addr(*vt, sp) != tile_addr(t, sp)) not_supported(sp, what);
   }
-
-  // Loop-carried value enters: a mutable scalar, the same tile buffer, the same GM pointer.
-  void carry_in(const Var& ia, const ExprPtr& init, const Span& sp) {
-    if (as_tensor(ia.type)) {
-      gm_ptr_[&ia] = gm_pointer(init);
-    } else if (const auto* t = as_tile(ia.type)) {
-      const auto* iv = as<Var>(init);
-      const auto* it = iv ? as_tile(iv->type) : nullptr;
-      if (!it || tile_addr(*it, sp) != tile_addr(*t, sp))
-        not_supported(sp, "a loop-carried tile whose initial value lives in another buffer");
-      declare_tile(ia, sp);
-    } else if (const auto* sc = as_scalar(ia.type)) {
-      line(fmt::format("{} {} = {};", c_type(sc->dtype), names_.name(&ia), expr(init)));
-    } else {
-      not_supported(sp, "a loop-carried value of this type");
-    }
+  void carry_in(const Var& ia, const ExprPtr& init, const Span& sp) override {
+    const auto* t = as_tile(ia.type);
+    if (!t) return CStmtPrinter::carry_in(ia, init, sp);
+    same_buffer(init, *t, sp, "a loop-carried tile whose initial value lives in another buffer");
+    declare_tile(ia, sp);
   }
-
-  // The trailing yield of a body: scalars assigned (through temporaries), tiles checked in place.
-  void carry_out(const StmtPtr& body, const std::vector<const Var*>& targets, const Span& sp) {
-    const auto stmts = flatten_body(body);
-    const auto* y = stmts.empty() ? nullptr : as<YieldStmt>(stmts.back());
-    if (!y) {
-      if (!targets.empty()) not_supported(sp, "a loop / if with results but no trailing yield");
-      return;
-    }
-    std::vector<std::pair<std::string, std::string>> assigns;
-    for (size_t k = 0; k < y->values.size() && k < targets.size(); ++k) {
-      const Var& t = *targets[k];
-      const ExprPtr& v = y->values[k];
-      if (const auto* tt = as_tile(t.type)) {
-        const auto* vv = as<Var>(v);
-        const auto* vt = vv ? as_tile(vv->type) : nullptr;
-        if (!vt || tile_addr(*vt, sp) != tile_addr(*tt, sp))
-          not_supported(y->span, "a yielded tile in another buffer than the carried one");
-      } else if (const auto* sc = as_scalar(t.type)) {
-        const std::string tmp = names_.fresh(names_.name(&t) + "_next");
-        line(fmt::format("const {} {} = {};", c_type(sc->dtype), tmp, expr(v)));
-        assigns.emplace_back(names_.name(&t), tmp);
-      }
-    }
-    for (const auto& [t, tmp] : assigns) line(fmt::format("{} = {};", t, tmp));
+  void carry_out(const Var& target, const ExprPtr& yielded, const Span& sp) override {
+    const auto* t = as_tile(target.type);
+    if (!t) return CStmtPrinter::carry_out(target, yielded, sp);
+    same_buffer(yielded, *t, sp, "a yielded tile in another buffer than the carried one");
   }
-
-  // A loop / if result takes over the carried value.
-  void bind_result(const Var& rv, const Var& from, const Span& sp) {
-    if (as_tensor(rv.type)) {
-      gm_ptr_[&rv] = gm_ptr_.at(&from);
-    } else if (as_tile(rv.type)) {
-      declare_tile(rv, sp);
-    } else if (const auto* sc = as_scalar(rv.type)) {
-      if (!names_.has(&rv)) line(fmt::format("{} {} = {};", c_type(sc->dtype), names_.name(&rv), names_.name(&from)));
-    }
+  void declare_result(const Var& rv, const Span& sp) override {
+    if (as_tile(rv.type)) return declare_tile(rv, sp);
+    CStmtPrinter::declare_result(rv, sp);
   }
-
-  void if_stmt(const IfStmt& s) {
-    if (const std::string cm = source_comment(s.span); !cm.empty()) line(cm);
-    std::vector<const Var*> targets;
-    for (const auto& rv : s.return_vars) {
-      targets.push_back(rv.get());
-      if (as_tensor(rv->type)) {
-        // Both arms must yield the same GM pointer.
-        continue;
-      }
-      if (as_tile(rv->type)) declare_tile(*rv, s.span);
-      else if (const auto* sc = as_scalar(rv->type)) line(fmt::format("{} {}{{}};", c_type(sc->dtype), names_.name(rv.get())));
-      else not_supported(s.span, "an if result of this type");
-    }
-    line(fmt::format("if ({}) {{", expr(s.cond)));
-    ++indent_;
-    stmt(s.then_body);
-    carry_out(s.then_body, targets, s.span);
-    --indent_;
-    if (s.else_body) {
-      line("} else {");
-      ++indent_;
-      stmt(s.else_body);
-      carry_out(s.else_body, targets, s.span);
-      --indent_;
-    }
-    line("}");
-    for (const auto& rv : s.return_vars) {
-      if (!as_tensor(rv->type)) continue;
-      std::string ptr;
-      for (const StmtPtr& arm : {s.then_body, s.else_body}) {
-        const auto st = flatten_body(arm);
-        const auto* y = st.empty() ? nullptr : as<YieldStmt>(st.back());
-        const size_t k = &rv - s.return_vars.data();
-        if (!y || k >= y->values.size()) not_supported(s.span, "an if tensor result without a yield in both arms");
-        const std::string p = gm_pointer(y->values[k]);
-        if (!ptr.empty() && p != ptr) not_supported(s.span, "an if whose arms yield different tensors");
-        ptr = p;
-      }
-      gm_ptr_[rv.get()] = ptr;
-    }
+  void bind_result(const Var& rv, const Var& from, const Span& sp) override {
+    if (as_tile(rv.type)) return declare_tile(rv, sp);
+    CStmtPrinter::bind_result(rv, from, sp);
   }
 
   // ---- kernel_entry ----
@@ -615,23 +475,14 @@ class KernelEmitter {
     return out;
   }
 
-  struct DynDim {
-    const Var* var;
-    int tensor, axis;  // where kernel_entry reads it: tensor parameter index, axis
-  };
-
   const Function& f_;
   const EmitOptions& opts_;
   const SocInfo& soc_;
-  std::vector<DynDim> dims_;
-  NameTable names_;
+  std::vector<DescriptorDim> dims_;  // where kernel_entry reads them: tensor parameter index, axis
   std::string fname_;
-  std::string body_;
-  int indent_ = 1;
   std::vector<std::string> alias_defs_;
   std::map<std::string, std::string> alias_by_text_;
   std::set<const Var*> declared_;
-  std::unordered_map<const Var*, std::string> gm_ptr_;
 };
 
 }  // namespace

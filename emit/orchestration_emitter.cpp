@@ -1,7 +1,8 @@
-// Orchestration emitter (orchestration_emitter.h). Tensors are ChipTensor handles: a kernel call's
-// results are the Out / InOut arguments it was given (ReturnParamsExplicit), loop carries and
-// if results alias the handle they carry, so every tensor-valued SSA name maps to the C++ name
-// of a handle. The tensor.create statements of a runtime scope are allocated by one batched
+// Orchestration emitter (orchestration_emitter.h), on top of the shared statement printer
+// (c_printer.h). Tensors are ChipTensor handles: a kernel call's results are the Out / InOut
+// arguments it was given (ReturnParamsExplicit), loop carries and if results alias the handle
+// they carry (the printer's handle map), so every tensor-valued SSA name maps to the C++ name of
+// a handle. The tensor.create statements of a runtime scope are allocated by one batched
 // alloc_tensors at the top of the scope.
 #include "emit/orchestration_emitter.h"
 
@@ -12,6 +13,7 @@
 
 #include "emit/c_expr.h"
 #include "emit/c_names.h"
+#include "emit/c_printer.h"
 #include "emit/orchestration_op_table.h"
 #include "ir/ir.h"
 
@@ -34,19 +36,21 @@ std::string_view add_method(ArgDirection d) {
   return "";
 }
 
-class OrchEmitter {
+class OrchEmitter : CStmtPrinter {
  public:
   OrchEmitter(const Program& p, const Function& f, const std::vector<KernelRef>& k, const EmitOptions& o)
-      : p_(p), f_(f), kernels_(k), opts_(o) {}
+      : CStmtPrinter("orchestration code"), p_(p), f_(f), kernels_(k), opts_(o) {}
 
   std::string run() {
     std::string bind;
     int ti = 0, si = 0;
+    std::vector<std::string> tensor_params;
     for (const auto& prm : f_.params) {
       if (as_tensor(prm->type)) {
         const std::string n = names_.fresh("ext_" + sanitize_identifier(prm->name));
         names_.bind(prm.get(), n);
-        tensor_[prm.get()] = n;
+        bind_handle(*prm, n);
+        tensor_params.push_back(n);
         bind += fmt::format("    const ChipTensor& {} = orch_args.tensor({}).ref();\n", n, ti++);
       } else if (const auto* s = as_scalar(prm->type)) {
         const std::string ty = c_type(s->dtype);
@@ -56,20 +60,8 @@ class OrchEmitter {
       }
     }
     // Dynamic dimensions not bound by a scalar parameter come from the tensor descriptors.
-    for (const auto& prm : f_.params) {
-      const auto* t = as_tensor(prm->type);
-      if (!t) continue;
-      for (size_t a = 0; a < t->shape.size(); ++a) {
-        const auto* v = as<Var>(t->shape[a]);
-        if (!v) {
-          if (!const_int_value(t->shape[a]))
-            not_supported(prm->span, fmt::format("a computed dimension of parameter '{}'", prm->name));
-          continue;
-        }
-        if (names_.has(v)) continue;
-        bind += fmt::format("    int64_t {} = (int64_t){}.shapes[{}];\n", names_.name(v), tensor_.at(prm.get()), a);
-      }
-    }
+    for (const auto& d : descriptor_dims(f_, names_))
+      bind += fmt::format("    int64_t {} = (int64_t){}.shapes[{}];\n", names_.name(d.var), tensor_params[d.tensor], d.axis);
     if (ti > 256 || si > 128)
       throw CompileError("E903", f_.span,
                          fmt::format("'{}' has {} tensor and {} scalar parameters; the entry takes at most 256 tensors "
@@ -101,57 +93,41 @@ class OrchEmitter {
   }
 
  private:
-  void line(const std::string& s) { body_ += std::string(4 * indent_, ' ') + s + "\n"; }
-
-  std::string expr(const ExprPtr& e) {
-    return c_expr(e, [this](const Var& v) -> std::string {
-      if (!names_.has(&v)) not_supported(v.span, fmt::format("use of '{}' before its definition", v.name));
-      return names_.name(&v);
-    });
+  // A runtime scope: PTO2_SCOPE with the scope's static allocations batched at its top.
+  void open_scope(const ScopeStmt& sc) {
+    if (sc.scope != ScopeKind::Runtime)
+      not_supported(sc.span, fmt::format("a {} scope in orchestration code", to_string(sc.scope)),
+                    "run the full pass pipeline (it outlines kernels and materialises runtime scopes)");
+    line(sc.manual ? "PTO2_SCOPE(PTO2ScopeMode::MANUAL) {" : "PTO2_SCOPE() {");
+    ++indent_;
+    batch_creates(sc.body);
+  }
+  void close_scope() {
+    --indent_;
+    line("}");
+  }
+  void scope(const ScopeStmt& sc) override {
+    open_scope(sc);
+    stmt(sc.body);
+    close_scope();
+  }
+  // The trailing yield of a loop / if body may sit inside the body's runtime scope.
+  bool trailing_scope(const ScopeStmt& sc, const std::vector<const Var*>& targets) override {
+    if (!trailing_yield(sc.body)) return false;
+    open_scope(sc);
+    yielding(sc.body, targets, sc.span);
+    close_scope();
+    return true;
   }
 
-  const std::string& tensor_name(const ExprPtr& e) {
-    const auto* v = as<Var>(e);
-    auto it = v ? tensor_.find(v) : tensor_.end();
-    if (it == tensor_.end())
-      not_supported(e->span, "a tensor argument that is not a variable bound in orchestration code");
-    return it->second;
+  void eval(const EvalStmt& s) override {
+    const auto* c = as<Call>(s.expr);
+    if (c && !c->op) return submit(*c, nullptr, s.span);
+    if (c && tensor_op(nullptr, *c, s.span)) return;
+    not_supported(s.span, "this expression statement in orchestration code");
   }
 
-  void stmt(const StmtPtr& s) {
-    switch (s->kind) {
-      case NodeKind::SeqStmts:
-        for (const auto& c : flatten_body(s)) stmt(c);
-        return;
-      case NodeKind::ScopeStmt: {
-        const auto& sc = static_cast<const ScopeStmt&>(*s);
-        if (sc.scope != ScopeKind::Runtime)
-          not_supported(s->span, fmt::format("a {} scope in orchestration code", to_string(sc.scope)),
-                        "run the full pass pipeline (it outlines kernels and materialises runtime scopes)");
-        line(sc.manual ? "PTO2_SCOPE(PTO2ScopeMode::MANUAL) {" : "PTO2_SCOPE() {");
-        ++indent_;
-        batch_creates(sc.body);
-        stmt(sc.body);
-        --indent_;
-        line("}");
-        return;
-      }
-      case NodeKind::AssignStmt: return assign(static_cast<const AssignStmt&>(*s));
-      case NodeKind::EvalStmt: {
-        const auto* c = as<Call>(static_cast<const EvalStmt&>(*s).expr);
-        if (c && !c->op) return submit(*c, nullptr, s->span);
-        if (c && tensor_op(nullptr, *c, s->span)) return;
-        not_supported(s->span, "this expression statement in orchestration code");
-      }
-      case NodeKind::ForStmt: return for_stmt(static_cast<const ForStmt&>(*s));
-      case NodeKind::IfStmt: return if_stmt(static_cast<const IfStmt&>(*s));
-      case NodeKind::YieldStmt: return;  // handled by the enclosing for / if
-      case NodeKind::ReturnStmt: not_supported(s->span, "an early return in orchestration code");
-      default: not_supported(s->span, "this statement in orchestration code");
-    }
-  }
-
-  void assign(const AssignStmt& s) {
+  void assign(const AssignStmt& s) override {
     const Var& v = *s.var;
     if (const auto* c = as<Call>(s.value)) {
       if (!c->op) return submit(*c, &v, s.span);
@@ -167,18 +143,11 @@ class OrchEmitter {
       auto it = tv ? tuples_.find(tv) : tuples_.end();
       if (it == tuples_.end() || g->index < 0 || size_t(g->index) >= it->second.size())
         not_supported(s.span, "this tuple element access in orchestration code");
-      tensor_[&v] = it->second[g->index];
+      bind_handle(v, it->second[g->index]);
       return;
     }
-    if (as_tensor(v.type)) {
-      tensor_[&v] = tensor_name(s.value);
-      return;
-    }
-    if (const auto* sc = as_scalar(v.type)) {
-      const std::string val = expr(s.value);
-      if (names_.has(&v)) return line(fmt::format("{} = {};", names_.name(&v), val));
-      return line(fmt::format("{} {} = {};", c_type(sc->dtype), names_.name(&v), val));
-    }
+    if (as_tensor(v.type)) return bind_handle(v, handle(s.value));
+    if (as_scalar(v.type)) return assign_scalar(v, s.value);
     not_supported(s.span, "an assignment of this type in orchestration code");
   }
 
@@ -227,7 +196,7 @@ class OrchEmitter {
     for (size_t i = 0; i < batch.size(); ++i) {
       const std::string& n = names_.name(batch[i]->var.get());
       line(fmt::format("const ChipTensor& {} = {}.get_ref({});", n, alloc, i));
-      tensor_[batch[i]->var.get()] = n;
+      bind_handle(*batch[i]->var, n);
       batched_.insert(batch[i]);
     }
   }
@@ -237,7 +206,7 @@ class OrchEmitter {
     const std::string alloc = names_.fresh(fmt::format("alloc_{}", alloc_count_++));
     line(fmt::format("TaskOutputTensors {} = alloc_tensors({});", alloc, ci));
     line(fmt::format("const ChipTensor& {} = {}.get_ref(0);", names_.name(&v), alloc));
-    tensor_[&v] = names_.name(&v);
+    bind_handle(v, names_.name(&v));
   }
 
   // `uint32_t <name>[n] = {...};` from an index list; returns the array's name.
@@ -260,7 +229,7 @@ class OrchEmitter {
     const OrchOpRow* row = c.op ? find_orchestration_op(*c.op) : nullptr;
     if (!row || row->form == OrchForm::Create) return false;
     if (const std::string cm = source_comment(sp); !cm.empty()) line(cm);
-    const std::string& src = tensor_name(c.args[0]);
+    const std::string& src = handle(c.args[0]);
     const auto* st = as_tensor(c.args[0]->type);
     const size_t rank = st->shape.size();
     const std::string base = dst ? names_.name(dst) : src;
@@ -281,7 +250,7 @@ class OrchEmitter {
                            ty, src, rank, idx));
         } else {
           line(fmt::format("{}({}, {}, {}, static_cast<{}>({}));", call, src, rank, idx, ty, expr(c.args[2])));
-          if (dst) tensor_[dst] = src;
+          if (dst) bind_handle(*dst, src);
         }
         return true;
       }
@@ -312,7 +281,7 @@ class OrchEmitter {
         break;
       default: not_supported(sp, fmt::format("pl.{} in orchestration code", c.op->name));
     }
-    tensor_[dst] = v;
+    bind_handle(*dst, v);
     return true;
   }
 
@@ -331,7 +300,7 @@ class OrchEmitter {
     std::vector<std::string> outs;
     for (size_t i = 0; i < c.args.size(); ++i) {
       if (!as_tensor(c.args[i]->type)) continue;
-      const std::string& t = tensor_name(c.args[i]);
+      const std::string& t = handle(c.args[i]);
       line(fmt::format("{}.{}({});", params, add_method(tensor_arg_direction(c, *callee, i)), t));
       if (callee->param_directions[i] != ParamDirection::In) outs.push_back(t);
     }
@@ -353,21 +322,11 @@ class OrchEmitter {
     if (!result) return;
     if (as_tensor(result->type)) {
       if (outs.empty()) not_supported(sp, fmt::format("'{}' returns a tensor but has no Out / InOut parameter", c.callee));
-      tensor_[result] = outs[0];
+      bind_handle(*result, outs[0]);
     } else if (as_tuple(result->type)) {
       tuples_[result] = outs;
     } else {
       not_supported(sp, "a kernel call whose result is not a tensor or a tuple of tensors");
-    }
-  }
-
-  void carry_in(const Var& ia, const ExprPtr& init, const Span& sp) {
-    if (as_tensor(ia.type)) {
-      tensor_[&ia] = tensor_name(init);
-    } else if (const auto* sc = as_scalar(ia.type)) {
-      line(fmt::format("{} {} = {};", c_type(sc->dtype), names_.name(&ia), expr(init)));
-    } else {
-      not_supported(sp, "a loop-carried value of this type in orchestration code");
     }
   }
 
@@ -383,130 +342,13 @@ class OrchEmitter {
     return nullptr;
   }
 
-  // Emits the carry updates of the trailing yield at the current position (the yield is the last
-  // statement, so this runs after the rest of the body).
-  void yield_updates(const YieldStmt* y, const std::vector<const Var*>& targets, const Span& sp) {
-    if (!y) {
-      if (!targets.empty()) not_supported(sp, "a loop / if with results but no trailing yield");
-      return;
-    }
-    std::vector<std::pair<std::string, std::string>> assigns;
-    for (size_t k = 0; k < targets.size() && k < y->values.size(); ++k) {
-      const Var& t = *targets[k];
-      if (as_tensor(t.type)) {
-        const std::string& yielded = tensor_name(y->values[k]);
-        auto it = tensor_.find(&t);
-        if (it == tensor_.end()) tensor_[&t] = yielded;  // an if result: the first arm binds it
-        else if (it->second != yielded)
-          not_supported(y->span, "a loop / if that carries a tensor rebound to another buffer");
-      } else if (const auto* sc = as_scalar(t.type)) {
-        const std::string tmp = names_.fresh(names_.name(&t) + "_next");
-        line(fmt::format("const {} {} = {};", c_type(sc->dtype), tmp, expr(y->values[k])));
-        assigns.emplace_back(names_.name(&t), tmp);
-      }
-    }
-    for (const auto& [t, tmp] : assigns) line(fmt::format("{} = {};", t, tmp));
-  }
-
-  // Body whose trailing yield may sit inside its runtime scope: emit the statements, placing the
-  // carry updates where the yield is.
-  void body_with_yield(const StmtPtr& body, const std::vector<const Var*>& targets, const Span& sp) {
-    pending_targets_.push_back(targets);
-    pending_span_.push_back(sp);
-    emit_yielding(body);
-    pending_targets_.pop_back();
-    pending_span_.pop_back();
-  }
-  void emit_yielding(const StmtPtr& body) {
-    const auto stmts = flatten_body(body);
-    for (size_t i = 0; i < stmts.size(); ++i) {
-      const bool last = i + 1 == stmts.size();
-      if (last && as<YieldStmt>(stmts[i])) {
-        yield_updates(as<YieldStmt>(stmts[i]), pending_targets_.back(), pending_span_.back());
-      } else if (last && as<ScopeStmt>(stmts[i]) && trailing_yield(stmts[i])) {
-        const auto& sc = static_cast<const ScopeStmt&>(*stmts[i]);
-        if (sc.scope != ScopeKind::Runtime) not_supported(sc.span, "this scope in orchestration code");
-        line(sc.manual ? "PTO2_SCOPE(PTO2ScopeMode::MANUAL) {" : "PTO2_SCOPE() {");
-        ++indent_;
-        batch_creates(sc.body);
-        emit_yielding(sc.body);
-        --indent_;
-        line("}");
-      } else {
-        stmt(stmts[i]);
-      }
-    }
-  }
-
-  void for_stmt(const ForStmt& s) {
-    if (s.kind == ForKind::Unroll || s.kind == ForKind::Pipeline)
-      not_supported(s.span, fmt::format("a pl.{} loop in orchestration code", to_string(s.kind)));
-    if (const std::string cm = source_comment(s.span); !cm.empty()) line(cm);
-    std::vector<const Var*> targets;
-    for (const auto& ia : s.iter_args) {
-      carry_in(*ia, ia->init, s.span);
-      targets.push_back(ia.get());
-    }
-    const std::string i = names_.name(s.loop_var.get());
-    const auto step = const_int_value(s.step);
-    line(fmt::format("for (int64_t {0} = {1}; {0} {2} {3}; {0} += {4}) {{", i, expr(s.start),
-                     step && *step < 0 ? ">" : "<", expr(s.stop), expr(s.step)));
-    ++indent_;
-    body_with_yield(s.body, targets, s.span);
-    --indent_;
-    line("}");
-    for (size_t k = 0; k < s.return_vars.size() && k < s.iter_args.size(); ++k) bind_result(*s.return_vars[k], *s.iter_args[k]);
-  }
-
-  void bind_result(const Var& rv, const Var& from) {
-    if (as_tensor(rv.type)) tensor_[&rv] = tensor_.at(&from);
-    else if (const auto* sc = as_scalar(rv.type)) line(fmt::format("{} {} = {};", c_type(sc->dtype), names_.name(&rv), names_.name(&from)));
-  }
-
-  void if_stmt(const IfStmt& s) {
-    if (const std::string cm = source_comment(s.span); !cm.empty()) line(cm);
-    std::vector<const Var*> targets;
-    for (const auto& rv : s.return_vars) {
-      targets.push_back(rv.get());
-      if (as_tensor(rv->type)) {
-        // bound by the first arm's yield; the other arm must yield the same handle
-      } else if (const auto* sc = as_scalar(rv->type)) {
-        line(fmt::format("{} {}{{}};", c_type(sc->dtype), names_.name(rv.get())));
-      } else {
-        not_supported(s.span, "an if result of this type in orchestration code");
-      }
-    }
-    line(fmt::format("if ({}) {{", expr(s.cond)));
-    ++indent_;
-    body_with_yield(s.then_body, targets, s.span);
-    --indent_;
-    if (s.else_body) {
-      const size_t before_else = body_.size();
-      line("} else {");
-      const size_t else_start = body_.size();
-      ++indent_;
-      body_with_yield(s.else_body, targets, s.span);
-      --indent_;
-      // An else arm that only yields the incoming handles (a phi SSA conversion added) emits
-      // nothing: drop the empty `else {}`.
-      if (body_.size() == else_start) body_.resize(before_else);
-    }
-    line("}");
-  }
-
   const Program& p_;
   const Function& f_;
   const std::vector<KernelRef>& kernels_;
   const EmitOptions& opts_;
-  NameTable names_;
-  std::string body_;
-  int indent_ = 1;
   int task_count_ = 0, alloc_count_ = 0;
-  std::unordered_map<const Var*, std::string> tensor_;
   std::unordered_map<const Var*, std::vector<std::string>> tuples_;
   std::unordered_set<const AssignStmt*> batched_;
-  std::vector<std::vector<const Var*>> pending_targets_;
-  std::vector<Span> pending_span_;
 };
 
 }  // namespace
