@@ -63,22 +63,11 @@ class KernelEmitter : CStmtPrinter {
         not_supported(p->span, fmt::format("kernel parameter '{}' of a non-tensor, non-scalar type", p->name));
       }
     }
-    int scalars = 0;
     for (const auto& p : f_.params)
-      if (const auto* s = as_scalar(p->type)) {
-        params.push_back(fmt::format("{} {}", c_type(s->dtype), names_.name(p.get())));
-        ++scalars;
-      }
-    const int tensors = static_cast<int>(params.size()) - scalars;
+      if (const auto* s = as_scalar(p->type)) params.push_back(fmt::format("{} {}", c_type(s->dtype), names_.name(p.get())));
     // Dynamic dimensions of tensor parameters: one int64_t each, read from the descriptor.
     dims_ = descriptor_dims(f_, names_);
     for (const auto& d : dims_) params.push_back(fmt::format("int64_t {}", names_.name(d.var)));
-    // Per-task limits of the runtime (CORE_MAX_TENSOR_ARGS / CORE_MAX_SCALAR_ARGS).
-    if (tensors > 32 || scalars > 16)
-      throw CompileError("E903", f_.span,
-                         fmt::format("kernel '{}' has {} tensor and {} scalar parameters; a task takes at most 32 "
-                                     "tensors and 16 scalars", f_.name, tensors, scalars),
-                         "split the kernel or pack scalars into a tensor");
     // Body.
     indent_ = 1;
     const auto stmts = flatten_body(f_.body);

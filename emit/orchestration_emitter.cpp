@@ -62,10 +62,6 @@ class OrchEmitter : CStmtPrinter {
     // Dynamic dimensions not bound by a scalar parameter come from the tensor descriptors.
     for (const auto& d : descriptor_dims(f_, names_))
       bind += fmt::format("    int64_t {} = (int64_t){}.shapes[{}];\n", names_.name(d.var), tensor_params[d.tensor], d.axis);
-    if (ti > 256 || si > 128)
-      throw CompileError("E903", f_.span,
-                         fmt::format("'{}' has {} tensor and {} scalar parameters; the entry takes at most 256 tensors "
-                                     "and 128 scalars", f_.name, ti, si));
     indent_ = 1;
     const auto stmts = flatten_body(f_.body);
     for (size_t i = 0; i < stmts.size(); ++i) {

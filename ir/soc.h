@@ -1,5 +1,5 @@
-// Target SoC facts shared by memory planning (capacities) and code generation (layouts,
-// compile flags): Ascend 910B ("a2a3") and Ascend 950 ("a5").
+// Target SoC facts shared by memory planning (capacities), the runtime ABI's argument limits and
+// code generation (layouts, compile flags): Ascend 910B ("a2a3") and Ascend 950 ("a5").
 #pragma once
 
 #include <cstdint>
@@ -20,6 +20,11 @@ struct SocInfo {
   int64_t mat_bytes, left_bytes, right_bytes, acc_bytes, bias_bytes, scale_bytes;
   int64_t alignment = 32;       // every on-chip buffer address
   bool left_col_major;          // Left (L0A) tile BLayout in generated C++
+  // Argument limits of the runtime ABI (simpler's CORE_MAX_* / CHIP_MAX_* constants; a test
+  // checks them against runtime/include/pto_orchestration_api.h): per kernel task and for the
+  // orchestration entry.
+  int task_tensor_args = 32, task_scalar_args = 16;
+  int entry_tensor_args = 256, entry_scalar_args = 128;
 
   // Budget for one memory space (0 for spaces with no on-chip budget, e.g. DDR).
   int64_t capacity(MemorySpace s) const;

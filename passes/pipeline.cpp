@@ -34,6 +34,7 @@ const std::vector<Pass>& default_pipeline() {
       allocate_memory_addr_pass(),         // byte addresses per space + capacity check
       insert_pipe_sync_pass(),             // set/wait flags + barriers inside AIV/AIC kernels
       derive_call_directions_pass(),       // arg_directions on every function call
+      check_task_arg_limits_pass(),        // the runtime ABI's tensor / scalar argument limits
       materialize_runtime_scopes_pass(),   // runtime scopes around orchestration bodies
   };
   return list;
