@@ -1,7 +1,6 @@
 // build.ninja / compile_commands.json writer (ninja_emitter.h).
 #include "emit/ninja_emitter.h"
 
-#include <algorithm>
 #include <filesystem>
 #include <fmt/format.h>
 
@@ -43,10 +42,18 @@ constexpr const char* kAicDefine = "-D__DAV_CUBE__";
 
 struct Compile {
   std::string rule;    // aiv / aic / cxx
-  std::string src;     // ninja path (may start with $runtime/)
+  std::string src;     // ninja path, relative to the project
   std::string obj;
   std::string entry;   // kernels only
 };
+
+// What bin/run links after the project's objects, in this order (the runner's main() needs the
+// program table from the objects, both need the runtime library).
+constexpr const char* kRuntimeLibs[] = {"libpypto_runner.a", "libpypto_runtime.a"};
+// With the kernel PCH: a stale .gch must be visible (-Winvalid-pch). GCC 12 loses the
+// system-header mark of libstdc++ code read from a PCH and then reports its known
+// -Wstringop-overflow false positive for std::string concatenation (GCC PR 105651) in every kernel.
+constexpr const char* kPchFlags = "-Winvalid-pch -Wno-stringop-overflow";
 
 }  // namespace
 
@@ -55,7 +62,14 @@ BuildFiles emit_build_files(const Function& orch, const std::vector<const Functi
   const std::string rt = runtime_dir(opts);
   if (!fs::exists(fs::path(rt) / "include" / "pypto_rt" / "program.h"))
     throw CompileError("E901", orch.span, fmt::format("the pypto runtime was not found at '{}'", rt),
-                       "pass the runtime directory explicitly (it contains include/ and src/)");
+                       "pass the runtime directory explicitly (it contains include/)");
+  const std::string pre = prebuilt_dir(opts);
+  for (const char* lib : kRuntimeLibs)
+    if (!fs::exists(fs::path(pre) / "lib" / lib))
+      throw CompileError("E901", orch.span,
+                         fmt::format("the prebuilt pypto runtime library '{}/lib/{}' was not found", pre, lib),
+                         "build pypto's own targets first (cmake --build build --target pypto), or reinstall pypto");
+  const std::string pch = kernel_pch(opts);
   std::vector<Compile> cs;
   for (const Function* k : kernels) {
     const std::string core = kernel_core_dir(*k);
@@ -64,33 +78,33 @@ BuildFiles emit_build_files(const Function& orch, const std::vector<const Functi
   }
   cs.push_back({"cxx", fmt::format("orchestration/{}.cpp", orch.name), fmt::format("obj/orchestration/{}.o", orch.name), ""});
   cs.push_back({"cxx", "runner/program_table.cpp", "obj/runner/program_table.o", ""});
-  std::vector<std::string> rt_srcs;
-  std::error_code ec;
-  for (const auto& e : fs::directory_iterator(fs::path(rt) / "src", ec))
-    if (e.is_regular_file() && e.path().extension() == ".cpp") rt_srcs.push_back(e.path().filename().string());
-  std::sort(rt_srcs.begin(), rt_srcs.end());
-  for (const auto& s : rt_srcs)
-    cs.push_back({"cxx", "$runtime/src/" + s, "obj/runtime/" + fs::path(s).stem().string() + ".o", ""});
 
   BuildFiles out;
-  out.build_ninja = fill_template(load_template(opts, "build.ninja.in"),
-                                  {{"name", orch.name}, {"cxx", opts.cxx.empty() ? "c++" : opts.cxx},
-                                   {"launcher", opts.launcher}, {"runtime", rt}, {"cxxflags", common_flags(opts)},
-                                   {"kernelflags", kKernelFlags}, {"aiv_define", kAivDefine}, {"aic_define", kAicDefine}});
+  out.build_ninja = fill_template(
+      load_template(opts, "build.ninja.in"),
+      {{"name", orch.name}, {"cxx", opts.cxx.empty() ? "c++" : opts.cxx}, {"launcher", opts.launcher},
+       {"runtime", rt}, {"prebuilt", pre}, {"cxxflags", common_flags(opts)}, {"kernelflags", kKernelFlags},
+       {"kernelpch", pch.empty() ? std::string() : fmt::format("-include {} {}", pch, kPchFlags)},
+       {"aiv_define", kAivDefine}, {"aic_define", kAicDefine}});
   std::vector<std::string> objs;
+  // GCC's depfile of a compile that used a PCH names neither the .gch nor the headers in it: a
+  // kernel depends on the .gch explicitly, so a rebuilt pypto runtime recompiles the kernels.
+  const std::string pch_dep = pch.empty() ? std::string() : fmt::format(" | {}.gch", pch);
   for (const auto& c : cs) {
-    out.build_ninja += fmt::format("build {}: {} {}\n", c.obj, c.rule, c.src);
+    out.build_ninja += fmt::format("build {}: {} {}{}\n", c.obj, c.rule, c.src, c.entry.empty() ? "" : pch_dep);
     if (!c.entry.empty()) out.build_ninja += fmt::format("  entry = {}\n", c.entry);
     objs.push_back(c.obj);
   }
+  for (const char* lib : kRuntimeLibs) objs.push_back(fmt::format("$prebuilt/lib/{}", lib));
   out.build_ninja += fmt::format("\nbuild bin/run: link {}\n\ndefault bin/run\n", fmt::join(objs, " "));
 
-  // compile_commands.json: the same commands, spelled out (without the launcher).
+  // compile_commands.json: the same commands, spelled out, without the launcher and the kernel PCH
+  // (clang-based tools cannot read a GCC .gch; kernels include the same headers themselves).
   const std::string flags = fmt::format("{} -I{}/include", common_flags(opts), rt);
   out.compile_commands = "[\n";
   for (size_t i = 0; i < cs.size(); ++i) {
     const auto& c = cs[i];
-    std::string file = c.src.rfind("$runtime/", 0) == 0 ? rt + c.src.substr(8) : c.src;
+    const std::string& file = c.src;
     std::string extra;
     if (c.rule == "aiv" || c.rule == "aic")
       extra = fmt::format(" {} {} -Dkernel_entry={}", kKernelFlags, c.rule == "aiv" ? kAivDefine : kAicDefine, c.entry);
