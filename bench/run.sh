@@ -4,7 +4,10 @@
 #     program at 1x/2x/4x size (target: within 2x of the raw parse, linear in size);
 #  2. `pypto build --emit-only` time per end-to-end program (best of 5);
 #  3. bin/run wall time (executor, best of 5) beside the plain C++ reference loop doing the same
-#     math (best of 20).
+#     math (best of 20);
+#  4. generated-project build time, `ninja -j2` after `pypto build --emit-only` (best of 3), for a
+#     chain of 1 and of 5 vector kernels: the one-kernel project and the cost of each further
+#     kernel (targets on a 2-core machine: <= 1.5 s and <= 0.5 s). No launcher (ccache) is used.
 # Usage: bench/run.sh [build-dir]   (default: build). Run on an otherwise idle machine.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -42,3 +45,44 @@ while read -r name file scalars; do
   ref=$("$build/bench/pypto_bench_reference" "$name" "$out/results")
   printf "%-20s %14s %16s %18s\n" "$name" "$emit" "$best_run" "$ref"
 done < <("$build/tests/refcheck" --list)
+
+echo
+echo "== 4. project build: ninja -j2 after pypto build --emit-only (best of 3, no launcher)"
+chain_program() {  # chain_program K: K elementwise kernels, each reading the previous one's output
+  local k=$1 i
+  echo "import pypto.language as pl"
+  for ((i = 0; i < k; i++)); do
+    printf '\n\n@pl.jit.incore\ndef k%d(\n    x: pl.Tensor[[64, 128], pl.FP32],\n' "$i"
+    printf '    y: pl.Out[pl.Tensor[[64, 128], pl.FP32]],\n):\n'
+    printf '    t = pl.load(x, [0, 0], [64, 128])\n    pl.store(pl.add(pl.mul(t, %d.0), 1.0), [0, 0], y)\n    return y\n' "$((i + 2))"
+  done
+  printf '\n\n@pl.jit\ndef chain%d(\n    x: pl.Tensor[[64, 128], pl.FP32],\n' "$k"
+  printf '    out: pl.Out[pl.Tensor[[64, 128], pl.FP32]],\n):\n    t0 = x\n'
+  for ((i = 0; i < k; i++)); do
+    if ((i + 1 < k)); then
+      printf '    t%d = pl.create_tensor([64, 128], pl.FP32)\n    t%d = k%d(t%d, t%d)\n' "$((i + 1))" "$((i + 1))" "$i" "$i" "$((i + 1))"
+    else
+      printf '    out = k%d(t%d, out)\n' "$i" "$i"
+    fi
+  done
+  echo "    return out"
+}
+project_build_ms() {  # project_build_ms K: best of 3 full builds of the K-kernel project, in ms
+  local k=$1 best= t0 t1 ms
+  chain_program "$k" >"$work/chain$k.py"
+  for _ in 1 2 3; do
+    rm -rf "$work/chain$k"  # a full build: no objects left from the previous round
+    env -u PYPTO_COMPILER_LAUNCHER "$build/pypto" build "$work/chain$k.py" -o "$work/chain$k" --emit-only >/dev/null
+    t0=$(date +%s%N); ninja -C "$work/chain$k" -j2 >/dev/null; t1=$(date +%s%N)
+    ms=$(( (t1 - t0) / 1000000 ))
+    if [ -z "$best" ] || [ "$ms" -lt "$best" ]; then best=$ms; fi
+  done
+  "$work/chain$k/bin/run" --seed 1 >/dev/null  # the project works
+  echo "$best"
+}
+one=$(project_build_ms 1)
+five=$(project_build_ms 5)
+pch=$(sed -n 's/^kernelpch = -include \([^ ]*\).*/\1/p' "$work/chain1/build.ninja")
+printf "%-36s %8s ms\n" "1-kernel project" "$one" "5-kernel project" "$five" \
+  "each further kernel ((5k - 1k) / 4)" "$(( (five - one) / 4 ))"
+echo "kernel PCH: ${pch:-not used (\$CXX is not the compiler pypto was built with)}"

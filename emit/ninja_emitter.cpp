@@ -1,7 +1,6 @@
 // build.ninja / compile_commands.json writer (ninja_emitter.h).
 #include "emit/ninja_emitter.h"
 
-#include <algorithm>
 #include <filesystem>
 #include <fmt/format.h>
 
@@ -56,10 +55,18 @@ std::string ninja_value(const std::string& s) {
 
 struct Compile {
   std::string rule;    // aiv / aic / cxx
-  std::string src;     // ninja path (may start with $runtime/)
+  std::string src;     // ninja path, relative to the project
   std::string obj;
   std::string entry;   // kernels only
 };
+
+// What bin/run links after the project's objects, in this order (the runner's main() needs the
+// program table from the objects, both need the runtime library).
+constexpr const char* kRuntimeLibs[] = {"libpypto_runner.a", "libpypto_runtime.a"};
+// With the kernel PCH: a stale .gch must be visible (-Winvalid-pch). GCC 12 loses the
+// system-header mark of libstdc++ code read from a PCH and then reports its known
+// -Wstringop-overflow false positive for std::string concatenation (GCC PR 105651) in every kernel.
+constexpr const char* kPchFlags = "-Winvalid-pch -Wno-stringop-overflow";
 
 }  // namespace
 
@@ -68,7 +75,14 @@ BuildFiles emit_build_files(const Function& orch, const std::vector<const Functi
   const std::string rt = runtime_dir(opts);
   if (!fs::exists(fs::path(rt) / "include" / "pypto_rt" / "program.h"))
     throw CompileError("E901", orch.span, fmt::format("the pypto runtime was not found at '{}'", rt),
-                       "pass the runtime directory explicitly (it contains include/ and src/)");
+                       "pass the runtime directory explicitly (it contains include/)");
+  const std::string pre = prebuilt_dir(opts);
+  for (const char* lib : kRuntimeLibs)
+    if (!fs::exists(fs::path(pre) / "lib" / lib))
+      throw CompileError("E901", orch.span,
+                         fmt::format("the prebuilt pypto runtime library '{}/lib/{}' was not found", pre, lib),
+                         "build pypto's own targets first (cmake --build build --target pypto), or reinstall pypto");
+  const std::string pch = kernel_pch(opts);
   std::vector<Compile> cs;
   for (const Function* k : kernels) {
     const std::string core = kernel_core_dir(*k);
@@ -79,39 +93,37 @@ BuildFiles emit_build_files(const Function& orch, const std::vector<const Functi
   const std::string& orch_stem = names.stem(orch);
   cs.push_back({"cxx", fmt::format("orchestration/{}.cpp", orch_stem), fmt::format("obj/orchestration/{}.o", orch_stem), ""});
   cs.push_back({"cxx", "runner/program_table.cpp", "obj/runner/program_table.o", ""});
-  std::vector<std::string> rt_srcs;
-  std::error_code ec;
-  for (const auto& e : fs::directory_iterator(fs::path(rt) / "src", ec))
-    if (e.is_regular_file() && e.path().extension() == ".cpp") rt_srcs.push_back(e.path().filename().string());
-  std::sort(rt_srcs.begin(), rt_srcs.end());
-  for (const auto& s : rt_srcs)
-    cs.push_back({"cxx", "$runtime/src/" + s, "obj/runtime/" + fs::path(s).stem().string() + ".o", ""});
   // Shell-quoted only when the runtime's path needs it (then spelled out instead of $runtime).
   const std::string inc = rt + "/include";
   const std::string runtime_include = shell_word(inc) == inc ? "$runtime/include" : ninja_value(shell_word(inc));
 
   BuildFiles out;
-  out.build_ninja = fill_template(load_template(opts, "build.ninja.in"),
-                                  {{"name", orch.name}, {"cxx", ninja_value(opts.cxx.empty() ? "c++" : opts.cxx)},
-                                   {"launcher", ninja_value(opts.launcher)}, {"runtime", ninja_value(rt)},
-                                   {"runtime_include", runtime_include}, {"cxxflags", common_flags(opts)},
-                                   {"kernelflags", kKernelFlags}, {"aiv_define", kAivDefine}, {"aic_define", kAicDefine}});
+  out.build_ninja = fill_template(
+      load_template(opts, "build.ninja.in"),
+      {{"name", orch.name}, {"cxx", ninja_value(opts.cxx.empty() ? "c++" : opts.cxx)},
+       {"launcher", ninja_value(opts.launcher)}, {"runtime", ninja_value(rt)}, {"runtime_include", runtime_include},
+       {"prebuilt", ninja_value(pre)}, {"cxxflags", common_flags(opts)}, {"kernelflags", kKernelFlags},
+       {"kernelpch", pch.empty() ? std::string() : ninja_value(fmt::format("-include {} {}", shell_word(pch), kPchFlags))},
+       {"aiv_define", kAivDefine}, {"aic_define", kAicDefine}});
   std::vector<std::string> objs;
+  // GCC's depfile of a compile that used a PCH names neither the .gch nor the headers in it: a
+  // kernel depends on the .gch explicitly, so a rebuilt pypto runtime recompiles the kernels.
   for (const auto& c : cs) {
-    const bool in_rt = c.src.rfind("$runtime/", 0) == 0;
-    const std::string src = in_rt ? "$runtime/" + ninja_escape_path(c.src.substr(9)) : ninja_escape_path(c.src);
-    out.build_ninja += fmt::format("build {}: {} {}\n", ninja_escape_path(c.obj), c.rule, src);
+    out.build_ninja += fmt::format("build {}: {} {}{}\n", ninja_escape_path(c.obj), c.rule, ninja_escape_path(c.src),
+                                   c.entry.empty() || pch.empty() ? "" : " | " + ninja_escape_path(pch + ".gch"));
     if (!c.entry.empty()) out.build_ninja += fmt::format("  entry = {}\n", c.entry);
     objs.push_back(ninja_escape_path(c.obj));
   }
+  for (const char* lib : kRuntimeLibs) objs.push_back(fmt::format("$prebuilt/lib/{}", lib));
   out.build_ninja += fmt::format("\nbuild bin/run: link {}\n\ndefault bin/run\n", fmt::join(objs, " "));
 
-  // compile_commands.json: the same commands, spelled out (without the launcher).
+  // compile_commands.json: the same commands, spelled out, without the launcher and the kernel PCH
+  // (clang-based tools cannot read a GCC .gch; kernels include the same headers themselves).
   const std::string flags = fmt::format("{} -I{}", common_flags(opts), shell_word(inc));
   out.compile_commands = "[\n";
   for (size_t i = 0; i < cs.size(); ++i) {
     const auto& c = cs[i];
-    std::string file = c.src.rfind("$runtime/", 0) == 0 ? rt + c.src.substr(8) : c.src;
+    const std::string& file = c.src;
     std::string extra;
     if (c.rule == "aiv" || c.rule == "aic")
       extra = fmt::format(" {} {} -Dkernel_entry={}", kKernelFlags, c.rule == "aiv" ? kAivDefine : kAicDefine, c.entry);

@@ -1,10 +1,13 @@
 // End-to-end: for each program in tests/programs/e2e_*.py, `pypto build` it (front end, passes,
-// emitters, ninja), run the generated bin/run on seeded inputs, and compare every output with an
-// independent plain-C++ reference loop (reference.cpp).
+// emitters, ninja; the project links the prebuilt runtime library and compiles no runtime source),
+// run the generated bin/run on seeded inputs, and compare every output with an independent
+// plain-C++ reference loop (reference.cpp).
 #include <catch2/catch.hpp>
 #include <cstdlib>
 #include <filesystem>
 #include <fmt/format.h>
+#include <fstream>
+#include <sstream>
 
 #include "e2e/check.h"
 
@@ -27,6 +30,13 @@ TEST_CASE("end-to-end programs build, run and match the C++ reference", "[e2e]")
                                       c.file, out.string(), log);
       INFO("command: " << build << "  (log: " << log << ")");
       REQUIRE(sh(build) == 0);
+      std::ifstream ninja_file(out / "build.ninja");
+      std::stringstream ninja;
+      ninja << ninja_file.rdbuf();
+      INFO(ninja.str());
+      CHECK(ninja.str().find("/src/") == std::string::npos);        // no runtime source compiled
+      CHECK(ninja.str().find("obj/runtime/") == std::string::npos);
+      CHECK(ninja.str().find(" $prebuilt/lib/libpypto_runner.a $prebuilt/lib/libpypto_runtime.a\n") != std::string::npos);
       std::string run = fmt::format("'{}/bin/run' --seed 7 --outputs '{}/results'", out.string(), out.string());
       for (const auto& s : c.scalars) run += " --scalar " + s;
       run += fmt::format(" >> '{}' 2>&1", log);

@@ -7,7 +7,9 @@
 #include <filesystem>
 #include <set>
 
+#include "emit/emit_options.h"
 #include "emit_test_util.h"
+#include "ir/soc.h"
 
 using namespace emit_test;
 using namespace pypto;
@@ -22,12 +24,10 @@ std::map<std::string, std::string> snapshot(const fs::path& dir) {
   return out;
 }
 
-std::vector<std::string> runtime_sources() {
-  std::vector<std::string> v;
-  for (const auto& e : fs::directory_iterator(std::string(PYPTO_SOURCE_DIR) + "/runtime/src"))
-    if (e.path().extension() == ".cpp") v.push_back(e.path().filename().string());
-  std::sort(v.begin(), v.end());
-  return v;
+// The value of `name = ...` in build.ninja.
+std::string ninja_var(const std::string& n, const std::string& name) {
+  const auto l = lines_starting(n, {name + " = "});
+  return l.empty() ? std::string("<missing>") : l[0].substr(name.size() + 3);
 }
 
 }  // namespace
@@ -52,31 +52,68 @@ TEST_CASE("project file set and build.ninja", "[emit]") {
   CHECK(n.find("\nruntime = " + std::string(PYPTO_SOURCE_DIR) + "/runtime\n") != std::string::npos);
   CHECK(n.find("-D__CPU_SIM -DPYPTO_SOC_950 -I$runtime/include") != std::string::npos);
   CHECK(n.find("\nkernelflags = -Wno-attributes\n") != std::string::npos);
-  CHECK(n.find("command = $launcher $cxx $cxxflags $kernelflags -D__DAV_VEC__ -Dkernel_entry=$entry") != std::string::npos);
-  CHECK(n.find("command = $launcher $cxx $cxxflags $kernelflags -D__DAV_CUBE__ -Dkernel_entry=$entry") != std::string::npos);
+  CHECK(n.find("\nkernelpch = \n") != std::string::npos);  // g++-13 did not build pypto's PCH
+  CHECK(n.find("command = $launcher $cxx $cxxflags $kernelflags $kernelpch -D__DAV_VEC__ -Dkernel_entry=$entry") != std::string::npos);
+  CHECK(n.find("command = $launcher $cxx $cxxflags $kernelflags $kernelpch -D__DAV_CUBE__ -Dkernel_entry=$entry") != std::string::npos);
   CHECK(n.find("build obj/kernels/aiv/scale.o: aiv kernels/aiv/scale.cpp\n  entry = pypto_kernel_scale\n") != std::string::npos);
   CHECK(n.find("build obj/orchestration/chain.o: cxx orchestration/chain.cpp\n") != std::string::npos);
   CHECK(n.find("build obj/runner/program_table.o: cxx runner/program_table.cpp\n") != std::string::npos);
-  // Every runtime source, sorted, from the runtime variable; all objects linked into bin/run.
-  std::vector<std::string> rt_lines;
-  for (const auto& l : lines_starting(n, {"build obj/runtime/"})) rt_lines.push_back(l);
-  std::vector<std::string> expected_rt;
-  for (const auto& s : runtime_sources())
-    expected_rt.push_back("build obj/runtime/" + fs::path(s).stem().string() + ".o: cxx $runtime/src/" + s);
-  CHECK(rt_lines == expected_rt);
+  // The runtime is not compiled here: bin/run links the project's 4 objects and the prebuilt
+  // runner + runtime libraries, which exist.
+  CHECK(n.find("$runtime/src") == std::string::npos);
+  CHECK(n.find("obj/runtime/") == std::string::npos);
+  CHECK(lines_starting(n, {"build "}).size() == 5);  // 4 compiles + 1 link
+  const std::string prebuilt = ninja_var(n, "prebuilt");
+  CHECK(fs::is_regular_file(prebuilt + "/lib/libpypto_runtime.a"));
+  CHECK(fs::is_regular_file(prebuilt + "/lib/libpypto_runner.a"));
   const auto link = lines_starting(n, {"build bin/run: link "});
   REQUIRE(link.size() == 1);
-  CHECK(count_of(link[0], ".o") == 4 + expected_rt.size());
+  CHECK(count_of(link[0], ".o") == 4);
+  CHECK(link[0].find(".o $prebuilt/lib/libpypto_runner.a $prebuilt/lib/libpypto_runtime.a") != std::string::npos);
   CHECK(n.find("command = $cxx $in -o $out -pthread") != std::string::npos);
   CHECK(n.find("\ndefault bin/run\n") != std::string::npos);
   // compile_commands.json: one entry per compile, in the project directory.
   const std::string& cc = files.at("compile_commands.json");
-  CHECK(count_of(cc, "\"directory\": \"" + out + "\"") == 4 + expected_rt.size());
+  CHECK(count_of(cc, "\"directory\": \"" + out + "\"") == 4);
   CHECK(cc.find("-Wno-attributes -D__DAV_VEC__ -Dkernel_entry=pypto_kernel_shift -c kernels/aiv/shift.cpp -o obj/kernels/aiv/shift.o") !=
         std::string::npos);
+  CHECK(cc.find("-include") == std::string::npos);
   // README names the two commands, relative to the project directory.
   CHECK(files.at("README.md").find("\n    ninja && bin/run --seed 1 --outputs results\n") != std::string::npos);
   CHECK(files.at("README.md").find(out) == std::string::npos);
+}
+
+TEST_CASE("kernels use the prebuilt PCH only with the compiler that built it", "[emit]") {
+  auto p = compile_program("e2e_chain.py");
+  const std::string out = std::string(PYPTO_TEST_WORK_DIR) + "/pch";
+  emit::EmitOptions o;
+  const std::string pch_root = emit::prebuilt_dir(o) + "/pch";
+  const std::string built_by = lines_of(read_file(pch_root + "/compiler")).at(0);
+  REQUIRE(fs::is_regular_file(built_by));
+  for (auto soc : {ir::Soc::Ascend910B, ir::Soc::Ascend950}) {
+    o.soc = soc;
+    o.cxx = built_by;
+    const std::string header = pch_root + "/" + std::string(ir::soc_info(soc).cli_name) + "/pypto_kernel_pch.h";
+    CHECK(fs::is_regular_file(header + ".gch"));
+    CHECK(emit::kernel_pch(o) == header);
+    const std::string n = emit::render_project(*p, o, out).at("build.ninja");
+    INFO(n);
+    CHECK(ninja_var(n, "kernelpch") == "-include " + header + " -Winvalid-pch -Wno-stringop-overflow");
+    // Every kernel depends on the .gch (GCC's depfile does not name it); other compiles do not.
+    CHECK(n.find("build obj/kernels/aiv/scale.o: aiv kernels/aiv/scale.cpp | " + header + ".gch\n") != std::string::npos);
+    CHECK(n.find("build obj/runner/program_table.o: cxx runner/program_table.cpp\n") != std::string::npos);
+  }
+  // The same compiler through a symlink still matches; any other compiler gets no PCH.
+  const fs::path link = fs::path(PYPTO_TEST_WORK_DIR) / "cxx-link";
+  fs::create_directories(link.parent_path());
+  fs::remove(link);
+  fs::create_symlink(built_by, link);
+  o.cxx = link.string();
+  CHECK_FALSE(emit::kernel_pch(o).empty());
+  for (const char* other : {"clang++-no-such", "g++-13", "ccache c++", "/no/such/c++"}) {
+    o.cxx = other;
+    CHECK(emit::kernel_pch(o).empty());
+  }
 }
 
 TEST_CASE("emit is deterministic and replaces the project safely", "[emit]") {

@@ -101,7 +101,7 @@ TEST_CASE("hostile kernel names give safe, unique, consistent file names and sym
   CHECK(kernel_files.size() == kHostile.size() + 1);
   // build.ninja compiles exactly those files, with the program table's symbols.
   const std::string& ninja = files.at("build.ninja");
-  const auto srcs = matches(ninja, "build obj/kernels/aiv/[A-Za-z0-9_]+\\.o: aiv (kernels/aiv/[A-Za-z0-9_]+\\.cpp)\n");
+  const auto srcs = matches(ninja, "build obj/kernels/aiv/[A-Za-z0-9_]+\\.o: aiv (kernels/aiv/[A-Za-z0-9_]+\\.cpp)( \\| [^\n]+)?\n");
   CHECK(std::set<std::string>(srcs.begin(), srcs.end()) == kernel_files);
   const auto entries = matches(ninja, "\n  entry = ([^\n]+)\n");
   const std::string& table = files.at("runner/program_table.cpp");
@@ -122,7 +122,7 @@ TEST_CASE("hostile kernel names give safe, unique, consistent file names and sym
   CHECK(files.count("kernels/aiv/class.cpp") == 1);
   CHECK(files.count("kernels/aiv/kernel_entry.cpp") == 1);
   CHECK(files.at("kernels/aiv/class.cpp").find("static __aicore__ void class_v(") != std::string::npos);
-  CHECK(ninja.find("build obj/kernels/aiv/class.o: aiv kernels/aiv/class.cpp\n  entry = pypto_kernel_class\n") != std::string::npos);
+  CHECK(std::regex_search(ninja, std::regex("build obj/kernels/aiv/class\\.o: aiv kernels/aiv/class\\.cpp( \\| [^\n]+)?\n  entry = pypto_kernel_class\n")));
   // "int" and "Int" differ only in case: one keeps its name, the other gets the hash.
   CHECK(files.count("kernels/aiv/int.cpp") + files.count("kernels/aiv/Int.cpp") == 1);
   CHECK(files.count("kernels/aiv/int_" + emit::fnv1a_hex("int") + ".cpp") + files.count("kernels/aiv/Int_" + emit::fnv1a_hex("Int") + ".cpp") == 1);
@@ -173,8 +173,7 @@ TEST_CASE("build.ninja escapes a runtime path with spaces, colons and dollars", 
   INFO(n);
   CHECK(n.find("\nruntime = " + std::string(PYPTO_TEST_WORK_DIR) + "/rt dir:$$x\n") != std::string::npos);
   CHECK(n.find("-I'" + std::string(PYPTO_TEST_WORK_DIR) + "/rt dir:$$x/include'\n") != std::string::npos);
-  CHECK(n.find("build obj/runtime/main.o: cxx $runtime/src/main.cpp\n") != std::string::npos);
+  CHECK(n.find("$runtime/src/") == std::string::npos);  // the runtime is linked prebuilt, not compiled here
   const std::string& cc = files.at("compile_commands.json");
   CHECK(cc.find("-I'" + rt.string() + "/include'") != std::string::npos);
-  CHECK(cc.find("-c '" + rt.string() + "/src/main.cpp'") != std::string::npos);
 }

@@ -22,6 +22,7 @@ TEST_CASE("default pipeline order", "[pipeline]") {
   for (; i < expected.size(); ++i) REQUIRE(names.at(i) == expected[i]);
   if (names.at(i) == "InsertPipeSync") ++i;
   REQUIRE(names.at(i++) == "DeriveCallDirections");
+  REQUIRE(names.at(i++) == "CheckTaskArgLimits");
   REQUIRE(names.at(i++) == "MaterializeRuntimeScopes");
   REQUIRE(i == names.size());
   for (const auto& p : passes::default_pipeline()) {

@@ -18,6 +18,12 @@
 // printing the message and aborting.
 #pragma once
 
+// The SoC capacities below make this header SoC-specific; the prebuilt runtime library serves
+// every SoC, so it must not include it (CMakeLists.txt defines PYPTO_RUNTIME_LIBRARY there).
+#if defined(PYPTO_RUNTIME_LIBRARY)
+#error "pto_sim_memory.hpp depends on PYPTO_SOC_950 and must not be compiled into libpypto_runtime"
+#endif
+
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
