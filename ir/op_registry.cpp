@@ -146,6 +146,7 @@ std::string_view lowering_name(TileLowering l) {
     case TileLowering::Matmul: return "matmul";
     case TileLowering::MatmulAcc: return "matmul_acc";
     case TileLowering::Scalar: return "scalar";
+    case TileLowering::Compare: return "compare+select";
   }
   return "?";
 }

@@ -77,6 +77,7 @@ enum class TileLowering : uint8_t {
   Matmul,      // lhs/rhs → Mat load → move Left/Right → tile.matmul (Acc)
   MatmulAcc,   // acc (a matmul result) + lhs/rhs as for Matmul → tile.matmul_acc
   Scalar,      // a scalar query (tensor.dim): kept as it is, its result is a scalar
+  Compare,     // tensor.cmp: tile.cmp / cmps into a bit mask, then tile.sel of 1 / 0 → 0/1 values
 };
 
 // Reference semantics of an op, defined by the interpreter (the oracle); nullptr until it lands.

@@ -360,6 +360,27 @@ class Converter : public IRMutator {
         }
         break;
       }
+      case TileLowering::Compare: {
+        // A bit mask from tile.cmp (tile.cmps against a scalar), then 1 / 0 selected by it.
+        ExprPtr lhs = tile_operand(c.args[0], MemorySpace::Vec, sp);
+        ExprPtr rhs = as_tensor(c.args[1]->type) ? tile_operand(c.args[1], MemorySpace::Vec, sp) : mutate(c.args[1]);
+        const OpDef* cmp = as_scalar(rhs->type) ? OpRegistry::instance().find(tile->scalar_form) : tile;
+        if (!cmp) throw InternalError("ConvertTensorToTileOps", "tile.cmp has no scalar form", sp);
+        const auto* lt = as_tile(lhs->type);
+        auto staged = [&](const std::string& n, ExprPtr value) {
+          auto v = std::make_shared<Var>(n, value->type, sp);
+          pre_.push_back(std::make_shared<AssignStmt>(v, value, sp));
+          return v;
+        };
+        ExprPtr mask = staged(name + "_mask", make_call(*cmp, {lhs, rhs}, kw, sp));
+        auto full = [&](double value) {
+          return make_call("tile.full", {index_list(lt->shape, sp)}, {{"dtype", lt->dtype}, {"value", value}}, sp);
+        };
+        ExprPtr one = staged(name + "_one", full(1.0)), zero = staged(name + "_zero", full(0.0));
+        ExprPtr tmp = staged(name + "_seltmp", make_call("tile.create", {index_list({make_int(1, sp), make_int(32, sp)}, sp)},
+                                                         {{"dtype", DataType::UINT8}}, sp));
+        return make_call("tile.sel", {mask, one, zero, tmp}, {}, sp);
+      }
       case TileLowering::None:
       case TileLowering::Scalar: break;  // excluded above
     }

@@ -85,13 +85,18 @@ Arrays vector_math_reference(const Arrays& in) {
 Arrays tensor_ops_reference(const Arrays& in) {
   const auto& x = in.at("x");  // [16, 32]
   constexpr int rows = 16, cols = 32;
-  std::vector<float> out(rows * 2 * cols), am(rows);
+  std::vector<float> out(rows * 2 * cols), am(rows), gt(rows * cols), lt(rows * cols);
   for (int c = 0; c < cols; ++c) {
     float m = -INFINITY;
     for (int r = 0; r < rows; ++r) m = std::max(m, x[r * cols + c]);
     for (int r = 0; r < rows; ++r) {
-      out[r * 2 * cols + c] = static_cast<float>(std::fmod(static_cast<double>(x[r * cols + c]), double(0.3f)));
-      out[r * 2 * cols + cols + c] = std::exp(x[r * cols + c] - m);
+      const float v = x[r * cols + c];
+      const float fm = static_cast<float>(std::fmod(static_cast<double>(v), double(0.3f)));
+      const float ed = std::exp(v - m);
+      out[r * 2 * cols + c] = fm;
+      out[r * 2 * cols + cols + c] = ed;
+      gt[r * cols + c] = v > 0.0f ? 1.0f : 0.0f;
+      lt[r * cols + c] = fm < ed ? 1.0f : 0.0f;
     }
   }
   for (int r = 0; r < rows; ++r) {
@@ -100,7 +105,7 @@ Arrays tensor_ops_reference(const Arrays& in) {
       if (x[r * cols + c] > x[r * cols + best]) best = c;
     am[r] = static_cast<float>(best);
   }
-  return {{"out", out}, {"am", am}};
+  return {{"out", out}, {"am", am}, {"gt", gt}, {"lt", lt}};
 }
 
 }  // namespace pypto::e2e

@@ -216,3 +216,34 @@ class P:
     CHECK(e.diagnostics().at(0).hint.find("tile level") != std::string::npos);
   }
 }
+
+TEST_CASE("tensor.cmp becomes a bit mask selecting 1 or 0", "[ConvertTensorToTileOps]") {
+  auto before = pass_test::parse(R"(
+import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, x: pl.Tensor[[16, 32], pl.FP32], o: pl.Out[pl.Tensor[[16, 32], pl.FP32]]) -> pl.Tensor[[16, 32], pl.FP32]:
+        m: pl.Tensor[[16, 32], pl.FP32] = pl.tensor.cmp(x, 0.0, cmp_type=4)
+        r: pl.Tensor[[16, 32], pl.FP32] = pl.tensor.assemble(o, m, [0, 0])
+        return r
+)");
+  auto expected = pass_test::parse(R"(
+import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, x: pl.Tensor[[16, 32], pl.FP32], o: pl.Out[pl.Tensor[[16, 32], pl.FP32]]) -> pl.Tensor[[16, 32], pl.FP32]:
+        x_tile: pl.Tile[[16, 32], pl.FP32, pl.Mem.Vec] = pl.tile.load(x, [0, 0], [16, 32])
+        m_mask: pl.Tile[[16, 32], pl.UINT8, pl.Mem.Vec, pl.TileView(valid_shape=[16, 4])] = pl.tile.cmps(x_tile, 0.0, cmp_type=4)
+        m_one: pl.Tile[[16, 32], pl.FP32, pl.Mem.Vec] = pl.tile.full([16, 32], dtype=pl.FP32, value=1.0)
+        m_zero: pl.Tile[[16, 32], pl.FP32, pl.Mem.Vec] = pl.tile.full([16, 32], dtype=pl.FP32, value=0.0)
+        m_seltmp: pl.Tile[[1, 32], pl.UINT8, pl.Mem.Vec] = pl.tile.create([1, 32], dtype=pl.UINT8)
+        m: pl.Tile[[16, 32], pl.FP32, pl.Mem.Vec] = pl.tile.sel(m_mask, m_one, m_zero, m_seltmp)
+        r: pl.Tensor[[16, 32], pl.FP32] = pl.tile.store(m, [0, 0], o)
+        return r
+)");
+  pass_test::require_equal(pass_test::run(passes::convert_tensor_to_tile_ops_pass(), before), expected);
+}
