@@ -31,13 +31,18 @@ std::string kernel_core_dir(const Function& f) {
 
 namespace {
 
+// A form CheckKernelForms rejects reached the emitter: a pypto bug, not a user error.
+[[noreturn]] void unreachable(const Span& sp, const std::string& what) {
+  throw InternalError("kernel emitter", what + " (CheckKernelForms rejects it before emission)", sp);
+}
+
 std::vector<int64_t> const_list(const ExprPtr& e, const Span& sp, const char* what) {
   std::vector<int64_t> out;
   const auto* t = as<MakeTuple>(e);
-  if (!t) not_supported(sp, std::string("a non-literal ") + what);
+  if (!t) unreachable(sp, std::string("a non-literal ") + what);
   for (const auto& x : t->elems) {
     auto v = const_int_value(x);
-    if (!v) not_supported(sp, std::string("a dynamic ") + what, "use static window shapes");
+    if (!v) unreachable(sp, std::string("a dynamic ") + what);
     out.push_back(*v);
   }
   return out;
@@ -60,7 +65,7 @@ class KernelEmitter : CStmtPrinter {
         bind_handle(*p, n);
         params.push_back(fmt::format("__gm__ {}* {}", c_type(t->dtype), n));
       } else if (!as_scalar(p->type)) {
-        not_supported(p->span, fmt::format("kernel parameter '{}' of a non-tensor, non-scalar type", p->name));
+        unreachable(p->span, fmt::format("kernel parameter '{}' of a non-tensor, non-scalar type", p->name));
       }
     }
     for (const auto& p : f_.params)
@@ -170,11 +175,11 @@ class KernelEmitter : CStmtPrinter {
 
   void eval(const EvalStmt& s) override {
     const auto* c = as<Call>(s.expr);
-    if (!c || !c->op) not_supported(s.span, "this expression statement in a kernel");
+    if (!c || !c->op) unreachable(s.span, "this expression statement in a kernel");
     const KernelOpRow* row = find_kernel_op(*c->op);
     if (row && (row->form == OpForm::Store || row->form == OpForm::Barrier || row->form == OpForm::Flag))
       return op_call(nullptr, *c, s.span);
-    not_supported(s.span, fmt::format("pl.{} with an unused result", c->op->name));
+    unreachable(s.span, fmt::format("pl.{} with an unused result", c->op->name));
   }
 
   void sync_op(const KernelOpRow& row, const Call& c, const Span& sp) {
@@ -221,7 +226,7 @@ class KernelEmitter : CStmtPrinter {
   std::string flat_index(const ExprPtr& tile, const ExprPtr& idx, const Span& sp) {
     const auto* tup = as<MakeTuple>(idx);
     const auto shape = static_shape(as_tile(tile->type)->shape);
-    if (!tup || tup->elems.size() != 2 || !shape) not_supported(sp, "element access with other than 2 indices");
+    if (!tup || tup->elems.size() != 2 || !shape) unreachable(sp, "element access with other than 2 indices");
     return fmt::format("{} * {} + {}", expr(tup->elems[0]), (*shape)[1], expr(tup->elems[1]));
   }
 
@@ -258,7 +263,7 @@ class KernelEmitter : CStmtPrinter {
           return line(fmt::format("{}({}, {}, {}, false);", call, dst_tile(), operand(c.args[0]), operand(c.args[1])));
         return line(fmt::format("{}({}, {});", call, dst_tile(), operand(c.args[0])));
       case OpForm::Transpose:
-        if (c.args.size() < 4) not_supported(sp, "pl.tile.transpose without a tmp tile");
+        if (c.args.size() < 4) unreachable(sp, "pl.tile.transpose without a tmp tile");
         return line(fmt::format("{}({}, {}, {});", call, dst_tile(), operand(c.args[0]), operand(c.args[3])));
       case OpForm::Full: {
         const std::string d = dst_tile();
@@ -282,7 +287,7 @@ class KernelEmitter : CStmtPrinter {
         if (tile_addr(*tgt, sp) != tile_addr(*as_tile(dst->type), sp))
           not_supported(sp, "pl.tile.assemble whose result does not share the target's buffer");
         const auto* off = as<MakeTuple>(c.args[2]);
-        if (!off || off->elems.size() != 2) not_supported(sp, "pl.tile.assemble with other than 2 offsets");
+        if (!off || off->elems.size() != 2) unreachable(sp, "pl.tile.assemble with other than 2 offsets");
         return line(fmt::format("{}({}, {}, {}, {});", call, dst_tile(), operand(c.args[1]), expr(off->elems[0]),
                                 expr(off->elems[1])));
       }
@@ -353,13 +358,13 @@ class KernelEmitter : CStmtPrinter {
     if (!dst || !as_tile(dst->type)) not_supported(sp, "pl.tile.load without a tile result");
     const auto window = const_list(c.args[2], sp, "load shape");
     if (c.args.size() > 3 && c.args[3] && const_list(c.args[3], sp, "load valid_shape") != window)
-      not_supported(sp, "pl.tile.load with a valid_shape smaller than its shape");
+      unreachable(sp, "pl.tile.load with a valid_shape smaller than its shape");
     if (c.kwarg("clamp") && std::get_if<bool>(c.kwarg("clamp")) && *std::get_if<bool>(c.kwarg("clamp")))
-      not_supported(sp, "pl.tile.load(clamp=True)");
+      unreachable(sp, "pl.tile.load(clamp=True)");
     declare_tile(*dst, sp);
     const std::string t = names_.name(dst);
     const auto* offs = as<MakeTuple>(c.args[1]);
-    if (!offs) not_supported(sp, "pl.tile.load with non-literal offsets");
+    if (!offs) unreachable(sp, "pl.tile.load with non-literal offsets");
     const std::string g = gm_view(c.args[0], offs->elems, window, t, sp).second;
     line(fmt::format("TLOAD({}, {});", t, g));
   }
@@ -368,16 +373,16 @@ class KernelEmitter : CStmtPrinter {
     const auto* tt = as_tile(c.args[0]->type);
     const auto* gt = as_tensor(c.args[2]->type);
     const auto offs = as<MakeTuple>(c.args[1]);
-    if (!offs) not_supported(sp, "pl.tile.store with non-literal offsets");
+    if (!offs) unreachable(sp, "pl.tile.store with non-literal offsets");
     std::vector<int64_t> window;
     if (c.args.size() > 3 && c.args[3]) {
       window = const_list(c.args[3], sp, "store shape");
     } else {
       const auto ts = static_shape(tt->shape);
-      if (!ts || ts->size() != 2) not_supported(sp, "pl.tile.store of a tile without a static 2-D shape");
+      if (!ts || ts->size() != 2) unreachable(sp, "pl.tile.store of a tile without a static 2-D shape");
       const size_t n = gt->shape.size();
       if (n == 1) {
-        if ((*ts)[0] != 1) not_supported(sp, "pl.tile.store of a 2-D tile into a 1-D tensor");
+        if ((*ts)[0] != 1) unreachable(sp, "pl.tile.store of a 2-D tile into a 1-D tensor");
         window = {(*ts)[1]};
       } else {
         window.assign(n, 1);
@@ -385,7 +390,7 @@ class KernelEmitter : CStmtPrinter {
         window[n - 1] = (*ts)[1];
       }
     }
-    if (tt->view && !tt->view->valid_shape.empty()) not_supported(sp, "pl.tile.store of a tile with a dynamic valid shape");
+    if (tt->view && !tt->view->valid_shape.empty()) unreachable(sp, "pl.tile.store of a tile with a dynamic valid shape");
     const std::string t = operand(c.args[0]);
     const auto [ga, g] = gm_view(c.args[2], offs->elems, window, t, sp);
     const AttrValue* atomic = c.kwarg("atomic");
@@ -393,7 +398,7 @@ class KernelEmitter : CStmtPrinter {
     if (at && at->member == "AtomicAdd") {
       line(fmt::format("TSTORE<{}, {}, AtomicType::AtomicAdd>({}, {});", tile_alias(*tt, sp), ga, g, t));
     } else {
-      if (at && at->member != "AtomicNone") not_supported(sp, "this pl.tile.store atomic mode");
+      if (at && at->member != "AtomicNone") unreachable(sp, "this pl.tile.store atomic mode");
       line(fmt::format("TSTORE({}, {});", g, t));
     }
     if (dst && as_tensor(dst->type)) bind_handle(*dst, handle(c.args[2]));

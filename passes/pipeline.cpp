@@ -27,6 +27,7 @@ const std::vector<Pass>& default_pipeline() {
       infer_tile_memory_space_pass(),      // memory space for every tile, tile.move at mismatches
       resolve_backend_op_layouts_pass(),   // row-major-only ops on [N,1] tiles (class a: check)
       expand_mixed_kernel_pass(),          // InCore kernels → AIV / AIC (mixed: not supported yet)
+      check_kernel_forms_pass(),           // kernel forms the C++ tile backend cannot write yet
       normalize_return_order_pass(),       // kernels return their Out/InOut params in order
       materialize_tensor_strides_pass(),   // packed row-major strides on every TensorView
       init_memref_pass(),                  // a MemRef per tile/tensor, tile.alloc per buffer

@@ -15,7 +15,7 @@ TEST_CASE("default pipeline order", "[pipeline]") {
   std::vector<std::string> expected = {
       "InlineFunctions", "UnrollLoops", "ConvertToSSA", "Simplify", "NormalizeStmtStructure", "FlattenCallExpr",
       "OutlineIncoreScopes", "ConvertTensorToTileOps", "FlattenTileNdTo2D", "InferTileMemorySpace",
-      "ResolveBackendOpLayouts", "ExpandMixedKernel", "NormalizeReturnOrder", "MaterializeTensorStrides",
+      "ResolveBackendOpLayouts", "ExpandMixedKernel", "CheckKernelForms", "NormalizeReturnOrder", "MaterializeTensorStrides",
       "InitMemRef", "MemoryReuse", "AllocateMemoryAddr"};
   // An InsertPipeSync pass may sit right after AllocateMemoryAddr.
   size_t i = 0;
