@@ -2,6 +2,7 @@
 // and the emitters' per-op tables: signature, level (family), pipe, core affinity, its pto-isa
 // spelling (tile ops) or orchestration spelling (tensor ops executed on handles), and its
 // tensor ↔ tile counterpart. The README's coverage table is produced from this listing.
+#include <algorithm>
 #include <cstdio>
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -27,6 +28,13 @@ std::string spelling(const ir::OpDef& op) {
   return "";
 }
 
+// Whether some back end writes the op: its own kernel or orchestration row, or (tensor ops) the
+// row of the tile form a kernel uses instead.
+bool emitted(const ir::OpDef& op) {
+  if (emit::find_kernel_op(op) || emit::find_orchestration_op(op)) return true;
+  return op.tile_op && op.lowering != ir::TileLowering::None && emit::find_kernel_op(*op.tile_op);
+}
+
 nlohmann::json to_json(const ir::OpDef& op) {
   nlohmann::json args = nlohmann::json::array(), kwargs = nlohmann::json::array();
   for (const auto& a : op.args)
@@ -47,7 +55,7 @@ nlohmann::json to_json(const ir::OpDef& op) {
                       {"affinity", ir::affinity_name(op.affinity)},
                       {"pipe", ir::pipe_rule_text(op)},
                       {"spelling", spelling(op)},
-                      {"emitted", emit::find_kernel_op(op) || emit::find_orchestration_op(op)}};
+                      {"emitted", emitted(op)}};
   if (!op.scalar_form.empty()) j["scalar_form"] = op.scalar_form;
   if (!op.aliases.empty()) j["aliases"] = op.aliases;
   if (op.tile_op) j["tile_form"] = op.tile_op->name, j["lowering"] = ir::lowering_name(op.lowering);
@@ -77,6 +85,30 @@ int cmd_ops(const OpsOptions& o) {
       std::fputs(fmt::format("pypto ops: no op named '{}' (see `pypto ops` for the list)\n", n).c_str(), stderr);
       return kUsageError;
     }
+  }
+  if (o.summary) {
+    // One markdown row per family: how much of it the back ends carry.
+    std::vector<std::string> families;
+    for (const auto* op : ops)
+      if (std::find(families.begin(), families.end(), op->family()) == families.end()) families.emplace_back(op->family());
+    std::fputs("| family | registered | kernel instruction (pto-isa) | no instruction | orchestration (PTO2) | tile form (tensor ops) | not emitted yet |\n"
+               "|---|---|---|---|---|---|---|\n", stdout);
+    for (const auto& fam : families) {
+      int n = 0, instr = 0, none = 0, orch = 0, tile = 0, pending = 0;
+      for (const auto* op : ops) {
+        if (op->family() != fam) continue;
+        ++n;
+        const auto* k = emit::find_kernel_op(*op);
+        const bool decl = op->pipe_rule == ir::PipeRule::NotInstruction;
+        if (k && !decl) ++instr;
+        if (k && decl) ++none;
+        if (emit::find_orchestration_op(*op)) ++orch;
+        if (op->tile_op && op->lowering != ir::TileLowering::None) ++tile;
+        if (!emitted(*op) && op->lowering != ir::TileLowering::Scalar) ++pending;
+      }
+      std::fputs(fmt::format("| {} | {} | {} | {} | {} | {} | {} |\n", fam, n, instr, none, orch, tile, pending).c_str(), stdout);
+    }
+    return kOk;
   }
   if (o.json) {
     nlohmann::json all = nlohmann::json::array();

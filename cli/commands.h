@@ -28,6 +28,7 @@ struct BuildOptions {
 
 struct OpsOptions {
   bool json = false;
+  bool summary = false;             // one markdown row per family (the README's coverage table)
   std::string family;               // "tile", "tensor", ...; empty = all
   std::vector<std::string> names;   // only these ops (registry or pl. spelling)
 };

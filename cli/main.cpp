@@ -90,6 +90,7 @@ int main(int argc, char** argv) {
   auto* ops_cmd = app.add_subcommand("ops", "List the registered ops: signature, core, pipe, pto-isa / PTO2 spelling");
   ops_cmd->add_option("NAME", ops_o.names, "Only these ops (e.g. tile.add or pl.tile.add)");
   ops_cmd->add_flag("--json", ops_o.json, "Print a JSON array (one object per op) instead of a table");
+  ops_cmd->add_flag("--summary", ops_o.summary, "Print one markdown row per family: how many ops each back end carries");
   ops_cmd->add_option("--family", ops_o.family, "Only one family: tile, tensor, system, array, prefetch, pld");
   ops_cmd->footer("Examples:\n  pypto ops --family tile\n  pypto ops tile.row_sum --json");
 

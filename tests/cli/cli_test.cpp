@@ -13,6 +13,8 @@
 #include <string>
 #include <sys/wait.h>
 
+#include <nlohmann/json.hpp>
+
 namespace fs = std::filesystem;
 
 namespace {
@@ -395,4 +397,34 @@ class Hostile:
   size_t rewritten = 0;
   for (const auto& [rel, t] : times) rewritten += fs::last_write_time(out / rel) != t;
   CHECK(rewritten == 1);
+}
+
+TEST_CASE("ops lists every registered op with its pipe and pto-isa spelling, as text, JSON and a summary", "[cli]") {
+  auto all = pypto("ops");
+  REQUIRE(all.code == 0);
+  const size_t n = nlohmann::json::parse(pypto("ops --json").out).size();
+  CHECK(n > 200);
+  CHECK(all.out.find(fmt::format("\n{} ops\n", n)) != std::string::npos);
+  CHECK(all.out.find("tile.sort32") != std::string::npos);
+  CHECK(all.out.find("TSORT32") != std::string::npos);
+  auto one = pypto("ops pl.tile.cmp --json");
+  REQUIRE(one.code == 0);
+  auto j = nlohmann::json::parse(one.out);
+  REQUIRE(j.size() == 1);
+  CHECK(j[0]["name"] == "tile.cmp");
+  CHECK(j[0]["pipe"] == "V");
+  CHECK(j[0]["spelling"] == "TCMP");
+  CHECK(j[0]["scalar_form"] == "tile.cmps");
+  auto tensor = nlohmann::json::parse(pypto("ops tensor.row_sum --json").out);
+  CHECK(tensor[0]["tile_form"] == "tile.row_sum");
+  CHECK(tensor[0]["emitted"] == true);
+  auto fam = pypto("ops --family pld");
+  CHECK(fam.code == 0);
+  CHECK(fam.out.find("pld.tensor.put") != std::string::npos);
+  CHECK(fam.out.find("tile.add") == std::string::npos);
+  auto sum = pypto("ops --summary");
+  CHECK(sum.out.find("| tile | ") != std::string::npos);
+  auto bad = pypto("ops tile.no_such_op");
+  CHECK(bad.code == 2);
+  CHECK(bad.out.find("no op named 'tile.no_such_op'") != std::string::npos);
 }
