@@ -69,6 +69,14 @@ OpRow& OpRow::kw(std::string name, AttrKind kind, AttrValue dflt, std::string en
   return *this;
 }
 
+OpRow vec_row(std::string name, std::vector<ArgSpec> args, Rule rule) {
+  OpRow row(std::move(name), args, std::move(rule));
+  row.affinity(CoreAffinity::Vector).inherit_memory(0).pipe(Pipe::V);
+  for (size_t i = 0; i < args.size(); ++i)
+    if (args[i].kind == ArgKind::Tile) row.in_memory(static_cast<int>(i), {MemorySpace::Vec});
+  return row;
+}
+
 OpDef OpRow::build() && {
   std::vector<std::string> names;
   for (const auto& a : d_.args) names.push_back(a.name);

@@ -71,6 +71,10 @@ class OpRow {
   Rule rule_;
 };
 
+// A vector-core instruction on the V pipe over Vec tiles whose result lives where operand 0 lives
+// (the common tile-table row; its Tile operands must be in Vec).
+OpRow vec_row(std::string name, std::vector<ArgSpec> args, Rule rule);
+
 // Argument-spec shorthands for the tables.
 inline ArgSpec tile(std::string n, bool opt = false) { return {std::move(n), ArgKind::Tile, opt}; }
 inline ArgSpec tensor(std::string n, bool opt = false) { return {std::move(n), ArgKind::Tensor, opt}; }

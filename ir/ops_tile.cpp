@@ -93,14 +93,6 @@ TypePtr full(const Ctx& c) {
 
 void add(OpRegistry& r, OpRow row) { r.add(std::move(row).build()); }
 
-// A vector-core op over Vec tiles whose result lives where operand 0 lives.
-OpRow vec(std::string name, std::vector<ArgSpec> args, Rule rule) {
-  OpRow row(std::move(name), args, std::move(rule));
-  row.affinity(CoreAffinity::Vector).inherit_memory(0).pipe(Pipe::V);
-  for (size_t i = 0; i < args.size(); ++i)
-    if (args[i].kind == ArgKind::Tile) row.in_memory(static_cast<int>(i), {MS::Vec});
-  return row;
-}
 
 struct BinRow { const char* name; const char* scalar; };
 constexpr BinRow kBinary[] = {{"add", "adds"}, {"sub", "subs"}, {"mul", "muls"}, {"div", "divs"},
@@ -117,54 +109,54 @@ void register_tile_ops(OpRegistry& r) {
   const std::string t = "tile.";
   // Elementwise.
   for (const auto& b : kBinary) {
-    add(r, vec(t + b.name, {tile("lhs"), tile("rhs")}, binary).scalar_form(t + b.scalar));
-    add(r, vec(t + b.scalar, {tile("lhs"), scalar("rhs")}, binary_scalar));
+    add(r, vec_row(t + b.name, {tile("lhs"), tile("rhs")}, binary).scalar_form(t + b.scalar));
+    add(r, vec_row(t + b.scalar, {tile("lhs"), scalar("rhs")}, binary_scalar));
   }
-  for (const char* u : kUnary) add(r, vec(t + u, {tile("x")}, same_as(0)));
+  for (const char* u : kUnary) add(r, vec_row(t + u, {tile("x")}, same_as(0)));
   // Integer and bitwise (xor needs a scratch tile).
   for (const auto& b : kIntBinary) {
-    add(r, vec(t + b.name, {tile("lhs"), tile("rhs")}, int_binary).scalar_form(t + b.scalar));
-    add(r, vec(t + b.scalar, {tile("lhs"), scalar("rhs")}, int_binary_scalar));
+    add(r, vec_row(t + b.name, {tile("lhs"), tile("rhs")}, int_binary).scalar_form(t + b.scalar));
+    add(r, vec_row(t + b.scalar, {tile("lhs"), scalar("rhs")}, int_binary_scalar));
   }
-  add(r, vec("tile.xor", {tile("lhs"), tile("rhs"), tmp_tile("tmp")}, int_binary).scalar_form("tile.xors").not_inplace_safe());
-  add(r, vec("tile.xors", {tile("lhs"), scalar("rhs"), tmp_tile("tmp")}, int_binary_scalar).not_inplace_safe());
-  add(r, vec("tile.not", {tile("x")}, int_unary));
+  add(r, vec_row("tile.xor", {tile("lhs"), tile("rhs"), tmp_tile("tmp")}, int_binary).scalar_form("tile.xors").not_inplace_safe());
+  add(r, vec_row("tile.xors", {tile("lhs"), scalar("rhs"), tmp_tile("tmp")}, int_binary_scalar).not_inplace_safe());
+  add(r, vec_row("tile.not", {tile("x")}, int_unary));
   // Remainders: fmod takes the dividend's sign (C), rem the divisor's (Python).
-  add(r, vec("tile.fmod", {tile("lhs"), tile("rhs")}, binary).scalar_form("tile.fmods").not_inplace_safe());
-  add(r, vec("tile.fmods", {tile("lhs"), scalar("rhs")}, binary_scalar).not_inplace_safe());
-  add(r, vec("tile.rem", {tile("lhs"), tile("rhs"), tmp_tile("tmp")}, binary).scalar_form("tile.rems").not_inplace_safe());
-  add(r, vec("tile.rems", {tile("lhs"), scalar("rhs"), tmp_tile("tmp")}, binary_scalar).not_inplace_safe());
+  add(r, vec_row("tile.fmod", {tile("lhs"), tile("rhs")}, binary).scalar_form("tile.fmods").not_inplace_safe());
+  add(r, vec_row("tile.fmods", {tile("lhs"), scalar("rhs")}, binary_scalar).not_inplace_safe());
+  add(r, vec_row("tile.rem", {tile("lhs"), tile("rhs"), tmp_tile("tmp")}, binary).scalar_form("tile.rems").not_inplace_safe());
+  add(r, vec_row("tile.rems", {tile("lhs"), scalar("rhs"), tmp_tile("tmp")}, binary_scalar).not_inplace_safe());
   // Activations with a slope, partial (valid-region union) elementwise.
-  add(r, vec("tile.lrelu", {tile("x"), scalar("slope")}, float_binary_scalar));
-  add(r, vec("tile.prelu", {tile("x"), tile("slope"), tmp_tile("tmp")}, prelu).not_inplace_safe());
-  for (const char* p : kPart) add(r, vec(t + p, {tile("src0"), tile("src1")}, binary));
+  add(r, vec_row("tile.lrelu", {tile("x"), scalar("slope")}, float_binary_scalar));
+  add(r, vec_row("tile.prelu", {tile("x"), tile("slope"), tmp_tile("tmp")}, prelu).not_inplace_safe());
+  for (const char* p : kPart) add(r, vec_row(t + p, {tile("src0"), tile("src1")}, binary));
   // Compare into a packed bit mask; select by a mask.
-  add(r, vec("tile.cmp", {tile("lhs"), tile("rhs")}, cmp_mask).kw("cmp_type", AttrKind::Int, int64_t{0})
+  add(r, vec_row("tile.cmp", {tile("lhs"), tile("rhs")}, cmp_mask).kw("cmp_type", AttrKind::Int, int64_t{0})
              .scalar_form("tile.cmps").not_inplace_safe());
-  add(r, vec("tile.cmps", {tile("lhs"), scalar("rhs")}, cmp_mask).kw("cmp_type", AttrKind::Int, int64_t{0})
+  add(r, vec_row("tile.cmps", {tile("lhs"), scalar("rhs")}, cmp_mask).kw("cmp_type", AttrKind::Int, int64_t{0})
              .not_inplace_safe());
-  add(r, vec("tile.sel", {tile("mask"), tile("lhs"), tile("rhs"), tmp_tile("tmp")}, select).inherit_memory(1)
+  add(r, vec_row("tile.sel", {tile("mask"), tile("lhs"), tile("rhs"), tmp_tile("tmp")}, select).inherit_memory(1)
              .forbid_alias(0).forbid_alias(3));
-  add(r, vec("tile.sels", {tile("mask"), tile("src"), tmp_tile("tmp"), scalar("scalar")}, select_scalar)
+  add(r, vec_row("tile.sels", {tile("mask"), tile("src"), tmp_tile("tmp"), scalar("scalar")}, select_scalar)
              .inherit_memory(1).forbid_alias(0));
-  add(r, vec("tile.recip", {tile("x")}, same_as(0)).not_inplace_safe());
-  add(r, vec("tile.rsqrt", {tile("x"), tmp_tile("tmp", true)}, same_as(0)).not_inplace_safe());
-  add(r, vec("tile.cast", {tile("x")}, cast).kw("target_type", AttrKind::DType).kw("mode", AttrKind::Any, std::string("round")));
-  add(r, vec("tile.expands", {tile("target"), scalar("scalar")}, same_as(0)));
-  add(r, vec("tile.full", {indices("shape")}, full).kw("dtype", AttrKind::DType).kw("value", AttrKind::Float)
+  add(r, vec_row("tile.recip", {tile("x")}, same_as(0)).not_inplace_safe());
+  add(r, vec_row("tile.rsqrt", {tile("x"), tmp_tile("tmp", true)}, same_as(0)).not_inplace_safe());
+  add(r, vec_row("tile.cast", {tile("x")}, cast).kw("target_type", AttrKind::DType).kw("mode", AttrKind::Any, std::string("round")));
+  add(r, vec_row("tile.expands", {tile("target"), scalar("scalar")}, same_as(0)));
+  add(r, vec_row("tile.full", {indices("shape")}, full).kw("dtype", AttrKind::DType).kw("value", AttrKind::Float)
              .kw("target_memory", AttrKind::MemSpace, MS::Vec).inherit_memory(-1).out_memory_kwarg("target_memory"));
   // Reductions and broadcasts.
   for (const char* k : kReduce) {
-    add(r, vec(t + "row_" + k, {tile("tile"), tmp_tile("tmp_tile")}, row_reduce).not_inplace_safe());
-    add(r, vec(t + "col_" + k, {tile("tile"), tmp_tile("tmp_tile", true)}, col_reduce).not_inplace_safe());
+    add(r, vec_row(t + "row_" + k, {tile("tile"), tmp_tile("tmp_tile")}, row_reduce).not_inplace_safe());
+    add(r, vec_row(t + "col_" + k, {tile("tile"), tmp_tile("tmp_tile", true)}, col_reduce).not_inplace_safe());
   }
   for (const char* k : {"argmax", "argmin"}) {
-    add(r, vec(t + "row_" + k, {tile("tile"), tmp_tile("tmp_tile")}, row_arg_reduce).not_inplace_safe());
-    add(r, vec(t + "col_" + k, {tile("tile"), tmp_tile("tmp_tile")}, col_arg_reduce).not_inplace_safe());
+    add(r, vec_row(t + "row_" + k, {tile("tile"), tmp_tile("tmp_tile")}, row_arg_reduce).not_inplace_safe());
+    add(r, vec_row(t + "col_" + k, {tile("tile"), tmp_tile("tmp_tile")}, col_arg_reduce).not_inplace_safe());
   }
   for (const char* e : kExpand) {
-    add(r, vec(t + "row_expand" + e, {tile("tile"), tile("row_vec")}, row_expand).forbid_alias(1));
-    add(r, vec(t + "col_expand" + e, {tile("tile"), tile("col_vec")}, col_expand).forbid_alias(1));
+    add(r, vec_row(t + "row_expand" + e, {tile("tile"), tile("row_vec")}, row_expand).forbid_alias(1));
+    add(r, vec_row(t + "col_expand" + e, {tile("tile"), tile("col_vec")}, col_expand).forbid_alias(1));
   }
   // Creation and data movement.
   add(r, OpRow("tile.create", {indices("shape")}, create_tile).alias("create_tile")
@@ -188,9 +180,9 @@ void register_tile_ops(OpRegistry& r) {
              .kw("pad_value", AttrKind::PadValue).kw("clamp", AttrKind::Bool, false).inherit_memory(0).no_instruction());
   add(r, OpRow("tile.assemble", {tile("target"), tile("source"), indices("offset")}, assemble)
              .inherit_memory(0).reuses_input(0).move_pipe(1));
-  add(r, vec("tile.read", {tile("tile"), indices("indices")}, read).inherit_memory(-1).pipe(Pipe::S));
-  add(r, vec("tile.write", {tile("tile"), indices("indices"), scalar("value")}, write).reuses_input(0).pipe(Pipe::S));
-  add(r, vec("tile.transpose", {tile("tile"), scalar("axis1"), scalar("axis2"), tmp_tile("tmp", true)}, transpose)
+  add(r, vec_row("tile.read", {tile("tile"), indices("indices")}, read).inherit_memory(-1).pipe(Pipe::S));
+  add(r, vec_row("tile.write", {tile("tile"), indices("indices"), scalar("value")}, write).reuses_input(0).pipe(Pipe::S));
+  add(r, vec_row("tile.transpose", {tile("tile"), scalar("axis1"), scalar("axis2"), tmp_tile("tmp", true)}, transpose)
              .not_inplace_safe());
   register_tile_data_ops(r);
   // Cube.

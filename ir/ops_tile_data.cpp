@@ -11,14 +11,6 @@ using MS = MemorySpace;
 
 void add(OpRegistry& r, OpRow row) { r.add(std::move(row).build()); }
 
-// A vector-core instruction over Vec tiles whose result lives where operand 0 lives.
-OpRow vec(std::string name, std::vector<ArgSpec> args, Rule rule) {
-  OpRow row(std::move(name), args, std::move(rule));
-  row.affinity(CoreAffinity::Vector).inherit_memory(0).pipe(Pipe::V);
-  for (size_t i = 0; i < args.size(); ++i)
-    if (args[i].kind == ArgKind::Tile) row.in_memory(static_cast<int>(i), {MS::Vec});
-  return row;
-}
 
 // Metadata only: the result is operand 0's buffer seen differently.
 OpRow view(std::string name, std::vector<ArgSpec> args, Rule rule) {
@@ -31,10 +23,10 @@ OpRow view(std::string name, std::vector<ArgSpec> args, Rule rule) {
 
 void register_tile_data_ops(OpRegistry& r) {
   // Gather / scatter / sort / concat.
-  add(r, vec("tile.gather", {tile("src"), tile("indices"), tmp_tile("tmp")}, gather).not_inplace_safe());
-  add(r, vec("tile.scatter", {tile("dst"), tile("src"), tile("indexes")}, scatter).reuses_input(0));
-  add(r, vec("tile.sort32", {tile("src"), tile("idx")}, sort32).not_inplace_safe());
-  add(r, vec("tile.concat", {tile("src0"), tile("src1")}, concat).not_inplace_safe());
+  add(r, vec_row("tile.gather", {tile("src"), tile("indices"), tmp_tile("tmp")}, gather).not_inplace_safe());
+  add(r, vec_row("tile.scatter", {tile("dst"), tile("src"), tile("indexes")}, scatter).reuses_input(0));
+  add(r, vec_row("tile.sort32", {tile("src"), tile("idx")}, sort32).not_inplace_safe());
+  add(r, vec_row("tile.concat", {tile("src0"), tile("src1")}, concat).not_inplace_safe());
   add(r, OpRow("tile.gather_row", {tile("dst"), tensor("src"), indices("dst_offset"), indices("src_offset"),
                                    indices("shapes"), indices("valid_shape", true)}, gather_row)
              .kw("transpose", AttrKind::Bool, false).inherit_memory(0).reuses_input(0).pipe(Pipe::MTE2));
@@ -42,16 +34,16 @@ void register_tile_data_ops(OpRegistry& r) {
   add(r, view("tile.transpose_view", {tile("tile")}, transpose_view));
   add(r, view("tile.set_validshape", {tile("tile"), scalar("valid_rows"), scalar("valid_cols")}, set_validshape));
   // Pads outside the valid region.
-  add(r, vec("tile.fillpad", {tile("tile")}, fillpad).kw("pad_value", AttrKind::PadValue, PadValue::zero)
+  add(r, vec_row("tile.fillpad", {tile("tile")}, fillpad).kw("pad_value", AttrKind::PadValue, PadValue::zero)
              .not_inplace_safe());
-  add(r, vec("tile.fillpad_inplace", {tile("tile")}, fillpad).kw("pad_value", AttrKind::PadValue, PadValue::zero)
+  add(r, vec_row("tile.fillpad_inplace", {tile("tile")}, fillpad).kw("pad_value", AttrKind::PadValue, PadValue::zero)
              .reuses_input(0));
-  add(r, vec("tile.fillpad_expand", {tile("tile"), indices("shape")}, fillpad_expand)
+  add(r, vec_row("tile.fillpad_expand", {tile("tile"), indices("shape")}, fillpad_expand)
              .kw("pad_value", AttrKind::PadValue, PadValue::zero).not_inplace_safe());
   // Generators.
-  add(r, vec("tile.ci", {scalar("start"), indices("shape")}, ci).kw("dtype", AttrKind::DType, DataType::INT32)
+  add(r, vec_row("tile.ci", {scalar("start"), indices("shape")}, ci).kw("dtype", AttrKind::DType, DataType::INT32)
              .kw("descending", AttrKind::Bool, false).inherit_memory(-1).out_memory(MS::Vec));
-  add(r, vec("tile.tri", {scalar("diagonal"), indices("shape"), indices("valid_shape", true)}, tri)
+  add(r, vec_row("tile.tri", {scalar("diagonal"), indices("shape"), indices("valid_shape", true)}, tri)
              .kw("dtype", AttrKind::DType, DataType::INT32).kw("upper", AttrKind::Bool, false)
              .inherit_memory(-1).out_memory(MS::Vec));
   // SPMD identity: launch geometry, read from the kernel's arguments.
@@ -63,7 +55,7 @@ void register_tile_data_ops(OpRegistry& r) {
   add(r, OpRow("tile.aic_gather", {tile("tile")}, shard).kw("split", AttrKind::Int).out_memory(MS::Mat)
              .no_instruction());
   // Range-reduced trigonometry: LowerCompositeOps turns them into primitive ops.
-  for (const char* n : {"tile.sin", "tile.cos"}) add(r, vec(n, {tile("x")}, float_unary));
+  for (const char* n : {"tile.sin", "tile.cos"}) add(r, vec_row(n, {tile("x")}, float_unary));
 }
 
 }  // namespace pypto::ir
