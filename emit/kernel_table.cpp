@@ -26,16 +26,13 @@ const Function& entry_function(const Program& p) {
   return *found;
 }
 
+// DeriveCallDirections decides every argument's direction (CallDirectionsResolved); the
+// emitters only read it.
 ArgDirection tensor_arg_direction(const Call& call, const Function& callee, size_t i) {
   if (i < call.arg_directions.size()) return call.arg_directions[i];
-  if (i < callee.param_directions.size()) {
-    switch (callee.param_directions[i]) {
-      case ParamDirection::In: return ArgDirection::input;
-      case ParamDirection::Out: return ArgDirection::output_existing;
-      case ParamDirection::InOut: return ArgDirection::inout;
-    }
-  }
-  return ArgDirection::input;
+  throw InternalError("emit", fmt::format("the call to '{}' carries no direction for argument {} (run DeriveCallDirections)",
+                                          callee.name, i),
+                      call.span);
 }
 
 namespace {
