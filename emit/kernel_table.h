@@ -24,8 +24,8 @@ const ir::Function& entry_function(const ir::Program& p);
 // Kernels in func_id order.
 std::vector<KernelRef> kernel_table(const ir::Program& p, const ir::Function& orch);
 
-// Direction of tensor argument `i` of `call` (its arg_directions, or derived from the callee's
-// parameter direction when absent).
+// Direction of tensor argument `i` of `call`, as DeriveCallDirections set it (InternalError when
+// the call carries none).
 ir::ArgDirection tensor_arg_direction(const ir::Call& call, const ir::Function& callee, size_t i);
 
 }  // namespace pypto::emit
