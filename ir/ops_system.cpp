@@ -36,8 +36,19 @@ TypePtr syncall(const Ctx& c) {
   return void_type();
 }
 
-// A TaskId: the handle of a submitted (here: dependency-only) task.
-TypePtr task_id(const Ctx&) { return scalar_type(DataType::TASK_ID); }
+// (deps) → a TaskId: a dependency-only task that completes after every task in `deps` (TaskIds
+// or TaskId arrays); `deps=` is required, as in the reference, so a fence never silently
+// depends on nothing.
+TypePtr task_dummy(const Ctx& c) {
+  for (const auto& d : c.list(0)) {
+    const auto* s = as_scalar(d->type);
+    const bool task = (s && s->dtype == DataType::TASK_ID) || (d->type && d->type->kind == TypeKind::Ptr);
+    if (!task)
+      c.fail(fmt::format("deps holds {}; it takes TaskIds (pl.submit results) and TaskId arrays", type_noun(d->type)),
+             "write pl.system.task_dummy(deps=[tid, ...])");
+  }
+  return scalar_type(DataType::TASK_ID);
+}
 
 }  // namespace
 
@@ -50,7 +61,7 @@ void register_system_ops(OpRegistry& r) {
                .kw("wait_pipe", AttrKind::Enum, {}, "PipeType").kw("event_id", AttrKind::Int));
   add(r, OpRow("system.syncall", {tensor("gm_workspace", true), scalar("used_cores", true)}, syncall)
              .kw("core_type", AttrKind::String, std::string("mix")).kw("mode", AttrKind::String, std::string("hard")));
-  add(r, OpRow("system.task_dummy", {}, task_id).affinity(CoreAffinity::Control));
+  add(r, OpRow("system.task_dummy", {any("deps")}, task_dummy).affinity(CoreAffinity::Control));
 }
 
 }  // namespace pypto::ir
