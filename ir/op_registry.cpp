@@ -147,6 +147,7 @@ std::string_view lowering_name(TileLowering l) {
     case TileLowering::MatmulAcc: return "matmul_acc";
     case TileLowering::Scalar: return "scalar";
     case TileLowering::Compare: return "compare+select";
+    case TileLowering::Gather: return "flat-index gather";
   }
   return "?";
 }

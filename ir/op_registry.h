@@ -78,6 +78,7 @@ enum class TileLowering : uint8_t {
   MatmulAcc,   // acc (a matmul result) + lhs/rhs as for Matmul → tile.matmul_acc
   Scalar,      // a scalar query (tensor.dim): kept as it is, its result is a scalar
   Compare,     // tensor.cmp: tile.cmp / cmps into a bit mask, then tile.sel of 1 / 0 → 0/1 values
+  Gather,      // tensor.gather along the last axis: column indices → flat indices, then tile.gather
 };
 
 // Reference semantics of an op, defined by the interpreter (the oracle); nullptr until it lands.

@@ -296,13 +296,53 @@ class Converter : public IRMutator {
     return v;
   }
 
+  ExprPtr staged(const std::string& n, ExprPtr value, const Span& sp) {
+    auto v = std::make_shared<Var>(n, value->type, sp);
+    pre_.push_back(std::make_shared<AssignStmt>(v, value, sp));
+    return v;
+  }
+
+  // tensor.gather(input [R, C], index [R, K], dim=-1): out[r, k] = input[r, index[r, k]]. tile.gather
+  // reads flat positions of its source, so row r's indices are offset by r * C: the row of each
+  // index position comes from an index sequence 0 .. R*K-1 viewed as [R, K] and divided by K.
+  ExprPtr gather(const Call& c, const OpDef& tile, const std::string& name) {
+    const Span& sp = c.span;
+    const auto* in = as_tensor(c.args[0]->type);
+    const auto* ix = as_tensor(c.args[1]->type);
+    const AttrValue* dim = c.kwarg("dim");
+    const int64_t d = dim && std::get_if<int64_t>(dim) ? *std::get_if<int64_t>(dim) : -1;
+    const auto in_shape = static_shape(in->shape), ix_shape = static_shape(ix->shape);
+    if (in->shape.size() != 2 || (d != -1 && d != 1) || !in_shape || !ix_shape)
+      throw CompileError("E501", sp, "'pl.tensor.gather' other than along the last axis of static 2-D tensors is not supported yet inside a kernel", kHint);
+    const int64_t rows = (*ix_shape)[0], k = (*ix_shape)[1], cols = (*in_shape)[1];
+    if ((*in_shape)[0] != rows)
+      throw CompileError("E501", sp, "'pl.tensor.gather' with an index of other row count than its input is not supported yet", kHint);
+    ExprPtr src = tile_operand(c.args[0], MemorySpace::Vec, sp);
+    ExprPtr idx = tile_operand(c.args[1], MemorySpace::Vec, sp);
+    if (as_tile(idx->type)->dtype != DataType::INT32)
+      throw CompileError("E501", sp, "'pl.tensor.gather' with non-INT32 indices is not supported yet inside a kernel", kHint);
+    ExprPtr flat = idx;
+    if (rows > 1) {
+      ExprPtr seq = staged(name + "_seq", make_call("tile.ci", {make_int(0, sp), index_list({make_int(1, sp), make_int(rows * k, sp)}, sp)},
+                                                    {{"dtype", DataType::INT32}}, sp), sp);
+      ExprPtr pos = staged(name + "_pos", make_call("tile.reshape", {seq, index_list({make_int(rows, sp), make_int(k, sp)}, sp)}, {}, sp), sp);
+      ExprPtr row = staged(name + "_row", make_call("tile.divs", {pos, make_int(k, sp, DataType::INT32)}, {}, sp), sp);
+      ExprPtr base = staged(name + "_base", make_call("tile.muls", {row, make_int(cols, sp, DataType::INT32)}, {}, sp), sp);
+      flat = staged(name + "_flat", make_call("tile.add", {base, idx}, {}, sp), sp);
+    }
+    ExprPtr tmp = staged(name + "_gtmp", make_call("tile.create", {index_list({make_int(rows, sp), make_int(k, sp)}, sp)},
+                                                   {{"dtype", DataType::INT32}}, sp), sp);
+    return make_call(tile, {src, flat, tmp}, {}, sp);
+  }
+
   // The converted value of one tensor op call (its extra statements go to pre_).
   ExprPtr convert(const Call& c, const std::string& name) {
     const OpDef* tile = c.op->tile_op;
     if (!tile || c.op->lowering == TileLowering::None)
       throw CompileError("E501", c.span, fmt::format("tensor-level op 'pl.{}' inside a kernel is not supported yet", c.op->name),
                          kHint);
-    Kwargs kw = carry_kwargs(c, *tile);
+    // tensor.gather reads its own dim= (the tile form has none).
+    Kwargs kw = c.op->lowering == TileLowering::Gather ? Kwargs{} : carry_kwargs(c, *tile);
     const Span& sp = c.span;
     std::vector<ExprPtr> args;
     switch (c.op->lowering) {
@@ -367,20 +407,16 @@ class Converter : public IRMutator {
         const OpDef* cmp = as_scalar(rhs->type) ? OpRegistry::instance().find(tile->scalar_form) : tile;
         if (!cmp) throw InternalError("ConvertTensorToTileOps", "tile.cmp has no scalar form", sp);
         const auto* lt = as_tile(lhs->type);
-        auto staged = [&](const std::string& n, ExprPtr value) {
-          auto v = std::make_shared<Var>(n, value->type, sp);
-          pre_.push_back(std::make_shared<AssignStmt>(v, value, sp));
-          return v;
-        };
-        ExprPtr mask = staged(name + "_mask", make_call(*cmp, {lhs, rhs}, kw, sp));
+        ExprPtr mask = staged(name + "_mask", make_call(*cmp, {lhs, rhs}, kw, sp), sp);
         auto full = [&](double value) {
           return make_call("tile.full", {index_list(lt->shape, sp)}, {{"dtype", lt->dtype}, {"value", value}}, sp);
         };
-        ExprPtr one = staged(name + "_one", full(1.0)), zero = staged(name + "_zero", full(0.0));
+        ExprPtr one = staged(name + "_one", full(1.0), sp), zero = staged(name + "_zero", full(0.0), sp);
         ExprPtr tmp = staged(name + "_seltmp", make_call("tile.create", {index_list({make_int(1, sp), make_int(32, sp)}, sp)},
-                                                         {{"dtype", DataType::UINT8}}, sp));
+                                                         {{"dtype", DataType::UINT8}}, sp), sp);
         return make_call("tile.sel", {mask, one, zero, tmp}, {}, sp);
       }
+      case TileLowering::Gather: return gather(c, *tile, name);
       case TileLowering::None:
       case TileLowering::Scalar: break;  // excluded above
     }

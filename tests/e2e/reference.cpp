@@ -137,7 +137,7 @@ const std::vector<ProgramCase>& program_cases() {
       // Extended vector instructions: exact (selects, sorts, gathers, integers) and FP32 math.
       {"select_sort", "e2e_select_sort.py", {}, {"mx", "am", "cc", "srt", "g", "bits"}, select_sort_reference, 0.0f, 0.0f},
       {"vector_math", "e2e_vector_math.py", {}, {"fm", "rm", "ed", "lr", "rx", "ca"}, vector_math_reference, 1e-6f, 1e-5f},
-      {"tensor_ops", "e2e_tensor_ops.py", {}, {"out", "am", "gt", "lt"}, tensor_ops_reference, 1e-6f, 1e-5f},
+      {"tensor_ops", "e2e_tensor_ops.py", {}, {"out", "am", "gt", "lt", "g"}, tensor_ops_reference, 1e-6f, 1e-5f},
   };
   return cases;
 }

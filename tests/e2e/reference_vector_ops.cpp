@@ -105,7 +105,11 @@ Arrays tensor_ops_reference(const Arrays& in) {
       if (x[r * cols + c] > x[r * cols + best]) best = c;
     am[r] = static_cast<float>(best);
   }
-  return {{"out", out}, {"am", am}, {"gt", gt}, {"lt", lt}};
+  const auto& idx = in.at("i");  // [16, 8] INT32 in [-8, 8]
+  std::vector<float> g(rows * 8);
+  for (int r = 0; r < rows; ++r)
+    for (int k = 0; k < 8; ++k) g[r * 8 + k] = x[r * cols + static_cast<int>(std::fabs(idx[r * 8 + k]))];
+  return {{"out", out}, {"am", am}, {"gt", gt}, {"lt", lt}, {"g", g}};
 }
 
 }  // namespace pypto::e2e

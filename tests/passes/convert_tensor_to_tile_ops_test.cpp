@@ -247,3 +247,37 @@ class P:
 )");
   pass_test::require_equal(pass_test::run(passes::convert_tensor_to_tile_ops_pass(), before), expected);
 }
+
+TEST_CASE("tensor.gather along the last axis offsets each row's column indices into flat ones", "[ConvertTensorToTileOps]") {
+  auto before = pass_test::parse(R"(
+import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, x: pl.Tensor[[16, 32], pl.FP32], i: pl.Tensor[[16, 8], pl.INT32], o: pl.Out[pl.Tensor[[16, 8], pl.FP32]]) -> pl.Tensor[[16, 8], pl.FP32]:
+        g: pl.Tensor[[16, 8], pl.FP32] = pl.tensor.gather(x, i, dim=1)
+        r: pl.Tensor[[16, 8], pl.FP32] = pl.tensor.assemble(o, g, [0, 0])
+        return r
+)");
+  auto expected = pass_test::parse(R"(
+import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, x: pl.Tensor[[16, 32], pl.FP32], i: pl.Tensor[[16, 8], pl.INT32], o: pl.Out[pl.Tensor[[16, 8], pl.FP32]]) -> pl.Tensor[[16, 8], pl.FP32]:
+        x_tile: pl.Tile[[16, 32], pl.FP32, pl.Mem.Vec] = pl.tile.load(x, [0, 0], [16, 32])
+        i_tile: pl.Tile[[16, 8], pl.INT32, pl.Mem.Vec] = pl.tile.load(i, [0, 0], [16, 8])
+        g_seq: pl.Tile[[1, 128], pl.INT32, pl.Mem.Vec] = pl.tile.ci(0, [1, 128])
+        g_pos: pl.Tile[[16, 8], pl.INT32, pl.Mem.Vec] = pl.tile.reshape(g_seq, [16, 8])
+        g_row: pl.Tile[[16, 8], pl.INT32, pl.Mem.Vec] = pl.tile.divs(g_pos, pl.const(8, pl.INT32))
+        g_base: pl.Tile[[16, 8], pl.INT32, pl.Mem.Vec] = pl.tile.muls(g_row, pl.const(32, pl.INT32))
+        g_flat: pl.Tile[[16, 8], pl.INT32, pl.Mem.Vec] = pl.tile.add(g_base, i_tile)
+        g_gtmp: pl.Tile[[16, 8], pl.INT32, pl.Mem.Vec] = pl.tile.create([16, 8], dtype=pl.INT32)
+        g: pl.Tile[[16, 8], pl.FP32, pl.Mem.Vec] = pl.tile.gather(x_tile, g_flat, g_gtmp)
+        r: pl.Tensor[[16, 8], pl.FP32] = pl.tile.store(g, [0, 0], o)
+        return r
+)");
+  pass_test::require_equal(pass_test::run(passes::convert_tensor_to_tile_ops_pass(), before), expected);
+}
