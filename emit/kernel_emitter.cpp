@@ -331,6 +331,18 @@ class KernelEmitter : CStmtPrinter {
         return line(fmt::format("{}<{}, {}>({}, static_cast<int>({}));", call, tile_alias(*as_tile(dst->type), sp),
                                 upper ? 1 : 0, d, expr(c.args[0])));
       }
+      case OpForm::MaskGather:
+      case OpForm::MaskScatter: {
+        static constexpr std::string_view kPatterns[] = {"", "P0101", "P1010", "P0001", "P0010", "P0100", "P1000", "P1111"};
+        const AttrValue* m = c.kwarg("mask_pattern");
+        const auto* k = m ? std::get_if<int64_t>(m) : nullptr;
+        if (!k || *k < 1 || *k > 7) unreachable(sp, "a mask_pattern outside 1..7");  // the type rule checks it
+        const std::string d = dst_tile();
+        if (row->form == OpForm::MaskScatter)
+          return line(fmt::format("{}<MaskPattern::{}>({}, {});", call, kPatterns[*k], d, operand(c.args[1])));
+        return line(fmt::format("{}<{}, {}, MaskPattern::{}>({}, {});", call, tile_alias(*as_tile(dst->type), sp),
+                                tile_alias(*as_tile(c.args[0]->type), sp), kPatterns[*k], d, operand(c.args[0])));
+      }
       case OpForm::Planned:
       case OpForm::Barrier:
       case OpForm::Flag: return;  // handled above

@@ -53,6 +53,10 @@ constexpr KernelOpRow kRows[] = {
     {"tile.gather", "TGATHER", F::DstArgs}, {"tile.scatter", "TSCATTER", F::DstDropFirst},
     {"tile.sort32", "TSORT32", F::DstArgs}, {"tile.concat", "TCONCAT", F::DstArgs},
     {"tile.ci", "TCI", F::Ci}, {"tile.tri", "TTRI", F::Tri},
+    {"tile.gatherb", "TGATHERB", F::DstArgs}, {"tile.gather_mask", "TGATHER", F::MaskGather},
+    {"tile.scatter_mask", "TSCATTER", F::MaskScatter},
+    {"tile.addc", "TADDC", F::DstArgs}, {"tile.subc", "TSUBC", F::DstArgs},
+    {"tile.addsc", "TADDSC", F::DstArgs}, {"tile.subsc", "TSUBSC", F::DstArgs},
     {"tile.transpose", "TTRANS", F::Transpose},
     // data movement
     {"tile.load", "TLOAD", F::Load}, {"tile.store", "TSTORE", F::Store},

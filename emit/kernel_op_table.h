@@ -30,6 +30,8 @@ enum class OpForm : unsigned char {
   Cmp,            // CALL(dst, operands, CmpMode::X)                 tile.cmp / tile.cmps
   Ci,             // CALL<DstTile, T, descending>(dst, start)        tile.ci
   Tri,            // CALL<DstTile, upper>(dst, diagonal)             tile.tri
+  MaskGather,     // CALL<DstTile, SrcTile, MaskPattern::P>(dst, src) tile.gather_mask
+  MaskScatter,    // CALL<MaskPattern::P>(dst, src), dst shares dst  tile.scatter_mask
   Planned,        // nothing: the address is already planned         tile.alloc
   Barrier,        // CALL;                                           system.bar_v
   Flag,           // CALL(PIPE_src, PIPE_dst, EVENT_IDn)             system.sync_src / sync_dst

@@ -351,4 +351,68 @@ TypePtr tile_batch_matmul(const Ctx& c) {
   return std::make_shared<TileType>(dt, std::move(shape), MemorySpace::Acc);
 }
 
+TypePtr carry3(const Ctx& c) {
+  const bool scalar_mid = c.has(1) && as_scalar(c.arg(1)->type);
+  require_same_dtype(c, 0, 2);
+  if (!scalar_mid) {
+    require_same_dtype(c, 0, 1);
+    require_same_shape(c, 0, 1);
+  }
+  require_same_shape(c, 0, 2);
+  return same_as(0)(c);
+}
+
+TypePtr gatherb(const Ctx& c) {
+  require_rank(c, 1, 2);
+  const auto& src = c.shaped(0);
+  const auto& off = c.shaped(1);
+  if (off.dtype != DataType::UINT32)
+    c.fail(fmt::format("operand {} has dtype {}; block offsets are UINT32 byte offsets", c.name(1), dtype_name(off.dtype)));
+  auto oc = const_int_value(off.shape[1]);
+  if (!oc || *oc <= 0 || *oc % 8 != 0) c.fail(fmt::format("operand {} needs a static column count that is a multiple of 8", c.name(1)));
+  const DataType dt = c.kw_dtype("output_dtype").value_or(src.dtype);
+  const int64_t per_block = 32 * 8 / dtype_bits(dt);
+  return make_like(src, dt, {off.shape[0], make_int(*oc * per_block)}, space_of(src));
+}
+
+namespace {
+int64_t mask_pattern(const Ctx& c) {
+  auto m = c.kw_int("mask_pattern");
+  if (!m || *m < 1 || *m > 7)
+    c.fail("mask_pattern must be 1..7", "1 P0101 (even columns), 2 P1010, 3 P0001, 4 P0010, 5 P0100, 6 P1000, 7 P1111");
+  return *m;
+}
+}  // namespace
+
+TypePtr gather_mask(const Ctx& c) {
+  require_rank(c, 0, 2);
+  const auto& src = c.shaped(0);
+  const int64_t m = mask_pattern(c);
+  const DataType dt = c.kw_dtype("output_dtype").value_or(src.dtype);
+  if (dtype_bits(dt) != dtype_bits(src.dtype))
+    c.fail(fmt::format("output_dtype {} is not as wide as the source's {}", dtype_name(dt), dtype_name(src.dtype)));
+  auto cols = const_int_value(src.shape[1]);
+  if (!cols) c.fail("gather_mask needs a static column count");
+  const int64_t keep = m == 7 ? *cols : m <= 2 ? *cols / 2 : *cols / 4;
+  return make_like(src, dt, {src.shape[0], make_int(keep)}, space_of(src));
+}
+
+TypePtr scatter_mask(const Ctx& c) {
+  require_rank(c, 0, 2);
+  require_same_dtype(c, 0, 1);
+  mask_pattern(c);
+  return c.arg(0)->type;
+}
+
+TypePtr random(const Ctx& c) {
+  auto shape = c.list(6);
+  if (shape.size() != 2) c.fail(fmt::format("the shape must be 2-D, got {}", shape_str(shape)));
+  auto dt = c.kw_dtype("dtype").value_or(DataType::UINT32);
+  if (dt != DataType::UINT32 && dt != DataType::INT32) c.fail(fmt::format("dtype {} is not UINT32 or INT32", dtype_name(dt)));
+  auto rounds = c.kw_int("rounds");
+  if (rounds && *rounds <= 0) c.fail("rounds must be positive");
+  std::vector<ExprPtr> valid = c.has(7) ? c.list(7) : std::vector<ExprPtr>{};
+  return make_like(TileType(dt, {}), dt, std::move(shape), MemorySpace::Vec, std::move(valid));
+}
+
 }  // namespace pypto::ir::deduce

@@ -50,6 +50,17 @@ TypePtr task_dummy(const Ctx& c) {
   return scalar_type(DataType::TASK_ID);
 }
 
+TypePtr invalid_task(const Ctx&) { return scalar_type(DataType::TASK_ID); }
+
+TypePtr task_is_valid(const Ctx& c) {
+  const auto* s = as_scalar(c.arg(0)->type);
+  if (!s || s->dtype != DataType::TASK_ID)
+    c.fail(fmt::format("operand {} is {}; it takes a TaskId", c.name(0), type_noun(c.arg(0)->type)));
+  return scalar_type(DataType::BOOL);
+}
+
+TypePtr core_count(const Ctx&) { return scalar_type(DataType::INDEX); }
+
 }  // namespace
 
 void register_system_ops(OpRegistry& r) {
@@ -61,6 +72,11 @@ void register_system_ops(OpRegistry& r) {
                .kw("wait_pipe", AttrKind::Enum, {}, "PipeType").kw("event_id", AttrKind::Int));
   add(r, OpRow("system.syncall", {tensor("gm_workspace", true), scalar("used_cores", true)}, syncall)
              .kw("core_type", AttrKind::String, std::string("mix")).kw("mode", AttrKind::String, std::string("hard")));
+  add(r, OpRow("system.task_invalid", {}, invalid_task).affinity(CoreAffinity::Control));
+  add(r, OpRow("system.task_is_valid", {scalar("task_id")}, task_is_valid).affinity(CoreAffinity::Control));
+  for (const char* n : {"system.available_cluster_count", "system.available_aiv_count"})
+    add(r, OpRow(n, {}, core_count).affinity(CoreAffinity::Control));
+  add(r, OpRow("system.fence", {}, none));
   add(r, OpRow("system.task_dummy", {any("deps")}, task_dummy).affinity(CoreAffinity::Control));
 }
 

@@ -130,6 +130,10 @@ void register_tile_ops(OpRegistry& r) {
   add(r, vec_row("tile.lrelu", {tile("x"), scalar("slope")}, float_binary_scalar));
   add(r, vec_row("tile.prelu", {tile("x"), tile("slope"), tmp_tile("tmp")}, prelu).not_inplace_safe());
   for (const char* p : kPart) add(r, vec_row(t + p, {tile("src0"), tile("src1")}, binary));
+  // Three-operand carries: addc = a + b + c, subc = a - b + c (as pto-isa defines them); the
+  // scalar forms take the scalar second.
+  for (const char* n : {"tile.addc", "tile.subc"}) add(r, vec_row(n, {tile("lhs"), tile("rhs"), tile("rhs2")}, carry3));
+  for (const char* n : {"tile.addsc", "tile.subsc"}) add(r, vec_row(n, {tile("lhs"), scalar("rhs"), tile("rhs2")}, carry3));
   // Compare into a packed bit mask; select by a mask.
   add(r, vec_row("tile.cmp", {tile("lhs"), tile("rhs")}, cmp_mask).kw("cmp_type", AttrKind::Int, int64_t{0})
              .scalar_form("tile.cmps").not_inplace_safe());

@@ -30,6 +30,12 @@ void register_tile_data_ops(OpRegistry& r) {
   add(r, OpRow("tile.gather_row", {tile("dst"), tensor("src"), indices("dst_offset"), indices("src_offset"),
                                    indices("shapes"), indices("valid_shape", true)}, gather_row)
              .kw("transpose", AttrKind::Bool, false).inherit_memory(0).reuses_input(0).pipe(Pipe::MTE2));
+  add(r, vec_row("tile.gatherb", {tile("src"), tile("offset")}, gatherb).kw("output_dtype", AttrKind::DType)
+             .not_inplace_safe());
+  add(r, vec_row("tile.gather_mask", {tile("src")}, gather_mask).kw("mask_pattern", AttrKind::Int)
+             .kw("output_dtype", AttrKind::DType).not_inplace_safe());
+  add(r, vec_row("tile.scatter_mask", {tile("dst"), tile("src")}, scatter_mask).kw("mask_pattern", AttrKind::Int)
+             .reuses_input(0));
   // Views and valid shapes.
   add(r, view("tile.transpose_view", {tile("tile")}, transpose_view));
   add(r, view("tile.set_validshape", {tile("tile"), scalar("valid_rows"), scalar("valid_cols")}, set_validshape));
@@ -45,6 +51,11 @@ void register_tile_data_ops(OpRegistry& r) {
              .kw("descending", AttrKind::Bool, false).inherit_memory(-1).out_memory(MS::Vec));
   add(r, vec_row("tile.tri", {scalar("diagonal"), indices("shape"), indices("valid_shape", true)}, tri)
              .kw("dtype", AttrKind::DType, DataType::INT32).kw("upper", AttrKind::Bool, false)
+             .inherit_memory(-1).out_memory(MS::Vec));
+  add(r, vec_row("tile.random", {scalar("key0"), scalar("key1"), scalar("counter0"), scalar("counter1"),
+                                 scalar("counter2"), scalar("counter3"), indices("shape"), indices("valid_shape", true)},
+                 random)
+             .kw("dtype", AttrKind::DType, DataType::UINT32).kw("rounds", AttrKind::Int, int64_t{10})
              .inherit_memory(-1).out_memory(MS::Vec));
   // SPMD identity: launch geometry, read from the kernel's arguments.
   for (const char* n : {"tile.get_block_idx", "tile.get_block_num", "tile.get_subblock_idx"})

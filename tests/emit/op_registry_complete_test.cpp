@@ -54,7 +54,8 @@ const char* kVecPrelude =
     "        col = pl.load(xc, [0, 0], [16, 1])\n"
     "        row = pl.load(xr, [0, 0], [1, 16])\n"
     "        au = pl.load(xu, [0, 0], [16, 16])\n"
-    "        mk = pl.tile.cmp(a, b, cmp_type=4)\n";
+    "        mk = pl.tile.cmp(a, b, cmp_type=4)\n"
+    "        ou = pl.load(xu, [0, 0], [16, 8])\n";
 const char* kCubePrelude =
     "import pypto.language as pl\n\n@pl.program\nclass P:\n    @pl.function(type=pl.FunctionType.InCore)\n"
     "    def k(self, x: pl.Tensor[[16, 16], pl.FP16], y: pl.Tensor[[16, 16], pl.FP16],\n"
@@ -167,6 +168,14 @@ std::vector<Case> make_cases() {
   both("ci", "0, [1, 16], dtype=pl.INT32", "0, [1, 16], dtype=pl.FP32", "0, [1, 16], dtype=pl.INT32",
        "0, [1, 16], dtype=pl.FP32");
   c.push_back({"tile.tri", "v = pl.tile.tri(0, [16, 16])", "v = pl.tile.tri(0, [16])"});
+  c.push_back({"tile.random", "v = pl.tile.random(1, 2, 3, 4, 5, 6, [16, 16])", "v = pl.tile.random(1, 2, 3, 4, 5, 6, [16])"});
+  for (const char* n : {"addc", "subc"})
+    c.push_back({std::string("tile.") + n, std::string("v = pl.tile.") + n + "(a, b, b)", std::string("v = pl.tile.") + n + "(a, ah, b)"});
+  for (const char* n : {"addsc", "subsc"})
+    c.push_back({std::string("tile.") + n, std::string("v = pl.tile.") + n + "(a, 2.0, b)", std::string("v = pl.tile.") + n + "(a, 2.0, ah)"});
+  c.push_back({"tile.gatherb", "v = pl.tile.gatherb(a, ou)", "v = pl.tile.gatherb(a, ai)"});
+  c.push_back({"tile.gather_mask", "v = pl.tile.gather_mask(a, mask_pattern=1)", "v = pl.tile.gather_mask(a, mask_pattern=9)"});
+  c.push_back({"tile.scatter_mask", "v = pl.tile.scatter_mask(a, b, mask_pattern=2)", "v = pl.tile.scatter_mask(a, ah, mask_pattern=2)"});
   // SPMD identity, AIC↔AIV boundary markers, L1 staging.
   for (const char* k : {"get_block_idx", "get_block_num", "get_subblock_idx"}) both(k, "", "a", "", "x");
   both("aiv_shard", "a, split=1", "a, split=5", "x, split=1", "x, split=5");
@@ -182,6 +191,11 @@ std::vector<Case> make_cases() {
   // System, array, prefetch, distributed.
   c.push_back({"system.syncall", "pl.system.syncall()", "pl.system.syncall(mode=\"fast\")"});
   c.push_back({"system.task_dummy", "v = pl.system.task_dummy(deps=[])", "v = pl.system.task_dummy(deps=[x])"});
+  c.push_back({"system.task_invalid", "v = pl.system.task_invalid()", "v = pl.system.task_invalid(a)"});
+  c.push_back({"system.task_is_valid", "v = pl.system.task_is_valid(pl.system.task_invalid())", "v = pl.system.task_is_valid(n)"});
+  c.push_back({"system.available_cluster_count", "v = pl.system.available_cluster_count()", "v = pl.system.available_cluster_count(n)"});
+  c.push_back({"system.available_aiv_count", "v = pl.system.available_aiv_count()", "v = pl.system.available_aiv_count(n)"});
+  c.push_back({"system.fence", "pl.system.fence()", "pl.system.fence(a)"});
   c.push_back({"array.create", "v = pl.array.create(8, pl.INT32)", "v = pl.array.create(0, pl.INT32)"});
   c.push_back({"prefetch.make_context", "v = pl.prefetch.make_context()", "v = pl.prefetch.make_context(a)"});
   c.push_back({"prefetch.async_prefetch", "v = pl.prefetch.async_prefetch(x, n)", "v = pl.prefetch.async_prefetch(n, n)"});
@@ -273,6 +287,7 @@ const std::map<std::string, std::string> kDeferred = {
     {"tile.fillpad_inplace", "tensor-scale issue: the pad value rides on the destination Tile type"},
     {"tile.fillpad_expand", "tensor-scale issue: the pad value rides on the destination Tile type"},
     {"tile.sin", "tensor-scale issue: LowerCompositeOps (range reduction into primitive ops)"},
+    {"tile.random", "tensor-scale issue: TRANDOM takes key / counter structs the emitter does not build yet"},
     {"tile.cos", "tensor-scale issue: LowerCompositeOps (range reduction into primitive ops)"},
     {"tile.gather_row", "cube issue: GM rows into a Mat / Vec accumulator (paged attention)"},
     {"tile.transpose_view", "cube issue: Mat-resident transposed views for a_trans / b_trans"},
