@@ -13,6 +13,7 @@
 #include "emit/orchestration_emitter.h"
 #include "emit/program_table_emitter.h"
 #include "ir/diagnostic.h"
+#include "ir/verifier.h"
 
 namespace fs = std::filesystem;
 
@@ -77,7 +78,20 @@ std::string parameter_table(const Function& orch) {
 
 }  // namespace
 
+PropertySet emit_required_properties() {
+  return {Property::TypeChecked,         Property::SSAForm,           Property::SplitIncoreOrch,
+          Property::TileOpsOnly,         Property::TileMemoryInferred, Property::MixedKernelExpanded,
+          Property::ReturnParamsExplicit, Property::HasMemRefs,        Property::AllocatedMemoryAddr,
+          Property::CallDirectionsResolved, Property::PipeSyncInserted, Property::RuntimeScopesMaterialized};
+}
+
 std::map<std::string, std::string> render_project(const Program& p, const EmitOptions& opts, const std::string& out_dir) {
+  DiagnosticSink sink;
+  if (!verify(p, emit_required_properties(), sink, VerifyOptions{opts.soc})) {
+    const auto& d = sink.diagnostics().front();
+    throw InternalError("emit", fmt::format("the program does not satisfy {} ({}); run the full pass pipeline", d.code, d.message),
+                        d.span);
+  }
   const std::string out_abs = absolute_dir(out_dir);
   const Function& orch = entry_function(p);
   const auto table = kernel_table(p, orch);

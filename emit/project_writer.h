@@ -14,10 +14,16 @@
 #include "emit/dir_writer.h"
 #include "emit/emit_options.h"
 #include "ir/function.h"
+#include "ir/properties.h"
 
 namespace pypto::emit {
 
 // Relative path → contents of every file of the project (what write_project writes).
+// What the emitters require of the IR they translate (the default pipeline establishes all of
+// it); render_project verifies it once, before any file is rendered, and reports a violation as
+// an internal error naming the property.
+ir::PropertySet emit_required_properties();
+
 std::map<std::string, std::string> render_project(const ir::Program& p, const EmitOptions& opts,
                                                   const std::string& out_dir);
 

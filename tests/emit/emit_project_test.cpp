@@ -212,3 +212,18 @@ TEST_CASE("the generated README lists the entry's parameters as bin/run sees the
   CHECK(r.find("| `alpha` | Scalar FP32 | In | `--scalar alpha=VALUE` |") != std::string::npos);
   CHECK(r.find("| `z` | FP32[64, 128] | Out | written to `--outputs DIR/` `z.npy` (<f4) |") != std::string::npos);
 }
+
+TEST_CASE("the emitters verify the properties they require once, before rendering", "[emit]") {
+  // The front end's IR, without the pipeline: not SSA-converted, not planned.
+  pypto::ir::DiagnosticSink sink;
+  const std::string path = std::string(PYPTO_TEST_PROGRAMS) + "/e2e_chain.py";
+  auto raw = pypto::parser::parse_source(std::make_shared<pypto::ir::SourceFile>(path, read_file(path)), {}, sink);
+  try {
+    emit::render_project(*raw, emit::EmitOptions{}, std::string(PYPTO_TEST_WORK_DIR) + "/unplanned");
+    FAIL("rendered unplanned IR");
+  } catch (const pypto::ir::InternalError& e) {
+    CHECK(e.stage() == "emit");
+    CHECK(std::string(e.what()).find("run the full pass pipeline") != std::string::npos);
+  }
+  CHECK(emit::emit_required_properties().contains(pypto::ir::Property::AllocatedMemoryAddr));
+}
