@@ -88,12 +88,13 @@ class KernelEmitter : CStmtPrinter {
     out += '\n';
     for (const auto& a : alias_defs_) out += a + "\n";
     if (!alias_defs_.empty()) out += "\n";
-    out += fmt::format("static __aicore__ void {}({}) {{\n", fname_, fmt::join(params, ", "));
-    out += core == "aiv" ? "#if defined(__DAV_VEC__)\n" : "#if defined(__DAV_CUBE__)\n";
-    if (core == "aiv") out += "    set_mask_norm();\n    set_vector_mask(-1, -1);\n";
-    out += body_;
-    out += "#endif\n    pipe_barrier(PIPE_ALL);\n    return;\n}\n\n";
-    out += entry();
+    const auto [unpack, call] = entry_args();
+    out += fill_template(load_template(opts_, "kernel_entry.cpp.in"),
+                         {{"fname", fname_}, {"params", fmt::format("{}", fmt::join(params, ", "))},
+                          {"fence", core == "aiv" ? "__DAV_VEC__" : "__DAV_CUBE__"},
+                          {"core_setup", core == "aiv" ? load_template(opts_, "kernel_vector_setup.cpp.in") : ""},
+                          {"body", body_},
+                          {"unpack", unpack}, {"call", call}});
     return out;
   }
 
@@ -442,13 +443,9 @@ class KernelEmitter : CStmtPrinter {
     CStmtPrinter::bind_result(rv, from, sp);
   }
 
-  // ---- kernel_entry ----
-  std::string entry() {
-    std::string out =
-        "extern \"C\" __aicore__ __attribute__((always_inline)) void kernel_entry(__gm__ int64_t* args) {\n"
-        "#if !defined(__CPU_SIM) && !defined(__COSTMODEL)\n"
-        "    set_atomic_none();\n"
-        "#endif\n";
+  // ---- kernel_entry: unpacking the task's args (the fixed text is templates/kernel_entry.cpp.in) ----
+  std::pair<std::string, std::string> entry_args() {
+    std::string out;
     std::vector<std::string> call, descs;
     int k = 0;
     for (const auto& p : f_.params) {
@@ -477,8 +474,7 @@ class KernelEmitter : CStmtPrinter {
       out += fmt::format("    int64_t {} = static_cast<int64_t>({}->shapes[{}]);\n", n, descs[dim.tensor], dim.axis);
       call.push_back(n);
     }
-    out += fmt::format("    {}({});\n}}\n", fname_, fmt::join(call, ", "));
-    return out;
+    return {out, fmt::format("{}", fmt::join(call, ", "))};
   }
 
   const Function& f_;

@@ -74,17 +74,8 @@ class OrchEmitter : CStmtPrinter {
         fill_template(load_template(opts_, "orchestration_prologue.cpp.in"), {{"name", f_.name}, {"source", source}});
     out += '\n';
     out += floor_helpers("");
-    out += "\nextern \"C\" {\n\n";
-    out += "__attribute__((visibility(\"default\")))\n"
-           "PTO2OrchestrationConfig aicpu_orchestration_config(const ChipTaskArgs& orch_args) {\n"
-           "    (void)orch_args;\n";
-    out += fmt::format("    return PTO2OrchestrationConfig{{.expected_arg_count = {}}};\n}}\n\n", ti + si);
-    out += "__attribute__((visibility(\"default\")))\n"
-           "void aicpu_orchestration_entry(const ChipTaskArgs& orch_args) {\n";
-    if (ti + si == 0) out += "    (void)orch_args;\n";
-    out += bind;
-    out += body_;
-    out += "}\n\n}  // extern \"C\"\n";
+    out += fill_template(load_template(opts_, "orchestration_entry.cpp.in"),
+                         {{"arg_count", std::to_string(ti + si)}, {"bind", bind}, {"body", body_}});
     return out;
   }
 
