@@ -38,10 +38,12 @@ void CStmtPrinter::stmt(const StmtPtr& s) {
     case NodeKind::IfStmt: return if_stmt(static_cast<const IfStmt&>(*s));
     case NodeKind::ScopeStmt: return scope(static_cast<const ScopeStmt&>(*s));
     case NodeKind::YieldStmt: return;  // printed by the enclosing for / if (yielding)
-    case NodeKind::ReturnStmt: not_supported(s->span, fmt::format("an early return in {}", where_));
-    case NodeKind::WhileStmt: not_supported(s->span, fmt::format("a while loop in {}", where_));
+    // CheckKernelForms / CheckOrchestrationForms reject these before emission.
+    case NodeKind::ReturnStmt:
+    case NodeKind::WhileStmt:
     case NodeKind::BreakStmt:
-    case NodeKind::ContinueStmt: not_supported(s->span, fmt::format("break / continue in {}", where_));
+    case NodeKind::ContinueStmt:
+      throw InternalError("emit", fmt::format("a return / while / break / continue in {} reached the emitter", where_), s->span);
     default: not_supported(s->span, fmt::format("this statement in {}", where_));
   }
 }

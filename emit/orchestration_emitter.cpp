@@ -23,6 +23,11 @@ using namespace ir;
 
 namespace {
 
+// A form CheckOrchestrationForms rejects reached the emitter: a pypto bug, not a user error.
+[[noreturn]] void unreachable(const Span& sp, const std::string& what) {
+  throw InternalError("orchestration emitter", what + " (CheckOrchestrationForms rejects it before emission)", sp);
+}
+
 
 std::string_view add_method(ArgDirection d) {
   switch (d) {
@@ -56,7 +61,7 @@ class OrchEmitter : CStmtPrinter {
         const std::string ty = c_type(s->dtype);
         bind += fmt::format("    {} {} = from_u64<{}>(orch_args.scalar({}));\n", ty, names_.name(prm.get()), ty, si++);
       } else {
-        not_supported(prm->span, fmt::format("orchestration parameter '{}' of this type", prm->name));
+        unreachable(prm->span, fmt::format("orchestration parameter '{}' of this type", prm->name));
       }
     }
     // Dynamic dimensions not bound by a scalar parameter come from the tensor descriptors.
@@ -83,8 +88,7 @@ class OrchEmitter : CStmtPrinter {
   // A runtime scope: PTO2_SCOPE with the scope's static allocations batched at its top.
   void open_scope(const ScopeStmt& sc) {
     if (sc.scope != ScopeKind::Runtime)
-      not_supported(sc.span, fmt::format("a {} scope in orchestration code", to_string(sc.scope)),
-                    "run the full pass pipeline (it outlines kernels and materialises runtime scopes)");
+      unreachable(sc.span, fmt::format("a {} scope in orchestration code", to_string(sc.scope)));
     line(sc.manual ? "PTO2_SCOPE(PTO2ScopeMode::MANUAL) {" : "PTO2_SCOPE() {");
     ++indent_;
     batch_creates(sc.body);
@@ -153,9 +157,9 @@ class OrchEmitter : CStmtPrinter {
     const auto* t = as_tensor(v.type);
     if (!t) not_supported(sp, "pl.tensor.create without a tensor result");
     if (const AttrValue* l = c.kwarg("layout"); l && std::get_if<TensorLayout>(l) && *std::get_if<TensorLayout>(l) != TensorLayout::ND)
-      not_supported(sp, "pl.tensor.create with a non-ND layout");
+      unreachable(sp, "pl.tensor.create with a non-ND layout");
     const auto rt = dtype_runtime_name(t->dtype);
-    if (rt.empty()) not_supported(sp, fmt::format("a {} tensor in orchestration code", dtype_name(t->dtype)));
+    if (rt.empty()) unreachable(sp, fmt::format("a {} tensor in orchestration code", dtype_name(t->dtype)));
     std::vector<std::string> dims;
     for (const auto& d : t->shape) {
       auto k = const_int_value(d);
@@ -199,7 +203,7 @@ class OrchEmitter : CStmtPrinter {
   // `uint32_t <name>[n] = {...};` from an index list; returns the array's name.
   std::string u32_array(const std::string& base, const ExprPtr& list, const Span& sp) {
     const auto* t = as<MakeTuple>(list);
-    if (!t) not_supported(sp, "a non-literal index list in orchestration code");
+    if (!t) unreachable(sp, "a non-literal index list in orchestration code");
     std::vector<std::string> v;
     for (const auto& e : t->elems) {
       auto k = const_int_value(e);
@@ -223,7 +227,7 @@ class OrchEmitter : CStmtPrinter {
     const std::string call(row->call);
     auto axis = [&](const ExprPtr& e) {
       auto k = const_int_value(e);
-      if (!k) not_supported(sp, fmt::format("pl.{} with a non-constant axis", c.op->name));
+      if (!k) unreachable(sp, fmt::format("pl.{} with a non-constant axis", c.op->name));
       return *k < 0 ? *k + static_cast<int64_t>(rank) : *k;
     };
     switch (row->form) {
@@ -251,7 +255,7 @@ class OrchEmitter : CStmtPrinter {
     const std::string v = names_.name(dst);
     switch (row->form) {
       case OrchForm::View: {
-        if (c.args.size() > 3 && c.args[3]) not_supported(sp, "pl.tensor.slice with a valid_shape in orchestration code");
+        if (c.args.size() > 3 && c.args[3]) unreachable(sp, "pl.tensor.slice with a valid_shape in orchestration code");
         const std::string shapes = u32_array(v + "_shapes", c.args[1], sp);
         const std::string offsets = u32_array(v + "_offsets", c.args[2], sp);
         line(fmt::format("const ChipTensor {} = {}.{}({}, {});", v, src, call, shapes, offsets));

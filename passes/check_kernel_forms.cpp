@@ -56,6 +56,7 @@ class FormChecker : public IRVisitor {
   }
   void visit_break(const BreakStmt& s) override { reject(s.span, "break"); }
   void visit_continue(const ContinueStmt& s) override { reject(s.span, "continue"); }
+  void visit_return(const ReturnStmt& s) override { reject(s.span, "an early return"); }
 
   void visit_eval(const EvalStmt& s) override {
     const auto* c = as<Call>(s.expr);
@@ -116,25 +117,11 @@ void check_function(const Function& f) {
   for (const auto& p : f.params)
     if (!as_tensor(p->type) && !as_scalar(p->type))
       reject(p->span, fmt::format("kernel parameter '{}' of a non-tensor, non-scalar type", p->name));
+  // Every statement but the function's trailing return; a return anywhere else is early.
   const auto body = flatten_body(f.body);
-  for (size_t i = 0; i + 1 < body.size(); ++i)
-    if (as<ReturnStmt>(body[i])) reject(body[i]->span, "an early return");
-  struct Nested : FormChecker {
-    void visit_return(const ReturnStmt&) override {}  // the trailing return is checked above
-    void visit_if(const IfStmt& s) override {
-      for (const StmtPtr& arm : {s.then_body, s.else_body})
-        if (arm)
-          for (const auto& st : flatten_body(arm))
-            if (as<ReturnStmt>(st)) reject(st->span, "an early return");
-      FormChecker::visit_if(s);
-    }
-    void visit_for(const ForStmt& s) override {
-      for (const auto& st : flatten_body(s.body))
-        if (as<ReturnStmt>(st)) reject(st->span, "an early return");
-      FormChecker::visit_for(s);
-    }
-  } checker;
-  checker.visit_function(f);
+  FormChecker checker;
+  for (size_t i = 0; i < body.size(); ++i)
+    if (i + 1 < body.size() || !as<ReturnStmt>(body[i])) checker.visit(body[i]);
 }
 
 }  // namespace

@@ -27,6 +27,7 @@ Pass allocate_memory_addr_pass();
 Pass derive_call_directions_pass();
 Pass check_task_arg_limits_pass();
 Pass check_kernel_forms_pass();
+Pass check_orchestration_forms_pass();
 Pass materialize_runtime_scopes_pass();
 
 }  // namespace pypto::passes

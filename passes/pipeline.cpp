@@ -37,6 +37,7 @@ const std::vector<Pass>& default_pipeline() {
       derive_call_directions_pass(),       // arg_directions on every function call
       check_task_arg_limits_pass(),        // the runtime ABI's tensor / scalar argument limits
       materialize_runtime_scopes_pass(),   // runtime scopes around orchestration bodies
+      check_orchestration_forms_pass(),    // orchestration forms the PTO2 back end cannot write yet
   };
   return list;
 }
