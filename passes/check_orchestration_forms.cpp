@@ -14,6 +14,7 @@
 
 #include "ir/op_registry.h"
 #include "ir/visitor.h"
+#include "passes/pass_util.h"
 #include "passes/passes.h"
 
 namespace pypto::passes {
@@ -73,11 +74,8 @@ void check_function(const Function& f) {
   for (const auto& p : f.params)
     if (!as_tensor(p->type) && !as_scalar(p->type))
       reject(p->span, fmt::format("orchestration parameter '{}' of a type other than tensor or scalar", p->name));
-  // Every statement but the function's trailing return; a return anywhere else is early.
-  const auto body = flatten_body(f.body);
   FormChecker checker;
-  for (size_t i = 0; i < body.size(); ++i)
-    if (i + 1 < body.size() || !as<ReturnStmt>(body[i])) checker.visit(body[i]);
+  visit_body_except_trailing_return(checker, f);
 }
 
 }  // namespace

@@ -255,4 +255,10 @@ StmtPtr mutate_seq_splicing(IRMutator& m, const std::shared_ptr<const SeqStmts>&
 
 std::string suffixed(const std::string& base, int n) { return base + "_" + std::to_string(n); }
 
+void visit_body_except_trailing_return(ir::IRVisitor& v, const ir::Function& f) {
+  const auto body = ir::flatten_body(f.body);
+  for (size_t i = 0; i < body.size(); ++i)
+    if (i + 1 < body.size() || !ir::as<ir::ReturnStmt>(body[i])) v.visit(body[i]);
+}
+
 }  // namespace pypto::passes

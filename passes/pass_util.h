@@ -69,6 +69,10 @@ std::pair<std::vector<ir::StmtPtr>, std::shared_ptr<const ir::YieldStmt>> split_
 ir::StmtPtr mutate_seq_splicing(ir::IRMutator& m, const std::shared_ptr<const ir::SeqStmts>& s,
                                 const std::function<bool(const ir::StmtPtr&)>& splice);
 
+// Visits the statements of `f`'s body with `v`, except the function's trailing return (so a
+// checker's visit_return sees only early returns).
+void visit_body_except_trailing_return(ir::IRVisitor& v, const ir::Function& f);
+
 // "x" → "x_1", "x_1" → "x_2" style fresh-name helper: `base` + "_" + n.
 std::string suffixed(const std::string& base, int n);
 
