@@ -30,8 +30,8 @@ void check(const Function& f, int max_tensors, int max_scalars, const char* what
 
 Pass check_task_arg_limits_pass() {
   return Pass{"CheckTaskArgLimits",
-              "Checks the runtime ABI's argument limits: at most 32 tensors / 16 scalars per kernel task and "
-              "256 / 128 for the orchestration entry (the SoC description's figures); changes nothing.",
+              "Checks the runtime ABI's argument limits, as the SoC description states them: tensors and scalars "
+              "per kernel task (CoreTaskArgs) and for the orchestration entry (ChipTaskArgs); changes nothing.",
               {{Property::MixedKernelExpanded}, {}, {}},
               [](const ProgramPtr& p, PassContext& ctx) {
                 const SocInfo& soc = soc_info(ctx.soc);

@@ -281,25 +281,20 @@ class Converter : public IRMutator {
     return as_tensor(m->type) != nullptr;
   }
 
-  ExprPtr scratch_like(const ExprPtr& tile, const Span& sp) {
-    const auto* t = as_tile(tile->type);
-    auto call = make_call("tile.create", {index_list(t->shape, sp)}, {{"dtype", t->dtype}}, sp);
-    auto v = std::make_shared<Var>("tmp", call->type, sp);
-    pre_.push_back(std::make_shared<AssignStmt>(v, call, sp));
-    return v;
-  }
-
-  ExprPtr moved(const ExprPtr& tile, MemorySpace space, const Span& sp, const std::string& name) {
-    auto call = make_call("tile.move", {tile}, {{"target_memory", space}}, sp);
-    auto v = std::make_shared<Var>(name, call->type, sp);
-    pre_.push_back(std::make_shared<AssignStmt>(v, call, sp));
-    return v;
-  }
-
+  // `value` bound to a fresh Var `n`, in the statements generated before the current one.
   ExprPtr staged(const std::string& n, ExprPtr value, const Span& sp) {
     auto v = std::make_shared<Var>(n, value->type, sp);
     pre_.push_back(std::make_shared<AssignStmt>(v, value, sp));
     return v;
+  }
+
+  ExprPtr scratch_like(const ExprPtr& tile, const Span& sp) {
+    const auto* t = as_tile(tile->type);
+    return staged("tmp", make_call("tile.create", {index_list(t->shape, sp)}, {{"dtype", t->dtype}}, sp), sp);
+  }
+
+  ExprPtr moved(const ExprPtr& tile, MemorySpace space, const Span& sp, const std::string& name) {
+    return staged(name, make_call("tile.move", {tile}, {{"target_memory", space}}, sp), sp);
   }
 
   // tensor.gather(input [R, C], index [R, K], dim=-1): out[r, k] = input[r, index[r, k]]. tile.gather

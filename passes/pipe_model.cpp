@@ -2,7 +2,6 @@
 // is its registry entry's (ir::call_pipe); byte ranges come from the planned MemRefs.
 #include "passes/pipe_model.h"
 
-#include <array>
 #include <limits>
 #include <string>
 
