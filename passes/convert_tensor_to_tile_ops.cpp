@@ -51,10 +51,8 @@ Kwargs carry_kwargs(const Call& c, const OpDef& tile) {
   return out;
 }
 
-// A tensor op call this pass rewrites (scalar queries such as tensor.dim stay as they are).
-bool lowers(const Call* c) {
-  return c && c->op && c->op->family() == "tensor" && c->op->lowering != TileLowering::Scalar;
-}
+// A tensor op call this pass rewrites (or rejects: no tensor op may stay in a kernel).
+bool lowers(const Call* c) { return c && c->op && c->op->family() == "tensor"; }
 
 struct KernelInfo {
   std::vector<TypePtr> added_outs;  // types of the Out params appended to the kernel
@@ -332,6 +330,10 @@ class Converter : public IRMutator {
 
   // The converted value of one tensor op call (its extra statements go to pre_).
   ExprPtr convert(const Call& c, const std::string& name) {
+    if (c.op->lowering == TileLowering::Scalar)  // Simplify folded every static extent already
+      throw CompileError("E501", c.span,
+                         fmt::format("'pl.{}' of a dynamic extent inside a kernel is not supported yet", c.op->name),
+                         "pass the extent to the kernel as a pl.Scalar[pl.INDEX] parameter");
     const OpDef* tile = c.op->tile_op;
     if (!tile || c.op->lowering == TileLowering::None)
       throw CompileError("E501", c.span, fmt::format("tensor-level op 'pl.{}' inside a kernel is not supported yet", c.op->name),
@@ -413,7 +415,7 @@ class Converter : public IRMutator {
       }
       case TileLowering::Gather: return gather(c, *tile, name);
       case TileLowering::None:
-      case TileLowering::Scalar: break;  // excluded above
+      case TileLowering::Scalar: break;  // rejected above
     }
     auto call = make_call(*tile, args, kw, sp);
     if (const auto* t = as_tile(call->type)) {

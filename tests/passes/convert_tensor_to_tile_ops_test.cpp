@@ -195,6 +195,22 @@ class P:
         return x_1
 )");
   CHECK(op.find("'pl.tensor.write' inside a kernel is not supported yet") != std::string::npos);
+
+  auto dim = error_of(R"(
+import pypto.language as pl
+
+M = pl.dynamic("M")
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, x: pl.Tensor[[M, 16], pl.FP32], o: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:
+        n: pl.Scalar[pl.INDEX] = pl.tensor.dim(x, 0)
+        t: pl.Tile[[16, 16], pl.FP32] = pl.load(x, [n - 16, 0], [16, 16])
+        o_1: pl.Tensor[[16, 16], pl.FP32] = pl.store(t, [0, 0], o)
+        return o_1
+)");
+  CHECK(dim.find("'pl.tensor.dim' of a dynamic extent inside a kernel is not supported yet") != std::string::npos);
 }
 
 TEST_CASE("the span of the rejected op is reported", "[ConvertTensorToTileOps]") {
