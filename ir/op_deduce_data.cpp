@@ -164,14 +164,36 @@ TypePtr gather(const Ctx& c) {
 }
 
 TypePtr scatter(const Ctx& c) {
-  // tile.scatter(dst, src, indexes); tensor.scatter(input, index, src).
+  // tile.scatter(dst, src, indexes): dst.flat[indexes[i, j]] = src[i, j].
+  // tensor.scatter(input, index, src; dim=-1): out = input, out[r, index[r, k]] = src[r, k].
   const bool tensor = c.shaped(0).kind == TypeKind::Tensor;
   const size_t src = tensor ? 2 : 1, index = tensor ? 1 : 2;
   require_same_dtype(c, 0, src);
+  const auto& dst = c.shaped(0);
   const auto& idx = c.shaped(index);
-  if (idx.dtype != DataType::INT32 && idx.dtype != DataType::INT16)
-    c.fail(fmt::format("operand {} has dtype {}; indices are INT32 or INT16", c.name(index), dtype_name(idx.dtype)));
-  return c.arg(0)->type;
+  const DataType d = dst.dtype;
+  if (d != DataType::FP16 && d != DataType::FP32 && d != DataType::BF16 && d != DataType::INT8 &&
+      d != DataType::INT16 && d != DataType::INT32 && d != DataType::UINT8 && d != DataType::UINT16 &&
+      d != DataType::UINT32)
+    c.fail(fmt::format("operand {} has dtype {}; scatter writes 8-, 16- or 32-bit elements", c.name(0), dtype_name(d)));
+  // The instruction's index width follows the element width (32-bit elements: INT32, else INT16).
+  const DataType want = dtype_bits(d) == 32 ? DataType::INT32 : DataType::INT16;
+  if (idx.dtype != want)
+    c.fail(fmt::format("operand {} has dtype {}; {} elements are scattered by {} indices", c.name(index),
+                       dtype_name(idx.dtype), dtype_name(d), dtype_name(want)));
+  if (!tensor) return c.arg(0)->type;
+  require_rank(c, 0, 2);
+  require_rank(c, src, 2);
+  require_same_shape(c, src, index);
+  if (auto dim = c.kw_int("dim"); dim && *dim != -1 && *dim != 1)
+    c.fail(fmt::format("dim={} is not supported: tensor.scatter writes along the last axis (dim=-1)", *dim));
+  for (size_t k = 0; k < 2; ++k) {
+    auto a = const_int_value(c.shaped(src).shape[k]), b = const_int_value(dst.shape[k]);
+    if (a && b && *a > *b)
+      c.fail(fmt::format("operand {} has shape {}, larger than operand {}'s {}", c.name(src),
+                         shape_str(c.shaped(src).shape), c.name(0), shape_str(dst.shape)));
+  }
+  return std::make_shared<TensorType>(d, dst.shape);
 }
 
 TypePtr sort32(const Ctx& c) {

@@ -148,6 +148,7 @@ std::string_view lowering_name(TileLowering l) {
     case TileLowering::Scalar: return "scalar";
     case TileLowering::Compare: return "compare+select";
     case TileLowering::Gather: return "flat-index gather";
+    case TileLowering::Scatter: return "flat-index scatter+select";
   }
   return "?";
 }

@@ -79,6 +79,8 @@ enum class TileLowering : uint8_t {
   Scalar,      // a scalar query (tensor.dim): kept as it is, its result is a scalar
   Compare,     // tensor.cmp: tile.cmp / cmps into a bit mask, then tile.sel of 1 / 0 → 0/1 values
   Gather,      // tensor.gather along the last axis: column indices → flat indices, then tile.gather
+  Scatter,     // tensor.scatter along the last axis: flat indices, tile.scatter of the values and of
+               // a 1-mask into zeroed tiles, then tile.sel keeps the input where nothing was written
 };
 
 // Reference semantics of an op, defined by the interpreter (the oracle); nullptr until it lands.

@@ -122,7 +122,8 @@ void register_tensor_ops(OpRegistry& r) {
   add(r, same_tile("concat", {tensor("src0"), tensor("src1")}, concat));
   add(r, OpRow("tensor.gather", {tensor("input"), tensor("index")}, gather).kw("dim", AttrKind::Int, int64_t{-1})
              .tile_form("tile.gather", TileLowering::Gather));
-  add(r, OpRow("tensor.scatter", {tensor("input"), tensor("index"), tensor("src")}, scatter).kw("dim", AttrKind::Int, int64_t{-1}));
+  add(r, OpRow("tensor.scatter", {tensor("input"), tensor("index"), tensor("src")}, scatter).kw("dim", AttrKind::Int, int64_t{-1})
+             .tile_form("tile.scatter", TileLowering::Scatter));
   add(r, same_tile("set_validshape", {tensor("x"), scalar("valid_rows"), scalar("valid_cols")}, set_validshape));
   add(r, same_tile("fillpad", {tensor("x")}, fillpad).kw("pad_value", AttrKind::PadValue, PadValue::zero));
   add(r, same_tile("fillpad_expand", {tensor("x"), indices("shape")}, fillpad_expand)

@@ -300,7 +300,6 @@ const std::map<std::string, std::string> kDeferred = {
     {"tile.batch_matmul", "cube issue: FlattenTileNdTo2D unrolls the batch into tile.matmul"},
     {"tile.batch_matmul_acc", "cube issue: FlattenTileNdTo2D unrolls the batch into tile.matmul_acc"},
     {"tensor.full", "lowered to tile.full in kernels; orchestration-level fill comes with the tensor-scale issue"},
-    {"tensor.scatter", "tensor-scale issue: flat indices + a row-preserving blend around tile.scatter"},
     {"tensor.create_l1", "cube issue: a Mat tile created at tensor level"},
     {"tensor.gather_row", "cube issue: rows gathered into an L1 accumulator"},
 };

@@ -297,3 +297,75 @@ class P:
 )");
   pass_test::require_equal(pass_test::run(passes::convert_tensor_to_tile_ops_pass(), before), expected);
 }
+
+TEST_CASE("tensor.scatter along the last axis: values and a 1-mask scattered into zeroed tiles, the input kept by a select",
+          "[ConvertTensorToTileOps]") {
+  auto before = pass_test::parse(R"(
+import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, x: pl.Tensor[[16, 32], pl.FP32], i: pl.Tensor[[16, 8], pl.INT32], s: pl.Tensor[[16, 8], pl.FP32], o: pl.Out[pl.Tensor[[16, 32], pl.FP32]]) -> pl.Tensor[[16, 32], pl.FP32]:
+        y: pl.Tensor[[16, 32], pl.FP32] = pl.tensor.scatter(x, i, s, dim=-1)
+        r: pl.Tensor[[16, 32], pl.FP32] = pl.tensor.assemble(o, y, [0, 0])
+        return r
+)");
+  auto expected = pass_test::parse(R"(
+import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, x: pl.Tensor[[16, 32], pl.FP32], i: pl.Tensor[[16, 8], pl.INT32], s: pl.Tensor[[16, 8], pl.FP32], o: pl.Out[pl.Tensor[[16, 32], pl.FP32]]) -> pl.Tensor[[16, 32], pl.FP32]:
+        x_tile: pl.Tile[[16, 32], pl.FP32, pl.Mem.Vec] = pl.tile.load(x, [0, 0], [16, 32])
+        i_tile: pl.Tile[[16, 8], pl.INT32, pl.Mem.Vec] = pl.tile.load(i, [0, 0], [16, 8])
+        s_tile: pl.Tile[[16, 8], pl.FP32, pl.Mem.Vec] = pl.tile.load(s, [0, 0], [16, 8])
+        y_seq: pl.Tile[[1, 128], pl.INT32, pl.Mem.Vec] = pl.tile.ci(0, [1, 128])
+        y_pos: pl.Tile[[16, 8], pl.INT32, pl.Mem.Vec] = pl.tile.reshape(y_seq, [16, 8])
+        y_row: pl.Tile[[16, 8], pl.INT32, pl.Mem.Vec] = pl.tile.divs(y_pos, pl.const(8, pl.INT32))
+        y_base: pl.Tile[[16, 8], pl.INT32, pl.Mem.Vec] = pl.tile.muls(y_row, pl.const(32, pl.INT32))
+        y_flat: pl.Tile[[16, 8], pl.INT32, pl.Mem.Vec] = pl.tile.add(y_base, i_tile)
+        y_zero: pl.Tile[[16, 32], pl.FP32, pl.Mem.Vec] = pl.tile.full([16, 32], dtype=pl.FP32, value=0.0)
+        y_values: pl.Tile[[16, 32], pl.FP32, pl.Mem.Vec] = pl.tile.scatter(y_zero, s_tile, y_flat)
+        y_ones: pl.Tile[[16, 8], pl.FP32, pl.Mem.Vec] = pl.tile.full([16, 8], dtype=pl.FP32, value=1.0)
+        y_hzero: pl.Tile[[16, 32], pl.FP32, pl.Mem.Vec] = pl.tile.full([16, 32], dtype=pl.FP32, value=0.0)
+        y_hit: pl.Tile[[16, 32], pl.FP32, pl.Mem.Vec] = pl.tile.scatter(y_hzero, y_ones, y_flat)
+        y_mask: pl.Tile[[16, 32], pl.UINT8, pl.Mem.Vec, pl.TileView(valid_shape=[16, 4])] = pl.tile.cmps(y_hit, 0.0, cmp_type=1)
+        y_seltmp: pl.Tile[[1, 32], pl.UINT8, pl.Mem.Vec] = pl.tile.create([1, 32], dtype=pl.UINT8)
+        y: pl.Tile[[16, 32], pl.FP32, pl.Mem.Vec] = pl.tile.sel(y_mask, y_values, x_tile, y_seltmp)
+        r: pl.Tensor[[16, 32], pl.FP32] = pl.tile.store(y, [0, 0], o)
+        return r
+)");
+  pass_test::require_equal(convert(before), expected);
+
+  // 16-bit elements scatter with INT16 flat indices and an FP16 mask; 8-bit ones are not lowered yet.
+  auto half = convert(pass_test::parse(R"(
+import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, x: pl.Tensor[[4, 32], pl.BF16], i: pl.Tensor[[4, 8], pl.INT16], s: pl.Tensor[[4, 8], pl.BF16], o: pl.Out[pl.Tensor[[4, 32], pl.BF16]]) -> pl.Tensor[[4, 32], pl.BF16]:
+        y: pl.Tensor[[4, 32], pl.BF16] = pl.tensor.scatter(x, i, s)
+        r: pl.Tensor[[4, 32], pl.BF16] = pl.tensor.assemble(o, y, [0, 0])
+        return r
+)"));
+  const std::string text = ir::print_program(*half);
+  INFO(text);
+  CHECK(text.find("pl.tile.ci(0, [1, 32], dtype=pl.INT16)") != std::string::npos);
+  CHECK(text.find("pl.tile.full([4, 8], dtype=pl.FP16, value=1.0)") != std::string::npos);
+  CHECK(text.find("pl.tile.cmps(y_hit, pl.const(0.0, pl.FP16), cmp_type=1)") != std::string::npos);
+  auto i8 = error_of(R"(
+import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, x: pl.Tensor[[4, 32], pl.INT8], i: pl.Tensor[[4, 8], pl.INT16], s: pl.Tensor[[4, 8], pl.INT8], o: pl.Out[pl.Tensor[[4, 32], pl.INT8]]) -> pl.Tensor[[4, 32], pl.INT8]:
+        y: pl.Tensor[[4, 32], pl.INT8] = pl.tensor.scatter(x, i, s)
+        r: pl.Tensor[[4, 32], pl.INT8] = pl.tensor.assemble(o, y, [0, 0])
+        return r
+)");
+  CHECK(i8.find("'pl.tensor.scatter' of INT8 elements is not supported yet inside a kernel") != std::string::npos);
+}
