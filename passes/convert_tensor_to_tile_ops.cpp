@@ -398,6 +398,10 @@ class Converter : public IRMutator {
       case TileLowering::Compute:
       case TileLowering::ComputeTmp:
       case TileLowering::Transpose:
+        // An in-place tile form (tile.write) would write a temporary copy of a GM operand.
+        if (int k = tile->output_reuses_input; k >= 0 && size_t(k) < c.args.size() && is_gm(c.args[k]))
+          throw CompileError("E501", sp, fmt::format("'pl.{}' into a GM tensor inside a kernel is not supported yet", c.op->name),
+                             "write into a tensor computed in the kernel (for example a pl.full), then assemble it into the output");
         for (const auto& a : c.args) args.push_back(as_tensor(a->type) ? tile_operand(a, MemorySpace::Vec, sp) : mutate(a));
         if (c.op->lowering != TileLowering::Compute) args.push_back(scratch_like(args[0], sp));
         break;

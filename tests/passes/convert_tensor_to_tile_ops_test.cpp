@@ -1,7 +1,8 @@
 // ConvertTensorToTileOps: tensor ops in InCore functions → tile ops (entry loads, table mapping,
 // scratch tiles for row reductions, matmul through Mat/Left/Right, tensor.assemble → tile.store,
 // returned results → new Out params allocated by callers, written In params → Out/InOut) and the
-// "not supported yet" rejections (too large, attributes without a tile form, ops outside the table).
+// "not supported yet" rejections (too large, attributes without a tile form, element writes into GM,
+// dynamic tensor.dim).
 #include "pass_test_util.h"
 
 using namespace pypto;
@@ -155,7 +156,7 @@ class P:
   CHECK(convert(p) == p);
 }
 
-TEST_CASE("rejected: a tensor larger than the Vec budget, attributes without a tile form, ops outside the table",
+TEST_CASE("rejected: a tensor larger than the Vec budget, attributes without a tile form, element writes into GM, dynamic extents",
           "[ConvertTensorToTileOps]") {
   auto big = error_of(R"(
 import pypto.language as pl
@@ -194,7 +195,8 @@ class P:
         x_1: pl.Tensor[[16, 16], pl.FP32] = pl.tensor.write(x, [0, 0], 1.0)
         return x_1
 )");
-  CHECK(op.find("'pl.tensor.write' inside a kernel is not supported yet") != std::string::npos);
+  CHECK(op.find("'pl.tensor.write' into a GM tensor inside a kernel is not supported yet") != std::string::npos);
+
 
   auto dim = error_of(R"(
 import pypto.language as pl
@@ -368,4 +370,36 @@ class P:
         return r
 )");
   CHECK(i8.find("'pl.tensor.scatter' of INT8 elements is not supported yet inside a kernel") != std::string::npos);
+}
+
+TEST_CASE("tensor.read of a GM tensor reads its loaded tile; tensor.write into a computed tensor is tile.write",
+          "[ConvertTensorToTileOps]") {
+  auto before = pass_test::parse(R"(
+import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, x: pl.Tensor[[16, 16], pl.FP32], o: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:
+        v: pl.Scalar[pl.FP32] = pl.tensor.read(x, [3, 5])
+        f: pl.Tensor[[16, 16], pl.FP32] = pl.tensor.full([16, 16], dtype=pl.FP32, value=0.0)
+        w: pl.Tensor[[16, 16], pl.FP32] = pl.tensor.write(f, [2, 7], v)
+        r: pl.Tensor[[16, 16], pl.FP32] = pl.tensor.assemble(o, w, [0, 0])
+        return r
+)");
+  auto expected = pass_test::parse(R"(
+import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, x: pl.Tensor[[16, 16], pl.FP32], o: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:
+        x_tile: pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec] = pl.tile.load(x, [0, 0], [16, 16])
+        v: pl.Scalar[pl.FP32] = pl.tile.read(x_tile, [3, 5])
+        f: pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec] = pl.tile.full([16, 16], dtype=pl.FP32, value=0.0)
+        w: pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec] = pl.tile.write(f, [2, 7], v)
+        r: pl.Tensor[[16, 16], pl.FP32] = pl.tile.store(w, [0, 0], o)
+        return r
+)");
+  pass_test::require_equal(convert(before), expected);
 }
