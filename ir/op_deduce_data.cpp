@@ -308,6 +308,8 @@ TypePtr ci(const Ctx& c) {
   if (shape.size() != 2) c.fail(fmt::format("the shape must be 2-D, got {}", shape_str(shape)));
   auto dt = c.kw_dtype("dtype").value_or(DataType::INT32);
   if (!dtype_is_int(dt)) c.fail(fmt::format("dtype {} is not an integer type", dtype_name(dt)));
+  // No operand to take the kind from: tensor.ci makes a tensor, tile.ci a Vec tile.
+  if (c.op.rfind("tensor.", 0) == 0) return std::make_shared<TensorType>(dt, std::move(shape));
   return std::make_shared<TileType>(dt, std::move(shape), MemorySpace::Vec);
 }
 
