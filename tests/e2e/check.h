@@ -1,7 +1,7 @@
 // Checking a bin/run result directory against the reference loops: loads every float32 .npy in
 // the directory (inputs written by `bin/run --seed N --outputs DIR`, and the outputs), runs the
 // program's reference on the inputs and compares each output element-wise with
-// |got - want| <= atol + rtol * |want|.
+// |got - want| <= atol + rtol * |want| (the program's tolerance, or the output's own where it has one).
 #pragma once
 
 #include <string>

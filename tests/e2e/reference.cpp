@@ -138,6 +138,17 @@ const std::vector<ProgramCase>& program_cases() {
       {"select_sort", "e2e_select_sort.py", {}, {"mx", "am", "cc", "srt", "g", "bits"}, select_sort_reference, 0.0f, 0.0f},
       {"vector_math", "e2e_vector_math.py", {}, {"fm", "rm", "ed", "lr", "rx", "ca"}, vector_math_reference, 1e-6f, 1e-5f},
       {"tensor_ops", "e2e_tensor_ops.py", {}, {"out", "am", "gt", "lt", "g"}, tensor_ops_reference, 1e-6f, 1e-5f},
+      // The vector ops real programs use most (casts in every round mode, math, broadcasts,
+      // layout, element access, scatter): exact where the result is a single rounding.
+      {"used_tile_ops", "e2e_used_tile_ops.py", {},
+       {"hr", "ha", "hz", "htr", "hta", "br", "bo", "back", "irint", "iround", "ifloor", "iceil", "itrunc",
+        "mx", "mn", "rc", "dv", "ng", "sq", "rs", "lg", "ab", "rl", "rch", "rsh", "sqh", "dvh",
+        "cs", "cem", "cea", "ce", "rem", "rea", "re", "tr", "rp", "asm", "rw"},
+       used_tile_ops_reference, 1e-6f, 1e-6f, used_tile_ops_tolerance()},
+      {"used_tensor_ops", "e2e_used_tensor_ops.py", {},
+       {"h", "b", "bk", "ci", "mx", "mn", "dv", "rc", "ng", "sq", "rs", "lg", "ab", "rl",
+        "cs", "cem", "cea", "ce", "rem", "rea", "re", "tr", "rp", "asm", "rw", "sc", "sch"},
+       used_tensor_ops_reference, 1e-6f, 1e-6f, used_tensor_ops_tolerance()},
   };
   return cases;
 }
