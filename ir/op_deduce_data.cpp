@@ -422,10 +422,24 @@ TypePtr gather_mask(const Ctx& c) {
 }
 
 TypePtr scatter_mask(const Ctx& c) {
+  // tile.scatter_mask(dst, src) → dst; tensor.scatter_mask(input, dst) → dst, whose columns are
+  // input's spread by the pattern's stride (2 for P0101 / P1010, 4 for P0001 .. P1000, 1 for P1111).
   require_rank(c, 0, 2);
   require_same_dtype(c, 0, 1);
-  mask_pattern(c);
-  return c.arg(0)->type;
+  const int64_t m = mask_pattern(c);
+  if (c.shaped(0).kind != TypeKind::Tensor) return c.arg(0)->type;
+  require_rank(c, 1, 2);
+  const auto& in = c.shaped(0);
+  const auto& dst = c.shaped(1);
+  const int64_t stride = m == 7 ? 1 : m <= 2 ? 2 : 4;
+  auto ic = const_int_value(in.shape[1]), dc = const_int_value(dst.shape[1]);
+  if (ic && dc && *dc != *ic * stride)
+    c.fail(fmt::format("operand {} has {} columns; mask_pattern={} spreads {}'s {} columns over {}", c.name(1), *dc, m,
+                       c.name(0), *ic, *ic * stride));
+  if (compare_dim(in.shape[0], dst.shape[0]) == DimEq::Different)
+    c.fail(fmt::format("operand {} has {} rows but operand {} has {}", c.name(0), dim_str(in.shape[0]), c.name(1),
+                       dim_str(dst.shape[0])));
+  return std::make_shared<TensorType>(dst.dtype, dst.shape);
 }
 
 TypePtr random(const Ctx& c) {

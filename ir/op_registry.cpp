@@ -149,6 +149,7 @@ std::string_view lowering_name(TileLowering l) {
     case TileLowering::Compare: return "compare+select";
     case TileLowering::Gather: return "flat-index gather";
     case TileLowering::Scatter: return "flat-index scatter+select";
+    case TileLowering::ScatterMask: return "mask scatter+select";
   }
   return "?";
 }

@@ -81,6 +81,8 @@ enum class TileLowering : uint8_t {
   Gather,      // tensor.gather along the last axis: column indices → flat indices, then tile.gather
   Scatter,     // tensor.scatter along the last axis: flat indices, tile.scatter of the values and of
                // a 1-mask into zeroed tiles, then tile.sel keeps the input where nothing was written
+  ScatterMask, // tensor.scatter_mask: the same zeroed scatter of values and 1-mask (tile.scatter_mask),
+               // then tile.sel keeps dst where the pattern selects nothing
 };
 
 // Reference semantics of an op, defined by the interpreter (the oracle); nullptr until it lands.

@@ -125,6 +125,12 @@ void register_tensor_ops(OpRegistry& r) {
              .tile_form("tile.gather", TileLowering::Gather));
   add(r, OpRow("tensor.scatter", {tensor("input"), tensor("index"), tensor("src")}, scatter).kw("dim", AttrKind::Int, int64_t{-1})
              .tile_form("tile.scatter", TileLowering::Scatter));
+  // Mask-pattern forms: the pattern's columns, compacted / spread back (pl.gather / pl.scatter
+  // with mask_pattern= in the reference's DSL).
+  add(r, same_tile("gather_mask", {tensor("input")}, gather_mask).kw("mask_pattern", AttrKind::Int)
+             .kw("output_dtype", AttrKind::DType));
+  add(r, OpRow("tensor.scatter_mask", {tensor("input"), tensor("dst")}, scatter_mask).kw("mask_pattern", AttrKind::Int)
+             .tile_form("tile.scatter_mask", TileLowering::ScatterMask));
   add(r, same_tile("set_validshape", {tensor("x"), scalar("valid_rows"), scalar("valid_cols")}, set_validshape));
   add(r, same_tile("fillpad", {tensor("x")}, fillpad).kw("pad_value", AttrKind::PadValue, PadValue::zero));
   add(r, same_tile("fillpad_expand", {tensor("x"), indices("shape")}, fillpad_expand)

@@ -347,6 +347,46 @@ class Converter : public IRMutator {
     return make_call(tile, {src, flat, tmp}, {}, sp);
   }
 
+  // A 1-mask type of the element width of `dt` (16 or 32 bits; the scattered mask must have
+  // the element width of the values) that tile.cmps compares; E501 for other widths.
+  DataType mask_type(const Call& c, DataType dt) {
+    const int bits = dtype_bits(dt);
+    if (bits != 32 && bits != 16)
+      throw CompileError("E501", c.span, fmt::format("'pl.{}' of {} elements is not supported yet inside a kernel", c.op->name, dtype_name(dt)),
+                         "scatter 16- or 32-bit elements");
+    return bits == 32 ? DataType::FP32 : DataType::FP16;
+  }
+
+  // out = sel(hit != 0, values, keep): the scattered values where the 1-mask `hit` was written,
+  // `keep` elsewhere.
+  ExprPtr keep_unwritten(const ExprPtr& hit, const ExprPtr& values, const ExprPtr& keep, DataType mask_dt,
+                         const std::string& name, const Span& sp) {
+    ExprPtr pred = staged(name + "_mask", make_call("tile.cmps", {hit, make_float(0.0, sp, mask_dt)}, {{"cmp_type", int64_t{1}}}, sp), sp);
+    ExprPtr tmp = staged(name + "_seltmp", make_call("tile.create", {index_list({make_int(1, sp), make_int(32, sp)}, sp)},
+                                                     {{"dtype", DataType::UINT8}}, sp), sp);
+    return make_call("tile.sel", {pred, values, keep, tmp}, {}, sp);
+  }
+
+  // tensor.scatter_mask(input [R, C / stride], dst [R, C]; mask_pattern): dst with the
+  // pattern's columns taken from input's rows in order. tile.scatter_mask clears the rest of its
+  // destination, so as for tensor.scatter the values and a 1-mask go into zeroed tiles.
+  ExprPtr scatter_mask(const Call& c, const OpDef& tile, const Kwargs& kw, const std::string& name) {
+    const Span& sp = c.span;
+    const auto* it = as_tensor(c.args[0]->type);
+    const auto* dt = as_tensor(c.args[1]->type);
+    const auto in_shape = static_shape(it->shape), dst_shape = static_shape(dt->shape);
+    if (!in_shape || !dst_shape)
+      throw CompileError("E501", sp, "'pl.tensor.scatter_mask' of dynamic shapes is not supported yet inside a kernel", kHint);
+    const DataType mask_dt = mask_type(c, dt->dtype);
+    ExprPtr input = tile_operand(c.args[0], MemorySpace::Vec, sp);
+    ExprPtr dst = tile_operand(c.args[1], MemorySpace::Vec, sp);
+    const int64_t rows = (*dst_shape)[0], cols = (*dst_shape)[1];
+    ExprPtr values = staged(name + "_values", make_call(tile, {full_tile(rows, cols, dt->dtype, 0.0, name + "_zero", sp), input}, kw, sp), sp);
+    ExprPtr ones = full_tile((*in_shape)[0], (*in_shape)[1], mask_dt, 1.0, name + "_ones", sp);
+    ExprPtr hit = staged(name + "_hit", make_call(tile, {full_tile(rows, cols, mask_dt, 0.0, name + "_hzero", sp), ones}, kw, sp), sp);
+    return keep_unwritten(hit, values, dst, mask_dt, name, sp);
+  }
+
   // tensor.scatter(input [R, S], index [N, K], src [N, K], dim=-1): out = input with
   // out[r, index[r, k]] = src[r, k]. tile.scatter writes flat positions and clears the rest of
   // its destination, so the values and a 1-mask are scattered into zeroed tiles, and tile.sel
@@ -356,14 +396,10 @@ class Converter : public IRMutator {
     const auto [in_shape, ix_shape] = last_axis_shapes(c, 0, 1);
     const int64_t rows = in_shape[0], cols = in_shape[1], n = ix_shape[0], k = ix_shape[1];
     const DataType dt = as_tensor(c.args[0]->type)->dtype;
-    const int bits = dtype_bits(dt);
-    if (bits != 32 && bits != 16)
-      throw CompileError("E501", sp, fmt::format("'pl.tensor.scatter' of {} elements is not supported yet inside a kernel", dtype_name(dt)),
-                         "scatter 16- or 32-bit elements");
-    // The 1-mask has the element width (the index width must match it) and a compare-able type.
-    const DataType mask_dt = bits == 32 ? DataType::FP32 : DataType::FP16;
-    const DataType idx_dt = bits == 32 ? DataType::INT32 : DataType::INT16;
-    if (bits == 16 && rows * cols > 32768)
+    const DataType mask_dt = mask_type(c, dt);
+    const bool wide = dtype_bits(dt) == 32;
+    const DataType idx_dt = wide ? DataType::INT32 : DataType::INT16;
+    if (!wide && rows * cols > 32768)
       throw CompileError("E501", sp, fmt::format("'pl.tensor.scatter' into {} elements needs flat indices beyond INT16", rows * cols),
                          "scatter into at most 32768 elements of a 16-bit tensor per kernel");
     ExprPtr input = tile_operand(c.args[0], MemorySpace::Vec, sp);
@@ -373,10 +409,7 @@ class Converter : public IRMutator {
     ExprPtr values = staged(name + "_values", make_call(tile, {full_tile(rows, cols, dt, 0.0, name + "_zero", sp), src, flat}, {}, sp), sp);
     ExprPtr ones = full_tile(n, k, mask_dt, 1.0, name + "_ones", sp);
     ExprPtr hit = staged(name + "_hit", make_call(tile, {full_tile(rows, cols, mask_dt, 0.0, name + "_hzero", sp), ones, flat}, {}, sp), sp);
-    ExprPtr pred = staged(name + "_mask", make_call("tile.cmps", {hit, make_float(0.0, sp, mask_dt)}, {{"cmp_type", int64_t{1}}}, sp), sp);
-    ExprPtr tmp = staged(name + "_seltmp", make_call("tile.create", {index_list({make_int(1, sp), make_int(32, sp)}, sp)},
-                                                     {{"dtype", DataType::UINT8}}, sp), sp);
-    return make_call("tile.sel", {pred, values, input, tmp}, {}, sp);
+    return keep_unwritten(hit, values, input, mask_dt, name, sp);
   }
 
   // The converted value of one tensor op call (its extra statements go to pre_).
@@ -471,6 +504,7 @@ class Converter : public IRMutator {
       }
       case TileLowering::Gather: return gather(c, *tile, name);
       case TileLowering::Scatter: return scatter(c, *tile, name);
+      case TileLowering::ScatterMask: return scatter_mask(c, *tile, kw, name);
       case TileLowering::None:
       case TileLowering::Scalar: break;  // rejected above
     }

@@ -147,7 +147,7 @@ const std::vector<ProgramCase>& program_cases() {
        used_tile_ops_reference, 1e-6f, 1e-6f, used_tile_ops_tolerance()},
       {"used_tensor_ops", "e2e_used_tensor_ops.py", {},
        {"h", "b", "bk", "ci", "mx", "mn", "dv", "rc", "ng", "sq", "rs", "lg", "ab", "rl",
-        "cs", "cem", "cea", "ce", "rem", "rea", "re", "tr", "rp", "asm", "rw", "sc", "sch"},
+        "cs", "cem", "cea", "ce", "rem", "rea", "re", "tr", "rp", "asm", "rw", "sc", "sch", "sw"},
        used_tensor_ops_reference, 1e-6f, 1e-6f, used_tensor_ops_tolerance()},
   };
   return cases;

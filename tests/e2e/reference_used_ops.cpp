@@ -2,8 +2,8 @@
 // e2e_used_tensor_ops.py), written from each op's documented semantics: rounding into FP16 / BF16
 // / integers in the six round modes (computed here from the formats' significand width, not with
 // the runtime's conversions), elementwise math, column / row reductions and broadcasts,
-// transpose, reshape, assemble at an offset, single-element read / write and the last-axis
-// scatter (out = input, out[r, index[r, k]] = src[r, k]).
+// transpose, reshape, assemble at an offset, single-element read / write, the last-axis
+// scatter (out = input, out[r, index[r, k]] = src[r, k]) and the mask-pattern gather / scatter.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -224,6 +224,13 @@ Arrays used_tensor_ops_reference(const Arrays& in) {
     }
   out["sc"] = sc;
   out["sch"] = sch;
+  Vec sw(R * C);
+  for (int r = 0; r < R; ++r)
+    for (int j = 0; j < C / 2; ++j) {
+      sw[r * C + 2 * j] = x[r * C + 2 * j + 1];
+      sw[r * C + 2 * j + 1] = 2.0f * x[r * C + 2 * j];
+    }
+  out["sw"] = sw;
   return out;
 }
 
@@ -241,7 +248,7 @@ std::map<std::string, std::pair<float, float>> used_tile_ops_tolerance() {
 std::map<std::string, std::pair<float, float>> used_tensor_ops_tolerance() {
   std::map<std::string, std::pair<float, float>> t;
   for (const char* n : {"h", "b", "bk", "ci", "mx", "mn", "dv", "rc", "ng", "sq", "ab", "rl", "ce", "re", "tr", "rp",
-                        "asm", "rw", "sc", "sch"})
+                        "asm", "rw", "sc", "sch", "sw"})
     t[n] = {0.0f, 0.0f};
   return t;
 }

@@ -176,6 +176,9 @@ std::vector<Case> make_cases() {
   c.push_back({"tile.gatherb", "v = pl.tile.gatherb(a, ou)", "v = pl.tile.gatherb(a, ai)"});
   c.push_back({"tile.gather_mask", "v = pl.tile.gather_mask(a, mask_pattern=1)", "v = pl.tile.gather_mask(a, mask_pattern=9)"});
   c.push_back({"tile.scatter_mask", "v = pl.tile.scatter_mask(a, b, mask_pattern=2)", "v = pl.tile.scatter_mask(a, ah, mask_pattern=2)"});
+  c.push_back({"tensor.gather_mask", "v = pl.tensor.gather_mask(x, mask_pattern=1)", "v = pl.tensor.gather_mask(x, mask_pattern=9)"});
+  c.push_back({"tensor.scatter_mask", "v = pl.tensor.scatter_mask(x, y, mask_pattern=7)",
+               "v = pl.tensor.scatter_mask(x, y, mask_pattern=1)"});  // 16 columns spread by 2 are not 16
   // SPMD identity, AIC↔AIV boundary markers, L1 staging.
   for (const char* k : {"get_block_idx", "get_block_num", "get_subblock_idx"}) both(k, "", "a", "", "x");
   both("aiv_shard", "a, split=1", "a, split=5", "x, split=1", "x, split=5");

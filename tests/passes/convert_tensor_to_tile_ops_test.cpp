@@ -403,3 +403,41 @@ class P:
 )");
   pass_test::require_equal(convert(before), expected);
 }
+
+TEST_CASE("tensor.gather_mask is tile.gather_mask; tensor.scatter_mask scatters values and a 1-mask into zeroed tiles and "
+          "keeps dst by a select", "[ConvertTensorToTileOps]") {
+  auto before = pass_test::parse(R"(
+import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, x: pl.Tensor[[16, 64], pl.FP32], d: pl.Tensor[[16, 64], pl.FP32], o: pl.Out[pl.Tensor[[16, 64], pl.FP32]]) -> pl.Tensor[[16, 64], pl.FP32]:
+        ev: pl.Tensor[[16, 32], pl.FP32] = pl.tensor.gather_mask(x, mask_pattern=1)
+        y: pl.Tensor[[16, 64], pl.FP32] = pl.tensor.scatter_mask(ev, d, mask_pattern=2)
+        r: pl.Tensor[[16, 64], pl.FP32] = pl.tensor.assemble(o, y, [0, 0])
+        return r
+)");
+  auto expected = pass_test::parse(R"(
+import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, x: pl.Tensor[[16, 64], pl.FP32], d: pl.Tensor[[16, 64], pl.FP32], o: pl.Out[pl.Tensor[[16, 64], pl.FP32]]) -> pl.Tensor[[16, 64], pl.FP32]:
+        x_tile: pl.Tile[[16, 64], pl.FP32, pl.Mem.Vec] = pl.tile.load(x, [0, 0], [16, 64])
+        d_tile: pl.Tile[[16, 64], pl.FP32, pl.Mem.Vec] = pl.tile.load(d, [0, 0], [16, 64])
+        ev: pl.Tile[[16, 32], pl.FP32, pl.Mem.Vec] = pl.tile.gather_mask(x_tile, mask_pattern=1)
+        y_zero: pl.Tile[[16, 64], pl.FP32, pl.Mem.Vec] = pl.tile.full([16, 64], dtype=pl.FP32, value=0.0)
+        y_values: pl.Tile[[16, 64], pl.FP32, pl.Mem.Vec] = pl.tile.scatter_mask(y_zero, ev, mask_pattern=2)
+        y_ones: pl.Tile[[16, 32], pl.FP32, pl.Mem.Vec] = pl.tile.full([16, 32], dtype=pl.FP32, value=1.0)
+        y_hzero: pl.Tile[[16, 64], pl.FP32, pl.Mem.Vec] = pl.tile.full([16, 64], dtype=pl.FP32, value=0.0)
+        y_hit: pl.Tile[[16, 64], pl.FP32, pl.Mem.Vec] = pl.tile.scatter_mask(y_hzero, y_ones, mask_pattern=2)
+        y_mask: pl.Tile[[16, 32], pl.UINT8, pl.Mem.Vec, pl.TileView(valid_shape=[16, 8])] = pl.tile.cmps(y_hit, 0.0, cmp_type=1)
+        y_seltmp: pl.Tile[[1, 32], pl.UINT8, pl.Mem.Vec] = pl.tile.create([1, 32], dtype=pl.UINT8)
+        y: pl.Tile[[16, 64], pl.FP32, pl.Mem.Vec] = pl.tile.sel(y_mask, y_values, d_tile, y_seltmp)
+        r: pl.Tensor[[16, 64], pl.FP32] = pl.tile.store(y, [0, 0], o)
+        return r
+)");
+  pass_test::require_equal(convert(before), expected);
+}

@@ -7,7 +7,9 @@
 #                   reshape, full + assemble at an offset from pl.tensor.dim, read / write of one
 #                   element, and scatter along the last axis: sc[r, idx[r, k]] = y[r, k] with
 #                   idx[r, k] = (3 * (16 r + k)) & 31 (distinct within a row), in FP32 and in FP16
-#                   with INT16 indices.
+#                   with INT16 indices; the mask-pattern forms (gather_mask / scatter_mask, the
+#                   reference's pl.gather / pl.scatter with mask_pattern=) swap each column pair:
+#                   sw[r, 2j] = x[r, 2j + 1], sw[r, 2j + 1] = 2 x[r, 2j].
 import pypto.language as pl
 
 R = 16
@@ -50,6 +52,7 @@ class UsedTensorOps:
         rw: pl.Out[pl.Tensor[[R, C], pl.FP32]],
         sc: pl.Out[pl.Tensor[[R, C], pl.FP32]],
         sch: pl.Out[pl.Tensor[[R, C], pl.FP16]],
+        sw: pl.Out[pl.Tensor[[R, C], pl.FP32]],
     ):
         with pl.at(level=pl.Level.CORE_GROUP, name_hint="tensor_math"):
             h = pl.cast(x, target_type=pl.FP16, mode="rint")
@@ -88,5 +91,9 @@ class UsedTensorOps:
             xh = pl.cast(x, target_type=pl.FP16, mode="rint")
             sch = pl.scatter(xh, dim=-1, index=pl.cast(idx, target_type=pl.INT16),
                              src=pl.cast(src, target_type=pl.FP16, mode="rint"))
+            even = pl.tensor.gather_mask(x, mask_pattern=1)  # P0101
+            odd = pl.tensor.gather_mask(x, mask_pattern=2)   # P1010
+            sw = pl.tensor.scatter_mask(odd, pl.full([R, C], dtype=pl.FP32, value=0.0), mask_pattern=1)
+            sw = pl.tensor.scatter_mask(pl.mul(even, 2.0), sw, mask_pattern=2)
         return (h, b, bk, ci, mx, mn, dv, rc, ng, sq, rs, lg, ab, rl,
-                cs, cem, cea, ce, rem, rea, re, tr, rp, asm, rw, sc, sch)
+                cs, cem, cea, ce, rem, rea, re, tr, rp, asm, rw, sc, sch, sw)
