@@ -70,6 +70,8 @@ enum class TileLowering : uint8_t {
   None,        // no tile form (orchestration-only, or not lowerable yet)
   Compute,     // every Tensor operand → Vec tile; other operands as they are
   ComputeTmp,  // Compute + a scratch tile shaped like operand 0 appended (row reductions)
+  PreciseTmp,  // Compute; high_precision=True appends a scratch tile shaped like operand 0 (tensor.rsqrt:
+               // the tile form with a tmp tile is pto-isa's high-precision path)
   Transpose,   // Compute + a scratch tile shaped like operand 0 appended after the axes
   Create,      // tensor.create / tensor.full → tile.create / tile.full (Vec)
   Slice,       // GM source → tile.load window; tile source → tile.slice

@@ -33,7 +33,7 @@ struct BinRow { const char* name; const char* scalar; };
 constexpr BinRow kBinary[] = {{"add", "adds"}, {"sub", "subs"}, {"mul", "muls"}, {"div", "divs"},
                               {"maximum", "maximums"}, {"minimum", "minimums"}};
 constexpr const char* kUnary[] = {"exp", "sqrt", "neg", "abs", "relu"};
-constexpr const char* kPreciseUnary[] = {"log", "recip", "rsqrt"};  // take high_precision=
+constexpr const char* kPreciseUnary[] = {"log", "recip"};  // take high_precision=
 constexpr const char* kReduce[] = {"sum", "max", "min", "prod"};
 constexpr const char* kExpand[] = {"", "_add", "_sub", "_mul", "_div", "_max", "_min", "_expdif"};
 constexpr BinRow kIntBinary[] = {{"and", "ands"}, {"or", "ors"}, {"shl", "shls"}, {"shr", "shrs"}};
@@ -64,6 +64,8 @@ void register_tensor_ops(OpRegistry& r) {
   for (const char* u : kPreciseUnary)
     add(r, OpRow(t + u, {tensor("x")}, same_as(0)).kw("high_precision", AttrKind::Bool, false)
                .tile_form(std::string("tile.") + u, TileLowering::Compute));
+  add(r, OpRow("tensor.rsqrt", {tensor("x")}, same_as(0)).kw("high_precision", AttrKind::Bool, false)
+             .tile_form("tile.rsqrt", TileLowering::PreciseTmp));
   for (const auto& b : kIntBinary) {
     add(r, same_tile(b.name, {tensor("lhs"), tensor("rhs")}, int_binary).scalar_form(std::string("tensor.") + b.scalar));
     add(r, same_tile(b.scalar, {tensor("lhs"), scalar("rhs")}, int_binary_scalar));

@@ -422,21 +422,29 @@ class Converter : public IRMutator {
     if (!tile || c.op->lowering == TileLowering::None)
       throw CompileError("E501", c.span, fmt::format("tensor-level op 'pl.{}' inside a kernel is not supported yet", c.op->name),
                          kHint);
-    // tensor.gather / tensor.scatter read their own dim= (the tile forms have none).
-    const bool own_dim = c.op->lowering == TileLowering::Gather || c.op->lowering == TileLowering::Scatter;
-    Kwargs kw = own_dim ? Kwargs{} : carry_kwargs(c, *tile);
+    // tensor.gather / tensor.scatter read their dim=, PreciseTmp ops their high_precision= here.
+    Kwargs kw;
+    bool precise = false;
+    if (c.op->lowering == TileLowering::PreciseTmp) {
+      const AttrValue* hp = c.kwarg("high_precision");
+      precise = hp && std::get_if<bool>(hp) && *std::get_if<bool>(hp);
+    } else if (c.op->lowering != TileLowering::Gather && c.op->lowering != TileLowering::Scatter) {
+      kw = carry_kwargs(c, *tile);
+    }
     const Span& sp = c.span;
     std::vector<ExprPtr> args;
     switch (c.op->lowering) {
       case TileLowering::Compute:
       case TileLowering::ComputeTmp:
+      case TileLowering::PreciseTmp:
       case TileLowering::Transpose:
         // An in-place tile form (tile.write) would write a temporary copy of a GM operand.
         if (int k = tile->output_reuses_input; k >= 0 && size_t(k) < c.args.size() && is_gm(c.args[k]))
           throw CompileError("E501", sp, fmt::format("'pl.{}' into a GM tensor inside a kernel is not supported yet", c.op->name),
                              "write into a tensor computed in the kernel (for example a pl.full), then assemble it into the output");
         for (const auto& a : c.args) args.push_back(as_tensor(a->type) ? tile_operand(a, MemorySpace::Vec, sp) : mutate(a));
-        if (c.op->lowering != TileLowering::Compute) args.push_back(scratch_like(args[0], sp));
+        if (c.op->lowering == TileLowering::ComputeTmp || c.op->lowering == TileLowering::Transpose || precise)
+          args.push_back(scratch_like(args[0], sp));
         break;
       case TileLowering::Create:
         for (const auto& a : c.args) args.push_back(mutate(a));

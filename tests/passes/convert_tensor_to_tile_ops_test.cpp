@@ -441,3 +441,34 @@ class P:
 )");
   pass_test::require_equal(convert(before), expected);
 }
+
+TEST_CASE("tensor.rsqrt(high_precision=True) is tile.rsqrt with a scratch tile (pto-isa's high-precision form)",
+          "[ConvertTensorToTileOps]") {
+  auto before = pass_test::parse(R"(
+import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, x: pl.Tensor[[16, 64], pl.FP32], o: pl.Out[pl.Tensor[[16, 64], pl.FP32]]) -> pl.Tensor[[16, 64], pl.FP32]:
+        a: pl.Tensor[[16, 64], pl.FP32] = pl.tensor.rsqrt(x, high_precision=True)
+        b: pl.Tensor[[16, 64], pl.FP32] = pl.tensor.rsqrt(a)
+        r: pl.Tensor[[16, 64], pl.FP32] = pl.tensor.assemble(o, b, [0, 0])
+        return r
+)");
+  auto expected = pass_test::parse(R"(
+import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, x: pl.Tensor[[16, 64], pl.FP32], o: pl.Out[pl.Tensor[[16, 64], pl.FP32]]) -> pl.Tensor[[16, 64], pl.FP32]:
+        x_tile: pl.Tile[[16, 64], pl.FP32, pl.Mem.Vec] = pl.tile.load(x, [0, 0], [16, 64])
+        tmp: pl.Tile[[16, 64], pl.FP32, pl.Mem.Vec] = pl.tile.create([16, 64], dtype=pl.FP32)
+        a: pl.Tile[[16, 64], pl.FP32, pl.Mem.Vec] = pl.tile.rsqrt(x_tile, tmp)
+        b: pl.Tile[[16, 64], pl.FP32, pl.Mem.Vec] = pl.tile.rsqrt(a)
+        r: pl.Tensor[[16, 64], pl.FP32] = pl.tile.store(b, [0, 0], o)
+        return r
+)");
+  pass_test::require_equal(convert(before), expected);
+}

@@ -2,7 +2,8 @@
 # lowered to tile ops by ConvertTensorToTileOps, each output checked against a plain C++ loop
 # (tests/e2e/reference_used_ops.cpp). On [16, 64] FP32 tensors x, y:
 #   tensor_math   — casts (FP16 rint, BF16 trunc, BF16 round and back to FP32, x * 8 to INT32 by
-#                   floor), maximum, minimum, div, recip, neg, sqrt, rsqrt, log, abs, relu;
+#                   floor), maximum, minimum, div, recip, neg, sqrt, rsqrt (high_precision),
+#                   log, abs, relu;
 #   tensor_layout — col_sum and the column broadcasts, row_max and the row broadcasts, transpose,
 #                   reshape, full + assemble at an offset from pl.tensor.dim, read / write of one
 #                   element, and scatter along the last axis: sc[r, idx[r, k]] = y[r, k] with
@@ -66,7 +67,7 @@ class UsedTensorOps:
             rc = pl.recip(pos)
             ng = pl.neg(x)
             sq = pl.sqrt(pos)
-            rs = pl.rsqrt(pos)
+            rs = pl.rsqrt(pos, high_precision=True)  # the scratch-tile form
             lg = pl.log(pos)
             ab = pl.abs(y)
             rl = pl.relu(x)
