@@ -40,6 +40,17 @@ Arrays load_arrays(const std::string& dir) {
         std::memcpy(&k, a.data.data() + 4 * i, 4);
         v[i] = static_cast<float>(k);
       }
+    } else if (a.descr == "<i2") {
+      for (size_t i = 0; i < v.size(); ++i) {
+        int16_t k;
+        std::memcpy(&k, a.data.data() + 2 * i, 2);
+        v[i] = static_cast<float>(k);
+      }
+    } else if (a.descr == "|i1" || a.descr == "|u1") {
+      for (size_t i = 0; i < v.size(); ++i) {
+        const uint8_t b = a.data[i];
+        v[i] = a.descr == "|i1" ? static_cast<float>(static_cast<int8_t>(b)) : static_cast<float>(b);
+      }
     } else {
       continue;
     }

@@ -141,7 +141,7 @@ const std::vector<ProgramCase>& program_cases() {
       // The vector ops real programs use most (casts in every round mode, math, broadcasts,
       // layout, element access, scatter): exact where the result is a single rounding.
       {"used_tile_ops", "e2e_used_tile_ops.py", {},
-       {"hr", "ha", "hz", "htr", "hta", "br", "bo", "back", "irint", "iround", "ifloor", "iceil", "itrunc",
+       {"hr", "ha", "hz", "htr", "hta", "br", "bo", "back", "irint", "iround", "ifloor", "iceil", "itrunc", "bh", "i8",
         "mx", "mn", "rc", "dv", "ng", "sq", "rs", "lg", "ab", "rl", "rch", "rsh", "sqh", "dvh",
         "cs", "cem", "cea", "ce", "rem", "rea", "re", "tr", "rp", "asm", "rw"},
        used_tile_ops_reference, 1e-6f, 1e-6f, used_tile_ops_tolerance()},

@@ -127,6 +127,15 @@ Arrays used_tile_ops_reference(const Arrays& in) {
     iceil[k] = std::ceil(q);
     itrunc[k] = std::trunc(q);
   }
+  // Chained by LegalizeTileCast on 910B: BF16 -> FP32 -> FP16 (exact through FP32) and
+  // FP32 -> FP16 -> INT8, both truncating, which is the direct truncation for |v| < 2048.
+  Vec bh(R * C), i8(R * C);
+  for (int k = 0; k < R * C; ++k) {
+    bh[k] = to_half(to_bf16(x[k], Mode::Rint), Mode::Rint);
+    i8[k] = std::trunc(x[k] * 100.0f);
+  }
+  out["bh"] = bh;
+  out["i8"] = i8;
   out["back"] = back;
   out["htr"] = htr;
   out["hta"] = hta;
@@ -238,7 +247,7 @@ std::map<std::string, std::pair<float, float>> used_tile_ops_tolerance() {
   std::map<std::string, std::pair<float, float>> t;
   // Conversions, selections, copies and single IEEE operations are reproduced exactly.
   for (const char* n : {"hr", "ha", "hz", "htr", "hta", "br", "bo", "back", "irint", "iround", "ifloor", "iceil",
-                        "itrunc", "mx", "mn", "rc", "dv", "ng", "sq", "ab", "rl", "ce", "re", "tr", "rp", "asm", "rw"})
+                        "itrunc", "bh", "i8", "mx", "mn", "rc", "dv", "ng", "sq", "ab", "rl", "ce", "re", "tr", "rp", "asm", "rw"})
     t[n] = {0.0f, 0.0f};
   // FP16 math: within one FP16 ulp (2^-10 relative) of the correctly rounded value.
   for (const char* n : {"rch", "rsh", "sqh", "dvh"}) t[n] = {1e-7f, 1e-3f};

@@ -1,7 +1,8 @@
 # End-to-end, tile level: the vector ops real programs use most, each stored and checked against a
 # plain C++ loop (tests/e2e/reference_used_ops.cpp). Three kernels on [16, 64] tiles:
 #   casts  — FP32 -> FP16 / BF16 in several round modes (and back to FP32), round-mode ties built
-#            from integers (1 + k * 2^-11 for FP16; k / 4 for FP32 -> INT32 in all five integer modes);
+#            from integers (1 + k * 2^-11 for FP16; k / 4 for FP32 -> INT32 in all five integer modes),
+#            and pairs 910B's TCVT lacks (BF16 -> FP16, FP32 -> INT8: LegalizeTileCast chains them);
 #   math   — maximum, minimum, recip, div, neg, sqrt, rsqrt, log, abs, relu in FP32 and recip,
 #            rsqrt, sqrt, div in FP16;
 #   layout — col_sum, col_expand(_mul/_add), row_expand(_mul/_add) of a row max, transpose,
@@ -31,6 +32,8 @@ def casts(
     ifloor: pl.Out[pl.Tensor[[R, C], pl.INT32]],
     iceil: pl.Out[pl.Tensor[[R, C], pl.INT32]],
     itrunc: pl.Out[pl.Tensor[[R, C], pl.INT32]],
+    bh: pl.Out[pl.Tensor[[R, C], pl.FP16]],
+    i8: pl.Out[pl.Tensor[[R, C], pl.INT8]],
 ):
     tx = pl.load(x, [0, 0], [R, C])
     pl.store(pl.cast(tx, pl.FP16, mode="rint"), [0, 0], hr)
@@ -51,7 +54,9 @@ def casts(
     pl.store(pl.cast(q, pl.INT32, mode="floor"), [0, 0], ifloor)
     pl.store(pl.cast(q, pl.INT32, mode="ceil"), [0, 0], iceil)
     pl.store(pl.cast(q, pl.INT32, mode="trunc"), [0, 0], itrunc)
-    return hr, ha, hz, htr, hta, br, bo, back, irint, iround, ifloor, iceil, itrunc
+    pl.store(pl.cast(pl.cast(tx, pl.BF16, mode="rint"), pl.FP16, mode="rint"), [0, 0], bh)
+    pl.store(pl.cast(pl.mul(tx, 100.0), pl.INT8, mode="trunc"), [0, 0], i8)
+    return hr, ha, hz, htr, hta, br, bo, back, irint, iround, ifloor, iceil, itrunc, bh, i8
 
 
 @pl.jit.incore
@@ -156,6 +161,8 @@ def used_tile_ops(
     ifloor: pl.Out[pl.Tensor[[R, C], pl.INT32]],
     iceil: pl.Out[pl.Tensor[[R, C], pl.INT32]],
     itrunc: pl.Out[pl.Tensor[[R, C], pl.INT32]],
+    bh: pl.Out[pl.Tensor[[R, C], pl.FP16]],
+    i8: pl.Out[pl.Tensor[[R, C], pl.INT8]],
     mx: pl.Out[pl.Tensor[[R, C], pl.FP32]],
     mn: pl.Out[pl.Tensor[[R, C], pl.FP32]],
     rc: pl.Out[pl.Tensor[[R, C], pl.FP32]],
@@ -182,11 +189,11 @@ def used_tile_ops(
     asm: pl.Out[pl.Tensor[[R, C], pl.FP32]],
     rw: pl.Out[pl.Tensor[[R, C], pl.FP32]],
 ):
-    hr, ha, hz, htr, hta, br, bo, back, irint, iround, ifloor, iceil, itrunc = casts(
-        x, i, hr, ha, hz, htr, hta, br, bo, back, irint, iround, ifloor, iceil, itrunc)
+    hr, ha, hz, htr, hta, br, bo, back, irint, iround, ifloor, iceil, itrunc, bh, i8 = casts(
+        x, i, hr, ha, hz, htr, hta, br, bo, back, irint, iround, ifloor, iceil, itrunc, bh, i8)
     mx, mn, rc, dv, ng, sq, rs, lg, ab, rl, rch, rsh, sqh, dvh = math(
         x, y, xh, mx, mn, rc, dv, ng, sq, rs, lg, ab, rl, rch, rsh, sqh, dvh)
     cs, cem, cea, ce, rem, rea, re, tr, rp, asm, rw = layout(x, y, cs, cem, cea, ce, rem, rea, re, tr, rp, asm, rw)
-    return (hr, ha, hz, htr, hta, br, bo, back, irint, iround, ifloor, iceil, itrunc,
+    return (hr, ha, hz, htr, hta, br, bo, back, irint, iround, ifloor, iceil, itrunc, bh, i8,
             mx, mn, rc, dv, ng, sq, rs, lg, ab, rl, rch, rsh, sqh, dvh,
             cs, cem, cea, ce, rem, rea, re, tr, rp, asm, rw)

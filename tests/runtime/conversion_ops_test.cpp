@@ -1,7 +1,8 @@
 // Tests of the CPU runtime where its numerics follow pto-isa's hardware rules rather than plain
-// C++: TCVT's per-type default saturation and the low-bits result of a non-saturating float ->
-// int conversion, FP16 recip / rsqrt / sqrt / div rounded once to the nearest half, and the
-// index-form TSCATTER clearing its destination. Each against a plain loop written here.
+// C++: TCVT's per-type default saturation, the low-bits result of a non-saturating float -> int
+// conversion and float -> float rounding to integral values; FP16 recip / rsqrt / sqrt / div
+// rounded once to the nearest half; the TSCATTER forms clearing their destination. Each against a
+// plain loop written here.
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -80,6 +81,29 @@ TEST_CASE("TCVT without a saturation operand uses pto-isa's per-type default", "
     i32.SetValue(0, 70000);
     TCVT(i16, i32, RoundMode::CAST_NONE);
     CHECK(i16.GetValue(0) == static_cast<int16_t>(70000 - 65536));
+}
+
+TEST_CASE("TCVT float -> float rounds to an integral value in the round mode", "[cvt]") {
+    // The NPU's same-type conversion (vconv_f322f32r/a/f/c/z, vtrc on 950).
+    ThrowOnFail guard;
+    Vec<float, 1, 8> src(1, 8), dst(1, 8);
+    TASSIGN(src, 0);
+    TASSIGN(dst, 64);
+    const float in[8] = {2.5f, -2.5f, 3.5f, 0.75f, -0.75f, 1e9f + 64.0f, -7.25f, 0.0f};
+    for (int i = 0; i < 8; ++i) src.SetValue(i, in[i]);
+    struct Mode { RoundMode m; float (*ref)(float); };
+    const Mode modes[] = {{RoundMode::CAST_RINT, [](float v) { return std::nearbyint(v); }},
+                          {RoundMode::CAST_ROUND, [](float v) { return std::round(v); }},
+                          {RoundMode::CAST_FLOOR, [](float v) { return std::floor(v); }},
+                          {RoundMode::CAST_CEIL, [](float v) { return std::ceil(v); }},
+                          {RoundMode::CAST_TRUNC, [](float v) { return std::trunc(v); }}};
+    for (const auto& [m, ref] : modes) {
+        TCVT(dst, src, m);
+        for (int i = 0; i < 8; ++i) {
+            INFO("mode " << static_cast<int>(m) << " i=" << i);
+            CHECK(dst.GetValue(i) == ref(in[i]));
+        }
+    }
 }
 
 TEST_CASE("FP16 recip, rsqrt, sqrt and div round once to the nearest half", "[vector][fp16]") {

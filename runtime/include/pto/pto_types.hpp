@@ -6,7 +6,8 @@
 //   * float -> integer (plain cast, e.g. TSTORE of an int tile from float): truncate toward zero,
 //     saturate to the integer range, NaN -> 0.
 //   * TCVT with a RoundMode: CAST_NONE/CAST_RINT ties-to-even, CAST_ROUND ties-away, FLOOR, CEIL,
-//     TRUNC, CAST_ODD (round to odd). SaturationMode::ON clamps float overflow to +-max finite,
+//     TRUNC, CAST_ODD (round to odd). float -> float rounds to an integral value in that mode (the
+//     NPU's same-type conversion). SaturationMode::ON clamps float overflow to +-max finite,
 //     OFF gives +-inf. Float -> int saturates when ON; OFF keeps the low bits of the (64-bit)
 //     integer value, as int -> narrower int does. TCVT without a SaturationMode operand uses
 //     pto-isa's per-type default (pto_ops_vector.hpp: OFF for a few narrowing pairs, else ON).
@@ -203,6 +204,8 @@ inline To round_to(From v, RoundMode mode, SaturationMode sat) {
             return half::from_bits(static_cast<uint16_t>(round_to_format(d, 5, 10, mode, saturate)));
         } else if constexpr (std::is_same_v<To, bfloat16_t>) {
             return bfloat16_t::from_bits(static_cast<uint16_t>(round_to_format(d, 8, 7, mode, saturate)));
+        } else if constexpr (std::is_same_v<From, float>) {
+            return static_cast<To>(round_integral(d, mode));  // float -> float: TCVT rounds to an integral value
         } else {
             return static_cast<To>(d);  // widening to float is exact
         }
