@@ -5,14 +5,15 @@
 //     statement, all prepended to the kernel body in order of first appearance;
 //   * size = element count × bits / 8, Acc tiles with rows rounded up to 16 (32 for INT32 on
 //     910B); a tile whose shape is not static is a CompileError;
-//   * sharing (one buffer for several Vars): a tile.store result ↔ the tensor it writes; an
-//     in-place op's result (registry `output_reuses_input`) ↔ that input; tile.reshape ↔ its
-//     source; `a = b`; a loop's init, iter_arg, yielded value and return_var (the carried
+//   * sharing (one buffer for several Vars, buffer_sharing.h): a tile.store result ↔ the tensor it
+//     writes; an in-place op's result (registry `output_reuses_input`) ↔ that input; tile.reshape
+//     ↔ its source; `a = b`; a loop's init, iter_arg, yielded value and return_var (the carried
 //     accumulator lives in one buffer); an if's return_var and both yielded values.
 // Orchestration functions are left alone. Produces HasMemRefs; invalidates SSAForm (reference).
 #include <fmt/format.h>
 
 #include "ir/op_registry.h"
+#include "passes/buffer_sharing.h"
 #include "passes/memref_util.h"
 #include "passes/pass_util.h"
 #include "passes/passes.h"
@@ -23,101 +24,6 @@ using namespace ir;
 
 namespace {
 
-class UnionFind {
- public:
-  const Var* find(const Var* v) {
-    auto it = parent_.find(v);
-    if (it == parent_.end()) {
-      parent_[v] = v;
-      return v;
-    }
-    if (it->second == v) return v;
-    const Var* r = find(it->second);
-    parent_[v] = r;
-    return r;
-  }
-  void unite(const Var* a, const Var* b) {
-    const Var* ra = find(a);
-    const Var* rb = find(b);
-    if (ra != rb) parent_[rb] = ra;
-  }
-
- private:
-  std::unordered_map<const Var*, const Var*> parent_;
-};
-
-bool shaped_var(const ExprPtr& e) { return as<Var>(e) && as_shaped(e->type); }
-
-// Collects the Vars in order of first binding and the sharing relation.
-class Sharing : public IRVisitor {
- public:
-  UnionFind uf;
-  std::vector<VarPtr> order;  // tile/tensor Vars in order of first binding
-  std::unordered_map<const Var*, Span> def_span;
-
-  void bind(const VarPtr& v, const Span& at) {
-    if (!v || !as_shaped(v->type)) return;
-    if (def_span.emplace(v.get(), at).second) order.push_back(v);
-    uf.find(v.get());
-  }
-  void share(const VarPtr& a, const ExprPtr& b) {
-    if (a && as_shaped(a->type) && shaped_var(b)) uf.unite(a.get(), as<Var>(b));
-  }
-
- protected:
-  void visit_assign(const AssignStmt& s) override {
-    bind(s.var, s.span);
-    if (as<Var>(s.value)) {
-      share(s.var, s.value);
-    } else if (const auto* c = as<Call>(s.value); c && c->op) {
-      if (as_tensor(c->type) && c->op->family() == "tile") {  // tile.store-like: writes its tensor operand
-        ExprPtr out;
-        for (const auto& a : c->args)
-          if (as_tensor(a->type)) out = a;
-        share(s.var, out);
-      } else if (c->op->output_reuses_input >= 0 && c->op->output_reuses_input < int(c->args.size())) {
-        share(s.var, c->args[c->op->output_reuses_input]);
-      } else if (c->op->name == "tile.reshape" && !c->args.empty()) {
-        share(s.var, c->args[0]);
-      }
-    }
-    IRVisitor::visit_assign(s);
-  }
-  void visit_for(const ForStmt& s) override {
-    for (const auto& ia : s.iter_args) {
-      bind(ia, s.span);
-      share(ia, ia->init);
-    }
-    IRVisitor::visit_for(s);
-    carry(s.iter_args, s.body, s.return_vars, s.span);
-  }
-  void visit_while(const WhileStmt& s) override {
-    for (const auto& ia : s.iter_args) {
-      bind(ia, s.span);
-      share(ia, ia->init);
-    }
-    IRVisitor::visit_while(s);
-    carry(s.iter_args, s.body, s.return_vars, s.span);
-  }
-  void carry(const std::vector<IterArgPtr>& ias, const StmtPtr& body, const std::vector<VarPtr>& rvs, const Span& at) {
-    auto y = split_trailing_yield(body).second;
-    for (size_t i = 0; i < rvs.size(); ++i) {
-      bind(rvs[i], at);
-      if (i < ias.size()) share(rvs[i], ias[i]);
-      if (y && i < y->values.size()) share(rvs[i], y->values[i]);
-    }
-  }
-  void visit_if(const IfStmt& s) override {
-    IRVisitor::visit_if(s);
-    auto ty = split_trailing_yield(s.then_body).second, ey = split_trailing_yield(s.else_body).second;
-    for (size_t i = 0; i < s.return_vars.size(); ++i) {
-      bind(s.return_vars[i], s.span);
-      if (ty && i < ty->values.size()) share(s.return_vars[i], ty->values[i]);
-      if (ey && i < ey->values.size()) share(s.return_vars[i], ey->values[i]);
-    }
-  }
-};
-
 std::string space_tag(MemorySpace s) {
   std::string n(to_string(s));
   for (auto& ch : n) ch = char(std::tolower(static_cast<unsigned char>(ch)));
@@ -126,9 +32,7 @@ std::string space_tag(MemorySpace s) {
 
 FunctionPtr init_function(const FunctionPtr& f, Soc soc) {
   if (!is_incore_like(f->type)) return f;
-  Sharing sh;
-  for (const auto& p : f->params) sh.bind(p, f->span);
-  sh.visit_function(*f);
+  BufferSharing sh(*f);
 
   struct Buffer {
     VarPtr base;

@@ -181,7 +181,7 @@ Arrays used_tile_ops_reference(const Arrays& in) {
   out["rp"] = map(x, [](float v) { return v * 2.0f; });  // [16, 64] viewed as [32, 32]: same order
   Vec rw(y);
   rw[2 * C + 7] = x[3 * C + 5];
-  const float scale = y[1];
+  const float scale = y[2 * C + 7];  // read after the write: the old value
   for (auto& v : rw) v *= scale;
   out["rw"] = rw;
   return out;

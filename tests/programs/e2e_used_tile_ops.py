@@ -7,7 +7,8 @@
 #            rsqrt, sqrt, div in FP16;
 #   layout — col_sum, col_expand(_mul/_add), row_expand(_mul/_add) of a row max, transpose,
 #            reshape, tile.full + tile.assemble at an offset from pl.tensor.dim, tile.read /
-#            tile.write of single elements.
+#            tile.write of single elements (a read of the written tile after the write sees its
+#            old value).
 import pypto.language as pl
 
 R = 16
@@ -135,9 +136,10 @@ def layout(
     base = pl.tile.full([R, C], dtype=pl.FP32, value=1.5)
     left = pl.load(y, [0, 0], [R, H])
     pl.store(pl.tile.assemble(base, left, [0, pl.tensor.dim(x, 1) - H]), [0, 0], asm)
-    # rw = y * y[0, 1], with y[2, 7] replaced by x[3, 5] first.
-    scale = pl.tile.read(ty, [0, 1])
+    # rw = w * y[2, 7], w = y with y[2, 7] replaced by x[3, 5]: the read after the in-place write
+    # still sees y's value (PreserveOverwrittenValues gives the write a copy of ty).
     w = pl.tile.write(ty, [2, 7], pl.tile.read(tx, [3, 5]))
+    scale = pl.tile.read(ty, [2, 7])
     pl.store(pl.mul(w, scale), [0, 0], rw)
     return cs, cem, cea, ce, rem, rea, re, tr, rp, asm, rw
 
