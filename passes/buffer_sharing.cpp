@@ -30,7 +30,7 @@ namespace {
 bool shaped_var(const ExprPtr& e) { return as<Var>(e) && as_shaped(e->type); }
 }  // namespace
 
-BufferSharing::BufferSharing(const Function& f) {
+BufferSharing::BufferSharing(const Function& f, const Stmt* without) : without_(without) {
   for (const auto& p : f.params) bind(p, f.span);
   visit_function(f);
 }
@@ -56,7 +56,7 @@ void BufferSharing::visit_assign(const AssignStmt& s) {
         if (as_tensor(a->type)) out = a;
       share(s.var, out);
     } else if (c->op->output_reuses_input >= 0 && c->op->output_reuses_input < int(c->args.size())) {
-      share(s.var, c->args[c->op->output_reuses_input]);
+      if (&s != without_) share(s.var, c->args[c->op->output_reuses_input]);
     } else if (c->op->name == "tile.reshape" && !c->args.empty()) {
       share(s.var, c->args[0]);
     }

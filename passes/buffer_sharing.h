@@ -22,10 +22,12 @@ class UnionFind {
   std::unordered_map<const ir::Var*, const ir::Var*> parent_;
 };
 
-// The buffer classes of one function's tile / tensor Vars (parameters included).
+// The buffer classes of one function's tile / tensor Vars (parameters included). `without` names
+// an in-place op's statement whose result-input link is left out (what the classes would be if
+// that op wrote another buffer).
 class BufferSharing : public ir::IRVisitor {
  public:
-  explicit BufferSharing(const ir::Function& f);
+  explicit BufferSharing(const ir::Function& f, const ir::Stmt* without = nullptr);
   UnionFind uf;
   std::vector<ir::VarPtr> order;  // tile/tensor Vars in order of first binding
   std::unordered_map<const ir::Var*, ir::Span> def_span;
@@ -41,6 +43,7 @@ class BufferSharing : public ir::IRVisitor {
   void share(const ir::VarPtr& a, const ir::ExprPtr& b);
   void carry(const std::vector<ir::IterArgPtr>& ias, const ir::StmtPtr& body, const std::vector<ir::VarPtr>& rvs,
              const ir::Span& at);
+  const ir::Stmt* without_ = nullptr;
 };
 
 }  // namespace pypto::passes

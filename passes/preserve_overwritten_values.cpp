@@ -7,9 +7,10 @@
 //     the loop) is read after the loop starts: the loop carries a copy of the init;
 //   * an in-place op (registry `output_reuses_input`, e.g. tile.write / tile.assemble /
 //     tile.scatter) whose Vec operand's class has a Var defined before it and read after it:
-//     the op works on a copy of the operand; when the operand is the carried value of an enclosing
-//     loop (the copy would land in the same buffer), the reads that follow it in its block read a
-//     copy taken before it instead, and other such reads are E501.
+//     the op works on a copy of the operand — unless its result reaches the operand's buffer
+//     another way (yielded as the loop-carried tile the operand is), where a copy would share
+//     that buffer again: then the reads that follow it in its block read a copy taken before it,
+//     and other such reads are E501.
 // Runs on SSA kernels after InferTileMemorySpace, before InitMemRef.
 #include <fmt/format.h>
 
@@ -150,7 +151,7 @@ ExprPtr copy_of(const ExprPtr& x, const Span& sp) {
 // One rewrite per round: the earliest loop init or in-place operand that needs a copy.
 class Rewriter : public IRMutator {
  public:
-  explicit Rewriter(const Function& f) : sh_(f), ps_(f) {}
+  explicit Rewriter(const Function& f) : f_(f), sh_(f), ps_(f) {}
   bool changed = false;
 
  protected:
@@ -220,15 +221,6 @@ class Rewriter : public IRMutator {
     return std::nullopt;
   }
 
-  // The loop enclosing position `p` whose iter_arg `v` is, if any.
-  bool carried_here(const Var* v, int p) const {
-    for (const auto& [s, loop] : ps_.loops)
-      if (loop.start < p && p < loop.end)
-        for (const auto& ia : loop.iter_args)
-          if (ia.get() == v) return true;
-    return false;
-  }
-
   std::optional<std::vector<StmtPtr>> in_place_copy(const StmtPtr& st, const std::vector<StmtPtr>& block, size_t at) {
     const auto* a = as<AssignStmt>(st);
     const auto* c = a ? as<Call>(a->value) : nullptr;
@@ -240,9 +232,10 @@ class Rewriter : public IRMutator {
     auto live = live_sharers(sh_, sh_.uf, ps_, x, p);
     if (live.empty()) return std::nullopt;
     changed = true;
-    bool carried = false;
-    for (const auto& m : sh_.order)
-      if (sh_.uf.find(m.get()) == sh_.uf.find(x) && carried_here(m.get(), p)) carried = true;
+    // A copy of the operand helps unless the result reaches the operand's buffer another way (it
+    // is yielded as the loop-carried tile the operand belongs to).
+    BufferSharing without(f_, st.get());
+    const bool carried = without.uf.find(a->var.get()) == without.uf.find(x);
     const Span& sp = a->span;
     if (!carried) {  // the op writes a copy of its operand
       auto cp = copy_of(c->args[k], sp);
@@ -270,6 +263,7 @@ class Rewriter : public IRMutator {
     return out;
   }
 
+  const Function& f_;
   BufferSharing sh_;
   Positions ps_;
   bool skip_rest_ = false;
