@@ -5,6 +5,9 @@
 // its value:
 //   * a loop whose carried Vec tile is updated, when a Var of its init's class (defined before
 //     the loop) is read after the loop starts: the loop carries a copy of the init;
+//   * an if whose branch yields a Vec tile bound before the if while the other branch yields
+//     another value, when that tile's class is read after the if or in the other branch (or the
+//     other value is bound before the if as well): the branch yields a copy;
 //   * an in-place op (registry `output_reuses_input`, e.g. tile.write / tile.assemble /
 //     tile.scatter) whose Vec operand's class has a Var defined before it and read after it:
 //     the op works on a copy of the operand — unless its result reaches the operand's buffer
@@ -15,6 +18,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 
 #include "ir/op_registry.h"
 #include "passes/buffer_sharing.h"
@@ -67,6 +71,16 @@ class Positions : public IRVisitor {
     return it != end.end() ? it->second : pos.at(s);
   }
   std::unordered_map<const Stmt*, int> end;  // compound statements
+  std::unordered_map<const Var*, ExprPtr> value;  // what each assigned Var is bound to
+  // An if's then / else position ranges (first, last; empty when last < first).
+  std::unordered_map<const Stmt*, std::array<std::pair<int, int>, 2>> branches;
+  bool read_within(const Var* v, std::pair<int, int> range) const {
+    auto it = reads.find(v);
+    if (it == reads.end()) return false;
+    for (int r : it->second)
+      if (r >= range.first && r <= range.second) return true;
+    return false;
+  }
 
  protected:
   void visit_var(const Var& v) override { read(&v); }
@@ -75,6 +89,7 @@ class Positions : public IRVisitor {
     here(s);
     IRVisitor::visit_assign(s);
     def[s.var.get()] = now_;
+    value[s.var.get()] = s.value;
   }
   void visit_eval(const EvalStmt& s) override {
     here(s);
@@ -91,8 +106,11 @@ class Positions : public IRVisitor {
   void visit_if(const IfStmt& s) override {
     here(s);
     visit(s.cond);
+    const int t0 = counter_;
     visit(s.then_body);
+    const int e0 = counter_;
     visit(s.else_body);
+    branches[&s] = {std::pair{t0, e0 - 1}, std::pair{e0, counter_ - 1}};
     end[&s] = now_ = counter_++;
     for (const auto& rv : s.return_vars) def[rv.get()] = now_;
   }
@@ -166,6 +184,11 @@ class Rewriter : public IRMutator {
           any = true;
           continue;
         }
+        if (auto ifs = if_yield_copy(st)) {
+          out.push_back(*ifs);
+          any = true;
+          continue;
+        }
         if (auto pre = in_place_copy(st, s->stmts, i)) {
           for (auto& x : *pre) out.push_back(x);
           any = true;
@@ -218,6 +241,58 @@ class Rewriter : public IRMutator {
                                                                                w->return_vars, w->span), *st));
       return std::vector<StmtPtr>{std::make_shared<AssignStmt>(cv, c, st->span), loop_stmt};
     }
+    return std::nullopt;
+  }
+
+  // The Var a value passes on unchanged: through plain copies `a = b` and reshapes.
+  const Var* origin(const Var* v) const {
+    for (int guard = 0; guard < 1000; ++guard) {
+      auto it = ps_.value.find(v);
+      if (it == ps_.value.end()) return v;
+      const ExprPtr& e = it->second;
+      const auto* c = as<Call>(e);
+      const Var* next = as<Var>(e) ? as<Var>(e) : c && c->is_op("tile.reshape") ? as<Var>(c->args[0]) : nullptr;
+      if (!next) return v;
+      v = next;
+    }
+    return v;
+  }
+
+  // An if yielding a Vec tile bound before it, while the other branch yields another value: the
+  // if's result shares one buffer with both, so the branch yields a copy when that tile's class is
+  // still read after the if or in the other branch, or the other value is bound before the if too.
+  std::optional<StmtPtr> if_yield_copy(const StmtPtr& st) {
+    const auto* i = as<IfStmt>(st);
+    if (!i || !i->else_body) return std::nullopt;
+    const int p = ps_.pos.at(st.get()), e = ps_.end_of(st.get());
+    const auto& ranges = ps_.branches.at(st.get());
+    const std::shared_ptr<const YieldStmt> ys[2] = {split_trailing_yield(i->then_body).second,
+                                                   split_trailing_yield(i->else_body).second};
+    if (!ys[0] || !ys[1]) return std::nullopt;
+    for (size_t k = 0; k < i->return_vars.size() && k < ys[0]->values.size() && k < ys[1]->values.size(); ++k)
+      for (int b = 0; b < 2; ++b) {
+        const ExprPtr& y = ys[b]->values[k];
+        const ExprPtr& other = ys[1 - b]->values[k];
+        if (!vec_tile(y) || other.get() == y.get() || ps_.def_of(origin(as<Var>(y))) >= p) continue;
+        bool live = as<Var>(other) && ps_.def_of(origin(as<Var>(other))) < p;  // two values bound before it
+        const Var* root = sh_.uf.find(origin(as<Var>(y)));
+        for (const auto& m : sh_.order)
+          if (sh_.uf.find(m.get()) == root && ps_.def_of(m.get()) < p)
+            live |= ps_.read_after(m.get(), e) >= 0 || ps_.read_within(m.get(), ranges[1 - b]);
+        if (!live) continue;
+        changed = true;
+        const Span& sp = ys[b]->span;
+        auto cp = copy_of(y, sp);
+        auto cv = std::make_shared<Var>(as<Var>(y)->name + "_yield", cp->type, sp);
+        auto [stmts, yield] = split_trailing_yield(b == 0 ? i->then_body : i->else_body);
+        auto vals = yield->values;
+        vals[k] = cv;
+        stmts.push_back(std::make_shared<AssignStmt>(cv, cp, sp));
+        stmts.push_back(with_comments(std::make_shared<YieldStmt>(std::move(vals), yield->span), *yield));
+        StmtPtr nb = make_body(std::move(stmts), sp);
+        return StmtPtr(with_comments(std::make_shared<IfStmt>(i->cond, b == 0 ? nb : i->then_body, b == 0 ? i->else_body : nb,
+                                                              i->return_vars, i->span), *st));
+      }
     return std::nullopt;
   }
 

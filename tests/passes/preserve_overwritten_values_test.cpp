@@ -1,8 +1,8 @@
 // PreserveOverwrittenValues: a value that a write into its shared buffer would change while it is
 // still read gets a Vec copy — the in-place op works on a copy of its operand; a loop carries a
-// copy of an init that is read after the loop starts; reads after an in-place update of the
-// carried tile in the same block read a copy taken before it; other such reads are E501. Values
-// nobody reads afterwards are left alone.
+// copy of an init that is read after the loop starts; an if branch passing on such a tile yields
+// a copy; reads after an in-place update of the carried tile in the same block read a copy taken
+// before it; other such reads are E501. Values nobody reads afterwards are left alone.
 #include "pass_test_util.h"
 
 using namespace pypto;
@@ -118,6 +118,45 @@ class P:
 )"));
 }
 
+TEST_CASE("an if branch passing on a tile that is read after the if yields a copy", "[PreserveOverwrittenValues]") {
+  // The if's result shares one buffer with both yielded values: without the copy the else branch
+  // would compute into t's buffer.
+  pass_test::require_equal(preserve(R"(import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, x: pl.Tensor[[16, 64], pl.FP32], n: pl.Scalar[pl.INDEX], o: pl.Out[pl.Tensor[[16, 64], pl.FP32]]) -> pl.Tensor[[16, 64], pl.FP32]:
+        t: pl.Tile[[16, 64], pl.FP32, pl.Mem.Vec] = pl.tile.load(x, [0, 0], [16, 64])
+        if n > 2:
+            r: pl.Tile[[16, 64], pl.FP32, pl.Mem.Vec] = t
+            c = pl.yield_(r)
+        else:
+            u: pl.Tile[[16, 64], pl.FP32, pl.Mem.Vec] = pl.tile.adds(t, 1.0)
+            c = pl.yield_(u)
+        v: pl.Tile[[16, 64], pl.FP32, pl.Mem.Vec] = pl.tile.add(c, t)
+        o_1: pl.Tensor[[16, 64], pl.FP32] = pl.tile.store(v, [0, 0], o)
+        return o_1
+)"), pass_test::parse(R"(import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, x: pl.Tensor[[16, 64], pl.FP32], n: pl.Scalar[pl.INDEX], o: pl.Out[pl.Tensor[[16, 64], pl.FP32]]) -> pl.Tensor[[16, 64], pl.FP32]:
+        t: pl.Tile[[16, 64], pl.FP32, pl.Mem.Vec] = pl.tile.load(x, [0, 0], [16, 64])
+        if n > 2:
+            r: pl.Tile[[16, 64], pl.FP32, pl.Mem.Vec] = t
+            r_yield: pl.Tile[[16, 64], pl.FP32, pl.Mem.Vec] = pl.tile.move(r, target_memory=pl.Mem.Vec)
+            c = pl.yield_(r_yield)
+        else:
+            u: pl.Tile[[16, 64], pl.FP32, pl.Mem.Vec] = pl.tile.adds(t, 1.0)
+            c = pl.yield_(u)
+        v: pl.Tile[[16, 64], pl.FP32, pl.Mem.Vec] = pl.tile.add(c, t)
+        o_1: pl.Tensor[[16, 64], pl.FP32] = pl.tile.store(v, [0, 0], o)
+        return o_1
+)"));
+}
+
 TEST_CASE("values nobody reads after the write are left alone", "[PreserveOverwrittenValues]") {
   auto p = pass_test::parse(R"(
 import pypto.language as pl
@@ -156,8 +195,8 @@ class P:
             else:
                 c = pl.yield_(acc)
             s: pl.Scalar[pl.FP32] = pl.tile.read(acc, [0, 0])
-            u: pl.Tile[[16, 64], pl.FP32, pl.Mem.Vec] = pl.tile.adds(c, s)
-            r = pl.yield_(u)
+            q: pl.Tile[[16, 64], pl.FP32, pl.Mem.Vec] = pl.tile.adds(t, s)
+            r = pl.yield_(c)
         o_1: pl.Tensor[[16, 64], pl.FP32] = pl.tile.store(r, [0, 0], o)
         return o_1
 )");
