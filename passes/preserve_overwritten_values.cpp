@@ -347,7 +347,7 @@ class Rewriter : public IRMutator {
 FunctionPtr preserve(const FunctionPtr& f) {
   if (!is_incore_like(f->type) || !f->body) return f;
   FunctionPtr g = f;
-  for (int round = 0; round < 64; ++round) {
+  for (int round = 0; round < 4096; ++round) {  // one rewrite per round; each removes a hazard
     Rewriter r(*g);
     StmtPtr body = r.mutate(g->body);
     if (!r.changed) return g;
