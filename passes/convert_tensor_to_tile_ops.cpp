@@ -4,16 +4,18 @@
 //     the function entry, in first-use order — into Vec, or Mat for matmul operands; a GM value
 //     produced by a write (tensor.assemble result) is loaded where it is read;
 //   * every tensor op maps to its tile form as its registry entry says (OpDef::tile_op and
-//     OpDef::lowering: plain compute, compute + scratch tile, matmul, memory);
-//     keyword attributes the tile op does not have must hold the tensor op's default;
+//     OpDef::lowering: plain compute, compute + scratch tile (also rsqrt's high_precision), matmul,
+//     memory, compare + select, gather / scatter with flat indices, mask scatter + select);
+//     keyword attributes the tile op does not have must hold the tensor op's default; an in-place
+//     tile form (tile.write) must not write a GM operand;
 //   * `tensor.assemble(gm, v, offsets)` → `tile.store(v, offsets, gm)`; loop carries and if
 //     results that carry computed tensors become tiles;
 //   * a computed tensor the kernel returns gets a new Out param (named after it) and a
 //     `tile.store` into it; callers create that tensor with `tensor.create` before the call;
 //   * In params the kernel writes become Out (or InOut when also read).
-// Unsupported: dynamic shapes, tensors larger than the on-chip budget of their space, ops without
-// a tile form, non-default attributes without a tile equivalent (all "not supported yet", at the
-// op's span). Produces TileOpsOnly.
+// Unsupported: dynamic shapes (also a pl.tensor.dim Simplify could not fold), tensors larger than
+// the on-chip budget of their space, ops without a tile form, non-default attributes without a
+// tile equivalent (all "not supported yet", at the op's span). Produces TileOpsOnly.
 #include <fmt/format.h>
 
 #include <map>
