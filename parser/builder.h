@@ -36,6 +36,8 @@ struct ProgramCtx {
     auto it = funcs.find(name);
     return it == funcs.end() ? nullptr : it->second.get();
   }
+  // The builder of a declaration (whatever name the caller's module knows it under).
+  FunctionBuilder* find(const FuncDecl& d) const;
   void record(const ir::CompileError& e) {
     for (const auto& d : e.diagnostics()) errors.push_back(d);
   }
@@ -59,6 +61,8 @@ class FunctionBuilder {
   const ir::Function& function() const { return *fn_; }
   ir::FunctionPtr result() const { return fn_; }
   const FuncDecl& decl() const { return decl_; }
+  // The module the function is written in (its constants, imports and helpers).
+  ModuleInfo& mod() const { return *decl_.module; }
   // Names of bare-name calls in the body (jit dependency discovery) and self.f calls.
   std::vector<std::string> called_names(bool self_calls) const;
 

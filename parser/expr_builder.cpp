@@ -70,8 +70,8 @@ void FunctionBuilder::fail(TSNode n, const std::string& code, const std::string&
 std::optional<ConstValue> FunctionBuilder::try_const(TSNode n) {
   ConstEvaluator ev(file_, [this](const std::string& name, TSNode at) -> std::optional<ConstValue> {
     if (names_.count(name) || poisoned_.count(name)) return std::nullopt;
-    return ctx_.mod.lookup(name, at);
-  });
+    return mod().lookup(name, at);
+  }, &mod());
   return ev.try_eval(n);
 }
 
@@ -89,7 +89,9 @@ ExprPtr FunctionBuilder::const_to_expr(const ConstValue& v, TSNode at) {
   if (v.is_str())
     fail(at, "E301", "string literals are only allowed in keyword slots such as name_hint=",
          "strings cannot be DSL values");
-  fail(at, "E301", "None is not a DSL value here");
+  if (v.is_none()) fail(at, "E301", "None is not a DSL value here");
+  fail(at, "E301", fmt::format("'{}' is a {} ({}), not a DSL value", txt(at), v.type_name(), v.repr()),
+       "DSL code can use numbers, pl.dynamic symbols and tuples of them from the constant configuration");
 }
 
 ExprPtr FunctionBuilder::make_tuple(std::vector<ExprPtr> elems, const Span& s) {
@@ -121,7 +123,7 @@ ExprPtr FunctionBuilder::expr(TSNode n) {
     std::string name = txt(n);
     if (auto it = names_.find(name); it != names_.end()) return it->second;
     if (poisoned_.count(name)) throw PoisonedName{};
-    if (auto v = ctx_.mod.lookup(name, n)) return const_to_expr(*v, n);
+    if (auto v = mod().lookup(name, n)) return const_to_expr(*v, n);
     fail(n, "E200", fmt::format("Undefined variable '{}'", name));
   }
   if (k == "binary_operator" || k == "unary_operator" || k == "boolean_operator" || k == "not_operator" ||
@@ -193,6 +195,11 @@ ExprPtr FunctionBuilder::expr(TSNode n) {
     if (!d.empty() && (d == "pl" || d.rfind("pl.", 0) == 0 || d == "self" || d == "pld"))
       fail(n, "E301", fmt::format("Standalone attribute access not supported: {}", txt(n)),
            "enum values are only allowed as op arguments");
+    // C.B through `import config as C`, M.batch_pad on a config dataclass: a constant.
+    TSNode root = obj;
+    while (is(root, "attribute")) root = field(root, "object");
+    if (!is(root, "identifier") || !names_.count(txt(root)))
+      if (auto v = try_const(n)) return const_to_expr(*v, n);
     auto base = expr(obj);
     if (const auto* st = as_shaped(base->type); st && attr == "shape") return make_tuple(st->shape, s);
     fail(n, "E301", fmt::format("Standalone attribute access not supported: {}", txt(n)));
@@ -293,7 +300,7 @@ AttrValue FunctionBuilder::attr_value(TSNode n, const KwSpec* spec, std::string_
   }
   auto v = try_const(n);
   if (!v) {
-    if (is(n, "identifier") && !names_.count(txt(n)) && !ctx_.mod.defines_name(txt(n)))
+    if (is(n, "identifier") && !names_.count(txt(n)) && !mod().defines_name(txt(n)))
       fail(n, "E200", fmt::format("Undefined variable '{}'", txt(n)));
     fail(n, "E302",
          fmt::format("'{}' must be a compile-time constant or an enum literal{}", txt(n),
@@ -396,20 +403,30 @@ ExprPtr FunctionBuilder::call_expr(TSNode n) {
   }
   if (parts.size() == 1) {
     if (FunctionBuilder* callee = ctx_.find(dn); callee && !callee->is_method_) return function_call(*callee, n, true);
+    if (const FuncDecl* d = mod().top_function(dn))
+      if (FunctionBuilder* callee = ctx_.find(*d); callee && !callee->is_method_) return function_call(*callee, n, true);
     if (dn == "min" || dn == "max" || dn == "abs")
       fail(n, "E303", fmt::format("{}() on DSL values is not supported", dn),
            fmt::format("use pl.{}(...) for scalars; Python {}() is only folded for constants", dn, dn));
     if (dn == "range") fail(n, "E301", "range() is only allowed as the iterator of a for loop, as pl.range()");
-    if (const FuncDecl* d = ctx_.mod.top_function(dn)) {
+    if (const FuncDecl* d = mod().top_function(dn)) {
       if (d->kind == DeclKind::Jit || d->kind == DeclKind::JitHost)
         fail(n, "E301", fmt::format("'{}' is a @pl.jit entry; a @pl.jit function does not call other @pl.jit entries", dn),
              "decorate it with @pl.jit.incore / .inline / .opaque to make it a dependency");
       fail(n, "E301", fmt::format("'{}' is not part of this program", dn));
     }
-    if (!ctx_.mod.defines_name(dn) && !names_.count(dn))
+    if (!mod().defines_name(dn) && !names_.count(dn))
       fail(fnode, "E200", fmt::format("Undefined variable '{}'", dn));
     fail(n, "E301", fmt::format("Unsupported function call '{}'", dn));
   }
+  // mod.fn(...) through `import kernels as mod`: a DSL function of another module.
+  if (parts.size() == 2 && parts[0] != "pl" && parts[0] != "pld" && !names_.count(parts[0]))
+    if (ModuleInfo* m = mod().module_binding(parts[0], fnode)) {
+      const FuncDecl* d = m->top_function(parts[1]);
+      if (FunctionBuilder* callee = d ? ctx_.find(*d) : nullptr) return function_call(*callee, n, true);
+      fail(fnode, "E200", fmt::format("module '{}' has no DSL function '{}'", m->module_name(), parts[1]),
+           "only @pl.function / @pl.jit.* functions of an imported module can be called from DSL code");
+    }
   // Distributed ops are registered (pld.<ns>.<name>, with type rules over plain tensors), but their
   // operands are pld.DistributedTensor window tensors, which the front end does not type yet: a
   // call is rejected here rather than accepted on a plain tensor the reference refuses.
@@ -460,7 +477,7 @@ ExprPtr FunctionBuilder::call_expr(TSNode n) {
     std::string sym;
     if (a.pos.size() != 1 || !string_value(unparen(a.pos[0]), f, sym))
       fail(n, "E302", "pl.dynamic() takes one string literal");
-    return ctx_.mod.dynamic_dim(sym, sym, s);
+    return mod().dynamic_dim(sym, sym, s);
   }
   if (parts.size() == 3 && parts[2] == "get_byte") {
     auto dt = dtype_from_name(parts[1]);

@@ -11,7 +11,7 @@
 //   E106 non-BOOL condition             E200 undefined name        E201 rebinding / type conflict
 //   E202 module constant not evaluable  E300 unknown op            E301 unsupported feature
 //   E302 invalid arguments              E303 unsupported operator  E304 constant required
-//   E305 static_assert failed
+//   E305 static_assert / config assert failed  E206 module or imported name not found
 #pragma once
 
 #include <string>
@@ -25,13 +25,22 @@ namespace pypto::parser {
 
 struct FrontendOptions {
   std::string entry;                                         // --entry NAME ("" = the only entry)
-  std::vector<std::pair<std::string, std::string>> defines;  // -D NAME=VALUE (VALUE is a Python literal/expression)
+  std::vector<std::pair<std::string, std::string>> defines;  // -D [MODULE.]NAME=VALUE (VALUE a Python expression)
+  std::vector<std::string> include_dirs;                     // -I DIR: where imported modules are searched
+  std::vector<std::string>* files_read = nullptr;            // out: every source file read (for --depfile)
 };
 
 // Parse a whole file; throws ir::CompileError with ALL errors found (recover per statement /
 // per function where possible); warnings go to `sink`. Unreadable / non-UTF-8 files → CompileError too.
 ir::ProgramPtr parse_file(const std::string& path, const FrontendOptions& opts, ir::DiagnosticSink& sink);
 ir::ProgramPtr parse_source(ir::SourceFilePtr file, const FrontendOptions& opts, ir::DiagnosticSink& sink);
+// A file checked as a module (one without entries, or before its entries are built): syntax,
+// and every import of a module pypto reads resolves. Throws CompileError with all errors.
+struct ModuleReport {
+  std::vector<std::string> entries;
+  size_t dsl_functions = 0;  // @pl.function / @pl.jit.* functions at module level
+};
+ModuleReport check_module(ir::SourceFilePtr file, const FrontendOptions& opts);
 // Names of the entries in a file (@pl.program classes and @pl.jit functions), for --entry errors/listing.
 std::vector<std::string> list_entries(ir::SourceFilePtr file);
 

@@ -8,7 +8,7 @@ namespace pypto::parser {
 using namespace ir;
 
 FunctionBuilder::FunctionBuilder(ProgramCtx& ctx, FuncDecl decl, bool is_method)
-    : ctx_(ctx), decl_(std::move(decl)), file_(ctx.mod.file()), is_method_(is_method) {
+    : ctx_(ctx), decl_(std::move(decl)), file_(decl_.module->file()), is_method_(is_method) {
   fn_ = std::make_shared<Function>();
   fn_->name = decl_.name;
   fn_->span = sp(field(decl_.def, "name"));
@@ -102,7 +102,7 @@ void FunctionBuilder::build_signature() {
       TypePtr t = parse_type(field(p, "type"), &dir, name);
       VarPtr v;
       // A Scalar[INDEX] parameter named like a module pl.dynamic symbol binds that symbol.
-      if (auto dv = ctx_.mod.lookup(name, name_node); dv && dv->is_dyn() && as_scalar(t) &&
+      if (auto dv = mod().lookup(name, name_node); dv && dv->is_dyn() && as_scalar(t) &&
                                                       as_scalar(t)->dtype == DataType::INDEX)
         v = std::get<VarPtr>(dv->v);
       else
@@ -196,6 +196,9 @@ static void collect_calls(TSNode root, const SourceFile& f, bool self_calls, std
       TSNode fn = field(n, "function");
       if (!self_calls && is(fn, "identifier")) {
         out.push_back(text(fn, f));
+      } else if (!self_calls && is(fn, "attribute") && is(field(fn, "object"), "identifier")) {
+        std::string obj = text(field(fn, "object"), f);  // mod.fn(...) of an imported module
+        if (obj != "pl" && obj != "pld" && obj != "self") out.push_back(obj + "." + text(field(fn, "attribute"), f));
       } else if (self_calls && is(fn, "attribute")) {
         TSNode obj = field(fn, "object");
         if (is(obj, "identifier") && text(obj, f) == "self") out.push_back(text(field(fn, "attribute"), f));

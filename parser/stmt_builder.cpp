@@ -51,7 +51,7 @@ std::vector<StmtPtr> FunctionBuilder::block(TSNode blk, int64_t prev_row, size_t
   size_t idx = 0;
   for (TSNode c : children(blk)) {
     int64_t start = ts_node_start_point(c).row;
-    auto comments = ctx_.mod.comments_between(prev_row, start);
+    auto comments = mod().comments_between(prev_row, start);
     pending.insert(pending.end(), comments.begin(), comments.end());
     prev_row = ts_node_end_point(c).row;
     if (idx++ < skip_first) {
@@ -206,7 +206,7 @@ std::vector<StmtPtr> FunctionBuilder::assignment(TSNode n) {
       std::string sym;
       if (args.size() != 1 || !string_value(unparen(args[0]), *file_, sym))
         fail(right, "E302", "pl.dynamic() takes one string literal");
-      ctx_.mod.dynamic_dim(name, sym, sp(right));
+      mod().dynamic_dim(name, sym, sp(right));
       return {};
     }
     TypePtr ann;
