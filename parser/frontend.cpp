@@ -46,6 +46,10 @@ ModuleReport check_module(SourceFilePtr file, const FrontendOptions& opts) {
   ModuleInfo& mod = set.load_main(file);
   std::vector<Diagnostic> errors;
   mod.check_imports(errors);
+  if (mod.entries().empty() && mod.top_functions().empty() && !mod.imports_dsl())
+    errors.push_back(Diagnostic{Severity::Error, "E010", "no PyPTO code in this file: it defines no DSL function and "
+                                "does not import pypto.language", Span{file, 1, 1, 1, 2},
+                                "pypto reads files written in the PyPTO DSL (import pypto.language as pl)", {}});
   if (!errors.empty()) {
     sort_diags(errors);
     throw CompileError(std::move(errors));
@@ -108,6 +112,10 @@ ProgramPtr parse_source(SourceFilePtr file, const FrontendOptions& opts, Diagnos
     order.push_back(d.name);
   };
   if (entry->is_program) {
+    if (entry->methods.empty())
+      throw CompileError("E010", span_of(field(entry->node, "name"), file),
+                         fmt::format("@pl.program class '{}' has no @pl.function methods", entry->name),
+                         "a program needs at least one method decorated with @pl.function");
     if (is(entry->decorator, "call")) {
       for (TSNode a : children(field(entry->decorator, "arguments"))) {
         std::string k = is(a, "keyword_argument") ? text(field(a, "name"), *file) : "";
@@ -120,8 +128,8 @@ ProgramPtr parse_source(SourceFilePtr file, const FrontendOptions& opts, Diagnos
     }
     for (const auto& m : entry->methods) add(m, true);
   } else {
-    ctx.is_jit = true;
-    const FuncDecl* d = mod.top_function(entry->name);
+    const FuncDecl* d = static_cast<const ModuleInfo&>(mod).top_function(entry->name);
+    ctx.is_jit = d->kind != DeclKind::Function;  // a standalone @pl.function calls standalone @pl.functions
     add(*d, false);
   }
   // Dependencies: bare-name calls to module-level DSL functions (jit: .incore/.inline/.opaque/

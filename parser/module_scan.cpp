@@ -168,14 +168,14 @@ ModuleInfo::ModuleInfo(ModuleSet& set, const CstTree& tree, std::string module_n
     prev_row = ts_node_end_point(top).row;
     if (ts_node_end_point(top).column == 0 && prev_row > 0) --prev_row;
   }
-  // A file without @pl.program / @pl.jit entries: its standalone kernels (@pl.jit.incore /
-  // .opaque) are the entries (each compiles to a one-function program).
+  // A file without @pl.program / @pl.jit entries: its standalone functions (@pl.function,
+  // @pl.jit.incore / .opaque) are the entries (each compiles to a program of it and its callees).
   if (entries_.empty()) {
     for (TSNode top : children(tree.root())) {
       if (!is(top, "decorated_definition") || !is(field(top, "definition"), "function_definition")) continue;
       std::string name = text(field(field(top, "definition"), "name"), f);
       const FuncDecl* fd = top_function(name);
-      if (fd && (fd->kind == DeclKind::JitIncore || fd->kind == DeclKind::JitOpaque))
+      if (fd && (fd->kind == DeclKind::JitIncore || fd->kind == DeclKind::JitOpaque || fd->kind == DeclKind::Function))
         entries_.push_back(EntryDecl{name, false, fd->def, fd->decorator, {}});
     }
   }
@@ -461,6 +461,12 @@ std::optional<ConstValue> ModuleInfo::resolve_import(const Import& imp, TSNode a
                                        std::string(size_t(imp.level), '.') + imp.module),
                            fmt::format("{} defines no '{}'", target->file()->path, imp.attr));
   return v;
+}
+
+bool ModuleInfo::imports_dsl() const {
+  for (const auto& [name, imp] : imports_)
+    if (imp.module.rfind("pypto.language", 0) == 0 || (imp.module == "pypto" && imp.attr == "language")) return true;
+  return false;
 }
 
 void ModuleInfo::check_imports(std::vector<ir::Diagnostic>& errors) {

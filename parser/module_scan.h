@@ -85,6 +85,8 @@ class ModuleInfo : public ConstEnv {
   // Resolves every import of a module pypto reads (host modules such as torch are skipped): the
   // module must exist and define the imported name. Errors are appended, not thrown.
   void check_imports(std::vector<ir::Diagnostic>& errors);
+  // Does the module import the DSL (pypto.language)? A config module does; a random script not.
+  bool imports_dsl() const;
   // Full-line comments with first_row < row < last_row, in order.
   std::vector<std::string> comments_between(int64_t first_row, int64_t last_row) const;
 
