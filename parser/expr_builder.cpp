@@ -424,6 +424,7 @@ ExprPtr FunctionBuilder::call_expr(TSNode n) {
     if (ModuleInfo* m = mod().module_binding(parts[0], fnode)) {
       const FuncDecl* d = m->top_function(parts[1]);
       if (FunctionBuilder* callee = d ? ctx_.find(*d) : nullptr) return function_call(*callee, n, true);
+      if (auto v = try_const(n)) return const_to_expr(*v, n);  // C.ceil_div(100, 30): a config helper
       fail(fnode, "E200", fmt::format("module '{}' has no DSL function '{}'", m->module_name(), parts[1]),
            "only @pl.function / @pl.jit.* functions of an imported module can be called from DSL code");
     }

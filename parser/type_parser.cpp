@@ -35,6 +35,11 @@ std::optional<ir::DataType> FunctionBuilder::parse_dtype(TSNode n, bool required
   if (!d.empty() && (d.rfind("pl.", 0) == 0 || d.find('.') == std::string::npos)) {
     if (auto dt = ir::dtype_from_name(last)) return dt;
     if (last == "TaskId") return ir::DataType::TASK_ID;
+  }
+  // A dtype held by a constant: DTYPE = pl.BF16 in this module or a config module.
+  if (d.rfind("pl.", 0) != 0)
+    if (auto v = try_const(n); v && v->is_dtype()) return std::get<ir::DataType>(v->v);
+  if (!d.empty() && (d.rfind("pl.", 0) == 0 || d.find('.') == std::string::npos)) {
     if (required && d.rfind("pl.", 0) == 0 && std::count(d.begin(), d.end(), '.') == 1)
       fail(n, "E105", fmt::format("Unknown dtype: {}", last),
            "dtypes are INT4..INT64, UINT4..UINT64, FP4, FP8E4M3FN, FP8E5M2, FP8E8M0, HF4, HF8, FP16, BF16, FP32, BOOL, INDEX");
