@@ -9,6 +9,7 @@
 #include <unistd.h>
 #include <fmt/format.h>
 #include <new>
+#include <tuple>
 
 #include "ir/verifier.h"
 #include "parser/diagnostics_render.h"
@@ -28,6 +29,15 @@ parser::FrontendOptions frontend_options(const CommonOptions& opts) {
   fo.entry = opts.entry;
   for (const auto& d : opts.defines) fo.defines.push_back(split_define(d));
   fo.include_dirs = opts.include_dirs;
+  for (const auto& [flag, list, out] : {std::tuple{"--arg", &opts.args, &fo.args}, std::tuple{"--scalar", &opts.scalars, &fo.scalars},
+                                  std::tuple{"--factory-arg", &opts.factory_args, &fo.factory_args}})
+    for (const auto& a : *list) {
+      auto eq = a.find('=');
+      if (eq == std::string::npos || eq == 0)
+        throw UsageError(fmt::format("{} expects NAME={}, got '{}'", flag, std::string(flag) == "--arg" ? "DTYPE[d0,d1,...]" : "VALUE", a));
+      if (!out->emplace(a.substr(0, eq), a.substr(eq + 1)).second)
+        throw UsageError(fmt::format("{} {} is given twice", flag, a.substr(0, eq)));
+    }
   return fo;
 }
 

@@ -21,6 +21,9 @@ struct CommonOptions {
   std::string entry;
   std::vector<std::string> defines;        // "NAME=VALUE" or "MODULE.NAME=VALUE"
   std::vector<std::string> include_dirs;   // -I DIR: module search path
+  std::vector<std::string> args;           // --arg NAME=DTYPE[d0,...]
+  std::vector<std::string> scalars;        // --scalar NAME=VALUE|runtime
+  std::vector<std::string> factory_args;   // --factory-arg NAME=VALUE
   std::string depfile;                     // --depfile FILE (build / check): Make/Ninja depfile of the sources read
   std::string depfile_target;              // the depfile's target (build: OUT/build.ninja)
   std::string diagnostics_format = "text"; // text | json

@@ -21,6 +21,18 @@ void add_common(CLI::App* cmd, CommonOptions& o, bool with_entry = true) {
                     "Override a module-level constant, e.g. -D ROWS=512; MODULE.NAME=VALUE sets one of an imported "
                     "module (-D config.VARIANT=pro: a bare word is a string) (repeatable)")
         ->type_name("[MODULE.]NAME=VALUE");
+    cmd->add_option("--arg", o.args,
+                    "Type a bare pl.Tensor parameter of the entry: DTYPE[d0,d1,...], a dim an integer, a module "
+                    "constant, ? (dynamic) or a dynamic-dim name, e.g. --arg a=FP32[64,512] (repeatable)")
+        ->type_name("NAME=DTYPE[dims]");
+    cmd->add_option("--scalar", o.scalars,
+                    "Bind a scalar parameter of the entry at compile time (--scalar n=64, folded, leaves the "
+                    "signature), or keep it a runtime argument (--scalar n=runtime; bin/run --scalar n=64 gives it)")
+        ->type_name("NAME=VALUE|runtime");
+    cmd->add_option("--factory-arg", o.factory_args,
+                    "With --entry naming a factory (a function that builds and returns a @pl.program): override "
+                    "one of its arguments, e.g. --factory-arg batch=64 (a Python constant expression; repeatable)")
+        ->type_name("NAME=VALUE");
     cmd->add_option("-I,--include", o.include_dirs,
                     "Also search DIR for imported modules (after the importing file's and the main file's "
                     "directory) (repeatable)")

@@ -13,6 +13,7 @@
 #include "ir/function.h"
 #include "ir/op_registry.h"
 #include "parser/module_scan.h"
+#include "parser/specialize.h"
 
 namespace pypto::parser {
 
@@ -29,6 +30,8 @@ struct ProgramCtx {
   bool is_jit = false;
   bool strict_ssa = false;
   std::string program_name;
+  const void* entry_def = nullptr;  // the entry function's def node id (its parameters take --arg / --scalar)
+  Specialization spec;              // --arg / --scalar
   std::vector<ir::Diagnostic> errors;
   std::map<std::string, std::unique_ptr<FunctionBuilder>> funcs;
 
@@ -61,8 +64,22 @@ class FunctionBuilder {
   const ir::Function& function() const { return *fn_; }
   ir::FunctionPtr result() const { return fn_; }
   const FuncDecl& decl() const { return decl_; }
+  // A jit dependency's bare pl.Tensor parameters take the types of its first call's arguments;
+  // a later call with other shapes is a warning.
+  void resolve_pending_params(const std::vector<ir::ExprPtr>& args, TSNode call, FunctionBuilder& caller);
+  bool has_untyped_params() const { return !pending_params_.empty() && pending_site_.empty(); }
   // The module the function is written in (its constants, imports and helpers).
   ModuleInfo& mod() const { return *decl_.module; }
+  // A name outside the function: the factory's closure (for DSL code defined inside a builder
+  // function), then the module's globals.
+  std::optional<ConstValue> global_lookup(const std::string& name, TSNode at) const {
+    if (decl_.closure)
+      if (auto it = decl_.closure->find(name); it != decl_.closure->end()) return it->second;
+    return mod().lookup(name, at);
+  }
+  bool global_defined(const std::string& name) const {
+    return (decl_.closure && decl_.closure->count(name)) || mod().defines_name(name);
+  }
   // Names of bare-name calls in the body (jit dependency discovery) and self.f calls.
   std::vector<std::string> called_names(bool self_calls) const;
 
@@ -113,6 +130,10 @@ class FunctionBuilder {
   ir::StmtPtr bind(const std::string& name, TSNode name_node, ir::ExprPtr value, ir::TypePtr ann, const ir::Span& s);
   ir::ExprPtr cond_expr(TSNode n, const char* what);
   void parse_decorator();
+  ir::TypePtr entry_param_type(TSNode ann, ir::ParamDirection* dir, const std::string& name);
+  // `pl.Tensor` / `pl.Out[pl.Tensor]` without a shape (sets the direction).
+  bool bare_tensor(TSNode ann, ir::ParamDirection* dir) const;
+  void check_specialization(std::vector<ir::CompileError>& errs);
 
  public:
   ProgramCtx& ctx_;
@@ -122,11 +143,15 @@ class FunctionBuilder {
   bool is_method_;
   std::shared_ptr<ir::Function> fn_;
   std::vector<std::string> param_names_;
+  std::vector<TSNode> param_nodes_;
+  std::vector<size_t> pending_params_;  // bare pl.Tensor parameters of a jit dependency
+  std::string pending_site_;            // the call that typed them ("" = none yet)
   bool sig_ok_ = false, ret_known_ = false, ret_annotated_ = false;
   int body_state_ = 0;  // 0 not built, 1 building, 2 done
 
   // name scope (flat per function, Python semantics; loops restore their own targets)
   std::map<std::string, ir::VarPtr> names_;
+  std::map<std::string, ConstValue> specialized_;  // entry scalars bound by --scalar NAME=VALUE
   std::set<std::string> poisoned_;
   std::set<const ir::Var*> loop_vars_;            // loop variables / iter args (never reassigned)
   std::map<std::string, ir::VarPtr> ddr_bases_;  // pl.MemRef("mem_ddr_0", ...) bases

@@ -450,6 +450,7 @@ struct Frame {
   ConstEvaluator& ev;
   std::map<std::string, ConstValue>& locals;
   const ir::SourceFilePtr& file;
+  const ConstEvaluator::DefHook* on_def = nullptr;  // factories: nested DSL definitions
   enum class Flow { Next, Return, Break, Continue, NotConstant };
   std::optional<ConstValue> result;
 
@@ -490,6 +491,13 @@ struct Frame {
                              "a loop in a config function runs too long to fold at compile time");
     const auto k = kind(s);
     if (k == "pass_statement") return Flow::Next;
+    if (on_def && (k == "decorated_definition" || k == "class_definition" || k == "function_definition")) {
+      TSNode def = k == "decorated_definition" ? field(s, "definition") : s;
+      (*on_def)(s);
+      locals[text(field(def, "name"), *file)] = ConstValue{ConstBuiltin{"dsl:" + text(field(def, "name"), *file)}};
+      return Flow::Next;
+    }
+    if (k == "import_statement" || k == "import_from_statement") return Flow::Next;  // host imports (torch …)
     if (k == "break_statement") return Flow::Break;
     if (k == "continue_statement") return Flow::Continue;
     if (k == "expression_statement") {
@@ -614,8 +622,14 @@ struct Frame {
 
 }  // namespace
 
+std::optional<ConstValue> ConstEvaluator::run_factory(const ConstFunction& fn, const Args& args, TSNode at,
+                                                      const DefHook& on_def, std::map<std::string, ConstValue>& locals) {
+  return invoke(fn, args, at, nullptr, &on_def, &locals);
+}
+
 std::optional<ConstValue> ConstEvaluator::invoke(const ConstFunction& fn, const Args& args, TSNode at,
-                                                 const ConstValue* self) {
+                                                 const ConstValue* self, const DefHook* on_def,
+                                                 std::map<std::string, ConstValue>* locals_out) {
   if (g_call_depth >= kMaxCallDepth)
     fail(at, fmt::format("calls to '{}' nest too deeply for compile-time evaluation", fn.name));
   struct DepthGuard {
@@ -669,8 +683,9 @@ std::optional<ConstValue> ConstEvaluator::invoke(const ConstFunction& fn, const 
     locals[name] = *v;
   }
   if (next_pos < args.pos.size()) fail(at, fmt::format("{}() got too many positional arguments", fn.name));
-  Frame fr{ev, locals, file, std::nullopt};
+  Frame fr{ev, locals, file, on_def, std::nullopt};
   auto flow = fr.block(field(fn.def, "body"));
+  if (locals_out) *locals_out = locals;
   if (flow == Frame::Flow::NotConstant) return std::nullopt;
   if (flow == Frame::Flow::Return) return fr.result;
   return ConstValue{ConstValue::None{}};

@@ -48,6 +48,15 @@ class ConstEvaluator {
   };
   std::optional<ConstValue> apply(const ConstValue& callee, const Args& args, TSNode at);
 
+  // Runs a factory function (a builder that defines DSL classes / functions and returns one):
+  // like a call, but a nested `def` / `class` statement is handed to `on_def` and binds its name
+  // to a marker (ConstBuiltin "dsl:NAME"), so `return Program` evaluates. `locals` receives the
+  // final local variables (the closure of the nested DSL functions, late-bound as in Python).
+  // nullopt when the body leaves the constant subset.
+  using DefHook = std::function<void(TSNode def)>;
+  std::optional<ConstValue> run_factory(const ConstFunction& fn, const Args& args, TSNode at, const DefHook& on_def,
+                                        std::map<std::string, ConstValue>& locals);
+
  private:
   std::optional<ConstValue> binary(TSNode n);
   std::optional<ConstValue> compare(TSNode n);
@@ -59,7 +68,8 @@ class ConstEvaluator {
   std::optional<ConstValue> builtin(const std::string& name, const Args& args, TSNode at);
   std::optional<ConstValue> construct(const ConstClass& cls, const Args& args, TSNode at);
   std::optional<ConstValue> invoke(const ConstFunction& fn, const Args& args, TSNode at,
-                                   const ConstValue* self = nullptr);
+                                   const ConstValue* self = nullptr, const DefHook* on_def = nullptr,
+                                   std::map<std::string, ConstValue>* locals_out = nullptr);
   [[noreturn]] void fail(TSNode n, const std::string& msg, const std::string& hint = {});
   ir::SourceFilePtr file_;
   ConstLookup lookup_;

@@ -69,8 +69,9 @@ void FunctionBuilder::fail(TSNode n, const std::string& code, const std::string&
 
 std::optional<ConstValue> FunctionBuilder::try_const(TSNode n) {
   ConstEvaluator ev(file_, [this](const std::string& name, TSNode at) -> std::optional<ConstValue> {
+    if (auto it = specialized_.find(name); it != specialized_.end()) return it->second;
     if (names_.count(name) || poisoned_.count(name)) return std::nullopt;
-    return mod().lookup(name, at);
+    return global_lookup(name, at);
   }, &mod());
   return ev.try_eval(n);
 }
@@ -121,9 +122,10 @@ ExprPtr FunctionBuilder::expr(TSNode n) {
   }
   if (k == "identifier") {
     std::string name = txt(n);
+    if (auto it = specialized_.find(name); it != specialized_.end()) return const_to_expr(it->second, n);
     if (auto it = names_.find(name); it != names_.end()) return it->second;
     if (poisoned_.count(name)) throw PoisonedName{};
-    if (auto v = mod().lookup(name, n)) return const_to_expr(*v, n);
+    if (auto v = global_lookup(name, n)) return const_to_expr(*v, n);
     fail(n, "E200", fmt::format("Undefined variable '{}'", name));
   }
   if (k == "binary_operator" || k == "unary_operator" || k == "boolean_operator" || k == "not_operator" ||
@@ -300,7 +302,7 @@ AttrValue FunctionBuilder::attr_value(TSNode n, const KwSpec* spec, std::string_
   }
   auto v = try_const(n);
   if (!v) {
-    if (is(n, "identifier") && !names_.count(txt(n)) && !mod().defines_name(txt(n)))
+    if (is(n, "identifier") && !names_.count(txt(n)) && !global_defined(txt(n)))
       fail(n, "E200", fmt::format("Undefined variable '{}'", txt(n)));
     fail(n, "E302",
          fmt::format("'{}' must be a compile-time constant or an enum literal{}", txt(n),
@@ -415,7 +417,7 @@ ExprPtr FunctionBuilder::call_expr(TSNode n) {
              "decorate it with @pl.jit.incore / .inline / .opaque to make it a dependency");
       fail(n, "E301", fmt::format("'{}' is not part of this program", dn));
     }
-    if (!mod().defines_name(dn) && !names_.count(dn))
+    if (!global_defined(dn) && !names_.count(dn))
       fail(fnode, "E200", fmt::format("Undefined variable '{}'", dn));
     fail(n, "E301", fmt::format("Unsupported function call '{}'", dn));
   }
@@ -567,12 +569,6 @@ ExprPtr FunctionBuilder::call_expr(TSNode n) {
 
 ExprPtr FunctionBuilder::function_call(FunctionBuilder& callee, TSNode n, bool bare) {
   if (!callee.sig_ok_) throw PoisonedName{};
-  if (!callee.ret_known_) {
-    if (callee.body_state_ == 1)
-      fail(n, "E302", fmt::format("recursive call to '{}' needs a return annotation", callee.decl_.name));
-    callee.build_body();
-    if (!callee.ret_known_) throw PoisonedName{};
-  }
   const auto& cf = *callee.fn_;
   const std::string& name = cf.name;
   auto a = split_args(*this, n);
@@ -608,15 +604,35 @@ ExprPtr FunctionBuilder::function_call(FunctionBuilder& callee, TSNode n, bool b
     if (slots[j]) fail(v, "E302", fmt::format("Function '{}' got multiple values for argument '{}'", name, k));
     slots[j] = expr(v);
   }
-  for (size_t i = 0; i < slots.size(); ++i) {
+  for (size_t i = 0; i < slots.size(); ++i)
     if (!slots[i])
       fail(n, "E302", fmt::format("Function '{}' missing argument '{}'", name, callee.param_names_[i]));
+  callee.resolve_pending_params(slots, n, *this);
+  if (!callee.ret_known_) {
+    if (callee.body_state_ == 1)
+      fail(n, "E302", fmt::format("recursive call to '{}' needs a return annotation", callee.decl_.name));
+    callee.build_body();
+    if (!callee.ret_known_) throw PoisonedName{};
+  }
+  for (size_t i = 0; i < slots.size(); ++i) {
     auto pk = cf.params[i]->type->kind;
     auto ak = slots[i]->type ? slots[i]->type->kind : TypeKind::Ptr;
     if (pk != ak)
       fail(i < a.pos.size() ? a.pos[i] : n, "E302",
            fmt::format("argument '{}' of '{}' must be {}, got {}", callee.param_names_[i], name, type_noun(cf.params[i]->type),
                        type_noun(slots[i]->type)));
+    // A scalar of another dtype converts as Python passes it (a literal 1 to a BOOL flag, an INDEX
+    // to an INT32 parameter): a typed literal, or an explicit cast.
+    const auto* ps = as_scalar(cf.params[i]->type);
+    const auto* as_ = as_scalar(slots[i]->type);
+    if (ps && as_ && ps->dtype != as_->dtype && ps->dtype != DataType::TASK_ID && as_->dtype != DataType::TASK_ID) {
+      if (const auto* ci = as<ConstInt>(slots[i]))
+        slots[i] = dtype_is_float(ps->dtype) ? make_float(double(ci->value), slots[i]->span, ps->dtype)
+                   : ps->dtype == DataType::BOOL ? make_bool(ci->value != 0, slots[i]->span)
+                                                 : make_int(ci->value, slots[i]->span, ps->dtype);
+      else
+        slots[i] = std::make_shared<Unary>(UnOp::Cast, slots[i], cf.params[i]->type, slots[i]->span);
+    }
   }
   if (!dirs.empty() && dirs.size() != slots.size())
     fail(n, "E302", fmt::format("arg_directions has {} entries but the call has {} arguments", dirs.size(), slots.size()));

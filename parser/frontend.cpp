@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "parser/builder.h"
+#include "parser/factory.h"
 #include "parser/module_set.h"
 
 namespace pypto::parser {
@@ -80,9 +81,15 @@ ProgramPtr parse_source(SourceFilePtr file, const FrontendOptions& opts, Diagnos
   std::string names;
   for (const auto& e : entries) names += (names.empty() ? "" : ", ") + e.name;
   const EntryDecl* entry = nullptr;
+  std::optional<FactoryOutcome> factory;
+  for (const auto& [k, _] : mod.factories()) names += (names.empty() ? "" : ", ") + k + " (factory)";
   if (!opts.entry.empty()) {
     for (const auto& e : entries)
       if (e.name == opts.entry) entry = &e;
+    if (!entry && mod.factories().count(opts.entry)) {
+      factory = run_factory(mod, opts.entry, opts.factory_args);
+      entry = &factory->entry;
+    }
     if (!entry)
       throw CompileError("E010", Span{file, 1, 1, 1, 2},
                          entries.empty() ? fmt::format("no entry named '{}': the file has no @pl.program class or @pl.jit function", opts.entry)
@@ -99,8 +106,22 @@ ProgramPtr parse_source(SourceFilePtr file, const FrontendOptions& opts, Diagnos
                        "pass --entry NAME");
   }
 
+  if (!opts.factory_args.empty() && !factory)
+    throw CompileError("E108", span_of(entry->node, file),
+                       fmt::format("--factory-arg given, but entry '{}' is not a factory", entry->name),
+                       mod.factories().empty() ? std::string("this file has no factory functions")
+                                               : fmt::format("select a factory with --entry NAME"));
   ProgramCtx ctx(mod, sink);
   ctx.program_name = entry->name;
+  ctx.spec.args = opts.args;
+  ctx.spec.scalars = opts.scalars;
+  if (!entry->is_program) ctx.entry_def = entry->node.id;
+  else if (!opts.args.empty() || !opts.scalars.empty()) {
+    // A program's entry is its orchestration function (or its only function).
+    for (const auto& m : entry->methods)
+      if (!ctx.entry_def && text(m.decorator, *file).find("Orchestration") != std::string::npos) ctx.entry_def = m.def.id;
+    if (!ctx.entry_def && !entry->methods.empty()) ctx.entry_def = entry->methods.front().def.id;
+  }
   std::vector<std::string> order;  // insertion order for dependency discovery
   auto add = [&](const FuncDecl& d, bool is_method) {
     if (ctx.funcs.count(d.name)) {
@@ -128,7 +149,8 @@ ProgramPtr parse_source(SourceFilePtr file, const FrontendOptions& opts, Diagnos
     }
     for (const auto& m : entry->methods) add(m, true);
   } else {
-    const FuncDecl* d = static_cast<const ModuleInfo&>(mod).top_function(entry->name);
+    const FuncDecl* d = factory && factory->entry_function ? &*factory->entry_function
+                                                           : static_cast<const ModuleInfo&>(mod).top_function(entry->name);
     ctx.is_jit = d->kind != DeclKind::Function;  // a standalone @pl.function calls standalone @pl.functions
     add(*d, false);
   }
@@ -150,6 +172,8 @@ ProgramPtr parse_source(SourceFilePtr file, const FrontendOptions& opts, Diagnos
         if (auto dot = callee.find('.'); dot != std::string::npos) {
           if (ModuleInfo* m = in.module_binding(callee.substr(0, dot), TSNode{}))
             d = m->top_function(callee.substr(dot + 1));
+        } else if (factory && b->decl().closure && factory->functions.count(callee)) {
+          d = &factory->functions.at(callee);  // a DSL function the factory defined
         } else {
           d = in.top_function(callee);
         }
@@ -168,14 +192,30 @@ ProgramPtr parse_source(SourceFilePtr file, const FrontendOptions& opts, Diagnos
       ctx.record(e);
     }
   }
-  for (auto& [name, b] : ctx.funcs) {
-    try {
-      b->build_body();
-    } catch (const CompileError& e) {
-      ctx.record(e);
-    } catch (const PoisonedName&) {
+  // Bodies; a dependency with bare parameters waits for the call that types it, so repeat while
+  // building one types another.
+  for (bool progress = true; progress;) {
+    progress = false;
+    for (auto& [name, b] : ctx.funcs) {
+      if (b->body_state_ != 0 || b->has_untyped_params()) continue;
+      progress = true;
+      try {
+        b->build_body();
+      } catch (const CompileError& e) {
+        ctx.record(e);
+      } catch (const PoisonedName&) {
+      }
     }
   }
+  for (auto& [name, b] : ctx.funcs)
+    if (b->has_untyped_params() && b->sig_ok_)
+      for (size_t i : b->pending_params_)
+        ctx.errors.push_back(Diagnostic{Severity::Error, "E103",
+                                        fmt::format("parameter '{}' of '{}' has a bare 'pl.Tensor' annotation and no "
+                                                    "call gives it a type",
+                                                    b->param_names_[i], name),
+                                        b->sp(b->param_nodes_[i]),
+                                        "annotate the shape (pl.Tensor[[d0, d1], pl.FP32]), or call it from the entry", {}});
   if (!ctx.errors.empty()) {
     sort_diags(ctx.errors);
     throw CompileError(std::move(ctx.errors));

@@ -14,6 +14,7 @@
 //   E305 static_assert / config assert failed  E206 module or imported name not found
 #pragma once
 
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
@@ -26,6 +27,9 @@ namespace pypto::parser {
 struct FrontendOptions {
   std::string entry;                                         // --entry NAME ("" = the only entry)
   std::vector<std::pair<std::string, std::string>> defines;  // -D [MODULE.]NAME=VALUE (VALUE a Python expression)
+  std::map<std::string, std::string> args;                   // --arg NAME=DTYPE[d0,...]: bare entry tensors
+  std::map<std::string, std::string> scalars;                // --scalar NAME=VALUE|runtime: entry scalars
+  std::map<std::string, std::string> factory_args;           // --factory-arg NAME=VALUE: a factory's arguments
   std::vector<std::string> include_dirs;                     // -I DIR: where imported modules are searched
   std::vector<std::string>* files_read = nullptr;            // out: every source file read (for --depfile)
 };

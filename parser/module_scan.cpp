@@ -119,6 +119,17 @@ ModuleInfo::ModuleInfo(ModuleSet& set, const CstTree& tree, std::string module_n
     } else if (is(top, "class_definition")) {
       scan_const_class(top, TSNode{});
     } else if (is(top, "function_definition")) {
+      // A builder that defines DSL code in its body is a factory.
+      for (TSNode st : children(field(top, "body"))) {
+        if (!is(st, "decorated_definition")) continue;
+        bool dsl = false;
+        for (TSNode d : children(st))
+          if (is(d, "decorator") && !children(d).empty()) {
+            bool prog = false;
+            dsl = dsl || classify_decorator(children(d)[0], f, prog).has_value();
+          }
+        if (dsl) factories_[text(field(top, "name"), f)] = top;
+      }
       auto fn = std::make_unique<ConstFunction>();
       fn->name = text(field(top, "name"), f);
       fn->env = this;
@@ -307,6 +318,30 @@ void ModuleInfo::scan_const_class(TSNode cls, TSNode decorated) {
 void ModuleInfo::scan_class(TSNode decorated, TSNode cls, TSNode decorator, int64_t prev_row) {
   (void)decorated;
   (void)prev_row;
+  entries_.push_back(program_decl(cls, decorator));
+}
+
+std::optional<FuncDecl> ModuleInfo::dsl_function_decl(TSNode decorated) {
+  const auto& f = *file_;
+  TSNode def = field(decorated, "definition");
+  if (!is(def, "function_definition")) return std::nullopt;
+  for (TSNode d : children(decorated)) {
+    if (!is(d, "decorator") || children(d).empty()) continue;
+    bool is_program = false;
+    auto k = classify_decorator(children(d)[0], f, is_program);
+    if (!k || is_program) continue;
+    FuncDecl fd;
+    fd.name = text(field(def, "name"), f);
+    fd.def = def;
+    fd.decorator = children(d)[0];
+    fd.kind = *k;
+    fd.module = this;
+    return fd;
+  }
+  return std::nullopt;
+}
+
+EntryDecl ModuleInfo::program_decl(TSNode cls, TSNode decorator) {
   const auto& f = *file_;
   EntryDecl e;
   e.name = text(field(cls, "name"), f);
@@ -334,7 +369,7 @@ void ModuleInfo::scan_class(TSNode decorated, TSNode cls, TSNode decorator, int6
     }
     prev = ts_node_end_point(m).row;
   }
-  entries_.push_back(std::move(e));
+  return e;
 }
 
 bool ModuleInfo::defines_name(const std::string& name) const {
@@ -506,6 +541,12 @@ ir::VarPtr ModuleInfo::dynamic_dim(const std::string& py_name, const std::string
   dyn_[py_name] = v;
   set_.dynamic_order().push_back(v);
   return v;
+}
+
+bool ModuleInfo::is_dynamic_symbol(const ir::ExprPtr& e) const {
+  for (const auto& v : set_.dynamic_order())
+    if (v == e) return true;
+  return false;
 }
 
 ir::VarPtr ModuleInfo::dynamic_symbol(const std::string& sym, const ir::Span& span) {

@@ -37,6 +37,8 @@ struct FuncDecl {
   DeclKind kind = DeclKind::Function;
   std::vector<std::string> leading_comments;
   ModuleInfo* module = nullptr;  // the module whose file holds it
+  // Defined inside a factory (builder) function: that call's local variables.
+  std::shared_ptr<const std::map<std::string, ConstValue>> closure;
 };
 
 struct EntryDecl {
@@ -73,8 +75,16 @@ class ModuleInfo : public ConstEnv {
   bool defines_name(const std::string& name) const;
   // A `pl.dynamic("M")` symbol for `name`, created on first use (jit bodies hoist theirs).
   ir::VarPtr dynamic_dim(const std::string& py_name, const std::string& sym, const ir::Span& span);
+  // Is `e` a program-level dynamic symbol (any module's pl.dynamic)?
+  bool is_dynamic_symbol(const ir::ExprPtr& e) const;
 
   const std::vector<EntryDecl>& entries() const { return entries_; }
+  // Factories: module-level functions that define a @pl.program / @pl.jit inside and return it
+  // (`def build_program(batch, ...)`), selected with --entry NAME.
+  const std::map<std::string, TSNode>& factories() const { return factories_; }
+  // Declarations for DSL definitions found elsewhere than the top level (inside a factory).
+  EntryDecl program_decl(TSNode cls, TSNode decorator);               // a @pl.program class
+  std::optional<FuncDecl> dsl_function_decl(TSNode decorated);        // a @pl.function / @pl.jit* def
   // A DSL function by the name this module knows it under: its own @pl.jit* / @pl.function, or one
   // imported from another module (`from kernels import attn`). Throws when the module is missing.
   const FuncDecl* top_function(const std::string& name);
@@ -116,6 +126,7 @@ class ModuleInfo : public ConstEnv {
   std::map<std::string, std::unique_ptr<ConstClass>> classes_;
   std::map<std::string, std::unique_ptr<ConstFunction>> functions_;
   std::vector<EntryDecl> entries_;
+  std::map<std::string, TSNode> factories_;
   std::map<std::string, FuncDecl> top_functions_;
   std::vector<Comment> comments_;
 };

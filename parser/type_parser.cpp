@@ -203,7 +203,7 @@ ir::TypePtr FunctionBuilder::parse_type(TSNode ann, ir::ParamDirection* dir, con
              fmt::format("cannot specialize from the signature because parameter '{}' has a bare 'pl.Tensor' "
                          "annotation with no shape",
                          pname),
-             "annotate the shape: pl.Tensor[[d0, d1], pl.FP32]");
+             fmt::format("annotate the shape (pl.Tensor[[d0, d1], pl.FP32]) or give it: --arg {}=FP32[d0,d1]", pname));
       fail(n, "E103", fmt::format("Incomplete type annotation: {}", head),
            fmt::format("write {}[[d0, d1], pl.FP32]", head));
     }
