@@ -110,6 +110,7 @@ void register_tensor_ops(OpRegistry& r) {
              .kw("pad_value", AttrKind::PadValue).kw("clamp", AttrKind::Bool, false)
              .tile_form("tile.slice", TileLowering::Slice).orchestration());
   add(r, OpRow("tensor.assemble", {tensor("target"), tensor("source"), indices("offset")}, assemble)
+             .kw("atomic", AttrKind::Enum, EnumLit{"AtomicType", "None_"}, "AtomicType")
              .tile_form("tile.assemble", TileLowering::Assemble));
   add(r, OpRow("tensor.dim", {tensor("x"), scalar("axis")}, dim).lowering(TileLowering::Scalar).orchestration());
   add(r, OpRow("tensor.read", {tensor("x"), indices("indices")}, read)

@@ -183,6 +183,7 @@ void register_tile_ops(OpRegistry& r) {
   add(r, OpRow("tile.slice", {tile("tile"), indices("shape"), indices("offset"), indices("valid_shape", true)}, slice)
              .kw("pad_value", AttrKind::PadValue).kw("clamp", AttrKind::Bool, false).inherit_memory(0).no_instruction());
   add(r, OpRow("tile.assemble", {tile("target"), tile("source"), indices("offset")}, assemble)
+             .kw("atomic", AttrKind::Enum, EnumLit{"AtomicType", "None_"}, "AtomicType")
              .inherit_memory(0).reuses_input(0).move_pipe(1));
   add(r, vec_row("tile.read", {tile("tile"), indices("indices")}, read).inherit_memory(-1).pipe(Pipe::S));
   add(r, vec_row("tile.write", {tile("tile"), indices("indices"), scalar("value")}, write).reuses_input(0).pipe(Pipe::S));

@@ -151,7 +151,9 @@ class FunctionBuilder {
 
   // name scope (flat per function, Python semantics; loops restore their own targets)
   std::map<std::string, ir::VarPtr> names_;
-  std::map<std::string, ConstValue> specialized_;  // entry scalars bound by --scalar NAME=VALUE
+  std::map<std::string, ConstValue> specialized_;
+  int cur_block_ = 0, next_block_ = 0;      // the block being built (ids are unique per function)
+  std::map<const ir::Var*, int> var_block_;  // the block each local was bound in  // entry scalars bound by --scalar NAME=VALUE
   std::set<std::string> poisoned_;
   std::set<const ir::Var*> loop_vars_;            // loop variables / iter args (never reassigned)
   std::map<std::string, ir::VarPtr> ddr_bases_;  // pl.MemRef("mem_ddr_0", ...) bases

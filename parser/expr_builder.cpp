@@ -387,6 +387,10 @@ static ExprPtr op_call(FunctionBuilder& b, const OpDef& op, const CallArgsCst& a
       if (k2 == name) b.fail(val, "E302", fmt::format("pl.{}() got multiple values for '{}'", op.name, name));
     kw.emplace_back(name, b.attr_value(val, spec, op.name));
   }
+  // One scalar where a list of indices goes (pl.tensor.read(t, i) on a 1-D tensor) is that list.
+  for (size_t i = 0; i < args.size() && i < nargs; ++i)
+    if (op.args[i].kind == ArgKind::IndexList && args[i] && as_scalar(args[i]->type))
+      args[i] = b.make_tuple({args[i]}, args[i]->span);
   return make_call(op, std::move(args), std::move(kw), b.sp(call));
 }
 

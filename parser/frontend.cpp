@@ -208,7 +208,7 @@ ProgramPtr parse_source(SourceFilePtr file, const FrontendOptions& opts, Diagnos
     }
   }
   for (auto& [name, b] : ctx.funcs)
-    if (b->has_untyped_params() && b->sig_ok_)
+    if (ctx.errors.empty() && b->has_untyped_params() && b->sig_ok_)  // else a failed caller is why
       for (size_t i : b->pending_params_)
         ctx.errors.push_back(Diagnostic{Severity::Error, "E103",
                                         fmt::format("parameter '{}' of '{}' has a bare 'pl.Tensor' annotation and no "

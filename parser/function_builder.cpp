@@ -200,7 +200,7 @@ void FunctionBuilder::build_signature() {
       errs.push_back(e);
     }
   }
-  if (is_entry) check_specialization(errs);
+  if (is_entry && errs.empty()) check_specialization(errs);
   TSNode rt = field(decl_.def, "return_type");
   if (!is_null(rt)) {
     try {

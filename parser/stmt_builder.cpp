@@ -46,6 +46,12 @@ std::vector<std::string> split_lines(const std::string& s) {
 
 std::vector<StmtPtr> FunctionBuilder::block(TSNode blk, int64_t prev_row, size_t skip_first) {
   NestingGuard guard(depth_, blk, file_);
+  struct BlockScope {  // which block a name was bound in (a same-block rebinding may change its type)
+    int& cur;
+    int saved;
+    BlockScope(int& c, int& next) : cur(c), saved(c) { cur = ++next; }
+    ~BlockScope() { cur = saved; }
+  } scope(cur_block_, next_block_);
   std::vector<StmtPtr> out;
   std::vector<std::string> pending;
   size_t idx = 0;
@@ -167,15 +173,26 @@ StmtPtr FunctionBuilder::bind(const std::string& name, TSNode name_node, ExprPtr
   if (it != names_.end() && !loop_vars_.count(it->second.get())) {
     if (ctx_.strict_ssa)
       fail(name_node, "E201", fmt::format("Cannot reassign '{}' under strict_ssa", name), "bind the value to a new name");
-    if (!same_type(it->second->type, t))
+    if (same_type(it->second->type, t)) {
+      var = it->second;
+    } else if (var_block_.count(it->second.get()) && var_block_.at(it->second.get()) == cur_block_ &&
+               it->second->type && t && it->second->type->kind == t->kind) {
+      // Rebound in the block that bound it (x = pl.row_sum(...); x = pl.reshape(x, ...)): straight-line
+      // code, so the name simply denotes a new value of the same kind from here on, as in Python.
+      var = make_var(name, t, sp(name_node));
+      names_[name] = var;
+      var_block_[var.get()] = cur_block_;
+    } else {
       fail(name_node, "E201",
            fmt::format("Cannot reassign '{}' with a different type: was {}, got {}", name, type_str(it->second->type),
                        type_str(t)),
-           "bind the value to a new name");
-    var = it->second;
+           "it was bound outside this block (a loop or branch would carry it with two types); bind the value to a "
+           "new name");
+    }
   } else {
     var = make_var(name, t, sp(name_node));
     names_[name] = var;
+    var_block_[var.get()] = cur_block_;
   }
   poisoned_.erase(name);
   return std::make_shared<AssignStmt>(var, value, s);
