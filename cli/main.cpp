@@ -85,7 +85,7 @@ int main(int argc, char** argv) {
   ir->add_option("FILE", ir_o.file, "PyPTO source file")->required();
   add_common(ir, ir_o.common);
   ir->add_option("--passes", ir_o.passes,
-                 "Run these passes first, in order (comma-separated; 'all' = the whole pipeline; see `pypto passes`)")
+                 "Run these passes first, in order (comma-separated names as `pypto passes` lists them, or the reference's snake_case spelling such as convert_to_ssa; 'all' = the whole pipeline)")
       ->delimiter(',')
       ->type_name("P1,P2,...");
   ir->add_option("--dump-passes", ir_o.dump_dir, "With --passes: also write the IR after each pass to DIR/NN_<pass>.py")

@@ -34,6 +34,12 @@ TEST_CASE("default pipeline order", "[pipeline]") {
 
 TEST_CASE("pass lookup by name", "[pipeline]") {
   CHECK(passes::find_pass("ConvertToSSA").name == "ConvertToSSA");
+  // The reference's snake_case spellings, as its users know them.
+  CHECK(passes::find_pass("convert_to_ssa").name == "ConvertToSSA");
+  CHECK(passes::find_pass("init_mem_ref").name == "InitMemRef");
+  CHECK(passes::find_pass("flatten_tile_nd_to_2d").name == "FlattenTileNdTo2D");
+  CHECK(passes::find_pass("convert_tensor_to_tile_ops").name == "ConvertTensorToTileOps");
+  for (const auto& p : passes::default_pipeline()) CHECK(&passes::find_pass(passes::snake_case_name(p.name)) == &p);
   try {
     passes::find_pass("NoSuchPass");
     FAIL("expected an error");
