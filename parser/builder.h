@@ -91,6 +91,8 @@ class FunctionBuilder {
   // types (type_parser.cpp)
   ir::TypePtr parse_type(TSNode ann, ir::ParamDirection* dir, const std::string& param_name, bool is_return = false);
   std::optional<ir::DataType> parse_dtype(TSNode n, bool required);
+  // `a.dtype` of a local value (the jit sugar), else nullopt.
+  std::optional<ir::DataType> dtype_of_local(TSNode n);
 
   // expressions (expr_builder.cpp)
   ir::ExprPtr expr(TSNode n);
@@ -134,6 +136,7 @@ class FunctionBuilder {
   // `pl.Tensor` / `pl.Out[pl.Tensor]` without a shape (sets the direction).
   bool bare_tensor(TSNode ann, ir::ParamDirection* dir) const;
   void check_specialization(std::vector<ir::CompileError>& errs);
+  void apply_bind_dynamic();
 
  public:
   ProgramCtx& ctx_;
@@ -152,6 +155,7 @@ class FunctionBuilder {
   // name scope (flat per function, Python semantics; loops restore their own targets)
   std::map<std::string, ir::VarPtr> names_;
   std::map<std::string, ConstValue> specialized_;
+  std::set<const void*> bound_dynamic_;   // bind_dynamic calls applied to the signature
   int cur_block_ = 0, next_block_ = 0;      // the block being built (ids are unique per function)
   std::map<const ir::Var*, int> var_block_;  // the block each local was bound in  // entry scalars bound by --scalar NAME=VALUE
   std::set<std::string> poisoned_;

@@ -246,9 +246,22 @@ ExprPtr FunctionBuilder::scalar_binary(BinOp op, ExprPtr a, ExprPtr b, const Spa
   return std::make_shared<Binary>(op, std::move(a), std::move(b), scalar_type(r), s);
 }
 
+std::optional<DataType> FunctionBuilder::dtype_of_local(TSNode n) {
+  n = unparen(n);
+  if (!is(n, "attribute") || txt(field(n, "attribute")) != "dtype") return std::nullopt;
+  TSNode obj = unparen(field(n, "object"));
+  if (!is(obj, "identifier")) return std::nullopt;
+  auto it = names_.find(txt(obj));
+  if (it == names_.end()) return std::nullopt;
+  if (const auto* st = as_shaped(it->second->type)) return st->dtype;
+  if (const auto* sc = as_scalar(it->second->type)) return sc->dtype;
+  return std::nullopt;
+}
+
 AttrValue FunctionBuilder::attr_value(TSNode n, const KwSpec* spec, std::string_view op_name) {
   n = unparen(n);
   const auto& f = *file_;
+  if (auto dt = dtype_of_local(n)) return AttrValue{*dt};  // pl.cast(x, a.dtype)
   std::string d = dotted_name(n, f);
   if (is(n, "unary_operator") && txt(field(n, "operator")) == "-" &&
       dotted_name(field(n, "argument"), f) == "math.inf")

@@ -201,6 +201,13 @@ void FunctionBuilder::build_signature() {
     }
   }
   if (is_entry && errs.empty()) check_specialization(errs);
+  if (errs.empty()) {
+    try {
+      apply_bind_dynamic();
+    } catch (const CompileError& e) {
+      errs.push_back(e);
+    }
+  }
   TSNode rt = field(decl_.def, "return_type");
   if (!is_null(rt)) {
     try {
@@ -222,6 +229,42 @@ void FunctionBuilder::build_signature() {
     throw CompileError(std::move(all));
   }
   sig_ok_ = true;
+}
+
+// `x.bind_dynamic(DIM, SYM)` statements at the top level of the body: dimension DIM of parameter x
+// is the pl.dynamic symbol SYM (its extent a runtime value of the whole program). Parameters typed
+// by a call site get theirs when that call types them.
+void FunctionBuilder::apply_bind_dynamic() {
+  for (TSNode st : children(field(decl_.def, "body"))) {
+    if (!is(st, "expression_statement") || children(st).size() != 1) continue;
+    TSNode c = unparen(children(st)[0]);
+    if (!is(c, "call") || !is(field(c, "function"), "attribute")) continue;
+    TSNode fn = field(c, "function");
+    if (txt(field(fn, "attribute")) != "bind_dynamic" || !is(field(fn, "object"), "identifier")) continue;
+    const std::string pname = txt(field(fn, "object"));
+    auto pos = std::find(param_names_.begin(), param_names_.end(), pname);
+    if (pos == param_names_.end()) continue;  // not a parameter: the statement reports it
+    const size_t i = size_t(pos - param_names_.begin());
+    if (!fn_->params[i]) continue;  // typed later by its call site
+    auto args = children(field(c, "arguments"));
+    if (args.size() != 2) fail(c, "E302", "bind_dynamic() takes (dim, pl.dynamic symbol)");
+    auto dim = try_const(args[0]);
+    auto sym = try_const(args[1]);
+    const auto* t = as_tensor(fn_->params[i]->type);
+    if (!t) fail(c, "E302", fmt::format("bind_dynamic() on '{}', which is not a tensor", pname));
+    if (!dim || !dim->is_int() || dim->as_int() < 0 || dim->as_int() >= int64_t(t->shape.size()))
+      fail(args[0], "E302", fmt::format("bind_dynamic() dimension must be an integer in [0, {})", t->shape.size()));
+    if (!sym || !sym->is_dyn())
+      fail(args[1], "E302", fmt::format("bind_dynamic() needs a pl.dynamic symbol, got '{}'", txt(args[1])),
+           "define it with M = pl.dynamic(\"M\")");
+    auto shape = t->shape;
+    shape[size_t(dim->as_int())] = std::get<VarPtr>(sym->v);
+    auto v = make_var(pname, std::make_shared<TensorType>(t->dtype, std::move(shape), t->view, t->memref),
+                      fn_->params[i]->span);
+    fn_->params[i] = v;
+    names_[pname] = v;
+    bound_dynamic_.insert(c.id);
+  }
 }
 
 void FunctionBuilder::resolve_pending_params(const std::vector<ExprPtr>& args, TSNode call, FunctionBuilder& caller) {
@@ -249,6 +292,7 @@ void FunctionBuilder::resolve_pending_params(const std::vector<ExprPtr>& args, T
       names_[param_names_[i]] = v;
     }
     pending_site_ = caller.sp(call).to_string();
+    apply_bind_dynamic();
     return;
   }
   // A later call site with other shapes: the first one decided (the reference ignores it silently).

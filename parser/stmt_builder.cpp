@@ -337,6 +337,14 @@ std::vector<StmtPtr> FunctionBuilder::expression_stmt(TSNode n, TSNode e) {
   const auto& f = *file_;
   if (is(e, "call")) {
     std::string dn = dotted_name(field(e, "function"), f);
+    // a.bind_dynamic(0, M) on a parameter: applied to its type with the signature; no statement.
+    if (dn.size() > 13 && dn.ends_with(".bind_dynamic")) {
+      if (!bound_dynamic_.count(e.id))
+        fail(e, "E302", fmt::format("{}() must be a statement at the top of the function body on one of its "
+                                    "parameters: NAME.bind_dynamic(DIM, pl.dynamic symbol)", dn),
+             "bind a parameter's dimension to a pl.dynamic symbol, e.g. x.bind_dynamic(0, M)");
+      return {};
+    }
     if (dn == "pl.static_assert") {
       auto args = children(field(e, "arguments"));
       if (args.empty() || args.size() > 2 || is(args[0], "keyword_argument"))

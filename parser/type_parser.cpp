@@ -36,6 +36,7 @@ std::optional<ir::DataType> FunctionBuilder::parse_dtype(TSNode n, bool required
     if (auto dt = ir::dtype_from_name(last)) return dt;
     if (last == "TaskId") return ir::DataType::TASK_ID;
   }
+  if (auto dt = dtype_of_local(n)) return dt;  // a.dtype of a local tensor / tile / scalar
   // A dtype held by a constant: DTYPE = pl.BF16 in this module or a config module.
   if (d.rfind("pl.", 0) != 0)
     if (auto v = try_const(n); v && v->is_dtype()) return std::get<ir::DataType>(v->v);

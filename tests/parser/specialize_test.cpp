@@ -207,3 +207,40 @@ def entry(x: pl.Tensor[[64, 64], pl.FP32], y: pl.Out[pl.Tensor[[1, 64], pl.FP32]
   REQUIRE(!e.empty());
   CHECK(e[0].code == "E201");
 }
+
+TEST_CASE("jit sugar: a.shape, M, N = a.shape, a.dtype, bind_dynamic", "[parser][specialize]") {
+  const std::string src = R"(import pypto.language as pl
+
+T = pl.dynamic("T")
+
+
+@pl.jit
+def entry(a: pl.Tensor[[64, 128], pl.BF16], out: pl.Out[pl.Tensor[[64, 128], pl.FP32]]):
+    a.bind_dynamic(0, T)
+    out.bind_dynamic(0, T)
+    M, N = a.shape
+    K = a.shape[1]
+    with pl.at(level=pl.Level.CORE_GROUP):
+        t = pl.cast(a, out.dtype)
+        out = pl.assemble(out, t, [0, 0])
+    return out
+)";
+  auto p = parse(src);
+  const auto& e = *p->find("entry");
+  CHECK(dims(e.params[0]->type) == std::vector<std::string>{"T", "128"});
+  CHECK(dims(e.params[1]->type) == std::vector<std::string>{"T", "128"});
+  auto body = ir::flatten_body(e.body);
+  // M is the symbol, N and K fold to 128; bind_dynamic leaves no statement.
+  const auto* m = ir::as<ir::AssignStmt>(body[0]);
+  REQUIRE(m);
+  CHECK(ir::as<ir::Var>(m->value));
+  CHECK(ir::as<ir::ConstInt>(ir::as<ir::AssignStmt>(body[1])->value)->value == 128);
+  CHECK(ir::as<ir::ConstInt>(ir::as<ir::AssignStmt>(body[2])->value)->value == 128);
+
+  std::string bad = src;
+  bad.replace(bad.find("out.bind_dynamic(0, T)"), 22, "out.bind_dynamic(2, T)");
+  auto errs = errors(bad);
+  REQUIRE(!errs.empty());
+  CHECK(errs[0].message.find("dimension must be an integer in [0, 2)") != std::string::npos);
+  CHECK(errs[0].span.line == 9);
+}
