@@ -29,6 +29,7 @@ parser::FrontendOptions frontend_options(const CommonOptions& opts) {
   fo.entry = opts.entry;
   for (const auto& d : opts.defines) fo.defines.push_back(split_define(d));
   fo.include_dirs = opts.include_dirs;
+  fo.specs = opts.specs;
   for (const auto& [flag, list, out] : {std::tuple{"--arg", &opts.args, &fo.args}, std::tuple{"--scalar", &opts.scalars, &fo.scalars},
                                   std::tuple{"--factory-arg", &opts.factory_args, &fo.factory_args}})
     for (const auto& a : *list) {

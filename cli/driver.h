@@ -24,6 +24,7 @@ struct CommonOptions {
   std::vector<std::string> args;           // --arg NAME=DTYPE[d0,...]
   std::vector<std::string> scalars;        // --scalar NAME=VALUE|runtime
   std::vector<std::string> factory_args;   // --factory-arg NAME=VALUE
+  std::string specs;                       // --specs FUNC | none
   std::string depfile;                     // --depfile FILE (build / check): Make/Ninja depfile of the sources read
   std::string depfile_target;              // the depfile's target (build: OUT/build.ninja)
   std::string diagnostics_format = "text"; // text | json

@@ -33,6 +33,11 @@ void add_common(CLI::App* cmd, CommonOptions& o, bool with_entry = true) {
                     "With --entry naming a factory (a function that builds and returns a @pl.program): override "
                     "one of its arguments, e.g. --factory-arg batch=64 (a Python constant expression; repeatable)")
         ->type_name("NAME=VALUE");
+    cmd->add_option("--specs", o.specs,
+                    "Spec function that types bare entry tensors without --arg: it returns TensorSpec(name, shape, "
+                    "torch.dtype, ...) records, read statically (default: build_tensor_specs, then build_specs; "
+                    "'none' to not use one)")
+        ->type_name("FUNC");
     cmd->add_option("-I,--include", o.include_dirs,
                     "Also search DIR for imported modules (after the importing file's and the main file's "
                     "directory) (repeatable)")

@@ -3,6 +3,7 @@
 // function_builder.cpp (signatures, bodies). Not a public header.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <set>
@@ -32,6 +33,9 @@ struct ProgramCtx {
   std::string program_name;
   const void* entry_def = nullptr;  // the entry function's def node id (its parameters take --arg / --scalar)
   Specialization spec;              // --arg / --scalar
+  // The entry's spec function (--specs FUNC, default build_tensor_specs / build_specs), read on
+  // first need (a bare entry parameter without --arg); null when there is none.
+  std::function<const SpecTable*()> specs;
   std::vector<ir::Diagnostic> errors;
   std::map<std::string, std::unique_ptr<FunctionBuilder>> funcs;
 

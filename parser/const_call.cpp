@@ -19,6 +19,7 @@ constexpr int64_t kMaxSteps = 2'000'000;  // loop iterations + statements per to
 constexpr int64_t kMaxSequence = 1'000'000;
 
 thread_local int g_call_depth = 0;
+thread_local int g_host_specs = 0;
 thread_local int64_t g_steps = 0;
 
 bool numeric(const ConstValue& v) { return v.is_int() || v.is_float() || v.is_bool(); }
@@ -40,9 +41,47 @@ const std::set<std::string>& builtin_names() {
 
 }  // namespace
 
+HostSpecScope::HostSpecScope() { ++g_host_specs; }
+HostSpecScope::~HostSpecScope() { --g_host_specs; }
+bool HostSpecScope::active() { return g_host_specs > 0; }
+
+std::optional<ConstValue> ConstEvaluator::spec_record(TSNode n, const std::string& kind) {
+  const auto& f = *file_;
+  // TensorSpec(name, shape, dtype, ...) / ScalarSpec(name, dtype, value): only these slots and
+  // is_output= are read; init_value= and the other host-side arguments are never evaluated.
+  const std::vector<std::string> slots = kind == "TensorSpec" ? std::vector<std::string>{"name", "shape", "dtype"}
+                                                              : std::vector<std::string>{"name", "dtype", "value"};
+  auto d = std::make_shared<ConstDict>();
+  d->items.emplace_back(ConstValue{std::string("__spec__")}, ConstValue{kind});
+  size_t pos = 0;
+  for (TSNode a : children(field(n, "arguments"))) {
+    std::string key;
+    TSNode val = a;
+    if (is(a, "keyword_argument")) {
+      key = text(field(a, "name"), f);
+      val = field(a, "value");
+    } else if (pos < slots.size()) {
+      key = slots[pos++];
+    } else {
+      continue;
+    }
+    if (std::find(slots.begin(), slots.end(), key) == slots.end() && key != "is_output") continue;
+    auto v = try_eval(val);
+    if (!v) fail(val, fmt::format("{}() argument '{}' is not a compile-time constant: '{}'", kind, key, text(val, f)),
+                 "pypto reads spec functions statically: shapes, dtypes and scalar values must be constants");
+    d->items.emplace_back(ConstValue{key}, *v);
+  }
+  return ConstValue{std::shared_ptr<const ConstDict>(d)};
+}
+
 std::optional<ConstValue> ConstEvaluator::call(TSNode n) {
   const auto& f = *file_;
   TSNode fnode = field(n, "function");
+  if (g_host_specs) {
+    std::string callee = dotted_name(fnode, f);
+    callee = callee.substr(callee.rfind('.') == std::string::npos ? 0 : callee.rfind('.') + 1);
+    if (callee == "TensorSpec" || callee == "ScalarSpec") return spec_record(n, callee);
+  }
   // Collect the arguments first (a generator argument `sum(x for x in ...)` is one positional).
   Args args;
   TSNode argn = field(n, "arguments");
@@ -126,6 +165,7 @@ std::optional<ConstValue> ConstEvaluator::builtin(const std::string& fn, const A
   if (ts_node_is_null(at)) {
     if (builtin_names().count(fn)) return ConstValue{ConstBuiltin{fn}};
     if (fn == "pl" || fn == "math" || fn == "dataclasses") return ConstValue{ConstBuiltin{fn}};
+    if (fn == "torch" && g_host_specs) return ConstValue{ConstBuiltin{fn}};
     return std::nullopt;
   }
   const auto& p = args.pos;

@@ -3,6 +3,7 @@
 #include "parser/const_eval.h"
 
 #include <cmath>
+#include <map>
 #include <fmt/format.h>
 
 #include "ir/diagnostic.h"
@@ -434,6 +435,16 @@ std::optional<ConstValue> ConstEvaluator::attribute(TSNode n) {
       if (auto dt = ir::dtype_from_name(attr)) return ConstValue{*dt};
       if (attr == "dynamic") return ConstValue{ConstBuiltin{"pl.dynamic"}};
       return std::nullopt;  // pl.Level.X, pl.FunctionType.Y …: not constants of the evaluator
+    }
+    if (ns == "torch") {  // spec functions: torch.float32 → FP32; anything else stays opaque
+      static const std::map<std::string, ir::DataType> kTorch = {
+          {"float32", ir::DataType::FP32}, {"float", ir::DataType::FP32},    {"float16", ir::DataType::FP16},
+          {"half", ir::DataType::FP16},    {"bfloat16", ir::DataType::BF16}, {"int8", ir::DataType::INT8},
+          {"int16", ir::DataType::INT16},  {"int32", ir::DataType::INT32},   {"int", ir::DataType::INT32},
+          {"int64", ir::DataType::INT64},  {"long", ir::DataType::INT64},    {"uint8", ir::DataType::UINT8},
+          {"bool", ir::DataType::BOOL}};
+      if (auto it = kTorch.find(attr); it != kTorch.end()) return ConstValue{it->second};
+      return ConstValue{ConstBuiltin{"torch." + attr}};
     }
     if (ns == "math") {
       if (attr == "pi") return ConstValue{M_PI};

@@ -65,6 +65,7 @@ class ConstEvaluator {
   std::optional<ConstValue> comprehension(TSNode n);
   std::optional<ConstValue> fstring(TSNode n);
   std::optional<ConstValue> call(TSNode n);
+  std::optional<ConstValue> spec_record(TSNode n, const std::string& kind);
   std::optional<ConstValue> builtin(const std::string& name, const Args& args, TSNode at);
   std::optional<ConstValue> construct(const ConstClass& cls, const Args& args, TSNode at);
   std::optional<ConstValue> invoke(const ConstFunction& fn, const Args& args, TSNode at,
@@ -75,6 +76,18 @@ class ConstEvaluator {
   ConstLookup lookup_;
   ConstEnv* env_;
   int depth_ = 0;  // recursion depth (NestingGuard)
+};
+
+// While one is alive, the evaluator reads pypto-lib style spec functions: `torch.<dtype>` is a
+// dtype, and `TensorSpec(name, shape, dtype, ..., is_output=)` / `ScalarSpec(name, dtype, value)`
+// are records (dicts with "__spec__") whose host-only arguments (init_value=, …) are not evaluated.
+class HostSpecScope {
+ public:
+  HostSpecScope();
+  ~HostSpecScope();
+  HostSpecScope(const HostSpecScope&) = delete;
+  HostSpecScope& operator=(const HostSpecScope&) = delete;
+  static bool active();
 };
 
 // Parses `text` (a Python expression, e.g. a -D value) and evaluates it with `lookup`.

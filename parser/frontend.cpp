@@ -113,6 +113,22 @@ ProgramPtr parse_source(SourceFilePtr file, const FrontendOptions& opts, Diagnos
                                                : fmt::format("select a factory with --entry NAME"));
   ProgramCtx ctx(mod, sink);
   ctx.program_name = entry->name;
+  std::optional<SpecTable> specs;
+  bool specs_read = false;
+  if (opts.specs != "none")
+    ctx.specs = [&]() -> const SpecTable* {
+      if (!specs_read) {
+        specs_read = true;
+        for (const std::string f : opts.specs.empty() ? std::vector<std::string>{"build_tensor_specs", "build_specs"}
+                                                      : std::vector<std::string>{opts.specs})
+          if (!specs && (specs = read_specs(mod, f))) break;
+        if (!specs && !opts.specs.empty())
+          throw CompileError("E109", Span{file, 1, 1, 1, 2}, fmt::format("--specs {}: the file defines no function '{}'",
+                                                                         opts.specs, opts.specs),
+                             "name a module-level function that returns TensorSpec / ScalarSpec records");
+      }
+      return specs ? &*specs : nullptr;
+    };
   ctx.spec.args = opts.args;
   ctx.spec.scalars = opts.scalars;
   if (!entry->is_program) ctx.entry_def = entry->node.id;

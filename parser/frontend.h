@@ -30,6 +30,7 @@ struct FrontendOptions {
   std::map<std::string, std::string> args;                   // --arg NAME=DTYPE[d0,...]: bare entry tensors
   std::map<std::string, std::string> scalars;                // --scalar NAME=VALUE|runtime: entry scalars
   std::map<std::string, std::string> factory_args;           // --factory-arg NAME=VALUE: a factory's arguments
+  std::string specs;                                         // --specs FUNC ("" = build_tensor_specs / build_specs; "none" = off)
   std::vector<std::string> include_dirs;                     // -I DIR: where imported modules are searched
   std::vector<std::string>* files_read = nullptr;            // out: every source file read (for --depfile)
 };

@@ -100,7 +100,13 @@ bool FunctionBuilder::bare_tensor(TSNode ann, ParamDirection* dir) const {
 
 TypePtr FunctionBuilder::entry_param_type(TSNode ann, ParamDirection* dir, const std::string& name) {
   auto it = ctx_.spec.args.find(name);
-  if (it == ctx_.spec.args.end()) return parse_type(ann, dir, name);
+  if (it == ctx_.spec.args.end()) {
+    // A bare parameter without --arg: the file's spec function, when it has one and names it.
+    if (ctx_.specs && bare_tensor(ann, dir))
+      if (const SpecTable* t = ctx_.specs())
+        if (auto s = t->tensors.find(name); s != t->tensors.end()) return s->second;
+    return parse_type(ann, dir, name);
+  }
   TypePtr want = parse_arg_spec(name, it->second, mod());
   if (bare_tensor(ann, dir)) return want;
   TypePtr t = parse_type(ann, dir, name);

@@ -116,4 +116,54 @@ std::optional<ConstValue> parse_scalar_spec(const std::string& param, const std:
   return c.is_bool() ? ConstValue{int64_t(std::get<bool>(c.v))} : c;
 }
 
+std::optional<SpecTable> read_specs(ModuleInfo& mod, const std::string& func) {
+  if (!mod.defines_name(func)) return std::nullopt;
+  auto fv = mod.global(func, TSNode{});
+  if (!fv || !fv->is_function()) return std::nullopt;
+  const ConstFunction& fn = *std::get<const ConstFunction*>(fv->v);
+  const ir::Span at = span_of(field(fn.def, "name"), mod.file());
+  auto fail = [&](const std::string& why) -> SpecTable {
+    throw ir::CompileError("E109", at, fmt::format("spec function '{}' cannot be read statically: {}", func, why),
+                           "pypto evaluates spec functions without Python: return a list (or dict) of TensorSpec / "
+                           "ScalarSpec records built from constants, or give the shapes with --arg");
+  };
+  HostSpecScope host;
+  ConstEvaluator ev(mod.file(), [&mod](const std::string& n, TSNode a) { return mod.global(n, a); }, &mod);
+  auto result = ev.apply(*fv, {}, fn.def);
+  if (!result) fail("its body leaves the constant subset (a call of a host library, a file read, …)");
+  ConstList records;
+  if (result->is_dict())
+    for (const auto& [k, v] : result->as_dict().items) records.push_back(v);
+  else if (auto items = const_iterate(*result))
+    records = *items;
+  else
+    fail(fmt::format("it returns {} {}, not a list of specs", result->type_name(), result->repr()));
+  SpecTable t;
+  t.function = func;
+  for (const auto& r : records) {
+    const ConstValue* kind = r.is_dict() ? r.as_dict().find(ConstValue{std::string("__spec__")}) : nullptr;
+    if (!kind) fail(fmt::format("an element is {} {}, not a TensorSpec / ScalarSpec", r.type_name(), r.repr()));
+    auto get = [&](const char* k) { return r.as_dict().find(ConstValue{std::string(k)}); };
+    const ConstValue* name = get("name");
+    const ConstValue* dtype = get("dtype");
+    if (!name || !name->is_str() || !dtype || !dtype->is_dtype())
+      fail(fmt::format("{} without a constant name and torch dtype: {}", kind->as_str(), r.repr()));
+    const ir::DataType dt = std::get<ir::DataType>(dtype->v);
+    if (kind->as_str() == "ScalarSpec") {
+      if (const ConstValue* v = get("value")) t.scalars[name->as_str()] = *v;
+      continue;
+    }
+    const ConstValue* shape = get("shape");
+    if (!shape || !shape->is_list()) fail(fmt::format("TensorSpec '{}' has no constant shape", name->as_str()));
+    std::vector<ir::ExprPtr> dims;
+    for (const auto& d : shape->as_list()) {
+      if (d.is_int()) dims.push_back(ir::make_int(d.as_int(), at));
+      else if (d.is_dyn()) dims.push_back(std::get<ir::VarPtr>(d.v));
+      else fail(fmt::format("TensorSpec '{}' has a dimension {}", name->as_str(), d.repr()));
+    }
+    t.tensors[name->as_str()] = std::make_shared<ir::TensorType>(dt, std::move(dims));
+  }
+  return t;
+}
+
 }  // namespace pypto::parser

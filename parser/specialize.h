@@ -33,6 +33,18 @@ ir::TypePtr parse_arg_spec(const std::string& param, const std::string& spec, Mo
 std::optional<ConstValue> parse_scalar_spec(const std::string& param, const std::string& value, ir::DataType dt,
                                             ModuleInfo& mod);
 
+// What a pypto-lib style spec function (`def build_tensor_specs(rows=ROWS): return [TensorSpec("x",
+// [rows, 64], torch.float32, init_value=...), ScalarSpec("n", torch.int32, 8)]`) says, read
+// statically with its parameters at their defaults; host-only arguments are ignored.
+struct SpecTable {
+  std::string function;
+  std::map<std::string, ir::TypePtr> tensors;
+  std::map<std::string, ConstValue> scalars;
+};
+// nullopt when `mod` defines no function `func`; CompileError (E109, at the function) when its
+// body or a record is outside the constant subset.
+std::optional<SpecTable> read_specs(ModuleInfo& mod, const std::string& func);
+
 // Dtype names accepted in a spec: the DSL's (FP32, BF16, INT32, INDEX …, any case) and torch's
 // (float32, bfloat16, int64, half …).
 std::optional<ir::DataType> spec_dtype(const std::string& name);

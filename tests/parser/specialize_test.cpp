@@ -3,6 +3,7 @@
 // bare parameters of jit dependencies take their first call's types (a later other shape warns),
 // factories build the program they return with their arguments as closure, and the diagnostics
 // of each (unknown parameter, contradicting annotation, missing / mistyped factory argument).
+#include <algorithm>
 #include <catch2/catch.hpp>
 
 #include "ir/ir.h"
@@ -243,4 +244,48 @@ def entry(a: pl.Tensor[[64, 128], pl.BF16], out: pl.Out[pl.Tensor[[64, 128], pl.
   REQUIRE(!errs.empty());
   CHECK(errs[0].message.find("dimension must be an integer in [0, 2)") != std::string::npos);
   CHECK(errs[0].span.line == 9);
+}
+
+TEST_CASE("a pypto-lib spec function types bare entry tensors without flags", "[parser][specialize]") {
+  const std::string src = R"(import pypto.language as pl
+
+ROWS = 32
+
+
+@pl.jit
+def entry(x: pl.Tensor, n: pl.Scalar[pl.INT32], y: pl.Out[pl.Tensor]):
+    with pl.at(level=pl.Level.CORE_GROUP):
+        y = pl.assemble(y, pl.mul(x, 2.0), [0, 0])
+    return y
+
+
+def build_tensor_specs(rows: int = ROWS, cols: int = 64):
+    import torch
+    from golden import ScalarSpec, TensorSpec
+
+    specs = [TensorSpec("x", [rows, cols], torch.bfloat16, init_value=torch.randn)]
+    specs.append(TensorSpec("y", [rows, cols], torch.bfloat16, is_output=True, init_value=lambda: torch.zeros(1)))
+    specs.append(ScalarSpec("n", torch.int32, 8))
+    return specs
+)";
+  auto p = parse(src);
+  const auto& e = *p->find("entry");
+  CHECK(dims(e.params[0]->type) == std::vector<std::string>{"32", "64"});
+  CHECK(ir::as_tensor(e.params[2]->type)->dtype == ir::DataType::BF16);
+  // --arg wins over the spec; --specs none turns it off (the bare parameter is then an error).
+  auto o = spec({{"x", "BF16[16,64]"}});
+  CHECK(dims(parse(src, o)->find("entry")->params[0]->type) == std::vector<std::string>{"16", "64"});
+  parser::FrontendOptions off;
+  off.specs = "none";
+  auto errs = errors(src, off);
+  REQUIRE(!errs.empty());
+  CHECK(errs[0].code == "E103");
+  // A spec outside the constant subset is located at the spec function.
+  std::string bad = src;
+  bad.replace(bad.find("[rows, cols], torch.bfloat16, init"), 12, "list(open('f'))");
+  errs = errors(bad);
+  auto it = std::find_if(errs.begin(), errs.end(), [](const ir::Diagnostic& d) { return d.code == "E304"; });
+  REQUIRE(it != errs.end());
+  CHECK(it->message.find("TensorSpec() argument 'shape' is not a compile-time constant") != std::string::npos);
+  CHECK(it->span.line == 17);
 }
