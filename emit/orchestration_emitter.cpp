@@ -2,8 +2,8 @@
 // (c_printer.h). Tensors are ChipTensor handles: a kernel call's results are the Out / InOut
 // arguments it was given (ReturnParamsExplicit), loop carries and if results alias the handle
 // they carry (the printer's handle map), so every tensor-valued SSA name maps to the C++ name of
-// a handle. The tensor.create statements of a runtime scope are allocated by one batched
-// alloc_tensors at the top of the scope.
+// a handle. tensor.create statements are allocated in the batches PlanTensorAllocs planned: one
+// alloc_tensors per `alloc_batch`, printed where the batch's first creation stands.
 #include "emit/orchestration_emitter.h"
 
 #include <filesystem>
@@ -16,6 +16,7 @@
 #include "emit/c_printer.h"
 #include "emit/orchestration_op_table.h"
 #include "ir/ir.h"
+#include "ir/visitor.h"
 
 namespace pypto::emit {
 
@@ -40,6 +41,20 @@ std::string_view add_method(ArgDirection d) {
   }
   return "";
 }
+
+// The creations of each alloc_batch, in statement order.
+class BatchIndex : public IRVisitor {
+ public:
+  std::unordered_map<int64_t, std::vector<const AssignStmt*>> batches;
+
+ protected:
+  void visit_assign(const AssignStmt& s) override {
+    if (const auto* c = as<Call>(s.value); c && c->is_op("tensor.create"))
+      if (const auto* b = c->kwarg("alloc_batch"); b && std::get_if<int64_t>(b))
+        batches[*std::get_if<int64_t>(b)].push_back(&s);
+    IRVisitor::visit_assign(s);
+  }
+};
 
 class OrchEmitter : CStmtPrinter {
  public:
@@ -67,6 +82,7 @@ class OrchEmitter : CStmtPrinter {
     // Dynamic dimensions not bound by a scalar parameter come from the tensor descriptors.
     for (const auto& d : descriptor_dims(f_, names_))
       bind += fmt::format("    int64_t {} = (int64_t){}.shapes[{}];\n", names_.name(d.var), tensor_params[d.tensor], d.axis);
+    index_.visit_function(f_);
     indent_ = 1;
     const auto stmts = flatten_body(f_.body);
     for (size_t i = 0; i < stmts.size(); ++i) {
@@ -85,13 +101,12 @@ class OrchEmitter : CStmtPrinter {
   }
 
  private:
-  // A runtime scope: PTO2_SCOPE with the scope's static allocations batched at its top.
+  // A runtime scope: PTO2_SCOPE.
   void open_scope(const ScopeStmt& sc) {
     if (sc.scope != ScopeKind::Runtime)
       unreachable(sc.span, fmt::format("a {} scope in orchestration code", to_string(sc.scope)));
     line(sc.manual ? "PTO2_SCOPE(PTO2ScopeMode::MANUAL) {" : "PTO2_SCOPE() {");
     ++indent_;
-    batch_creates(sc.body);
   }
   void close_scope() {
     --indent_;
@@ -122,10 +137,8 @@ class OrchEmitter : CStmtPrinter {
     const Var& v = *s.var;
     if (const auto* c = as<Call>(s.value)) {
       if (!c->op) return submit(*c, &v, s.span);
-      if (const OrchOpRow* row = find_orchestration_op(*c->op); row && row->form == OrchForm::Create) {
-        if (batched_.count(&s)) return;  // allocated at the top of its scope
-        return create(v, *c, s.span);
-      }
+      if (const OrchOpRow* row = find_orchestration_op(*c->op); row && row->form == OrchForm::Create)
+        return alloc_batch(*c, s.span);
       if (tensor_op(&v, *c, s.span)) return;
       not_supported(s.span, fmt::format("pl.{} in orchestration code", c->op->name));
     }
@@ -140,16 +153,6 @@ class OrchEmitter : CStmtPrinter {
     if (as_tensor(v.type)) return bind_handle(v, handle(s.value));
     if (as_scalar(v.type)) return assign_scalar(v, s.value);
     not_supported(s.span, "an assignment of this type in orchestration code");
-  }
-
-  // The tensor.create of an assignment with static shape, or nullptr.
-  static const Call* static_create(const Stmt& st) {
-    const auto* a = as<AssignStmt>(&st);
-    const auto* c = a ? as<Call>(a->value) : nullptr;
-    const OrchOpRow* row = c && c->op ? find_orchestration_op(*c->op) : nullptr;
-    if (!row || row->form != OrchForm::Create) return nullptr;
-    const auto* t = as_tensor(a->var->type);
-    return t && static_shape(t->shape) ? c : nullptr;
   }
 
   // TensorCreateInfo for `v` (declared at the current position); returns the info's name.
@@ -173,31 +176,23 @@ class OrchEmitter : CStmtPrinter {
     return ci;
   }
 
-  // One batched alloc_tensors at the top of a runtime scope for the scope's own tensor.create
-  // statements with static shapes (output-format.md §4); they are skipped where they stand.
-  void batch_creates(const StmtPtr& body) {
-    std::vector<const AssignStmt*> batch;
-    for (const auto& st : flatten_body(body))
-      if (static_create(*st)) batch.push_back(static_cast<const AssignStmt*>(st.get()));
-    if (batch.empty()) return;
+  // The alloc_tensors of the batch `c` belongs to, printed at its first creation (the batch's
+  // creations are consecutive statements: TensorAllocsPlanned).
+  void alloc_batch(const Call& c, const Span& sp) {
+    const AttrValue* b = c.kwarg("alloc_batch");
+    const auto* id = b ? std::get_if<int64_t>(b) : nullptr;
+    if (!id) throw InternalError("orchestration emitter", "a tensor.create without alloc_batch (PlanTensorAllocs sets it)", sp);
+    if (!printed_batches_.insert(*id).second) return;
+    const auto& batch = index_.batches.at(*id);
     std::vector<std::string> cis;
     for (const auto* a : batch) cis.push_back(create_info(*a->var, *as<Call>(a->value), a->span));
-    const std::string alloc = names_.fresh(fmt::format("alloc_{}", alloc_count_++));
+    const std::string alloc = names_.fresh(fmt::format("alloc_{}", *id));
     line(fmt::format("TaskOutputTensors {} = alloc_tensors({});", alloc, fmt::join(cis, ", ")));
     for (size_t i = 0; i < batch.size(); ++i) {
       const std::string& n = names_.name(batch[i]->var.get());
       line(fmt::format("const ChipTensor& {} = {}.get_ref({});", n, alloc, i));
       bind_handle(*batch[i]->var, n);
-      batched_.insert(batch[i]);
     }
-  }
-
-  void create(const Var& v, const Call& c, const Span& sp) {
-    const std::string ci = create_info(v, c, sp);
-    const std::string alloc = names_.fresh(fmt::format("alloc_{}", alloc_count_++));
-    line(fmt::format("TaskOutputTensors {} = alloc_tensors({});", alloc, ci));
-    line(fmt::format("const ChipTensor& {} = {}.get_ref(0);", names_.name(&v), alloc));
-    bind_handle(v, names_.name(&v));
   }
 
   // `uint32_t <name>[n] = {...};` from an index list; returns the array's name.
@@ -337,9 +332,10 @@ class OrchEmitter : CStmtPrinter {
   const Function& f_;
   const std::vector<KernelRef>& kernels_;
   const EmitOptions& opts_;
-  int task_count_ = 0, alloc_count_ = 0;
+  int task_count_ = 0;
   std::unordered_map<const Var*, std::vector<std::string>> tuples_;
-  std::unordered_set<const AssignStmt*> batched_;
+  BatchIndex index_;                            // alloc_batch → its creations
+  std::unordered_set<int64_t> printed_batches_;
 };
 
 }  // namespace

@@ -99,7 +99,9 @@ void register_tensor_ops(OpRegistry& r) {
   // Creation.
   add(r, OpRow("tensor.create", {indices("shape")}, create_tensor).alias("create_tensor")
              .kw("dtype", AttrKind::DType).kw("layout", AttrKind::TensorLayout, TensorLayout::ND)
-             .kw("manual_dep", AttrKind::Bool, false).affinity(CoreAffinity::Control)
+             .kw("manual_dep", AttrKind::Bool, false)
+             .kw("alloc_batch", AttrKind::Int)  // the alloc_tensors batch, set by PlanTensorAllocs
+             .affinity(CoreAffinity::Control)
              .tile_form("tile.create", TileLowering::Create).orchestration());
   add(r, OpRow("tensor.full", {indices("shape")}, full).kw("dtype", AttrKind::DType).kw("value", AttrKind::Float)
              .tile_form("tile.full", TileLowering::Create));

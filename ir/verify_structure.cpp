@@ -1,8 +1,9 @@
 // Structural and stage properties: NoRedundantBlocks, NoNestedCall, SplitIncoreOrch,
 // TileOpsOnly, MixedKernelExpanded, TensorStridesMaterialized, CallDirectionsResolved,
-// RuntimeScopesMaterialized, ReturnParamsExplicit.
+// RuntimeScopesMaterialized, TensorAllocsPlanned, ReturnParamsExplicit.
 #include <fmt/format.h>
 
+#include <optional>
 #include <unordered_map>
 
 #include "ir/op_registry.h"
@@ -130,6 +131,53 @@ void check_runtime_scopes(const Env& env) {
     env.report("RuntimeScopesMaterialized", f->span,
                fmt::format("Orchestration function '{}' still has auto_scope=True", f->name),
                "MaterializeRuntimeScopes wraps the body in runtime scopes and clears auto_scope");
+  }
+}
+
+namespace {
+// The alloc_batch of `s` when it assigns a tensor.create carrying one, else nullopt.
+std::optional<int64_t> alloc_batch_of(const Stmt& s) {
+  const auto* a = as<AssignStmt>(&s);
+  const auto* c = a ? as<Call>(a->value) : nullptr;
+  const AttrValue* b = c && c->is_op("tensor.create") ? c->kwarg("alloc_batch") : nullptr;
+  const auto* n = b ? std::get_if<int64_t>(b) : nullptr;
+  if (!n || *n < 0) return std::nullopt;
+  return *n;
+}
+}  // namespace
+
+void check_tensor_allocs_planned(const Env& env) {
+  for (const auto& f : env.program.functions) {
+    if (f->type != FunctionType::Orchestration) continue;
+    for_each_call(f->body, [&](const Call& c, const Stmt& s) {
+      if (!c.is_op("tensor.create")) return;
+      const auto* a = as<AssignStmt>(&s);
+      if (!a || a->value.get() != &c)
+        env.report("TensorAllocsPlanned", c.span.valid() ? c.span : s.span,
+                   fmt::format("a tensor.create in function '{}' is not the value of an assignment", f->name));
+      else if (!alloc_batch_of(s))
+        env.report("TensorAllocsPlanned", s.span,
+                   fmt::format("tensor.create of '{}' in function '{}' has no alloc_batch", a->var->name, f->name),
+                   "PlanTensorAllocs assigns every creation its alloc_tensors batch");
+    });
+    // A batch is one run of consecutive statements of one body.
+    std::unordered_map<const Stmt*, bool> continues;  // creation preceded by one of the same batch
+    for_each_stmt(f->body, [&](const Stmt& s) {
+      const auto* q = as<SeqStmts>(&s);
+      for (size_t i = 1; q && i < q->stmts.size(); ++i) {
+        auto b = alloc_batch_of(*q->stmts[i]);
+        if (b && b == alloc_batch_of(*q->stmts[i - 1])) continues[q->stmts[i].get()] = true;
+      }
+    });
+    std::unordered_map<int64_t, int> runs;
+    for_each_stmt(f->body, [&](const Stmt& s) {
+      auto b = alloc_batch_of(s);
+      if (!b || continues.count(&s) || ++runs[*b] == 1) return;
+      env.report("TensorAllocsPlanned", s.span,
+                 fmt::format("alloc_batch {} in function '{}' is split: its creations are not consecutive "
+                             "statements of one body", *b, f->name),
+                 "PlanTensorAllocs puts the creations of one batch next to each other");
+    });
   }
 }
 

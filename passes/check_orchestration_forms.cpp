@@ -7,9 +7,11 @@
 //   * tensor creations with a non-ND layout or an element type the runtime has no DataType for;
 //   * views and element access whose index lists are not literal lists, transposes with
 //     non-constant axes, slices with a valid_shape;
+//   * a tensor creation, element read or dim query whose result is unused (an expression
+//     statement);
 //   * parameters that are neither tensors nor scalars.
 // Each is an E501 "not supported yet" error naming the form. The program is not changed.
-// Requires RuntimeScopesMaterialized (it runs last).
+// Requires RuntimeScopesMaterialized (it runs right after MaterializeRuntimeScopes).
 #include <fmt/format.h>
 
 #include "ir/op_registry.h"
@@ -41,6 +43,13 @@ class FormChecker : public IRVisitor {
     if (s.scope != ScopeKind::Runtime)
       reject(s.span, fmt::format("a {} scope", to_string(s.scope)), "run the full pass pipeline (it outlines kernels)");
     IRVisitor::visit_scope(s);
+  }
+
+  void visit_eval(const EvalStmt& s) override {
+    const auto* c = as<Call>(s.expr);
+    if (c && c->op && (c->is_op("tensor.create") || as_scalar(c->type)))
+      reject(s.span, fmt::format("pl.{} with an unused result", c->op->name), "assign the result to a variable and use it");
+    IRVisitor::visit_eval(s);
   }
 
   void visit_call(const Call& c) override {
@@ -85,7 +94,8 @@ Pass check_orchestration_forms_pass() {
               "Rejects, at their source line, the orchestration forms the PTO2 back end cannot write yet (while / "
               "break / continue / early return, scopes other than runtime scopes, tensor ops outside pl.at without "
               "an orchestration form, tile and system ops, non-ND or runtime-less tensor creations, non-literal "
-              "index lists, non-constant axes, slices with a valid_shape, odd parameters); changes nothing.",
+              "index lists, non-constant axes, slices with a valid_shape, unused creations / reads, odd "
+              "parameters); changes nothing.",
               {{Property::RuntimeScopesMaterialized}, {}, {}},
               [](const ProgramPtr& p, PassContext&) {
                 for (const auto& f : p->functions)

@@ -226,4 +226,5 @@ TEST_CASE("the emitters verify the properties they require once, before renderin
     CHECK(std::string(e.what()).find("run the full pass pipeline") != std::string::npos);
   }
   CHECK(emit::emit_required_properties().contains(pypto::ir::Property::AllocatedMemoryAddr));
+  CHECK(emit::emit_required_properties().contains(pypto::ir::Property::TensorAllocsPlanned));
 }

@@ -323,6 +323,24 @@ TEST_CASE("call directions, runtime scopes and stage properties", "[verifier]") 
     expect_one(run(program({kernel(), orchestration({}, true)}), {Property::RuntimeScopesMaterialized}),
                "RuntimeScopesMaterialized", 1, "auto_scope=True");
   }
+  SECTION("TensorAllocsPlanned") {
+    auto create = [](std::optional<int64_t> batch, uint32_t line) {
+      std::vector<std::pair<std::string, AttrValue>> kw = {{"dtype", DT::FP32}};
+      if (batch) kw.emplace_back("alloc_batch", *batch);
+      return op("tensor.create", {idx({64, 128})}, kw, line);
+    };
+    auto main = [](std::vector<StmtPtr> body) {
+      return fn("main", FunctionType::Orchestration, {}, {}, {}, std::move(body), false);
+    };
+    auto a = var("a", tensor_t()), b = var("b", tensor_t());
+    CHECK(run(program({main({assign(a, create(0, 2), 2), assign(b, create(0, 3), 3)})}),
+              {Property::TensorAllocsPlanned}).empty());
+    expect_one(run(program({main({assign(a, create(0, 2), 2), assign(b, create({}, 3), 3)})}),
+                   {Property::TensorAllocsPlanned}),
+               "TensorAllocsPlanned", 3, "has no alloc_batch");
+    expect_one(run(program({main({std::make_shared<EvalStmt>(create(0, 4), at(4))})}), {Property::TensorAllocsPlanned}),
+               "TensorAllocsPlanned", 4, "not the value of an assignment");
+  }
   SECTION("MixedKernelExpanded") {
     CHECK(run(program({kernel(FunctionType::AIV)}), {Property::MixedKernelExpanded}).empty());
     expect_one(run(program({kernel(FunctionType::InCore)}), {Property::MixedKernelExpanded}), "MixedKernelExpanded", 1);

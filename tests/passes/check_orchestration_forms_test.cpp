@@ -1,7 +1,7 @@
 // CheckOrchestrationForms: an orchestration the PTO2 back end can write is unchanged (Before ==
 // Expected); each form it cannot write yet is an E501 error naming the form (while loop, tensor
 // creation with a non-ND layout, slice with a valid_shape, a tile op, a scope other than a
-// runtime scope).
+// runtime scope, an unused creation or element read).
 #include "pass_test_util.h"
 
 using namespace pypto;
@@ -34,6 +34,8 @@ TEST_CASE("orchestration forms the back end cannot write are E501 errors naming 
        "pl.tensor.create with a non-ND layout"},
       {"        v = pl.tensor.slice(x, [8, 16], [0, 0], [4, 16])\n", "pl.tensor.slice with a valid_shape"},
       {"        with pl.at(level=pl.Level.CORE_GROUP):\n            y = pl.add(x, x)\n", "a "},
+      {"        pl.create_tensor([16, 16], dtype=pl.FP32)\n", "pl.tensor.create with an unused result"},
+      {"        pl.tensor.read(x, [0, 0])\n", "pl.tensor.read with an unused result"},
   };
   for (const auto& [body, what] : cases) {
     const std::string msg = error_of(body);
