@@ -31,10 +31,14 @@ std::string kernel_core_dir(const Function& f) {
 
 namespace {
 
-// A form CheckKernelForms rejects reached the emitter: a pypto bug, not a user error.
-[[noreturn]] void unreachable(const Span& sp, const std::string& what) {
-  throw InternalError("kernel emitter", what + " (CheckKernelForms rejects it before emission)", sp);
+// A form a pass, a type rule or a verifier rule rejects reached the emitter: a pypto bug, not a
+// user error.
+[[noreturn]] void unreachable(const Span& sp, const std::string& what, std::string_view by = "CheckKernelForms") {
+  throw InternalError("kernel emitter", fmt::format("{} ({} rejects it before emission)", what, by), sp);
 }
+// Planned addresses: AllocatedMemoryAddr, verified before rendering.
+constexpr std::string_view kAddressRule = "the AllocatedMemoryAddr verifier rule";
+constexpr std::string_view kTypeRule = "its type rule";
 
 std::vector<int64_t> const_list(const ExprPtr& e, const Span& sp, const char* what) {
   std::vector<int64_t> out;
@@ -121,7 +125,7 @@ class KernelEmitter : CStmtPrinter {
 
   int64_t tile_addr(const TileType& t, const Span& sp) {
     const auto off = t.memref ? const_int_value(t.memref->offset) : std::nullopt;
-    if (!off) not_supported(sp, "a tile without a planned address (MemRef offset)", "run the full pass pipeline");
+    if (!off) unreachable(sp, "a tile without a planned address (MemRef offset)", kAddressRule);
     return *off;
   }
 
@@ -188,12 +192,12 @@ class KernelEmitter : CStmtPrinter {
     auto pipe = [&](const char* k) {
       const AttrValue* v = c.kwarg(k);
       const auto* e = v ? std::get_if<EnumLit>(v) : nullptr;
-      if (!e) not_supported(sp, fmt::format("pl.{} without {}", c.op->name, k));
+      if (!e) unreachable(sp, fmt::format("pl.{} without {}", c.op->name, k), kTypeRule);
       return "PIPE_" + e->member;
     };
     const AttrValue* ev = c.kwarg("event_id");
     const auto* id = ev ? std::get_if<int64_t>(ev) : nullptr;
-    if (!id || *id < 0 || *id > 7) not_supported(sp, fmt::format("pl.{} with an event id outside 0..7", c.op->name));
+    if (!id || *id < 0 || *id > 7) unreachable(sp, fmt::format("pl.{} with an event id outside 0..7", c.op->name), kTypeRule);
     line(fmt::format("{}({}, {}, EVENT_ID{});", row.call, pipe("set_pipe"), pipe("wait_pipe"), *id));
   }
 
@@ -208,7 +212,7 @@ class KernelEmitter : CStmtPrinter {
       const auto* src = as<Var>(s.value);
       const auto* st = src ? as_tile(src->type) : nullptr;
       if (!st || tile_addr(*st, s.span) != tile_addr(*as_tile(v.type), s.span))
-        not_supported(s.span, "a tile copy between different addresses");
+        unreachable(s.span, "a tile copy between different addresses", kAddressRule);
       return declare_tile(v, s.span);
     }
     if (as_scalar(v.type)) return assign_scalar(v, s.value);
@@ -256,7 +260,7 @@ class KernelEmitter : CStmtPrinter {
         // A view must alias its source (the sync analysis treats it as moving no data).
         const auto* src = as_tile(c.args[0]->type);
         if (!dst || !as_tile(dst->type) || tile_addr(*src, sp) != tile_addr(*as_tile(dst->type), sp))
-          not_supported(sp, fmt::format("pl.{} whose result does not share its source's address", c.op->name));
+          unreachable(sp, fmt::format("pl.{} whose result does not share its source's address", c.op->name), kAddressRule);
         return line(fmt::format("{}({}, {});", call, dst_tile(), operand(c.args[0])));
       }
       case OpForm::ColSum:
@@ -286,7 +290,7 @@ class KernelEmitter : CStmtPrinter {
       case OpForm::Assemble: {
         const auto* tgt = as_tile(c.args[0]->type);
         if (tile_addr(*tgt, sp) != tile_addr(*as_tile(dst->type), sp))
-          not_supported(sp, "pl.tile.assemble whose result does not share the target's buffer");
+          unreachable(sp, "pl.tile.assemble whose result does not share the target's buffer", kAddressRule);
         const auto* off = as<MakeTuple>(c.args[2]);
         if (!off || off->elems.size() != 2) unreachable(sp, "pl.tile.assemble with other than 2 offsets");
         return line(fmt::format("{}({}, {}, {}, {});", call, dst_tile(), operand(c.args[1]), expr(off->elems[0]),
@@ -314,7 +318,7 @@ class KernelEmitter : CStmtPrinter {
         const AttrValue* m = c.kwarg("cmp_type");
         const auto* k = m ? std::get_if<int64_t>(m) : nullptr;
         const int64_t mode = k ? *k : 0;
-        if (mode < 0 || mode > 5) not_supported(sp, fmt::format("pl.{} with cmp_type {}", c.op->name, mode));
+        if (mode < 0 || mode > 5) unreachable(sp, fmt::format("pl.{} with cmp_type {}", c.op->name, mode), kTypeRule);
         return line(fmt::format("{}({}, {}, CmpMode::{});", call, dst_tile(), fmt::join(ops, ", "), kModes[mode]));
       }
       case OpForm::Ci: {
@@ -363,7 +367,7 @@ class KernelEmitter : CStmtPrinter {
     } else if (const auto* i = m ? std::get_if<int64_t>(m) : nullptr) {
       idx = (*i >= 0 && *i < 7) ? static_cast<int>(*i) : -1;
     }
-    if (idx < 0) not_supported(sp, "this pl.tile.cast mode");
+    if (idx < 0) unreachable(sp, "this pl.tile.cast mode", kTypeRule);
     return fmt::format("RoundMode::{}", kNames[idx]);
   }
 
@@ -421,7 +425,7 @@ class KernelEmitter : CStmtPrinter {
   void same_buffer(const ExprPtr& v, const TileType& t, const Span& sp, const char* what) {
     const auto* vv = as<Var>(v);
     const auto* vt = vv ? as_tile(vv->type) : nullptr;
-    if (!vt || tile_addr(*vt, sp) != tile_addr(t, sp)) not_supported(sp, what);
+    if (!vt || tile_addr(*vt, sp) != tile_addr(t, sp)) unreachable(sp, what, kAddressRule);
   }
   void carry_in(const Var& ia, const ExprPtr& init, const Span& sp) override {
     const auto* t = as_tile(ia.type);

@@ -179,7 +179,8 @@ void register_tile_ops(OpRegistry& r) {
              .in_memory(0, {MS::Mat}).affinity(CoreAffinity::Cube).move_pipe(0));
   add(r, OpRow("tile.alloc", {}, alloc).kw("memory_space", AttrKind::MemSpace).kw("size", AttrKind::Int).no_instruction());
   // Views, assembly, element access.
-  add(r, OpRow("tile.reshape", {tile("tile"), indices("shape")}, reshape).inherit_memory(0).no_instruction());
+  add(r, OpRow("tile.reshape", {tile("tile"), indices("shape")}, reshape).inherit_memory(0).reuses_input(0)
+             .no_instruction());  // a view: the result is the source's buffer
   add(r, OpRow("tile.slice", {tile("tile"), indices("shape"), indices("offset"), indices("valid_shape", true)}, slice)
              .kw("pad_value", AttrKind::PadValue).kw("clamp", AttrKind::Bool, false).inherit_memory(0).no_instruction());
   add(r, OpRow("tile.assemble", {tile("target"), tile("source"), indices("offset")}, assemble)
