@@ -152,7 +152,7 @@ class KernelEmitter : CStmtPrinter {
                       const std::string& base_name, const Span& sp) {
     const auto* tt = as_tensor(tensor->type);
     const size_t n = tt->shape.size();
-    if (offsets.size() != n) not_supported(sp, "a GM window whose offsets do not match the tensor's rank");
+    if (offsets.size() != n) unreachable(sp, "a GM window whose offsets do not match the tensor's rank", kTypeRule);
     const auto view = gm_view_spelling(*tt, window, sp);
     const std::vector<int64_t>& strides = view.strides;
     const std::string a = alias(view.type.alias_base, view.type.text);
@@ -204,7 +204,7 @@ class KernelEmitter : CStmtPrinter {
   void assign(const AssignStmt& s) override {
     const Var& v = *s.var;
     if (const auto* c = as<Call>(s.value)) {
-      if (!c->op) not_supported(s.span, "a function call inside a kernel");
+      if (!c->op) unreachable(s.span, "a function call inside a kernel");
       return op_call(&v, *c, s.span);
     }
     if (as_tensor(v.type)) return bind_handle(v, handle(s.value));  // tensor copy: same GM pointer
@@ -216,13 +216,13 @@ class KernelEmitter : CStmtPrinter {
       return declare_tile(v, s.span);
     }
     if (as_scalar(v.type)) return assign_scalar(v, s.value);
-    not_supported(s.span, "an assignment of this type in a kernel");
+    unreachable(s.span, "an assignment of this type in a kernel");
   }
 
   std::string operand(const ExprPtr& e) {
     if (as_tile(e->type)) {
       const auto* v = as<Var>(e);
-      if (!v) not_supported(e->span, "a tile operand that is not a variable");
+      if (!v) unreachable(e->span, "a tile operand that is not a variable", "NoNestedCall (verified before rendering)");
       return names_.name(v);
     }
     return expr(e);
@@ -237,13 +237,13 @@ class KernelEmitter : CStmtPrinter {
 
   void op_call(const Var* dst, const Call& c, const Span& sp) {
     const KernelOpRow* row = find_kernel_op(*c.op);
-    if (!row) not_supported(sp, fmt::format("pl.{} in a kernel", c.op->name));
+    if (!row) unreachable(sp, fmt::format("pl.{} in a kernel", c.op->name));  // marked kernel_deferred
     if (row->form == OpForm::Planned) return;  // addresses are already planned
     if (row->form == OpForm::Barrier || row->form == OpForm::Flag) return sync_op(*row, c, sp);
     if (const std::string cm = source_comment(sp); !cm.empty()) line(cm);
     const std::string call(row->call);
     auto dst_tile = [&]() -> std::string {
-      if (!dst || !as_tile(dst->type)) not_supported(sp, fmt::format("pl.{} without a tile result", c.op->name));
+      if (!dst || !as_tile(dst->type)) unreachable(sp, fmt::format("pl.{} without a tile result", c.op->name), kTypeRule);
       declare_tile(*dst, sp);
       return names_.name(dst);
     };
@@ -276,7 +276,7 @@ class KernelEmitter : CStmtPrinter {
         double val = 0;
         if (const auto* f = v ? std::get_if<double>(v) : nullptr) val = *f;
         else if (const auto* i = v ? std::get_if<int64_t>(v) : nullptr) val = static_cast<double>(*i);
-        else not_supported(sp, "pl.tile.full without a numeric value");
+        else unreachable(sp, "pl.tile.full without a numeric value", kTypeRule);
         const auto* tt = as_tile(dst->type);
         const std::string lit = dtype_is_float(tt->dtype) ? expr(make_float(val, sp, DataType::FP32))
                                                           : expr(make_int(static_cast<int64_t>(val), sp));
@@ -302,7 +302,7 @@ class KernelEmitter : CStmtPrinter {
       case OpForm::Load: return load(dst, c, sp);
       case OpForm::Store: return store(dst, c, sp);
       case OpForm::Read: {
-        if (!dst || !as_scalar(dst->type)) not_supported(sp, "pl.tile.read without a scalar result");
+        if (!dst || !as_scalar(dst->type)) unreachable(sp, "pl.tile.read without a scalar result", kTypeRule);
         const std::string n = names_.name(dst);
         return line(fmt::format("{} {} = {}.GetValue({});", c_type(as_scalar(dst->type)->dtype), n, operand(c.args[0]),
                                 flat_index(c.args[0], c.args[1], sp)));
@@ -372,7 +372,7 @@ class KernelEmitter : CStmtPrinter {
   }
 
   void load(const Var* dst, const Call& c, const Span& sp) {
-    if (!dst || !as_tile(dst->type)) not_supported(sp, "pl.tile.load without a tile result");
+    if (!dst || !as_tile(dst->type)) unreachable(sp, "pl.tile.load without a tile result", kTypeRule);
     const auto window = const_list(c.args[2], sp, "load shape");
     if (c.args.size() > 3 && c.args[3] && const_list(c.args[3], sp, "load valid_shape") != window)
       unreachable(sp, "pl.tile.load with a valid_shape smaller than its shape");

@@ -24,10 +24,15 @@ using namespace ir;
 
 namespace {
 
-// A form CheckOrchestrationForms rejects reached the emitter: a pypto bug, not a user error.
-[[noreturn]] void unreachable(const Span& sp, const std::string& what) {
-  throw InternalError("orchestration emitter", what + " (CheckOrchestrationForms rejects it before emission)", sp);
+// A form a pass, a type rule or a verified property rejects reached the emitter: a pypto bug, not
+// a user error.
+[[noreturn]] void unreachable(const Span& sp, const std::string& what,
+                              std::string_view by = "CheckOrchestrationForms") {
+  throw InternalError("orchestration emitter", fmt::format("{} ({} rejects it before emission)", what, by), sp);
 }
+constexpr std::string_view kTypeRule = "its type rule";
+// Kernel results are their Out / InOut parameters, tensors (CheckKernelForms, ReturnParamsExplicit).
+constexpr std::string_view kKernelResults = "ReturnParamsExplicit";
 
 
 std::string_view add_method(ArgDirection d) {
@@ -130,7 +135,7 @@ class OrchEmitter : CStmtPrinter {
     const auto* c = as<Call>(s.expr);
     if (c && !c->op) return submit(*c, nullptr, s.span);
     if (c && tensor_op(nullptr, *c, s.span)) return;
-    not_supported(s.span, "this expression statement in orchestration code");
+    unreachable(s.span, "this expression statement in orchestration code");
   }
 
   void assign(const AssignStmt& s) override {
@@ -140,25 +145,25 @@ class OrchEmitter : CStmtPrinter {
       if (const OrchOpRow* row = find_orchestration_op(*c->op); row && row->form == OrchForm::Create)
         return alloc_batch(*c, s.span);
       if (tensor_op(&v, *c, s.span)) return;
-      not_supported(s.span, fmt::format("pl.{} in orchestration code", c->op->name));
+      unreachable(s.span, fmt::format("pl.{} in orchestration code", c->op->name));
     }
     if (const auto* g = as<TupleGetItem>(s.value)) {
       const auto* tv = as<Var>(g->tuple);
       auto it = tv ? tuples_.find(tv) : tuples_.end();
       if (it == tuples_.end() || g->index < 0 || size_t(g->index) >= it->second.size())
-        not_supported(s.span, "this tuple element access in orchestration code");
+        unreachable(s.span, "this tuple element access in orchestration code");  // tuples are kernel results
       bind_handle(v, it->second[g->index]);
       return;
     }
     if (as_tensor(v.type)) return bind_handle(v, handle(s.value));
     if (as_scalar(v.type)) return assign_scalar(v, s.value);
-    not_supported(s.span, "an assignment of this type in orchestration code");
+    unreachable(s.span, "an assignment of this type in orchestration code");
   }
 
   // TensorCreateInfo for `v` (declared at the current position); returns the info's name.
   std::string create_info(const Var& v, const Call& c, const Span& sp) {
     const auto* t = as_tensor(v.type);
-    if (!t) not_supported(sp, "pl.tensor.create without a tensor result");
+    if (!t) unreachable(sp, "pl.tensor.create without a tensor result", kTypeRule);
     if (const AttrValue* l = c.kwarg("layout"); l && std::get_if<TensorLayout>(l) && *std::get_if<TensorLayout>(l) != TensorLayout::ND)
       unreachable(sp, "pl.tensor.create with a non-ND layout");
     const auto rt = dtype_runtime_name(t->dtype);
@@ -231,7 +236,7 @@ class OrchEmitter : CStmtPrinter {
         const std::string idx = u32_array(base + "_idx", c.args[1], sp);
         const std::string ty = c_type(st->dtype);
         if (row->form == OrchForm::Read) {
-          if (!dst || !as_scalar(dst->type)) not_supported(sp, "pl.tensor.read without a scalar result");
+          if (!dst || !as_scalar(dst->type)) unreachable(sp, "pl.tensor.read without a scalar result");
           line(fmt::format("{} {} = {}<{}>({}, {}, {});", c_type(as_scalar(dst->type)->dtype), names_.name(dst), call,
                            ty, src, rank, idx));
         } else {
@@ -241,7 +246,7 @@ class OrchEmitter : CStmtPrinter {
         return true;
       }
       case OrchForm::Dim:
-        if (!dst || !as_scalar(dst->type)) not_supported(sp, "pl.tensor.dim without a scalar result");
+        if (!dst || !as_scalar(dst->type)) unreachable(sp, "pl.tensor.dim without a scalar result");
         line(fmt::format("int64_t {} = (int64_t){}.{}[{}];", names_.name(dst), src, call, axis(c.args[1])));
         return true;
       default: break;
@@ -265,7 +270,7 @@ class OrchEmitter : CStmtPrinter {
       case OrchForm::Transpose:
         line(fmt::format("const ChipTensor {} = {}.{}({}, {});", v, src, call, axis(c.args[1]), axis(c.args[2])));
         break;
-      default: not_supported(sp, fmt::format("pl.{} in orchestration code", c.op->name));
+      default: unreachable(sp, fmt::format("pl.{} in orchestration code", c.op->name));
     }
     bind_handle(*dst, v);
     return true;
@@ -276,10 +281,11 @@ class OrchEmitter : CStmtPrinter {
     const KernelRef* k = nullptr;
     for (const auto& r : kernels_)
       if (callee && r.fn == callee.get()) k = &r;
-    if (!k) not_supported(sp, fmt::format("a call to '{}' from orchestration code", c.callee));
+    if (!k) unreachable(sp, fmt::format("a call to '{}' from orchestration code", c.callee));
     if (c.args.size() != callee->params.size())
-      throw CompileError("E900", sp, fmt::format("call to '{}' passes {} arguments for {} parameters", c.callee,
-                                                 c.args.size(), callee->params.size()));
+      unreachable(sp, fmt::format("a call to '{}' with {} arguments for {} parameters", c.callee, c.args.size(),
+                                  callee->params.size()),
+                  "TypeChecked");
     if (const std::string cm = source_comment(sp); !cm.empty()) line(cm);
     const std::string params = names_.fresh(fmt::format("params_t{}", task_count_++));
     line(fmt::format("CoreTaskArgs {};  // func {}: {} ({})", params, k->func_id, callee->name, k->aic ? "AIC" : "AIV"));
@@ -293,7 +299,7 @@ class OrchEmitter : CStmtPrinter {
     for (size_t i = 0; i < c.args.size(); ++i) {
       const auto* ps = as_scalar(callee->params[i]->type);
       if (!ps) {
-        if (!as_tensor(c.args[i]->type)) not_supported(c.args[i]->span, "a kernel argument of this type");
+        if (!as_tensor(c.args[i]->type)) unreachable(c.args[i]->span, "a kernel argument of this type", "CheckKernelForms");
         continue;
       }
       std::string val = expr(c.args[i]);
@@ -307,25 +313,14 @@ class OrchEmitter : CStmtPrinter {
     line(fmt::format("{}({}, {});", k->aic ? "rt_submit_aic_task" : "rt_submit_aiv_task", k->func_id, params));
     if (!result) return;
     if (as_tensor(result->type)) {
-      if (outs.empty()) not_supported(sp, fmt::format("'{}' returns a tensor but has no Out / InOut parameter", c.callee));
+      if (outs.empty())
+        unreachable(sp, fmt::format("'{}' returns a tensor but has no Out / InOut parameter", c.callee), kKernelResults);
       bind_handle(*result, outs[0]);
     } else if (as_tuple(result->type)) {
       tuples_[result] = outs;
     } else {
-      not_supported(sp, "a kernel call whose result is not a tensor or a tuple of tensors");
+      unreachable(sp, "a kernel call whose result is not a tensor or a tuple of tensors", kKernelResults);
     }
-  }
-
-  // The yield at the end of `body` (possibly inside its runtime scope).
-  static const YieldStmt* trailing_yield(const StmtPtr& body) {
-    auto stmts = flatten_body(body);
-    while (!stmts.empty()) {
-      if (const auto* y = as<YieldStmt>(stmts.back())) return y;
-      const auto* sc = as<ScopeStmt>(stmts.back());
-      if (!sc) return nullptr;
-      stmts = flatten_body(sc->body);
-    }
-    return nullptr;
   }
 
   const Program& p_;

@@ -116,7 +116,8 @@ void register_tensor_ops(OpRegistry& r) {
   add(r, OpRow("tensor.dim", {tensor("x"), scalar("axis")}, dim).lowering(TileLowering::Scalar).orchestration());
   add(r, OpRow("tensor.read", {tensor("x"), indices("indices")}, read)
              .tile_form("tile.read", TileLowering::Compute).orchestration());
-  add(r, OpRow("tensor.write", {tensor("x"), indices("indices"), scalar("value")}, write).orchestration());
+  add(r, OpRow("tensor.write", {tensor("x"), indices("indices"), scalar("value")}, write).reuses_input(0)
+             .orchestration());
   add(r, OpRow("tensor.transpose", {tensor("x"), scalar("axis1"), scalar("axis2")}, transpose)
              .tile_form("tile.transpose", TileLowering::Transpose).orchestration());
   // Sort / concat / gather / scatter, pads and valid shapes.

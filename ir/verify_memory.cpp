@@ -77,10 +77,6 @@ void check_tile_aliases(const Env& env, const Function& f) {
       bad(fmt::format("is at {} but must be one buffer with {} '{}' at {}", address_text(a), why, w->name,
                       address_text(b)));
   };
-  auto trailing_yield = [](const StmtPtr& body) -> const YieldStmt* {
-    const auto stmts = flatten_body(body);
-    return stmts.empty() ? nullptr : as<YieldStmt>(stmts.back());
-  };
   auto carries = [&](const std::vector<IterArgPtr>& ias, const StmtPtr& body, const std::vector<VarPtr>& rvs,
                      const Span& sp) {
     const YieldStmt* y = trailing_yield(body);

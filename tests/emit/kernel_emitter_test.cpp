@@ -1,9 +1,9 @@
 // Kernel emitter: post-pipeline DSL text (planned MemRefs) → InsertPipeSync → kernel .cpp. Checks
 // the meaningful lines: Tile declarations with their TASSIGN addresses, the pto-isa call sequence
-// with the syncs in order, the core fence, the kernel_entry ABI, naming, scalar code, the
-// "not supported yet" errors at the op's line, and that the address agreements the emitter relies
-// on (tiles that are one buffer) are the AllocatedMemoryAddr verifier rule's, its own copies
-// internal errors (mutations of a planned kernel).
+// with the syncs in order, the core fence, the kernel_entry ABI, naming, scalar code; and that what
+// the emitter relies on is checked before it, its own copies being internal errors: ops without a
+// kernel form (CheckKernelForms), the address agreements of tiles that are one buffer (the
+// AllocatedMemoryAddr verifier rule, mutations of a planned kernel), attribute ranges (type rules).
 #include <catch2/catch.hpp>
 
 #include <cstdlib>
@@ -15,6 +15,7 @@
 #include "ir/verifier.h"
 #include "passes/insert_pipe_sync.h"
 #include "passes/pass_util.h"
+#include "passes/passes.h"
 
 using namespace emit_test;
 using namespace pypto;
@@ -190,7 +191,7 @@ TEST_CASE("identifiers: SSA suffixes dropped, reserved names avoided, clashes nu
   CHECK(t.name(v1.get()) == "t");
 }
 
-TEST_CASE("unsupported forms are errors at the op's line, never code", "[emit]") {
+TEST_CASE("an op without a kernel form is CheckKernelForms' error at its line; in the emitter an internal error", "[emit]") {
   auto p = parse_synced(R"(
     @pl.function(type=pl.FunctionType.AIV)
     def sl(self, x: pl.Tensor[[64, 128], pl.FP32, pl.MemRef("mem_ddr_0", pl.const(0, pl.INT64), 32768)], out: pl.Out[pl.Tensor[[32, 128], pl.FP32, pl.MemRef("mem_ddr_1", pl.const(0, pl.INT64), 16384)]]) -> pl.Tensor[[32, 128], pl.FP32]:
@@ -201,13 +202,21 @@ TEST_CASE("unsupported forms are errors at the op's line, never code", "[emit]")
         return out_1
 )");
   try {
-    emit::emit_kernel(*p->find("sl"), emit::EmitOptions{});
+    passes::PassContext ctx;
+    passes::check_kernel_forms_pass().run(p, ctx);
     FAIL("expected a CompileError");
   } catch (const ir::CompileError& e) {
     const auto& d = e.diagnostics().at(0);
-    CHECK(d.message.find("pl.tile.slice") != std::string::npos);
-    CHECK(d.message.find("not supported yet") != std::string::npos);
+    CHECK(d.code == "E501");
+    CHECK(d.message == "pl.tile.slice is not supported yet in a kernel");
     CHECK(d.span.line == 10);  // the slice
+  }
+  try {
+    emit::emit_kernel(*p->find("sl"), emit::EmitOptions{});
+    FAIL("expected an InternalError");
+  } catch (const ir::InternalError& e) {
+    CHECK(e.stage() == "kernel emitter");
+    CHECK(e.span().line == 10);
   }
 }
 

@@ -10,7 +10,7 @@ using namespace pypto;
 
 namespace {
 
-const char* kBefore = R"(
+const std::string kHead = R"(
 import pypto.language as pl
 
 @pl.program
@@ -23,7 +23,9 @@ class P:
 
     @pl.function(type=pl.FunctionType.Orchestration, auto_scope=False)
     def main(self, x: pl.Tensor[[16, 16], pl.FP32], n: pl.Scalar[pl.INDEX], out: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:
-        with pl.scope():
+)";
+
+const std::string kBefore = kHead + R"(        with pl.scope():
             a: pl.Tensor[[16, 16], pl.FP32] = pl.create_tensor([16, 16], dtype=pl.FP32)
             a1: pl.Tensor[[16, 16], pl.FP32] = self.k(x, a)
             m: pl.Scalar[pl.INDEX] = n * 2
@@ -40,20 +42,7 @@ class P:
 
 // a and b are hoisted into batch 0 (b's stale alloc_batch=7 is replaced); d stays after m as
 // batch 1; the loop body's scope has batch 2.
-const char* kExpected = R"(
-import pypto.language as pl
-
-@pl.program
-class P:
-    @pl.function(type=pl.FunctionType.InCore)
-    def k(self, x: pl.Tensor[[16, 16], pl.FP32], o: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:
-        t: pl.Tile[[16, 16], pl.FP32] = pl.load(x, [0, 0], [16, 16])
-        o2: pl.Tensor[[16, 16], pl.FP32] = pl.store(t, [0, 0], o)
-        return o2
-
-    @pl.function(type=pl.FunctionType.Orchestration, auto_scope=False)
-    def main(self, x: pl.Tensor[[16, 16], pl.FP32], n: pl.Scalar[pl.INDEX], out: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:
-        with pl.scope():
+const std::string kExpected = kHead + R"(        with pl.scope():
             a: pl.Tensor[[16, 16], pl.FP32] = pl.create_tensor([16, 16], dtype=pl.FP32, alloc_batch=0)
             b: pl.Tensor[[16, 16], pl.FP16] = pl.create_tensor([16, 16], dtype=pl.FP16, alloc_batch=0)
             a1: pl.Tensor[[16, 16], pl.FP32] = self.k(x, a)
