@@ -99,7 +99,9 @@ void register_tensor_ops(OpRegistry& r) {
   // Creation.
   add(r, OpRow("tensor.create", {indices("shape")}, create_tensor).alias("create_tensor")
              .kw("dtype", AttrKind::DType).kw("layout", AttrKind::TensorLayout, TensorLayout::ND)
-             .kw("manual_dep", AttrKind::Bool, false).affinity(CoreAffinity::Control)
+             .kw("manual_dep", AttrKind::Bool, false)
+             .kw("alloc_batch", AttrKind::Int)  // the alloc_tensors batch, set by PlanTensorAllocs
+             .affinity(CoreAffinity::Control)
              .tile_form("tile.create", TileLowering::Create).orchestration());
   add(r, OpRow("tensor.full", {indices("shape")}, full).kw("dtype", AttrKind::DType).kw("value", AttrKind::Float)
              .tile_form("tile.full", TileLowering::Create));
@@ -115,7 +117,8 @@ void register_tensor_ops(OpRegistry& r) {
   add(r, OpRow("tensor.dim", {tensor("x"), scalar("axis")}, dim).lowering(TileLowering::Scalar).orchestration());
   add(r, OpRow("tensor.read", {tensor("x"), indices("indices")}, read)
              .tile_form("tile.read", TileLowering::Compute).orchestration());
-  add(r, OpRow("tensor.write", {tensor("x"), indices("indices"), scalar("value")}, write).orchestration());
+  add(r, OpRow("tensor.write", {tensor("x"), indices("indices"), scalar("value")}, write).reuses_input(0)
+             .orchestration());
   add(r, OpRow("tensor.transpose", {tensor("x"), scalar("axis1"), scalar("axis2")}, transpose)
              .tile_form("tile.transpose", TileLowering::Transpose).orchestration());
   // Sort / concat / gather / scatter, pads and valid shapes.

@@ -39,6 +39,7 @@ const std::vector<Pass>& default_pipeline() {
       check_task_arg_limits_pass(),        // the runtime ABI's tensor / scalar argument limits
       materialize_runtime_scopes_pass(),   // runtime scopes around orchestration bodies
       check_orchestration_forms_pass(),    // orchestration forms the PTO2 back end cannot write yet
+      plan_tensor_allocs_pass(),           // tensor.create → alloc_tensors batches (alloc_batch=N)
   };
   return list;
 }

@@ -25,6 +25,7 @@ TEST_CASE("default pipeline order", "[pipeline]") {
   REQUIRE(names.at(i++) == "CheckTaskArgLimits");
   REQUIRE(names.at(i++) == "MaterializeRuntimeScopes");
   REQUIRE(names.at(i++) == "CheckOrchestrationForms");
+  REQUIRE(names.at(i++) == "PlanTensorAllocs");
   REQUIRE(i == names.size());
   for (const auto& p : passes::default_pipeline()) {
     CHECK(!p.description.empty());
