@@ -100,6 +100,7 @@ void register_tensor_ops(OpRegistry& r) {
   add(r, OpRow("tensor.create", {indices("shape")}, create_tensor).alias("create_tensor")
              .kw("dtype", AttrKind::DType).kw("layout", AttrKind::TensorLayout, TensorLayout::ND)
              .kw("manual_dep", AttrKind::Bool, false)
+             .kw("init_value", AttrKind::Float)  // pre-fill (the back ends reject it until alloc can fill)
              .kw("alloc_batch", AttrKind::Int)  // the alloc_tensors batch, set by PlanTensorAllocs
              .affinity(CoreAffinity::Control)
              .tile_form("tile.create", TileLowering::Create).orchestration());
@@ -132,7 +133,8 @@ void register_tensor_ops(OpRegistry& r) {
   add(r, same_tile("fillpad_expand", {tensor("x"), indices("shape")}, fillpad_expand)
              .kw("pad_value", AttrKind::PadValue, PadValue::zero));
   add(r, same_tile("ci", {scalar("start"), indices("shape")}, ci, TileLowering::Create)
-             .kw("dtype", AttrKind::DType, DataType::INT32).kw("descending", AttrKind::Bool, false));
+             .kw("dtype", AttrKind::DType, DataType::INT32).kw("descending", AttrKind::Bool, false)
+             .alias("arange"));  // newer DSL spelling of the same generator (pypto-lib uses pl.arange)
   // SPMD identity and the AIC↔AIV boundary markers.
   for (const char* n : {"get_block_idx", "get_block_num", "get_subblock_idx"}) add(r, same_tile(n, {}, block_index));
   add(r, same_tile("aiv_shard", {tensor("x")}, shard).kw("split", AttrKind::Int).kw("lane_stride", AttrKind::Int));

@@ -52,7 +52,7 @@ void register_tile_data_ops(OpRegistry& r) {
              .kw("pad_value", AttrKind::PadValue, PadValue::zero).not_inplace_safe().kernel_deferred(pad_later));
   // Generators.
   add(r, vec_row("tile.ci", {scalar("start"), indices("shape")}, ci).kw("dtype", AttrKind::DType, DataType::INT32)
-             .kw("descending", AttrKind::Bool, false).inherit_memory(-1).out_memory(MS::Vec));
+             .kw("descending", AttrKind::Bool, false).inherit_memory(-1).out_memory(MS::Vec).alias("arange"));
   add(r, vec_row("tile.tri", {scalar("diagonal"), indices("shape"), indices("valid_shape", true)}, tri)
              .kw("dtype", AttrKind::DType, DataType::INT32).kw("upper", AttrKind::Bool, false)
              .inherit_memory(-1).out_memory(MS::Vec));

@@ -558,8 +558,12 @@ ExprPtr FunctionBuilder::call_expr(TSNode n) {
       if (!prebuilt[0]) prebuilt[0] = expr(a.pos[0]);
       first = prebuilt[0]->type;
     }
+    const bool generator = !op->args.empty() && op->args[0].kind == ArgKind::Scalar;  // pl.ci / pl.arange(start, shape)
     if (first && first->kind == TypeKind::Tile) op = l_op;
     else if (first && first->kind == TypeKind::Tensor) op = t_op;
+    else if (first && first->kind == TypeKind::Scalar && generator)
+      op = fn_->type == FunctionType::InCore || fn_->type == FunctionType::AIC || fn_->type == FunctionType::AIV
+               ? l_op : t_op;  // no operand to follow: the level of the code it is written in
     else if (first && first->kind == TypeKind::Scalar)
       fail(a.pos[0], "E302", fmt::format("{}() expects a Tensor or Tile as its first operand, got a scalar", dn));
     // Mixing levels is a type error.

@@ -43,7 +43,12 @@ bool host_module(const std::string& m) {
   static const char* kHost[] = {"torch", "numpy", "np", "argparse", "os", "sys", "pathlib", "typing", "functools",
                                 "__future__", "golden", "collections", "itertools", "json", "re", "time", "logging",
                                 "subprocess", "shutil", "abc", "enum", "copy", "contextlib", "warnings", "random",
-                                "pytest", "unittest", "textwrap", "inspect", "struct", "tempfile", "ctypes"};
+                                "pytest", "unittest", "textwrap", "inspect", "struct", "tempfile", "ctypes",
+                                "importlib", "types", "string", "hashlib", "datetime", "glob", "io", "platform",
+                                "socket", "threading", "multiprocessing", "signal", "traceback", "atexit",
+                                "statistics", "fractions", "decimal", "numbers", "weakref", "queue", "heapq",
+                                "bisect", "array", "csv", "pickle", "zlib", "gzip", "shlex", "uuid", "secrets",
+                                "concurrent", "asyncio", "dis", "pprint", "difflib", "fnmatch", "errno", "stat"};
   const std::string root = m.substr(0, m.find('.'));
   for (const char* h : kHost)
     if (root == h) return true;
@@ -379,11 +384,15 @@ bool ModuleInfo::defines_name(const std::string& name) const {
 
 void ModuleInfo::not_constant(const std::string& name, TSNode at, TSNode def) {
   std::string def_text = text(def, *file_);
-  // A call of a helper of this module: look into its body too.
-  TSNode r = unparen(def);
-  if (is(r, "call"))
-    if (auto it = functions_.find(dotted_name(field(r, "function"), *file_)); it != functions_.end())
-      def_text += text(it->second->def, *file_);
+  // Calls of helpers of this module anywhere in the definition: look into their bodies too.
+  std::vector<TSNode> stack{def};
+  while (!stack.empty()) {
+    TSNode n = stack.back();
+    stack.pop_back();
+    if (is(n, "identifier"))
+      if (auto it = functions_.find(text(n, *file_)); it != functions_.end()) def_text += text(it->second->def, *file_);
+    for (uint32_t i = 0; i < ts_node_named_child_count(n); ++i) stack.push_back(ts_node_named_child(n, i));
+  }
   const std::string qual = name_.empty() ? name : fmt::format("{}.{}", name_, name);
   const bool main = !set_.files_read().empty() && set_.files_read().front() == file_->path;
   const std::string dname = main ? name : qual;

@@ -229,6 +229,20 @@ std::vector<StmtPtr> FunctionBuilder::assignment(TSNode n) {
     TypePtr ann;
     if (!is_null(type)) ann = parse_type(type, nullptr, "");
     auto value = expr(right);
+    // n = pl.tensor.dim(x, k) where dim k of x is a pl.dynamic symbol: n names that symbol (no copy),
+    // so shapes built from n are the shapes annotated with the symbol.
+    if (const auto* c = as<Call>(value); c && c->is_op("tensor.dim") && c->args.size() == 2 && (!ann || as_scalar(ann))) {
+      const auto* t = as_tensor(c->args[0]->type);
+      auto k = const_int_value(c->args[1]);
+      if (t && k && *k >= 0 && *k < int64_t(t->shape.size()) && mod().is_dynamic_symbol(t->shape[size_t(*k)])) {
+        auto sym = std::static_pointer_cast<const Var>(t->shape[size_t(*k)]);
+        auto it = names_.find(name);
+        if (it == names_.end() || it->second == sym) {
+          names_[name] = std::const_pointer_cast<Var>(sym);
+          return {};
+        }
+      }
+    }
     return {bind(name, left, value, ann, s)};
   }
   if (is(left, "pattern_list") || is(left, "tuple_pattern") || is(left, "list_pattern")) {

@@ -93,6 +93,9 @@ class FormChecker : public FormRules {
       const auto* t = as_tensor(c.type);
       if (const AttrValue* l = c.kwarg("layout"); l && std::get_if<TensorLayout>(l) && *std::get_if<TensorLayout>(l) != TensorLayout::ND)
         reject(sp, "pl.tensor.create with a non-ND layout");
+      if (const AttrValue* iv = c.kwarg("init_value"); iv && !std::holds_alternative<std::monostate>(*iv))
+        reject(sp, "pl.create_tensor(..., init_value=)",
+               "PTO2's alloc_tensors does not pre-fill; write the initial value with pl.full + pl.assemble");
       if (t && dtype_runtime_name(t->dtype).empty())
         reject(sp, fmt::format("a {} tensor", dtype_name(t->dtype)));
       return;
