@@ -22,14 +22,10 @@ thread_local int g_call_depth = 0;
 thread_local int g_host_specs = 0;
 thread_local int64_t g_steps = 0;
 
-bool numeric(const ConstValue& v) { return v.is_int() || v.is_float() || v.is_bool(); }
-double to_f(const ConstValue& v) {
-  if (v.is_float()) return v.as_float();
-  if (v.is_bool()) return std::get<bool>(v.v) ? 1.0 : 0.0;
-  return double(v.as_int());
-}
-int64_t to_i(const ConstValue& v) { return v.is_bool() ? (std::get<bool>(v.v) ? 1 : 0) : v.as_int(); }
-bool is_intlike(const ConstValue& v) { return v.is_int() || v.is_bool(); }
+bool numeric(const ConstValue& v) { return const_numeric(v); }
+double to_f(const ConstValue& v) { return const_to_f(v); }
+int64_t to_i(const ConstValue& v) { return const_to_i(v); }
+bool is_intlike(const ConstValue& v) { return const_intlike(v); }
 
 const std::set<std::string>& builtin_names() {
   static const std::set<std::string> names = {
@@ -403,23 +399,7 @@ std::optional<ConstValue> ConstEvaluator::comprehension(TSNode n) {
   ConstList out;
   auto d = std::make_shared<ConstDict>();
   const bool is_dict = is(n, "dictionary_comprehension");
-  // Binds a loop target (a name or a tuple of names) to one element.
-  std::function<bool(TSNode, const ConstValue&)> bind = [&](TSNode t, const ConstValue& v) {
-    t = unparen(t);
-    if (is(t, "identifier")) {
-      locals[text(t, f)] = v;
-      return true;
-    }
-    if (is(t, "pattern_list") || is(t, "tuple_pattern") || is(t, "tuple") || is(t, "list_pattern")) {
-      auto items = const_iterate(v);
-      auto ts = children(t);
-      if (!items || items->size() != ts.size()) return false;
-      for (size_t i = 0; i < ts.size(); ++i)
-        if (!bind(ts[i], (*items)[i])) return false;
-      return true;
-    }
-    return false;
-  };
+  auto bind = [&](TSNode t, const ConstValue& v) { return bind_target(t, v, f, locals); };
   std::function<bool(size_t)> run = [&](size_t ci) -> bool {
     if (++g_steps > kMaxSteps) fail(n, "constant evaluation takes too many steps");
     if (ci == clauses.size()) {
@@ -494,23 +474,7 @@ struct Frame {
   enum class Flow { Next, Return, Break, Continue, NotConstant };
   std::optional<ConstValue> result;
 
-  bool bind(TSNode t, const ConstValue& v) {
-    t = unparen(t);
-    if (is(t, "identifier")) {
-      locals[text(t, *file)] = v;
-      return true;
-    }
-    if (is(t, "pattern_list") || is(t, "tuple_pattern") || is(t, "tuple") || is(t, "list_pattern") ||
-        is(t, "expression_list")) {
-      auto items = const_iterate(v);
-      auto ts = children(t);
-      if (!items || items->size() != ts.size()) return false;
-      for (size_t i = 0; i < ts.size(); ++i)
-        if (!bind(ts[i], (*items)[i])) return false;
-      return true;
-    }
-    return false;
-  }
+  bool bind(TSNode t, const ConstValue& v) { return bind_target(t, v, *file, locals); }
 
   Flow block(TSNode b) {
     for (TSNode s : children(b)) {

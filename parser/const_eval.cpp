@@ -13,14 +13,10 @@ namespace pypto::parser {
 
 namespace {
 
-bool numeric(const ConstValue& v) { return v.is_int() || v.is_float() || v.is_bool(); }
-double to_f(const ConstValue& v) {
-  if (v.is_float()) return v.as_float();
-  if (v.is_bool()) return std::get<bool>(v.v) ? 1.0 : 0.0;
-  return double(v.as_int());
-}
-int64_t to_i(const ConstValue& v) { return v.is_bool() ? (std::get<bool>(v.v) ? 1 : 0) : v.as_int(); }
-bool is_intlike(const ConstValue& v) { return v.is_int() || v.is_bool(); }
+bool numeric(const ConstValue& v) { return const_numeric(v); }
+double to_f(const ConstValue& v) { return const_to_f(v); }
+int64_t to_i(const ConstValue& v) { return const_to_i(v); }
+bool is_intlike(const ConstValue& v) { return const_intlike(v); }
 
 // str() of a constant, as an f-string or str() call prints it.
 std::string str_of(const ConstValue& v) { return v.is_str() ? v.as_str() : v.repr(); }

@@ -16,14 +16,29 @@ std::string fmt_float(double d) {
   return s;
 }
 
-bool numeric(const ConstValue& v) { return v.is_int() || v.is_float() || v.is_bool(); }
-double to_f(const ConstValue& v) {
-  if (v.is_float()) return v.as_float();
-  if (v.is_bool()) return std::get<bool>(v.v) ? 1.0 : 0.0;
-  return double(v.as_int());
-}
+bool numeric(const ConstValue& v) { return const_numeric(v); }
+double to_f(const ConstValue& v) { return const_to_f(v); }
 
 }  // namespace
+
+bool bind_target(TSNode t, const ConstValue& v, const ir::SourceFile& f, std::map<std::string, ConstValue>& locals) {
+  t = unparen(t);
+  if (is(t, "identifier")) {
+    locals[text(t, f)] = v;
+    return true;
+  }
+  if (is(t, "pattern_list") || is(t, "tuple_pattern") || is(t, "tuple") || is(t, "list_pattern") ||
+      is(t, "expression_list")) {
+    if (!v.is_list()) return false;
+    const auto& items = v.as_list();
+    auto ts = children(t);
+    if (items.size() != ts.size()) return false;
+    for (size_t i = 0; i < ts.size(); ++i)
+      if (!bind_target(ts[i], items[i], f, locals)) return false;
+    return true;
+  }
+  return false;
+}
 
 std::string ConstValue::repr() const {
   if (is_none()) return "None";

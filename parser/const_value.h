@@ -113,6 +113,20 @@ struct ConstDict {
   const ConstValue* find(const ConstValue& key) const;
 };
 
+// Python's numeric tower over constants: bools count as ints.
+inline bool const_numeric(const ConstValue& v) { return v.is_int() || v.is_float() || v.is_bool(); }
+inline bool const_intlike(const ConstValue& v) { return v.is_int() || v.is_bool(); }
+inline double const_to_f(const ConstValue& v) {
+  if (v.is_float()) return v.as_float();
+  if (v.is_bool()) return std::get<bool>(v.v) ? 1.0 : 0.0;
+  return double(v.as_int());
+}
+inline int64_t const_to_i(const ConstValue& v) { return v.is_bool() ? (std::get<bool>(v.v) ? 1 : 0) : v.as_int(); }
+
+// Binds a loop / assignment target (a name, or a tuple / list of targets) to a constant in
+// `locals`; false when the shapes do not match or the target is not a plain name pattern.
+bool bind_target(TSNode target, const ConstValue& v, const ir::SourceFile& f, std::map<std::string, ConstValue>& locals);
+
 // Python `==` on constants (numbers compare across int/float/bool; sequences element-wise;
 // objects field-wise; classes, functions, modules by identity).
 bool const_equal(const ConstValue& a, const ConstValue& b);
