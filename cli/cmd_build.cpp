@@ -3,6 +3,7 @@
 // working directory, one holding FILE: emit/dir_writer.h) is a usage error before anything runs.
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <map>
 #include <fmt/format.h>
 #include <sys/wait.h>
@@ -45,7 +46,9 @@ int run_ninja(const std::string& out_dir, int jobs) {
 int cmd_build(const BuildOptions& opts) {
   return guarded(opts.common, [&](ir::DiagnosticSink& sink) {
     if (auto why = emit::output_dir_refusal(opts.out_dir, {opts.file}); !why.empty()) throw UsageError(why);
-    auto prog = load_program(opts.file, opts.common, sink);
+    CommonOptions common = opts.common;
+    common.depfile_target = (std::filesystem::path(opts.out_dir) / "build.ninja").string();
+    auto prog = load_program(opts.file, common, sink);
     passes::PassContext ctx;
     ctx.soc = *ir::soc_from_name(opts.soc);
     emit::EmitOptions eo;

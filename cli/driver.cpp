@@ -2,10 +2,14 @@
 #include "cli/driver.h"
 
 #include <cstdio>
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
+#include <fstream>
 #include <unistd.h>
 #include <fmt/format.h>
 #include <new>
+#include <tuple>
 
 #include "ir/verifier.h"
 #include "parser/diagnostics_render.h"
@@ -20,15 +24,63 @@ std::pair<std::string, std::string> split_define(const std::string& d) {
   return {d.substr(0, eq), d.substr(eq + 1)};
 }
 
-ir::ProgramPtr load_program(const std::string& path, const CommonOptions& opts, ir::DiagnosticSink& sink) {
+parser::FrontendOptions frontend_options(const CommonOptions& opts) {
   parser::FrontendOptions fo;
   fo.entry = opts.entry;
   for (const auto& d : opts.defines) fo.defines.push_back(split_define(d));
+  fo.include_dirs = opts.include_dirs;
+  fo.specs = opts.specs;
+  for (const auto& [flag, list, out] : {std::tuple{"--arg", &opts.args, &fo.args}, std::tuple{"--scalar", &opts.scalars, &fo.scalars},
+                                  std::tuple{"--factory-arg", &opts.factory_args, &fo.factory_args}})
+    for (const auto& a : *list) {
+      auto eq = a.find('=');
+      if (eq == std::string::npos || eq == 0)
+        throw UsageError(fmt::format("{} expects NAME={}, got '{}'", flag, std::string(flag) == "--arg" ? "DTYPE[d0,d1,...]" : "VALUE", a));
+      if (!out->emplace(a.substr(0, eq), a.substr(eq + 1)).second)
+        throw UsageError(fmt::format("{} {} is given twice", flag, a.substr(0, eq)));
+    }
+  return fo;
+}
+
+ir::ProgramPtr load_program(const std::string& path, const CommonOptions& opts, ir::DiagnosticSink& sink,
+                            std::vector<std::string>* sources_out) {
+  parser::FrontendOptions fo = frontend_options(opts);
+  std::vector<std::string> sources;
+  fo.files_read = &sources;
   ir::ProgramPtr prog = parser::parse_file(path, fo, sink);
   ir::DiagnosticSink vsink;
   if (!ir::verify(*prog, ir::structural_properties(), vsink)) throw ir::CompileError(vsink.take());
   for (auto& d : vsink.take()) sink.report(std::move(d));
+  if (!opts.depfile.empty()) write_depfile(opts.depfile, opts.depfile_target, sources);
+  if (sources_out) *sources_out = std::move(sources);
   return prog;
+}
+
+static std::string depfile_escape(const std::string& p) {
+  std::string out;
+  for (char c : p) {
+    if (c == ' ' || c == '#' || c == '\\') out += '\\';
+    if (c == '$') out += '$';
+    out += c;
+  }
+  return out;
+}
+
+void write_depfile(const std::string& path, const std::string& target, const std::vector<std::string>& sources) {
+  std::string text = depfile_escape(target) + ":";
+  for (const auto& s : sources) text += " \\\n  " + depfile_escape(s);
+  text += "\n";
+  const std::string tmp = path + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    if (!out) throw UsageError(fmt::format("cannot write depfile '{}': {}", path, std::strerror(errno)));
+    out << text;
+    if (!out.flush()) throw UsageError(fmt::format("cannot write depfile '{}'", path));
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    std::remove(tmp.c_str());
+    throw UsageError(fmt::format("cannot write depfile '{}': {}", path, std::strerror(errno)));
+  }
 }
 
 static bool use_color(const CommonOptions& opts) {

@@ -11,6 +11,7 @@
 
 #include "ir/diagnostic.h"
 #include "ir/function.h"
+#include "parser/frontend.h"
 
 namespace pypto::cli {
 
@@ -18,7 +19,14 @@ enum ExitCode : int { kOk = 0, kUserError = 1, kUsageError = 2, kInternalError =
 
 struct CommonOptions {
   std::string entry;
-  std::vector<std::string> defines;        // "NAME=VALUE"
+  std::vector<std::string> defines;        // "NAME=VALUE" or "MODULE.NAME=VALUE"
+  std::vector<std::string> include_dirs;   // -I DIR: module search path
+  std::vector<std::string> args;           // --arg NAME=DTYPE[d0,...]
+  std::vector<std::string> scalars;        // --scalar NAME=VALUE|runtime
+  std::vector<std::string> factory_args;   // --factory-arg NAME=VALUE
+  std::string specs;                       // --specs FUNC | none
+  std::string depfile;                     // --depfile FILE (build / check): Make/Ninja depfile of the sources read
+  std::string depfile_target;              // the depfile's target (build: OUT/build.ninja)
   std::string diagnostics_format = "text"; // text | json
   std::string color = "auto";             // auto | always | never
 };
@@ -32,8 +40,15 @@ struct UsageError : std::runtime_error {
 // to exit codes. `stage` names what was running for unexpected exceptions.
 int guarded(const CommonOptions& opts, const std::function<int(ir::DiagnosticSink&)>& body);
 
-// Front end + structural verification; throws CompileError on errors.
-ir::ProgramPtr load_program(const std::string& path, const CommonOptions& opts, ir::DiagnosticSink& sink);
+// Front end + structural verification; throws CompileError on errors. With opts.depfile set, the
+// depfile is written once the front end succeeded.
+// `sources`, when given, receives every source file the front end read.
+ir::ProgramPtr load_program(const std::string& path, const CommonOptions& opts, ir::DiagnosticSink& sink,
+                            std::vector<std::string>* sources = nullptr);
+parser::FrontendOptions frontend_options(const CommonOptions& opts);
+// Writes `target: sources…` (spaces, '#' and '$' escaped as Make and Ninja read them) to `path`
+// through a temporary file and a rename.
+void write_depfile(const std::string& path, const std::string& target, const std::vector<std::string>& sources);
 
 // Splits "NAME=VALUE"; throws UsageError on a malformed define.
 std::pair<std::string, std::string> split_define(const std::string& d);

@@ -17,8 +17,31 @@ namespace {
 void add_common(CLI::App* cmd, CommonOptions& o, bool with_entry = true) {
   if (with_entry) {
     cmd->add_option("--entry", o.entry, "Entry to compile: a @pl.program class or @pl.jit function (default: the only one)");
-    cmd->add_option("-D,--define", o.defines, "Override a module-level constant, e.g. -D ROWS=512 (repeatable)")
+    cmd->add_option("-D,--define", o.defines,
+                    "Override a module-level constant, e.g. -D ROWS=512; MODULE.NAME=VALUE sets one of an imported "
+                    "module (-D config.VARIANT=pro: a bare word is a string) (repeatable)")
+        ->type_name("[MODULE.]NAME=VALUE");
+    cmd->add_option("--arg", o.args,
+                    "Type a bare pl.Tensor parameter of the entry: DTYPE[d0,d1,...], a dim an integer, a module "
+                    "constant, ? (dynamic) or a dynamic-dim name, e.g. --arg a=FP32[64,512] (repeatable)")
+        ->type_name("NAME=DTYPE[dims]");
+    cmd->add_option("--scalar", o.scalars,
+                    "Bind a scalar parameter of the entry at compile time (--scalar n=64, folded, leaves the "
+                    "signature), or keep it a runtime argument (--scalar n=runtime; bin/run --scalar n=64 gives it)")
+        ->type_name("NAME=VALUE|runtime");
+    cmd->add_option("--factory-arg", o.factory_args,
+                    "With --entry naming a factory (a function that builds and returns a @pl.program): override "
+                    "one of its arguments, e.g. --factory-arg batch=64 (a Python constant expression; repeatable)")
         ->type_name("NAME=VALUE");
+    cmd->add_option("--specs", o.specs,
+                    "Spec function that types bare entry tensors without --arg: it returns TensorSpec(name, shape, "
+                    "torch.dtype, ...) records, read statically (default: build_tensor_specs, then build_specs; "
+                    "'none' to not use one)")
+        ->type_name("FUNC");
+    cmd->add_option("-I,--include", o.include_dirs,
+                    "Also search DIR for imported modules (after the importing file's and the main file's "
+                    "directory) (repeatable)")
+        ->type_name("DIR");
   }
   cmd->add_option("--diagnostics-format", o.diagnostics_format, "How errors are printed: text (default) or json")
       ->check(CLI::IsMember({"text", "json"}));
@@ -54,7 +77,12 @@ int main(int argc, char** argv) {
   auto* check = app.add_subcommand("check", "Front end + verifier: report errors, write nothing");
   check->add_option("FILE", check_file, "PyPTO source file")->required();
   add_common(check, check_o);
-  check->footer("Example: pypto check model.py -D BATCH=8");
+  check->add_option("--depfile", check_o.depfile, "Write a Make/Ninja depfile listing every source file read")
+      ->type_name("FILE");
+  check->footer(
+      "Checks every entry of the file (or only --entry NAME) and reports each; a file without an entry\n"
+      "(a module of DSL helpers and constants) is checked as a module.\n"
+      "Example: pypto check model.py -D BATCH=8");
 
   // ir
   IrOptions ir_o;
@@ -62,7 +90,7 @@ int main(int argc, char** argv) {
   ir->add_option("FILE", ir_o.file, "PyPTO source file")->required();
   add_common(ir, ir_o.common);
   ir->add_option("--passes", ir_o.passes,
-                 "Run these passes first, in order (comma-separated; 'all' = the whole pipeline; see `pypto passes`)")
+                 "Run these passes first, in order (comma-separated names as `pypto passes` lists them, or the reference's snake_case spelling such as convert_to_ssa; 'all' = the whole pipeline)")
       ->delimiter(',')
       ->type_name("P1,P2,...");
   ir->add_option("--dump-passes", ir_o.dump_dir, "With --passes: also write the IR after each pass to DIR/NN_<pass>.py")
@@ -105,6 +133,10 @@ int main(int argc, char** argv) {
   build->add_option("--soc", b_o.soc, "Target SoC: 910b (default) or 950")->check(CLI::IsMember({"910b", "950"}));
   build->add_flag("--emit-only", b_o.emit_only, "Write the project but do not run ninja");
   build->add_option("-j", b_o.jobs, "Parallel jobs for ninja (passed on as -j N)")->check(CLI::PositiveNumber);
+  build->add_option("--depfile", b_o.common.depfile,
+                    "Write a Make/Ninja depfile (target OUT/build.ninja) listing every source file read; the one "
+                    "file written outside OUT")
+      ->type_name("FILE");
   build->add_flag("--dump-passes", b_o.dump_passes, "Also write the IR after each pass to OUT/passes_dump/NN_<pass>.py");
   build->footer(
       "Example:\n  pypto build model.py -o out && out/bin/run --seed 1 --outputs out/results\n"

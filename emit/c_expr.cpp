@@ -119,14 +119,16 @@ std::string c_expr(const ExprPtr& e, const VarNamer& name_of) {
       switch (b.op) {
         case BinOp::FloorDiv:
         case BinOp::FloorMod:
-          if (!dtype_is_int(t)) not_supported(e->span, "floor division of floating-point scalars");
+          if (!dtype_is_int(t))  // the form checks reject it (passes/form_rules.h)
+            throw InternalError("emit", "floor division of floating-point scalars reached the emitter", e->span);
           return fmt::format("static_cast<{}>({}({}, {}))", c_type(t),
                              b.op == BinOp::FloorDiv ? "pypto_floordiv" : "pypto_floormod", x, y);
         case BinOp::FloatDiv:
           return fmt::format("(static_cast<{0}>({1}) / static_cast<{0}>({2}))", c_type(t), x, y);
         case BinOp::Min: return fmt::format("(({0}) < ({1}) ? ({0}) : ({1}))", x, y);
         case BinOp::Max: return fmt::format("(({0}) > ({1}) ? ({0}) : ({1}))", x, y);
-        default: not_supported(e->span, fmt::format("the scalar operator {}", to_string(b.op)));
+        default:  // Pow: the form checks reject it (passes/form_rules.h)
+          throw InternalError("emit", fmt::format("the scalar operator {} reached the emitter", to_string(b.op)), e->span);
       }
     }
     case NodeKind::Unary: {

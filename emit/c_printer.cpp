@@ -44,7 +44,7 @@ void CStmtPrinter::stmt(const StmtPtr& s) {
     case NodeKind::BreakStmt:
     case NodeKind::ContinueStmt:
       throw InternalError("emit", fmt::format("a return / while / break / continue in {} reached the emitter", where_), s->span);
-    default: not_supported(s->span, fmt::format("this statement in {}", where_));
+    default: throw InternalError("emit", fmt::format("a statement of unknown kind in {}", where_), s->span);
   }
 }
 
@@ -69,7 +69,8 @@ void CStmtPrinter::carry_out(const Var& t, const ExprPtr& v, const Span& sp) {
   auto it = handles_.find(&t);
   if (it == handles_.end()) handles_[&t] = yielded;  // an if result: the first arm binds it
   else if (it->second != yielded)
-    not_supported(sp, fmt::format("a loop / if in {} that carries a tensor rebound to another buffer", where_));
+    throw InternalError("emit", fmt::format("a loop / if in {} that carries a tensor rebound to another buffer (the form "
+                                            "checks reject it before emission)", where_), sp);
 }
 
 void CStmtPrinter::declare_result(const Var& rv, const Span& sp) {
@@ -90,7 +91,8 @@ void CStmtPrinter::bind_result(const Var& rv, const Var& from, const Span& sp) {
 // The trailing yield: scalars through temporaries (so `a, b = b, a` swaps), the rest by the hook.
 void CStmtPrinter::yield_updates(const YieldStmt* y, const std::vector<const Var*>& targets, const Span& sp) {
   if (!y) {
-    if (!targets.empty()) not_supported(sp, "a loop / if with results but no trailing yield");
+    if (!targets.empty())  // SSAForm (verified before rendering)
+      throw InternalError("emit", fmt::format("a loop / if in {} with results but no trailing yield", where_), sp);
     return;
   }
   std::vector<std::pair<std::string, std::string>> assigns;
@@ -119,8 +121,8 @@ void CStmtPrinter::yielding(const StmtPtr& b, const std::vector<const Var*>& tar
 }
 
 void CStmtPrinter::for_stmt(const ForStmt& s) {
-  if (s.kind == ForKind::Unroll || s.kind == ForKind::Pipeline)
-    not_supported(s.span, fmt::format("a pl.{} loop in {}", to_string(s.kind), where_), "run the full pass pipeline");
+  if (s.kind == ForKind::Unroll || s.kind == ForKind::Pipeline)  // UnrollLoops expands, the form checks reject
+    throw InternalError("emit", fmt::format("a pl.{} loop in {} reached the emitter", to_string(s.kind), where_), s.span);
   if (const std::string cm = source_comment(s.span); !cm.empty()) line(cm);
   std::vector<const Var*> targets;
   for (const auto& ia : s.iter_args) {

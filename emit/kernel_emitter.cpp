@@ -31,10 +31,14 @@ std::string kernel_core_dir(const Function& f) {
 
 namespace {
 
-// A form CheckKernelForms rejects reached the emitter: a pypto bug, not a user error.
-[[noreturn]] void unreachable(const Span& sp, const std::string& what) {
-  throw InternalError("kernel emitter", what + " (CheckKernelForms rejects it before emission)", sp);
+// A form a pass, a type rule or a verifier rule rejects reached the emitter: a pypto bug, not a
+// user error.
+[[noreturn]] void unreachable(const Span& sp, const std::string& what, std::string_view by = "CheckKernelForms") {
+  throw InternalError("kernel emitter", fmt::format("{} ({} rejects it before emission)", what, by), sp);
 }
+// Planned addresses: AllocatedMemoryAddr, verified before rendering.
+constexpr std::string_view kAddressRule = "the AllocatedMemoryAddr verifier rule";
+constexpr std::string_view kTypeRule = "its type rule";
 
 std::vector<int64_t> const_list(const ExprPtr& e, const Span& sp, const char* what) {
   std::vector<int64_t> out;
@@ -121,7 +125,7 @@ class KernelEmitter : CStmtPrinter {
 
   int64_t tile_addr(const TileType& t, const Span& sp) {
     const auto off = t.memref ? const_int_value(t.memref->offset) : std::nullopt;
-    if (!off) not_supported(sp, "a tile without a planned address (MemRef offset)", "run the full pass pipeline");
+    if (!off) unreachable(sp, "a tile without a planned address (MemRef offset)", kAddressRule);
     return *off;
   }
 
@@ -148,7 +152,7 @@ class KernelEmitter : CStmtPrinter {
                       const std::string& base_name, const Span& sp) {
     const auto* tt = as_tensor(tensor->type);
     const size_t n = tt->shape.size();
-    if (offsets.size() != n) not_supported(sp, "a GM window whose offsets do not match the tensor's rank");
+    if (offsets.size() != n) unreachable(sp, "a GM window whose offsets do not match the tensor's rank", kTypeRule);
     const auto view = gm_view_spelling(*tt, window, sp);
     const std::vector<int64_t>& strides = view.strides;
     const std::string a = alias(view.type.alias_base, view.type.text);
@@ -188,19 +192,19 @@ class KernelEmitter : CStmtPrinter {
     auto pipe = [&](const char* k) {
       const AttrValue* v = c.kwarg(k);
       const auto* e = v ? std::get_if<EnumLit>(v) : nullptr;
-      if (!e) not_supported(sp, fmt::format("pl.{} without {}", c.op->name, k));
+      if (!e) unreachable(sp, fmt::format("pl.{} without {}", c.op->name, k), kTypeRule);
       return "PIPE_" + e->member;
     };
     const AttrValue* ev = c.kwarg("event_id");
     const auto* id = ev ? std::get_if<int64_t>(ev) : nullptr;
-    if (!id || *id < 0 || *id > 7) not_supported(sp, fmt::format("pl.{} with an event id outside 0..7", c.op->name));
+    if (!id || *id < 0 || *id > 7) unreachable(sp, fmt::format("pl.{} with an event id outside 0..7", c.op->name), kTypeRule);
     line(fmt::format("{}({}, {}, EVENT_ID{});", row.call, pipe("set_pipe"), pipe("wait_pipe"), *id));
   }
 
   void assign(const AssignStmt& s) override {
     const Var& v = *s.var;
     if (const auto* c = as<Call>(s.value)) {
-      if (!c->op) not_supported(s.span, "a function call inside a kernel");
+      if (!c->op) unreachable(s.span, "a function call inside a kernel");
       return op_call(&v, *c, s.span);
     }
     if (as_tensor(v.type)) return bind_handle(v, handle(s.value));  // tensor copy: same GM pointer
@@ -208,17 +212,17 @@ class KernelEmitter : CStmtPrinter {
       const auto* src = as<Var>(s.value);
       const auto* st = src ? as_tile(src->type) : nullptr;
       if (!st || tile_addr(*st, s.span) != tile_addr(*as_tile(v.type), s.span))
-        not_supported(s.span, "a tile copy between different addresses");
+        unreachable(s.span, "a tile copy between different addresses", kAddressRule);
       return declare_tile(v, s.span);
     }
     if (as_scalar(v.type)) return assign_scalar(v, s.value);
-    not_supported(s.span, "an assignment of this type in a kernel");
+    unreachable(s.span, "an assignment of this type in a kernel");
   }
 
   std::string operand(const ExprPtr& e) {
     if (as_tile(e->type)) {
       const auto* v = as<Var>(e);
-      if (!v) not_supported(e->span, "a tile operand that is not a variable");
+      if (!v) unreachable(e->span, "a tile operand that is not a variable", "NoNestedCall (verified before rendering)");
       return names_.name(v);
     }
     return expr(e);
@@ -233,13 +237,13 @@ class KernelEmitter : CStmtPrinter {
 
   void op_call(const Var* dst, const Call& c, const Span& sp) {
     const KernelOpRow* row = find_kernel_op(*c.op);
-    if (!row) not_supported(sp, fmt::format("pl.{} in a kernel", c.op->name));
+    if (!row) unreachable(sp, fmt::format("pl.{} in a kernel", c.op->name));  // marked kernel_deferred
     if (row->form == OpForm::Planned) return;  // addresses are already planned
     if (row->form == OpForm::Barrier || row->form == OpForm::Flag) return sync_op(*row, c, sp);
     if (const std::string cm = source_comment(sp); !cm.empty()) line(cm);
     const std::string call(row->call);
     auto dst_tile = [&]() -> std::string {
-      if (!dst || !as_tile(dst->type)) not_supported(sp, fmt::format("pl.{} without a tile result", c.op->name));
+      if (!dst || !as_tile(dst->type)) unreachable(sp, fmt::format("pl.{} without a tile result", c.op->name), kTypeRule);
       declare_tile(*dst, sp);
       return names_.name(dst);
     };
@@ -256,7 +260,7 @@ class KernelEmitter : CStmtPrinter {
         // A view must alias its source (the sync analysis treats it as moving no data).
         const auto* src = as_tile(c.args[0]->type);
         if (!dst || !as_tile(dst->type) || tile_addr(*src, sp) != tile_addr(*as_tile(dst->type), sp))
-          not_supported(sp, fmt::format("pl.{} whose result does not share its source's address", c.op->name));
+          unreachable(sp, fmt::format("pl.{} whose result does not share its source's address", c.op->name), kAddressRule);
         return line(fmt::format("{}({}, {});", call, dst_tile(), operand(c.args[0])));
       }
       case OpForm::ColSum:
@@ -272,7 +276,7 @@ class KernelEmitter : CStmtPrinter {
         double val = 0;
         if (const auto* f = v ? std::get_if<double>(v) : nullptr) val = *f;
         else if (const auto* i = v ? std::get_if<int64_t>(v) : nullptr) val = static_cast<double>(*i);
-        else not_supported(sp, "pl.tile.full without a numeric value");
+        else unreachable(sp, "pl.tile.full without a numeric value", kTypeRule);
         const auto* tt = as_tile(dst->type);
         const std::string lit = dtype_is_float(tt->dtype) ? expr(make_float(val, sp, DataType::FP32))
                                                           : expr(make_int(static_cast<int64_t>(val), sp));
@@ -285,7 +289,7 @@ class KernelEmitter : CStmtPrinter {
       case OpForm::Assemble: {
         const auto* tgt = as_tile(c.args[0]->type);
         if (tile_addr(*tgt, sp) != tile_addr(*as_tile(dst->type), sp))
-          not_supported(sp, "pl.tile.assemble whose result does not share the target's buffer");
+          unreachable(sp, "pl.tile.assemble whose result does not share the target's buffer", kAddressRule);
         const auto* off = as<MakeTuple>(c.args[2]);
         if (!off || off->elems.size() != 2) unreachable(sp, "pl.tile.assemble with other than 2 offsets");
         return line(fmt::format("{}({}, {}, {}, {});", call, dst_tile(), operand(c.args[1]), expr(off->elems[0]),
@@ -297,7 +301,7 @@ class KernelEmitter : CStmtPrinter {
       case OpForm::Load: return load(dst, c, sp);
       case OpForm::Store: return store(dst, c, sp);
       case OpForm::Read: {
-        if (!dst || !as_scalar(dst->type)) not_supported(sp, "pl.tile.read without a scalar result");
+        if (!dst || !as_scalar(dst->type)) unreachable(sp, "pl.tile.read without a scalar result", kTypeRule);
         const std::string n = names_.name(dst);
         return line(fmt::format("{} {} = {}.GetValue({});", c_type(as_scalar(dst->type)->dtype), n, operand(c.args[0]),
                                 flat_index(c.args[0], c.args[1], sp)));
@@ -313,7 +317,7 @@ class KernelEmitter : CStmtPrinter {
         const AttrValue* m = c.kwarg("cmp_type");
         const auto* k = m ? std::get_if<int64_t>(m) : nullptr;
         const int64_t mode = k ? *k : 0;
-        if (mode < 0 || mode > 5) not_supported(sp, fmt::format("pl.{} with cmp_type {}", c.op->name, mode));
+        if (mode < 0 || mode > 5) unreachable(sp, fmt::format("pl.{} with cmp_type {}", c.op->name, mode), kTypeRule);
         return line(fmt::format("{}({}, {}, CmpMode::{});", call, dst_tile(), fmt::join(ops, ", "), kModes[mode]));
       }
       case OpForm::Ci: {
@@ -362,12 +366,12 @@ class KernelEmitter : CStmtPrinter {
     } else if (const auto* i = m ? std::get_if<int64_t>(m) : nullptr) {
       idx = (*i >= 0 && *i < 7) ? static_cast<int>(*i) : -1;
     }
-    if (idx < 0) not_supported(sp, "this pl.tile.cast mode");
+    if (idx < 0) unreachable(sp, "this pl.tile.cast mode", kTypeRule);
     return fmt::format("RoundMode::{}", kNames[idx]);
   }
 
   void load(const Var* dst, const Call& c, const Span& sp) {
-    if (!dst || !as_tile(dst->type)) not_supported(sp, "pl.tile.load without a tile result");
+    if (!dst || !as_tile(dst->type)) unreachable(sp, "pl.tile.load without a tile result", kTypeRule);
     const auto window = const_list(c.args[2], sp, "load shape");
     if (c.args.size() > 3 && c.args[3] && const_list(c.args[3], sp, "load valid_shape") != window)
       unreachable(sp, "pl.tile.load with a valid_shape smaller than its shape");
@@ -420,7 +424,7 @@ class KernelEmitter : CStmtPrinter {
   void same_buffer(const ExprPtr& v, const TileType& t, const Span& sp, const char* what) {
     const auto* vv = as<Var>(v);
     const auto* vt = vv ? as_tile(vv->type) : nullptr;
-    if (!vt || tile_addr(*vt, sp) != tile_addr(t, sp)) not_supported(sp, what);
+    if (!vt || tile_addr(*vt, sp) != tile_addr(t, sp)) unreachable(sp, what, kAddressRule);
   }
   void carry_in(const Var& ia, const ExprPtr& init, const Span& sp) override {
     const auto* t = as_tile(ia.type);

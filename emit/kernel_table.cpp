@@ -3,7 +3,6 @@
 
 #include <fmt/format.h>
 
-#include "emit/c_expr.h"
 #include "ir/diagnostic.h"
 #include "ir/visitor.h"
 
@@ -15,9 +14,9 @@ const Function& entry_function(const Program& p) {
   const Function* found = nullptr;
   for (const auto& f : p.functions) {
     if (f->type != FunctionType::Orchestration) continue;
-    if (found)
-      not_supported(f->span, fmt::format("a program with several Orchestration functions ('{}' and '{}')",
-                                          found->name, f->name));
+    if (found)  // CheckOrchestrationForms rejects a second one
+      throw InternalError("emit", fmt::format("a program with several Orchestration functions ('{}' and '{}')",
+                                              found->name, f->name), f->span);
     found = f.get();
   }
   if (!found)
@@ -45,10 +44,10 @@ class CallCollector : public IRVisitor {
     IRVisitor::visit_call(c);
     if (c.op) return;
     const auto f = p_.find(c.callee);
-    if (!f) throw CompileError("E900", c.span, fmt::format("call to unknown function '{}'", c.callee));
-    if (f->type != FunctionType::AIV && f->type != FunctionType::AIC)
-      not_supported(c.span, fmt::format("a call to '{}' of type {} from orchestration code", c.callee, to_string(f->type)),
-                    "run the full pass pipeline (kernels become AIV / AIC functions)");
+    // TypeChecked (unknown callees) and CheckOrchestrationForms (callees other than kernels) reject
+    // these before emission.
+    if (!f || (f->type != FunctionType::AIV && f->type != FunctionType::AIC))
+      throw InternalError("emit", fmt::format("a call to '{}' that is not an AIV / AIC kernel", c.callee), c.span);
     for (const auto& k : out_)
       if (k.fn == f.get()) return;
     KernelRef k{static_cast<int>(out_.size()), f.get(), f->type == FunctionType::AIC, {}};

@@ -2,8 +2,8 @@
 // (c_printer.h). Tensors are ChipTensor handles: a kernel call's results are the Out / InOut
 // arguments it was given (ReturnParamsExplicit), loop carries and if results alias the handle
 // they carry (the printer's handle map), so every tensor-valued SSA name maps to the C++ name of
-// a handle. The tensor.create statements of a runtime scope are allocated by one batched
-// alloc_tensors at the top of the scope.
+// a handle. tensor.create statements are allocated in the batches PlanTensorAllocs planned: one
+// alloc_tensors per `alloc_batch`, printed where the batch's first creation stands.
 #include "emit/orchestration_emitter.h"
 
 #include <filesystem>
@@ -16,6 +16,7 @@
 #include "emit/c_printer.h"
 #include "emit/orchestration_op_table.h"
 #include "ir/ir.h"
+#include "ir/visitor.h"
 
 namespace pypto::emit {
 
@@ -23,10 +24,15 @@ using namespace ir;
 
 namespace {
 
-// A form CheckOrchestrationForms rejects reached the emitter: a pypto bug, not a user error.
-[[noreturn]] void unreachable(const Span& sp, const std::string& what) {
-  throw InternalError("orchestration emitter", what + " (CheckOrchestrationForms rejects it before emission)", sp);
+// A form a pass, a type rule or a verified property rejects reached the emitter: a pypto bug, not
+// a user error.
+[[noreturn]] void unreachable(const Span& sp, const std::string& what,
+                              std::string_view by = "CheckOrchestrationForms") {
+  throw InternalError("orchestration emitter", fmt::format("{} ({} rejects it before emission)", what, by), sp);
 }
+constexpr std::string_view kTypeRule = "its type rule";
+// Kernel results are their Out / InOut parameters, tensors (CheckKernelForms, ReturnParamsExplicit).
+constexpr std::string_view kKernelResults = "ReturnParamsExplicit";
 
 
 std::string_view add_method(ArgDirection d) {
@@ -40,6 +46,20 @@ std::string_view add_method(ArgDirection d) {
   }
   return "";
 }
+
+// The creations of each alloc_batch, in statement order.
+class BatchIndex : public IRVisitor {
+ public:
+  std::unordered_map<int64_t, std::vector<const AssignStmt*>> batches;
+
+ protected:
+  void visit_assign(const AssignStmt& s) override {
+    if (const auto* c = as<Call>(s.value); c && c->is_op("tensor.create"))
+      if (const auto* b = c->kwarg("alloc_batch"); b && std::get_if<int64_t>(b))
+        batches[*std::get_if<int64_t>(b)].push_back(&s);
+    IRVisitor::visit_assign(s);
+  }
+};
 
 class OrchEmitter : CStmtPrinter {
  public:
@@ -67,6 +87,7 @@ class OrchEmitter : CStmtPrinter {
     // Dynamic dimensions not bound by a scalar parameter come from the tensor descriptors.
     for (const auto& d : descriptor_dims(f_, names_))
       bind += fmt::format("    int64_t {} = (int64_t){}.shapes[{}];\n", names_.name(d.var), tensor_params[d.tensor], d.axis);
+    index_.visit_function(f_);
     indent_ = 1;
     const auto stmts = flatten_body(f_.body);
     for (size_t i = 0; i < stmts.size(); ++i) {
@@ -85,13 +106,12 @@ class OrchEmitter : CStmtPrinter {
   }
 
  private:
-  // A runtime scope: PTO2_SCOPE with the scope's static allocations batched at its top.
+  // A runtime scope: PTO2_SCOPE.
   void open_scope(const ScopeStmt& sc) {
     if (sc.scope != ScopeKind::Runtime)
       unreachable(sc.span, fmt::format("a {} scope in orchestration code", to_string(sc.scope)));
     line(sc.manual ? "PTO2_SCOPE(PTO2ScopeMode::MANUAL) {" : "PTO2_SCOPE() {");
     ++indent_;
-    batch_creates(sc.body);
   }
   void close_scope() {
     --indent_;
@@ -115,47 +135,35 @@ class OrchEmitter : CStmtPrinter {
     const auto* c = as<Call>(s.expr);
     if (c && !c->op) return submit(*c, nullptr, s.span);
     if (c && tensor_op(nullptr, *c, s.span)) return;
-    not_supported(s.span, "this expression statement in orchestration code");
+    unreachable(s.span, "this expression statement in orchestration code");
   }
 
   void assign(const AssignStmt& s) override {
     const Var& v = *s.var;
     if (const auto* c = as<Call>(s.value)) {
       if (!c->op) return submit(*c, &v, s.span);
-      if (const OrchOpRow* row = find_orchestration_op(*c->op); row && row->form == OrchForm::Create) {
-        if (batched_.count(&s)) return;  // allocated at the top of its scope
-        return create(v, *c, s.span);
-      }
+      if (const OrchOpRow* row = find_orchestration_op(*c->op); row && row->form == OrchForm::Create)
+        return alloc_batch(*c, s.span);
       if (tensor_op(&v, *c, s.span)) return;
-      not_supported(s.span, fmt::format("pl.{} in orchestration code", c->op->name));
+      unreachable(s.span, fmt::format("pl.{} in orchestration code", c->op->name));
     }
     if (const auto* g = as<TupleGetItem>(s.value)) {
       const auto* tv = as<Var>(g->tuple);
       auto it = tv ? tuples_.find(tv) : tuples_.end();
       if (it == tuples_.end() || g->index < 0 || size_t(g->index) >= it->second.size())
-        not_supported(s.span, "this tuple element access in orchestration code");
+        unreachable(s.span, "this tuple element access in orchestration code");  // tuples are kernel results
       bind_handle(v, it->second[g->index]);
       return;
     }
     if (as_tensor(v.type)) return bind_handle(v, handle(s.value));
     if (as_scalar(v.type)) return assign_scalar(v, s.value);
-    not_supported(s.span, "an assignment of this type in orchestration code");
-  }
-
-  // The tensor.create of an assignment with static shape, or nullptr.
-  static const Call* static_create(const Stmt& st) {
-    const auto* a = as<AssignStmt>(&st);
-    const auto* c = a ? as<Call>(a->value) : nullptr;
-    const OrchOpRow* row = c && c->op ? find_orchestration_op(*c->op) : nullptr;
-    if (!row || row->form != OrchForm::Create) return nullptr;
-    const auto* t = as_tensor(a->var->type);
-    return t && static_shape(t->shape) ? c : nullptr;
+    unreachable(s.span, "an assignment of this type in orchestration code");
   }
 
   // TensorCreateInfo for `v` (declared at the current position); returns the info's name.
   std::string create_info(const Var& v, const Call& c, const Span& sp) {
     const auto* t = as_tensor(v.type);
-    if (!t) not_supported(sp, "pl.tensor.create without a tensor result");
+    if (!t) unreachable(sp, "pl.tensor.create without a tensor result", kTypeRule);
     if (const AttrValue* l = c.kwarg("layout"); l && std::get_if<TensorLayout>(l) && *std::get_if<TensorLayout>(l) != TensorLayout::ND)
       unreachable(sp, "pl.tensor.create with a non-ND layout");
     const auto rt = dtype_runtime_name(t->dtype);
@@ -173,31 +181,23 @@ class OrchEmitter : CStmtPrinter {
     return ci;
   }
 
-  // One batched alloc_tensors at the top of a runtime scope for the scope's own tensor.create
-  // statements with static shapes (output-format.md §4); they are skipped where they stand.
-  void batch_creates(const StmtPtr& body) {
-    std::vector<const AssignStmt*> batch;
-    for (const auto& st : flatten_body(body))
-      if (static_create(*st)) batch.push_back(static_cast<const AssignStmt*>(st.get()));
-    if (batch.empty()) return;
+  // The alloc_tensors of the batch `c` belongs to, printed at its first creation (the batch's
+  // creations are consecutive statements: TensorAllocsPlanned).
+  void alloc_batch(const Call& c, const Span& sp) {
+    const AttrValue* b = c.kwarg("alloc_batch");
+    const auto* id = b ? std::get_if<int64_t>(b) : nullptr;
+    if (!id) throw InternalError("orchestration emitter", "a tensor.create without alloc_batch (PlanTensorAllocs sets it)", sp);
+    if (!printed_batches_.insert(*id).second) return;
+    const auto& batch = index_.batches.at(*id);
     std::vector<std::string> cis;
     for (const auto* a : batch) cis.push_back(create_info(*a->var, *as<Call>(a->value), a->span));
-    const std::string alloc = names_.fresh(fmt::format("alloc_{}", alloc_count_++));
+    const std::string alloc = names_.fresh(fmt::format("alloc_{}", *id));
     line(fmt::format("TaskOutputTensors {} = alloc_tensors({});", alloc, fmt::join(cis, ", ")));
     for (size_t i = 0; i < batch.size(); ++i) {
       const std::string& n = names_.name(batch[i]->var.get());
       line(fmt::format("const ChipTensor& {} = {}.get_ref({});", n, alloc, i));
       bind_handle(*batch[i]->var, n);
-      batched_.insert(batch[i]);
     }
-  }
-
-  void create(const Var& v, const Call& c, const Span& sp) {
-    const std::string ci = create_info(v, c, sp);
-    const std::string alloc = names_.fresh(fmt::format("alloc_{}", alloc_count_++));
-    line(fmt::format("TaskOutputTensors {} = alloc_tensors({});", alloc, ci));
-    line(fmt::format("const ChipTensor& {} = {}.get_ref(0);", names_.name(&v), alloc));
-    bind_handle(v, names_.name(&v));
   }
 
   // `uint32_t <name>[n] = {...};` from an index list; returns the array's name.
@@ -236,7 +236,7 @@ class OrchEmitter : CStmtPrinter {
         const std::string idx = u32_array(base + "_idx", c.args[1], sp);
         const std::string ty = c_type(st->dtype);
         if (row->form == OrchForm::Read) {
-          if (!dst || !as_scalar(dst->type)) not_supported(sp, "pl.tensor.read without a scalar result");
+          if (!dst || !as_scalar(dst->type)) unreachable(sp, "pl.tensor.read without a scalar result");
           line(fmt::format("{} {} = {}<{}>({}, {}, {});", c_type(as_scalar(dst->type)->dtype), names_.name(dst), call,
                            ty, src, rank, idx));
         } else {
@@ -246,7 +246,7 @@ class OrchEmitter : CStmtPrinter {
         return true;
       }
       case OrchForm::Dim:
-        if (!dst || !as_scalar(dst->type)) not_supported(sp, "pl.tensor.dim without a scalar result");
+        if (!dst || !as_scalar(dst->type)) unreachable(sp, "pl.tensor.dim without a scalar result");
         line(fmt::format("int64_t {} = (int64_t){}.{}[{}];", names_.name(dst), src, call, axis(c.args[1])));
         return true;
       default: break;
@@ -270,7 +270,7 @@ class OrchEmitter : CStmtPrinter {
       case OrchForm::Transpose:
         line(fmt::format("const ChipTensor {} = {}.{}({}, {});", v, src, call, axis(c.args[1]), axis(c.args[2])));
         break;
-      default: not_supported(sp, fmt::format("pl.{} in orchestration code", c.op->name));
+      default: unreachable(sp, fmt::format("pl.{} in orchestration code", c.op->name));
     }
     bind_handle(*dst, v);
     return true;
@@ -281,10 +281,11 @@ class OrchEmitter : CStmtPrinter {
     const KernelRef* k = nullptr;
     for (const auto& r : kernels_)
       if (callee && r.fn == callee.get()) k = &r;
-    if (!k) not_supported(sp, fmt::format("a call to '{}' from orchestration code", c.callee));
+    if (!k) unreachable(sp, fmt::format("a call to '{}' from orchestration code", c.callee));
     if (c.args.size() != callee->params.size())
-      throw CompileError("E900", sp, fmt::format("call to '{}' passes {} arguments for {} parameters", c.callee,
-                                                 c.args.size(), callee->params.size()));
+      unreachable(sp, fmt::format("a call to '{}' with {} arguments for {} parameters", c.callee, c.args.size(),
+                                  callee->params.size()),
+                  "TypeChecked");
     if (const std::string cm = source_comment(sp); !cm.empty()) line(cm);
     const std::string params = names_.fresh(fmt::format("params_t{}", task_count_++));
     line(fmt::format("CoreTaskArgs {};  // func {}: {} ({})", params, k->func_id, callee->name, k->aic ? "AIC" : "AIV"));
@@ -298,7 +299,7 @@ class OrchEmitter : CStmtPrinter {
     for (size_t i = 0; i < c.args.size(); ++i) {
       const auto* ps = as_scalar(callee->params[i]->type);
       if (!ps) {
-        if (!as_tensor(c.args[i]->type)) not_supported(c.args[i]->span, "a kernel argument of this type");
+        if (!as_tensor(c.args[i]->type)) unreachable(c.args[i]->span, "a kernel argument of this type", "CheckKernelForms");
         continue;
       }
       std::string val = expr(c.args[i]);
@@ -312,34 +313,24 @@ class OrchEmitter : CStmtPrinter {
     line(fmt::format("{}({}, {});", k->aic ? "rt_submit_aic_task" : "rt_submit_aiv_task", k->func_id, params));
     if (!result) return;
     if (as_tensor(result->type)) {
-      if (outs.empty()) not_supported(sp, fmt::format("'{}' returns a tensor but has no Out / InOut parameter", c.callee));
+      if (outs.empty())
+        unreachable(sp, fmt::format("'{}' returns a tensor but has no Out / InOut parameter", c.callee), kKernelResults);
       bind_handle(*result, outs[0]);
     } else if (as_tuple(result->type)) {
       tuples_[result] = outs;
     } else {
-      not_supported(sp, "a kernel call whose result is not a tensor or a tuple of tensors");
+      unreachable(sp, "a kernel call whose result is not a tensor or a tuple of tensors", kKernelResults);
     }
-  }
-
-  // The yield at the end of `body` (possibly inside its runtime scope).
-  static const YieldStmt* trailing_yield(const StmtPtr& body) {
-    auto stmts = flatten_body(body);
-    while (!stmts.empty()) {
-      if (const auto* y = as<YieldStmt>(stmts.back())) return y;
-      const auto* sc = as<ScopeStmt>(stmts.back());
-      if (!sc) return nullptr;
-      stmts = flatten_body(sc->body);
-    }
-    return nullptr;
   }
 
   const Program& p_;
   const Function& f_;
   const std::vector<KernelRef>& kernels_;
   const EmitOptions& opts_;
-  int task_count_ = 0, alloc_count_ = 0;
+  int task_count_ = 0;
   std::unordered_map<const Var*, std::vector<std::string>> tuples_;
-  std::unordered_set<const AssignStmt*> batched_;
+  BatchIndex index_;                            // alloc_batch → its creations
+  std::unordered_set<int64_t> printed_batches_;
 };
 
 }  // namespace

@@ -79,10 +79,11 @@ std::string parameter_table(const Function& orch) {
 }  // namespace
 
 PropertySet emit_required_properties() {
-  return {Property::TypeChecked,         Property::SSAForm,           Property::SplitIncoreOrch,
-          Property::TileOpsOnly,         Property::TileMemoryInferred, Property::MixedKernelExpanded,
-          Property::ReturnParamsExplicit, Property::HasMemRefs,        Property::AllocatedMemoryAddr,
-          Property::CallDirectionsResolved, Property::PipeSyncInserted, Property::RuntimeScopesMaterialized};
+  return {Property::TypeChecked,          Property::SSAForm,          Property::NoNestedCall,
+          Property::SplitIncoreOrch,      Property::TileOpsOnly,      Property::TileMemoryInferred,
+          Property::MixedKernelExpanded,  Property::ReturnParamsExplicit, Property::HasMemRefs,
+          Property::AllocatedMemoryAddr,  Property::CallDirectionsResolved, Property::PipeSyncInserted,
+          Property::RuntimeScopesMaterialized, Property::TensorAllocsPlanned};
 }
 
 std::map<std::string, std::string> render_project(const Program& p, const EmitOptions& opts, const std::string& out_dir) {

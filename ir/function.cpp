@@ -35,6 +35,17 @@ std::vector<StmtPtr> flatten_body(const StmtPtr& body) {
   return {body};
 }
 
+const YieldStmt* trailing_yield(const StmtPtr& body) {
+  auto stmts = flatten_body(body);
+  while (!stmts.empty()) {
+    if (const auto* y = as<YieldStmt>(stmts.back())) return y;
+    const auto* sc = as<ScopeStmt>(stmts.back());
+    if (!sc) return nullptr;
+    stmts = flatten_body(sc->body);
+  }
+  return nullptr;
+}
+
 StmtPtr make_body(std::vector<StmtPtr> stmts, Span span) {
   std::vector<StmtPtr> flat;
   for (auto& s : stmts) {

@@ -63,6 +63,8 @@ class OpRow {
   OpRow& tile_form(std::string tile_op, TileLowering l) { d_.tile_op_name = std::move(tile_op); d_.lowering = l; return *this; }
   OpRow& lowering(TileLowering l) { d_.lowering = l; return *this; }
   OpRow& orchestration() { d_.orchestration = true; return *this; }
+  // Registered, but a kernel cannot hold it yet: why (the feature that brings its kernel form).
+  OpRow& kernel_deferred(std::string why) { d_.kernel_deferred = std::move(why); return *this; }
   // Finishes the row: wraps the rule so it sees the op name and argument names.
   OpDef build() &&;
 

@@ -134,6 +134,10 @@ struct OpDef {
   // A tensor op that orchestration code executes directly on tensor handles (views, creation,
   // element access); the orchestration emitter's table has its spelling.
   bool orchestration = false;
+  // Why a kernel cannot hold this op yet ("" when the kernel emitter's table has its spelling, or
+  // for tensor ops, which kernels lower to tile ops). CheckKernelForms rejects a marked op at its
+  // line; the registry test checks the marker against the kernel table.
+  std::string kernel_deferred;
 
   // Reference semantics (the interpreter's hook).
   const OpSemantics* semantics = nullptr;

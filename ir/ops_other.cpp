@@ -72,31 +72,34 @@ TypePtr remote_store(const Ctx& c) {
 }  // namespace
 
 void register_other_ops(OpRegistry& r) {
+  const char* tensor_scale = "tensor-scale issue", * distributed = "distributed issue";
   // array: a fixed-extent local array of scalars (TaskId arrays for manual dependencies).
-  add(r, OpRow("array.create", {scalar("extent")}, array_create).kw("dtype", AttrKind::DType));
+  add(r, OpRow("array.create", {scalar("extent")}, array_create).kw("dtype", AttrKind::DType)
+             .kernel_deferred(tensor_scale));
   // prefetch: asynchronous GM → L2 prefetch of a tensor region.
-  add(r, OpRow("prefetch.make_context", {}, handle));
-  add(r, OpRow("prefetch.async_prefetch", {tensor("src"), any("ctx")}, prefetch));
+  add(r, OpRow("prefetch.make_context", {}, handle).kernel_deferred(tensor_scale));
+  add(r, OpRow("prefetch.async_prefetch", {tensor("src"), any("ctx")}, prefetch).kernel_deferred(tensor_scale));
   // pld: signals and remote window tensors across ranks.
   add(r, OpRow("pld.system.notify", {tensor("target"), scalar("peer"), indices("offsets"), scalar("value")}, notify)
-             .kw("op", AttrKind::Int, int64_t{0}));
+             .kw("op", AttrKind::Int, int64_t{0}).kernel_deferred(distributed));
   add(r, OpRow("pld.system.wait", {tensor("signal"), indices("offsets"), scalar("expected")}, wait)
-             .kw("cmp", AttrKind::Int, int64_t{0}));
+             .kw("cmp", AttrKind::Int, int64_t{0}).kernel_deferred(distributed));
   for (const char* n : {"pld.tensor.put", "pld.tensor.get"}) {
     OpRow row(n, {tensor("dst"), scalar("peer"), tensor("src"), indices("dst_offsets", true),
                   indices("src_offsets", true), indices("shape", true)}, transfer);
-    row.kw("chunk_rows", AttrKind::Int).kw("chunk_cols", AttrKind::Int).kw("pipeline", AttrKind::Bool, false);
+    row.kw("chunk_rows", AttrKind::Int).kw("chunk_cols", AttrKind::Int).kw("pipeline", AttrKind::Bool, false)
+        .kernel_deferred(distributed);
     if (std::string_view(n) == "pld.tensor.put") row.kw("atomic", AttrKind::Int, int64_t{0});
     add(r, std::move(row));
   }
-  add(r, OpRow("pld.tensor.barrier", {tensor("signal")}, none));
+  add(r, OpRow("pld.tensor.barrier", {tensor("signal")}, none).kernel_deferred(distributed));
   add(r, OpRow("pld.tile.remote_load", {tensor("target"), scalar("peer"), indices("offsets"), indices("shape"),
                                         indices("valid_shape", true)}, remote_load)
-             .kw("allow_physical_tail_padding", AttrKind::Bool, false));
+             .kw("allow_physical_tail_padding", AttrKind::Bool, false).kernel_deferred(distributed));
   add(r, OpRow("pld.tile.remote_store", {tile("src_tile"), tensor("target"), scalar("peer"), indices("offsets")},
-               remote_store).kw("atomic", AttrKind::Int, int64_t{0}));
+               remote_store).kw("atomic", AttrKind::Int, int64_t{0}).kernel_deferred(distributed));
   add(r, OpRow("pld.tensor.remote_store", {tensor("src"), tensor("target"), scalar("peer"), indices("offsets")},
-               remote_store).kw("atomic", AttrKind::Int, int64_t{0}));
+               remote_store).kw("atomic", AttrKind::Int, int64_t{0}).kernel_deferred(distributed));
 }
 
 }  // namespace pypto::ir

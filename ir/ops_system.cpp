@@ -70,14 +70,20 @@ void register_system_ops(OpRegistry& r) {
   for (const char* n : {"system.sync_src", "system.sync_dst"})
     add(r, OpRow(n, {}, sync).kw("set_pipe", AttrKind::Enum, {}, "PipeType")
                .kw("wait_pipe", AttrKind::Enum, {}, "PipeType").kw("event_id", AttrKind::Int));
+  const char* cross_core = "cube issue: cross-core synchronisation";
+  const char* orchestration_side = "an orchestration-side op (manual dependencies, the task API)";
   add(r, OpRow("system.syncall", {tensor("gm_workspace", true), scalar("used_cores", true)}, syncall)
-             .kw("core_type", AttrKind::String, std::string("mix")).kw("mode", AttrKind::String, std::string("hard")));
-  add(r, OpRow("system.task_invalid", {}, invalid_task).affinity(CoreAffinity::Control));
-  add(r, OpRow("system.task_is_valid", {scalar("task_id")}, task_is_valid).affinity(CoreAffinity::Control));
+             .kw("core_type", AttrKind::String, std::string("mix")).kw("mode", AttrKind::String, std::string("hard"))
+             .kernel_deferred(cross_core));
+  add(r, OpRow("system.task_invalid", {}, invalid_task).affinity(CoreAffinity::Control)
+             .kernel_deferred(orchestration_side));
+  add(r, OpRow("system.task_is_valid", {scalar("task_id")}, task_is_valid).affinity(CoreAffinity::Control)
+             .kernel_deferred(orchestration_side));
   for (const char* n : {"system.available_cluster_count", "system.available_aiv_count"})
-    add(r, OpRow(n, {}, core_count).affinity(CoreAffinity::Control));
-  add(r, OpRow("system.fence", {}, none));
-  add(r, OpRow("system.task_dummy", {any("deps")}, task_dummy).affinity(CoreAffinity::Control));
+    add(r, OpRow(n, {}, core_count).affinity(CoreAffinity::Control).kernel_deferred(orchestration_side));
+  add(r, OpRow("system.fence", {}, none).kernel_deferred(cross_core));
+  add(r, OpRow("system.task_dummy", {any("deps")}, task_dummy).affinity(CoreAffinity::Control)
+             .kernel_deferred(orchestration_side));
 }
 
 }  // namespace pypto::ir

@@ -101,7 +101,10 @@ void register_tensor_ops(OpRegistry& r) {
   // Creation.
   add(r, OpRow("tensor.create", {indices("shape")}, create_tensor).alias("create_tensor")
              .kw("dtype", AttrKind::DType).kw("layout", AttrKind::TensorLayout, TensorLayout::ND)
-             .kw("manual_dep", AttrKind::Bool, false).affinity(CoreAffinity::Control)
+             .kw("manual_dep", AttrKind::Bool, false)
+             .kw("init_value", AttrKind::Float)  // pre-fill (the back ends reject it until alloc can fill)
+             .kw("alloc_batch", AttrKind::Int)  // the alloc_tensors batch, set by PlanTensorAllocs
+             .affinity(CoreAffinity::Control)
              .tile_form("tile.create", TileLowering::Create).orchestration());
   add(r, OpRow("tensor.full", {indices("shape")}, full).kw("dtype", AttrKind::DType).kw("value", AttrKind::Float)
              .tile_form("tile.full", TileLowering::Create));
@@ -112,11 +115,12 @@ void register_tensor_ops(OpRegistry& r) {
              .kw("pad_value", AttrKind::PadValue).kw("clamp", AttrKind::Bool, false)
              .tile_form("tile.slice", TileLowering::Slice).orchestration());
   add(r, OpRow("tensor.assemble", {tensor("target"), tensor("source"), indices("offset")}, assemble)
+             .kw("atomic", AttrKind::Enum, EnumLit{"AtomicType", "None_"}, "AtomicType")
              .tile_form("tile.assemble", TileLowering::Assemble));
   add(r, OpRow("tensor.dim", {tensor("x"), scalar("axis")}, dim).lowering(TileLowering::Scalar).orchestration());
   add(r, OpRow("tensor.read", {tensor("x"), indices("indices")}, read)
              .tile_form("tile.read", TileLowering::Compute).orchestration());
-  add(r, OpRow("tensor.write", {tensor("x"), indices("indices"), scalar("value")}, write)
+  add(r, OpRow("tensor.write", {tensor("x"), indices("indices"), scalar("value")}, write).reuses_input(0)
              .tile_form("tile.write", TileLowering::Compute).orchestration());
   add(r, OpRow("tensor.transpose", {tensor("x"), scalar("axis1"), scalar("axis2")}, transpose)
              .tile_form("tile.transpose", TileLowering::Transpose).orchestration());
@@ -138,7 +142,8 @@ void register_tensor_ops(OpRegistry& r) {
   add(r, same_tile("fillpad_expand", {tensor("x"), indices("shape")}, fillpad_expand)
              .kw("pad_value", AttrKind::PadValue, PadValue::zero));
   add(r, same_tile("ci", {scalar("start"), indices("shape")}, ci, TileLowering::Create)
-             .kw("dtype", AttrKind::DType, DataType::INT32).kw("descending", AttrKind::Bool, false));
+             .kw("dtype", AttrKind::DType, DataType::INT32).kw("descending", AttrKind::Bool, false)
+             .alias("arange"));  // newer DSL spelling of the same generator (pypto-lib uses pl.arange)
   // SPMD identity and the AIC↔AIV boundary markers.
   for (const char* n : {"get_block_idx", "get_block_num", "get_subblock_idx"}) add(r, same_tile(n, {}, block_index));
   add(r, same_tile("aiv_shard", {tensor("x")}, shard).kw("split", AttrKind::Int).kw("lane_stride", AttrKind::Int));

@@ -179,10 +179,13 @@ void register_tile_ops(OpRegistry& r) {
              .in_memory(0, {MS::Mat}).affinity(CoreAffinity::Cube).move_pipe(0));
   add(r, OpRow("tile.alloc", {}, alloc).kw("memory_space", AttrKind::MemSpace).kw("size", AttrKind::Int).no_instruction());
   // Views, assembly, element access.
-  add(r, OpRow("tile.reshape", {tile("tile"), indices("shape")}, reshape).inherit_memory(0).no_instruction());
+  add(r, OpRow("tile.reshape", {tile("tile"), indices("shape")}, reshape).inherit_memory(0).reuses_input(0)
+             .no_instruction());  // a view: the result is the source's buffer
   add(r, OpRow("tile.slice", {tile("tile"), indices("shape"), indices("offset"), indices("valid_shape", true)}, slice)
-             .kw("pad_value", AttrKind::PadValue).kw("clamp", AttrKind::Bool, false).inherit_memory(0).no_instruction());
+             .kw("pad_value", AttrKind::PadValue).kw("clamp", AttrKind::Bool, false).inherit_memory(0).no_instruction()
+             .kernel_deferred("tensor-scale issue: views inside kernels (InitMemRef encodes no view offset yet)"));
   add(r, OpRow("tile.assemble", {tile("target"), tile("source"), indices("offset")}, assemble)
+             .kw("atomic", AttrKind::Enum, EnumLit{"AtomicType", "None_"}, "AtomicType")
              .inherit_memory(0).reuses_input(0).move_pipe(1));
   add(r, vec_row("tile.read", {tile("tile"), indices("indices")}, read).inherit_memory(-1).pipe(Pipe::S));
   add(r, vec_row("tile.write", {tile("tile"), indices("indices"), scalar("value")}, write).reuses_input(0).pipe(Pipe::S));
@@ -205,11 +208,13 @@ void register_tile_ops(OpRegistry& r) {
   add(r, OpRow("tile.gemv_acc", {tile("acc"), tile("lhs"), tile("rhs")}, tile_gemv)
              .kw("acc_phase", AttrKind::String, std::string("unspecified")).affinity(CoreAffinity::Cube)
              .out_memory(MS::Acc).reuses_input(0).in_memory(0, {MS::Acc}).in_memory(1, {MS::Left})
-             .in_memory(2, {MS::Right}).pipe(Pipe::M));
+             .in_memory(2, {MS::Right}).pipe(Pipe::M).kernel_deferred("cube issue: the CPU runtime has no TGEMV_ACC yet"));
   add(r, OpRow("tile.batch_matmul", {tile("lhs"), tile("rhs")}, tile_batch_matmul).kw("out_dtype", AttrKind::DType)
-             .affinity(CoreAffinity::Cube).out_memory(MS::Acc).pipe(Pipe::M));
+             .affinity(CoreAffinity::Cube).out_memory(MS::Acc).pipe(Pipe::M)
+             .kernel_deferred("cube issue: FlattenTileNdTo2D unrolls the batch into tile.matmul"));
   add(r, OpRow("tile.batch_matmul_acc", {tile("acc"), tile("lhs"), tile("rhs")}, tile_batch_matmul)
-             .affinity(CoreAffinity::Cube).out_memory(MS::Acc).reuses_input(0).pipe(Pipe::M));
+             .affinity(CoreAffinity::Cube).out_memory(MS::Acc).reuses_input(0).pipe(Pipe::M)
+             .kernel_deferred("cube issue: FlattenTileNdTo2D unrolls the batch into tile.matmul_acc"));
 }
 
 }  // namespace pypto::ir

@@ -29,7 +29,8 @@ void register_tile_data_ops(OpRegistry& r) {
   add(r, vec_row("tile.concat", {tile("src0"), tile("src1")}, concat).not_inplace_safe());
   add(r, OpRow("tile.gather_row", {tile("dst"), tensor("src"), indices("dst_offset"), indices("src_offset"),
                                    indices("shapes"), indices("valid_shape", true)}, gather_row)
-             .kw("transpose", AttrKind::Bool, false).inherit_memory(0).reuses_input(0).pipe(Pipe::MTE2));
+             .kw("transpose", AttrKind::Bool, false).inherit_memory(0).reuses_input(0).pipe(Pipe::MTE2)
+             .kernel_deferred("cube issue: GM rows into a Mat / Vec accumulator (paged attention)"));
   add(r, vec_row("tile.gatherb", {tile("src"), tile("offset")}, gatherb).kw("output_dtype", AttrKind::DType)
              .not_inplace_safe());
   add(r, vec_row("tile.gather_mask", {tile("src")}, gather_mask).kw("mask_pattern", AttrKind::Int)
@@ -37,18 +38,21 @@ void register_tile_data_ops(OpRegistry& r) {
   add(r, vec_row("tile.scatter_mask", {tile("dst"), tile("src")}, scatter_mask).kw("mask_pattern", AttrKind::Int)
              .reuses_input(0));
   // Views and valid shapes.
-  add(r, view("tile.transpose_view", {tile("tile")}, transpose_view));
-  add(r, view("tile.set_validshape", {tile("tile"), scalar("valid_rows"), scalar("valid_cols")}, set_validshape));
+  add(r, view("tile.transpose_view", {tile("tile")}, transpose_view)
+             .kernel_deferred("cube issue: Mat-resident transposed views for a_trans / b_trans"));
+  add(r, view("tile.set_validshape", {tile("tile"), scalar("valid_rows"), scalar("valid_cols")}, set_validshape)
+             .kernel_deferred("tensor-scale issue: dynamic valid shapes"));
   // Pads outside the valid region.
+  const char* pad_later = "tensor-scale issue: the pad value rides on the destination Tile type";
   add(r, vec_row("tile.fillpad", {tile("tile")}, fillpad).kw("pad_value", AttrKind::PadValue, PadValue::zero)
-             .not_inplace_safe());
+             .not_inplace_safe().kernel_deferred(pad_later));
   add(r, vec_row("tile.fillpad_inplace", {tile("tile")}, fillpad).kw("pad_value", AttrKind::PadValue, PadValue::zero)
-             .reuses_input(0));
+             .reuses_input(0).kernel_deferred(pad_later));
   add(r, vec_row("tile.fillpad_expand", {tile("tile"), indices("shape")}, fillpad_expand)
-             .kw("pad_value", AttrKind::PadValue, PadValue::zero).not_inplace_safe());
+             .kw("pad_value", AttrKind::PadValue, PadValue::zero).not_inplace_safe().kernel_deferred(pad_later));
   // Generators.
   add(r, vec_row("tile.ci", {scalar("start"), indices("shape")}, ci).kw("dtype", AttrKind::DType, DataType::INT32)
-             .kw("descending", AttrKind::Bool, false).inherit_memory(-1).out_memory(MS::Vec));
+             .kw("descending", AttrKind::Bool, false).inherit_memory(-1).out_memory(MS::Vec).alias("arange"));
   add(r, vec_row("tile.tri", {scalar("diagonal"), indices("shape"), indices("valid_shape", true)}, tri)
              .kw("dtype", AttrKind::DType, DataType::INT32).kw("upper", AttrKind::Bool, false)
              .inherit_memory(-1).out_memory(MS::Vec));
@@ -56,17 +60,22 @@ void register_tile_data_ops(OpRegistry& r) {
                                  scalar("counter2"), scalar("counter3"), indices("shape"), indices("valid_shape", true)},
                  random)
              .kw("dtype", AttrKind::DType, DataType::UINT32).kw("rounds", AttrKind::Int, int64_t{10})
-             .inherit_memory(-1).out_memory(MS::Vec));
+             .inherit_memory(-1).out_memory(MS::Vec)
+             .kernel_deferred("tensor-scale issue: TRANDOM takes key / counter structs the emitter does not build yet"));
   // SPMD identity: launch geometry, read from the kernel's arguments.
   for (const char* n : {"tile.get_block_idx", "tile.get_block_num", "tile.get_subblock_idx"})
-    add(r, OpRow(n, {}, block_index).no_instruction());
+    add(r, OpRow(n, {}, block_index).no_instruction()
+               .kernel_deferred("cube issue: SPMD launch geometry as kernel arguments"));
   // AIC↔AIV boundary markers (ExpandMixedKernel rewrites them into cross-core push / pop).
   add(r, OpRow("tile.aiv_shard", {tile("tile")}, shard).kw("split", AttrKind::Int).kw("lane_stride", AttrKind::Int)
-             .inherit_memory(0).no_instruction());
+             .inherit_memory(0).no_instruction()
+             .kernel_deferred("cube issue: ExpandMixedKernel rewrites it into cross-core push / pop"));
   add(r, OpRow("tile.aic_gather", {tile("tile")}, shard).kw("split", AttrKind::Int).out_memory(MS::Mat)
-             .no_instruction());
+             .no_instruction().kernel_deferred("cube issue: ExpandMixedKernel rewrites it into cross-core push / pop"));
   // Range-reduced trigonometry: LowerCompositeOps turns them into primitive ops.
-  for (const char* n : {"tile.sin", "tile.cos"}) add(r, vec_row(n, {tile("x")}, float_unary));
+  for (const char* n : {"tile.sin", "tile.cos"})
+    add(r, vec_row(n, {tile("x")}, float_unary)
+               .kernel_deferred("tensor-scale issue: LowerCompositeOps (range reduction into primitive ops)"));
 }
 
 }  // namespace pypto::ir

@@ -26,6 +26,7 @@ enum class Property : uint8_t {
   CallDirectionsResolved,   // every call to a function carries arg_directions
   PipeSyncInserted,         // kernels carry explicit set_flag / wait_flag / barriers
   RuntimeScopesMaterialized,// orchestration bodies wrapped in runtime scopes
+  TensorAllocsPlanned,      // every orchestration tensor.create names its alloc_tensors batch
   kCount
 };
 

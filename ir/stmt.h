@@ -104,5 +104,7 @@ template <class T> const T* as(const std::shared_ptr<const Stmt>& s) { return as
 std::vector<StmtPtr> flatten_body(const StmtPtr& body);
 // A body from a statement list: the single statement, or a SeqStmts (flattening nested ones).
 StmtPtr make_body(std::vector<StmtPtr> stmts, Span span = {});
+// The yield that ends `body`, possibly inside the body's trailing scope; nullptr when none.
+const YieldStmt* trailing_yield(const StmtPtr& body);
 
 }  // namespace pypto::ir

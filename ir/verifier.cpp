@@ -35,6 +35,7 @@ constexpr std::array<Row, static_cast<size_t>(Property::kCount)> kRules = {{
     {Property::CallDirectionsResolved, check_call_directions},
     {Property::PipeSyncInserted, nullptr},
     {Property::RuntimeScopesMaterialized, check_runtime_scopes},
+    {Property::TensorAllocsPlanned, check_tensor_allocs_planned},
 }};
 
 const Row& row(Property p) { return kRules[static_cast<size_t>(p)]; }

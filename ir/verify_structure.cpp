@@ -1,11 +1,13 @@
 // Structural and stage properties: NoRedundantBlocks, NoNestedCall, SplitIncoreOrch,
 // TileOpsOnly, MixedKernelExpanded, TensorStridesMaterialized, CallDirectionsResolved,
-// RuntimeScopesMaterialized, ReturnParamsExplicit.
+// RuntimeScopesMaterialized, TensorAllocsPlanned, ReturnParamsExplicit.
 #include <fmt/format.h>
 
+#include <optional>
 #include <unordered_map>
 
 #include "ir/op_registry.h"
+#include "ir/tensor_roots.h"
 #include "ir/verify_util.h"
 
 namespace pypto::ir::verify_detail {
@@ -134,72 +136,51 @@ void check_runtime_scopes(const Env& env) {
 }
 
 namespace {
-// Buffer root of every tensor-valued Var of a kernel: parameters are their own roots; store,
-// assemble and in-place op results, plain copies, iter_args and loop / if results follow the
-// buffer they write or carry.
-class RootMap {
- public:
-  explicit RootMap(const Function& f) {
-    for (const auto& p : f.params) roots_[p.get()] = p.get();
-    stmt(f.body);
-  }
-  const Var* root(const ExprPtr& e) const {
-    const auto* v = as<Var>(e);
-    if (!v) return nullptr;
-    auto it = roots_.find(v);
-    return it == roots_.end() ? nullptr : it->second;
-  }
-
- private:
-  const Var* of_value(const ExprPtr& e) const {
-    if (const auto* c = as<Call>(e); c && c->op) {
-      if (c->is_op("tile.store") && c->args.size() > 2) return root(c->args[2]);
-      if (c->op->output_reuses_input >= 0 && size_t(c->op->output_reuses_input) < c->args.size())
-        return root(c->args[c->op->output_reuses_input]);
-      if (c->is_op("tensor.assemble") && !c->args.empty()) return root(c->args[0]);
-      return nullptr;
-    }
-    return root(e);
-  }
-  static const YieldStmt* trailing_yield(const StmtPtr& body) {
-    auto stmts = flatten_body(body);
-    return stmts.empty() ? nullptr : as<YieldStmt>(stmts.back());
-  }
-  template <class Loop>
-  void loop(const Loop& l) {
-    for (const auto& ia : l.iter_args)
-      if (ia) roots_[ia.get()] = root(ia->init);
-    stmt(l.body);
-    for (size_t i = 0; i < l.return_vars.size() && i < l.iter_args.size(); ++i)
-      roots_[l.return_vars[i].get()] = roots_[l.iter_args[i].get()];
-  }
-  void stmt(const StmtPtr& s) {
-    if (!s) return;
-    if (const auto* a = as<AssignStmt>(s)) {
-      roots_[a->var.get()] = of_value(a->value);
-    } else if (const auto* q = as<SeqStmts>(s)) {
-      for (const auto& c : q->stmts) stmt(c);
-    } else if (const auto* sc = as<ScopeStmt>(s)) {
-      stmt(sc->body);
-    } else if (const auto* l = as<ForStmt>(s)) {
-      loop(*l);
-    } else if (const auto* w = as<WhileStmt>(s)) {
-      loop(*w);
-    } else if (const auto* i = as<IfStmt>(s)) {
-      stmt(i->then_body);
-      stmt(i->else_body);
-      const auto* yt = trailing_yield(i->then_body);
-      const auto* ye = trailing_yield(i->else_body);
-      for (size_t k = 0; k < i->return_vars.size(); ++k) {
-        const Var* rt = yt && k < yt->values.size() ? root(yt->values[k]) : nullptr;
-        const Var* re = ye && k < ye->values.size() ? root(ye->values[k]) : nullptr;
-        roots_[i->return_vars[k].get()] = rt == re ? rt : nullptr;
-      }
-    }
-  }
-  std::unordered_map<const Var*, const Var*> roots_;
-};
+// The alloc_batch of `s` when it assigns a tensor.create carrying one, else nullopt.
+std::optional<int64_t> alloc_batch_of(const Stmt& s) {
+  const auto* a = as<AssignStmt>(&s);
+  const auto* c = a ? as<Call>(a->value) : nullptr;
+  const AttrValue* b = c && c->is_op("tensor.create") ? c->kwarg("alloc_batch") : nullptr;
+  const auto* n = b ? std::get_if<int64_t>(b) : nullptr;
+  if (!n || *n < 0) return std::nullopt;
+  return *n;
+}
 }  // namespace
+
+void check_tensor_allocs_planned(const Env& env) {
+  for (const auto& f : env.program.functions) {
+    if (f->type != FunctionType::Orchestration) continue;
+    for_each_call(f->body, [&](const Call& c, const Stmt& s) {
+      if (!c.is_op("tensor.create")) return;
+      const auto* a = as<AssignStmt>(&s);
+      if (!a || a->value.get() != &c)
+        env.report("TensorAllocsPlanned", c.span.valid() ? c.span : s.span,
+                   fmt::format("a tensor.create in function '{}' is not the value of an assignment", f->name));
+      else if (!alloc_batch_of(s))
+        env.report("TensorAllocsPlanned", s.span,
+                   fmt::format("tensor.create of '{}' in function '{}' has no alloc_batch", a->var->name, f->name),
+                   "PlanTensorAllocs assigns every creation its alloc_tensors batch");
+    });
+    // A batch is one run of consecutive statements of one body.
+    std::unordered_map<const Stmt*, bool> continues;  // creation preceded by one of the same batch
+    for_each_stmt(f->body, [&](const Stmt& s) {
+      const auto* q = as<SeqStmts>(&s);
+      for (size_t i = 1; q && i < q->stmts.size(); ++i) {
+        auto b = alloc_batch_of(*q->stmts[i]);
+        if (b && b == alloc_batch_of(*q->stmts[i - 1])) continues[q->stmts[i].get()] = true;
+      }
+    });
+    std::unordered_map<int64_t, int> runs;
+    for_each_stmt(f->body, [&](const Stmt& s) {
+      auto b = alloc_batch_of(s);
+      if (!b || continues.count(&s) || ++runs[*b] == 1) return;
+      env.report("TensorAllocsPlanned", s.span,
+                 fmt::format("alloc_batch {} in function '{}' is split: its creations are not consecutive "
+                             "statements of one body", *b, f->name),
+                 "PlanTensorAllocs puts the creations of one batch next to each other");
+    });
+  }
+}
 
 void check_return_params(const Env& env) {
   for (const auto& f : env.program.functions) {
@@ -207,7 +188,7 @@ void check_return_params(const Env& env) {
     std::vector<const Var*> outs;
     for (size_t i = 0; i < f->params.size() && i < f->param_directions.size(); ++i)
       if (f->param_directions[i] != ParamDirection::In) outs.push_back(f->params[i].get());
-    RootMap roots(*f);
+    const TensorRoots roots(env.program, *f);
     for_each_stmt(f->body, [&](const Stmt& s) {
       const auto* r = as<ReturnStmt>(&s);
       if (!r) return;

@@ -53,5 +53,6 @@ void check_has_memrefs(const Env&);
 void check_allocated_memory_addr(const Env&);
 void check_call_directions(const Env&);
 void check_runtime_scopes(const Env&);
+void check_tensor_allocs_planned(const Env&);
 
 }  // namespace pypto::ir::verify_detail

@@ -3,6 +3,7 @@
 // function_builder.cpp (signatures, bodies). Not a public header.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <set>
@@ -13,6 +14,7 @@
 #include "ir/function.h"
 #include "ir/op_registry.h"
 #include "parser/module_scan.h"
+#include "parser/specialize.h"
 
 namespace pypto::parser {
 
@@ -29,6 +31,11 @@ struct ProgramCtx {
   bool is_jit = false;
   bool strict_ssa = false;
   std::string program_name;
+  const void* entry_def = nullptr;  // the entry function's def node id (its parameters take --arg / --scalar)
+  Specialization spec;              // --arg / --scalar
+  // The entry's spec function (--specs FUNC, default build_tensor_specs / build_specs), read on
+  // first need (a bare entry parameter without --arg); null when there is none.
+  std::function<const SpecTable*()> specs;
   std::vector<ir::Diagnostic> errors;
   std::map<std::string, std::unique_ptr<FunctionBuilder>> funcs;
 
@@ -36,6 +43,8 @@ struct ProgramCtx {
     auto it = funcs.find(name);
     return it == funcs.end() ? nullptr : it->second.get();
   }
+  // The builder of a declaration (whatever name the caller's module knows it under).
+  FunctionBuilder* find(const FuncDecl& d) const;
   void record(const ir::CompileError& e) {
     for (const auto& d : e.diagnostics()) errors.push_back(d);
   }
@@ -59,6 +68,22 @@ class FunctionBuilder {
   const ir::Function& function() const { return *fn_; }
   ir::FunctionPtr result() const { return fn_; }
   const FuncDecl& decl() const { return decl_; }
+  // A jit dependency's bare pl.Tensor parameters take the types of its first call's arguments;
+  // a later call with other shapes is a warning.
+  void resolve_pending_params(const std::vector<ir::ExprPtr>& args, TSNode call, FunctionBuilder& caller);
+  bool has_untyped_params() const { return !pending_params_.empty() && pending_site_.empty(); }
+  // The module the function is written in (its constants, imports and helpers).
+  ModuleInfo& mod() const { return *decl_.module; }
+  // A name outside the function: the factory's closure (for DSL code defined inside a builder
+  // function), then the module's globals.
+  std::optional<ConstValue> global_lookup(const std::string& name, TSNode at) const {
+    if (decl_.closure)
+      if (auto it = decl_.closure->find(name); it != decl_.closure->end()) return it->second;
+    return mod().lookup(name, at);
+  }
+  bool global_defined(const std::string& name) const {
+    return (decl_.closure && decl_.closure->count(name)) || mod().defines_name(name);
+  }
   // Names of bare-name calls in the body (jit dependency discovery) and self.f calls.
   std::vector<std::string> called_names(bool self_calls) const;
 
@@ -70,6 +95,8 @@ class FunctionBuilder {
   // types (type_parser.cpp)
   ir::TypePtr parse_type(TSNode ann, ir::ParamDirection* dir, const std::string& param_name, bool is_return = false);
   std::optional<ir::DataType> parse_dtype(TSNode n, bool required);
+  // `a.dtype` of a local value (the jit sugar), else nullopt.
+  std::optional<ir::DataType> dtype_of_local(TSNode n);
 
   // expressions (expr_builder.cpp)
   ir::ExprPtr expr(TSNode n);
@@ -109,6 +136,11 @@ class FunctionBuilder {
   ir::StmtPtr bind(const std::string& name, TSNode name_node, ir::ExprPtr value, ir::TypePtr ann, const ir::Span& s);
   ir::ExprPtr cond_expr(TSNode n, const char* what);
   void parse_decorator();
+  ir::TypePtr entry_param_type(TSNode ann, ir::ParamDirection* dir, const std::string& name);
+  // `pl.Tensor` / `pl.Out[pl.Tensor]` without a shape (sets the direction).
+  bool bare_tensor(TSNode ann, ir::ParamDirection* dir) const;
+  void check_specialization(std::vector<ir::CompileError>& errs);
+  void apply_bind_dynamic();
 
  public:
   ProgramCtx& ctx_;
@@ -118,11 +150,18 @@ class FunctionBuilder {
   bool is_method_;
   std::shared_ptr<ir::Function> fn_;
   std::vector<std::string> param_names_;
+  std::vector<TSNode> param_nodes_;
+  std::vector<size_t> pending_params_;  // bare pl.Tensor parameters of a jit dependency
+  std::string pending_site_;            // the call that typed them ("" = none yet)
   bool sig_ok_ = false, ret_known_ = false, ret_annotated_ = false;
   int body_state_ = 0;  // 0 not built, 1 building, 2 done
 
   // name scope (flat per function, Python semantics; loops restore their own targets)
   std::map<std::string, ir::VarPtr> names_;
+  std::map<std::string, ConstValue> specialized_;
+  std::set<const void*> bound_dynamic_;   // bind_dynamic calls applied to the signature
+  int cur_block_ = 0, next_block_ = 0;      // the block being built (ids are unique per function)
+  std::map<const ir::Var*, int> var_block_;  // the block each local was bound in  // entry scalars bound by --scalar NAME=VALUE
   std::set<std::string> poisoned_;
   std::set<const ir::Var*> loop_vars_;            // loop variables / iter args (never reassigned)
   std::map<std::string, ir::VarPtr> ddr_bases_;  // pl.MemRef("mem_ddr_0", ...) bases

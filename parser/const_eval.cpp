@@ -1,7 +1,9 @@
-// Compile-time constant evaluation over the CST with Python semantics (see const_eval.h).
+// Compile-time constant evaluation of expressions over the CST with Python semantics (see
+// const_eval.h); calls, classes and function bodies are in const_call.cpp.
 #include "parser/const_eval.h"
 
 #include <cmath>
+#include <map>
 #include <fmt/format.h>
 
 #include "ir/diagnostic.h"
@@ -11,51 +13,33 @@ namespace pypto::parser {
 
 namespace {
 
-bool numeric(const ConstValue& v) { return v.is_int() || v.is_float() || v.is_bool(); }
-double to_f(const ConstValue& v) {
-  if (v.is_float()) return v.as_float();
-  if (v.is_bool()) return std::get<bool>(v.v) ? 1.0 : 0.0;
-  return double(v.as_int());
-}
-int64_t to_i(const ConstValue& v) { return v.is_bool() ? (std::get<bool>(v.v) ? 1 : 0) : v.as_int(); }
-bool is_intlike(const ConstValue& v) { return v.is_int() || v.is_bool(); }
+bool numeric(const ConstValue& v) { return const_numeric(v); }
+double to_f(const ConstValue& v) { return const_to_f(v); }
+int64_t to_i(const ConstValue& v) { return const_to_i(v); }
+bool is_intlike(const ConstValue& v) { return const_intlike(v); }
 
-bool truthy(const ConstValue& v) {
-  if (v.is_bool()) return std::get<bool>(v.v);
-  if (v.is_int()) return v.as_int() != 0;
-  if (v.is_float()) return v.as_float() != 0.0;
-  if (v.is_str()) return !std::get<std::string>(v.v).empty();
-  if (v.is_list()) return !v.as_list().empty();
-  if (v.is_none()) return false;
-  return true;
-}
-
-std::string fmt_float(double d) {
-  if (std::isinf(d)) return d > 0 ? "inf" : "-inf";
-  if (std::isnan(d)) return "nan";
-  std::string s = fmt::format("{}", d);
-  if (s.find_first_of(".e") == std::string::npos) s += ".0";
-  return s;
-}
+// str() of a constant, as an f-string or str() call prints it.
+std::string str_of(const ConstValue& v) { return v.is_str() ? v.as_str() : v.repr(); }
 
 }  // namespace
 
-std::string ConstValue::repr() const {
-  if (is_none()) return "None";
-  if (is_int()) return std::to_string(as_int());
-  if (is_float()) return fmt_float(as_float());
-  if (is_bool()) return std::get<bool>(v) ? "True" : "False";
-  if (is_str()) return "'" + std::get<std::string>(v) + "'";
-  if (is_dyn()) return std::get<ir::VarPtr>(v)->name;
-  std::string s = "(";
-  const auto& l = as_list();
-  for (size_t i = 0; i < l.size(); ++i) s += (i ? ", " : "") + l[i].repr();
-  if (l.size() == 1) s += ",";
-  return s + ")";
+std::optional<ConstList> const_iterate(const ConstValue& v) {
+  if (v.is_list()) return v.as_list();
+  if (v.is_dict()) {
+    ConstList keys;
+    for (const auto& [k, _] : v.as_dict().items) keys.push_back(k);
+    return keys;
+  }
+  if (v.is_str()) {
+    ConstList chars;
+    for (char c : v.as_str()) chars.push_back(ConstValue{std::string(1, c)});
+    return chars;
+  }
+  return std::nullopt;
 }
 
-void ConstEvaluator::fail(TSNode n, const std::string& msg) {
-  throw ir::CompileError("E304", span_of(n, file_), msg);
+void ConstEvaluator::fail(TSNode n, const std::string& msg, const std::string& hint) {
+  throw ir::CompileError("E304", span_of(n, file_), msg, hint);
 }
 
 ConstValue ConstEvaluator::eval(TSNode n, const std::string& what) {
@@ -108,33 +92,69 @@ std::optional<ConstValue> ConstEvaluator::try_eval(TSNode n) {
   if (k == "none") return ConstValue{ConstValue::None{}};
   if (k == "string") {
     std::string s;
-    if (!string_value(n, f, s)) return std::nullopt;
-    return ConstValue{s};
+    if (string_value(n, f, s)) return ConstValue{s};
+    return fstring(n);
   }
   if (k == "concatenated_string") {
     std::string all;
     for (TSNode c : children(n)) {
-      std::string s;
-      if (!string_value(c, f, s)) return std::nullopt;
-      all += s;
+      auto v = try_eval(c);
+      if (!v || !v->is_str()) return std::nullopt;
+      all += v->as_str();
     }
     return ConstValue{all};
   }
-  if (k == "identifier") return lookup_(text(n, f), n);
+  if (k == "identifier") {
+    std::string name = text(n, f);
+    auto v = lookup_(name, n);
+    // Type names as values (isinstance(x, int)); other builtins only as callees (call()) and
+    // namespaces (attribute()), so a DSL local that shadows one is never taken for it.
+    if (!v && (name == "int" || name == "float" || name == "bool" || name == "str" || name == "tuple" ||
+               name == "list" || name == "dict"))
+      v = builtin(name, Args{}, TSNode{});
+    return v;
+  }
   if (k == "tuple" || k == "list" || k == "expression_list") {
     ConstList l;
     for (TSNode c : children(n)) {
+      if (is(c, "list_splat")) {
+        auto v = try_eval(children(c).empty() ? TSNode{} : children(c)[0]);
+        auto items = v ? const_iterate(*v) : std::nullopt;
+        if (!items) return std::nullopt;
+        l.insert(l.end(), items->begin(), items->end());
+        continue;
+      }
       auto v = try_eval(c);
       if (!v) return std::nullopt;
       l.push_back(*v);
     }
     return ConstValue::of_list(std::move(l));
   }
+  if (k == "dictionary") {
+    auto d = std::make_shared<ConstDict>();
+    for (TSNode c : children(n)) {
+      if (!is(c, "pair")) return std::nullopt;
+      auto key = try_eval(field(c, "key"));
+      auto val = key ? try_eval(field(c, "value")) : std::nullopt;
+      if (!val) return std::nullopt;
+      bool replaced = false;
+      for (auto& [k2, v2] : d->items)
+        if (const_equal(k2, *key)) v2 = *val, replaced = true;
+      if (!replaced) d->items.emplace_back(*key, *val);
+    }
+    return ConstValue{std::shared_ptr<const ConstDict>(d)};
+  }
+  if (k == "list_comprehension" || k == "generator_expression" || k == "dictionary_comprehension" ||
+      k == "set_comprehension")
+    return comprehension(n);
   if (k == "unary_operator") {
     auto a = try_eval(field(n, "argument"));
     if (!a) return std::nullopt;
     std::string op = text(field(n, "operator"), f);
-    if (!numeric(*a)) fail(n, fmt::format("bad operand for unary {}: {}", op, a->repr()));
+    if (!numeric(*a)) {
+      if (a->is_dyn()) return std::nullopt;
+      fail(n, fmt::format("bad operand for unary {}: {}", op, a->repr()));
+    }
     if (op == "+") return a->is_bool() ? ConstValue{to_i(*a)} : *a;
     if (op == "-") return a->is_float() ? ConstValue{-a->as_float()} : ConstValue{-to_i(*a)};
     if (op == "~") {
@@ -146,62 +166,176 @@ std::optional<ConstValue> ConstEvaluator::try_eval(TSNode n) {
   if (k == "not_operator") {
     auto a = try_eval(field(n, "argument"));
     if (!a) return std::nullopt;
-    return ConstValue{!truthy(*a)};
+    return ConstValue{!const_truthy(*a)};
   }
-  if (k == "boolean_operator") {
+  if (k == "boolean_operator") {  // short-circuit, as Python: `x is not None and x.y` is fine
     auto a = try_eval(field(n, "left"));
-    auto b = try_eval(field(n, "right"));
-    if (!a || !b) return std::nullopt;
+    if (!a) return std::nullopt;
     std::string op = text(field(n, "operator"), f);
-    if (op == "and") return truthy(*a) ? *b : *a;
-    return truthy(*a) ? *a : *b;
+    if (op == "and" ? !const_truthy(*a) : const_truthy(*a)) return a;
+    return try_eval(field(n, "right"));
   }
-  if (k == "comparison_operator") {
-    auto ops = field_children(n, "operators");
-    auto operands = children(n);
-    if (operands.size() != 2 || ops.size() != 1) return std::nullopt;
-    auto a = try_eval(operands[0]);
-    auto b = try_eval(operands[1]);
-    if (!a || !b) return std::nullopt;
-    std::string op = text(ops[0], f);
-    if (numeric(*a) && numeric(*b)) {
-      double x = to_f(*a), y = to_f(*b);
-      if (op == "==") return ConstValue{x == y};
-      if (op == "!=") return ConstValue{x != y};
-      if (op == "<") return ConstValue{x < y};
-      if (op == "<=") return ConstValue{x <= y};
-      if (op == ">") return ConstValue{x > y};
-      if (op == ">=") return ConstValue{x >= y};
-    }
-    if (a->is_str() && b->is_str()) {
-      if (op == "==") return ConstValue{a->v == b->v};
-      if (op == "!=") return ConstValue{a->v != b->v};
-    }
-    return std::nullopt;
-  }
+  if (k == "comparison_operator") return compare(n);
   if (k == "binary_operator") return binary(n);
   if (k == "conditional_expression") {
     auto c = children(n);
     if (c.size() != 3) return std::nullopt;
     auto cond = try_eval(c[1]);
     if (!cond) return std::nullopt;
-    return try_eval(truthy(*cond) ? c[0] : c[2]);
+    return try_eval(const_truthy(*cond) ? c[0] : c[2]);
   }
-  if (k == "subscript") {
-    auto subs = field_children(n, "subscript");
-    if (subs.size() != 1 || is(subs[0], "slice")) return std::nullopt;
-    auto base = try_eval(field(n, "value"));
-    if (!base || !base->is_list()) return std::nullopt;
-    auto idx = try_eval(subs[0]);
-    if (!idx || !is_intlike(*idx)) return std::nullopt;
-    int64_t i = to_i(*idx);
-    int64_t len = int64_t(base->as_list().size());
-    if (i < 0) i += len;
-    if (i < 0 || i >= len) fail(n, "tuple index out of range");
-    return base->as_list()[size_t(i)];
-  }
+  if (k == "subscript") return subscript(n);
+  if (k == "attribute") return attribute(n);
   if (k == "call") return call(n);
   return std::nullopt;
+}
+
+std::optional<ConstValue> ConstEvaluator::fstring(TSNode n) {
+  const auto& f = *file_;
+  std::string out;
+  for (uint32_t i = 0; i < ts_node_named_child_count(n); ++i) {
+    TSNode ch = ts_node_named_child(n, i);
+    if (is(ch, "string_content") || is(ch, "escape_interpolation")) {
+      std::string t = text(ch, f);
+      for (size_t p = 0; p < t.size(); ++p) {
+        out += t[p];
+        if ((t[p] == '{' || t[p] == '}') && p + 1 < t.size() && t[p + 1] == t[p]) ++p;
+      }
+    } else if (is(ch, "escape_sequence")) {
+      std::string t = text(ch, f);
+      out += t == "\\n" ? "\n" : t == "\\t" ? "\t" : t;
+    } else if (is(ch, "interpolation")) {
+      TSNode e = field(ch, "expression");
+      if (is_null(e)) return std::nullopt;
+      auto v = try_eval(e);
+      if (!v) return std::nullopt;
+      TSNode spec = field(ch, "format_specifier");
+      if (!is_null(spec)) {
+        std::string s = text(spec, f);
+        if (!s.empty() && s[0] == ':') s.erase(0, 1);
+        try {
+          if (v->is_float()) out += fmt::format(fmt::runtime("{:" + s + "}"), v->as_float());
+          else if (is_intlike(*v)) out += fmt::format(fmt::runtime("{:" + s + "}"), to_i(*v));
+          else out += fmt::format(fmt::runtime("{:" + s + "}"), str_of(*v));
+        } catch (const fmt::format_error&) {
+          return std::nullopt;
+        }
+      } else {
+        out += str_of(*v);
+      }
+    }
+  }
+  return ConstValue{out};
+}
+
+std::optional<ConstValue> ConstEvaluator::compare(TSNode n) {
+  const auto& f = *file_;
+  auto ops = field_children(n, "operators");
+  auto operands = children(n);
+  if (operands.size() != ops.size() + 1 || ops.empty()) return std::nullopt;
+  auto a = try_eval(operands[0]);
+  if (!a) return std::nullopt;
+  for (size_t i = 0; i < ops.size(); ++i) {
+    auto b = try_eval(operands[i + 1]);
+    if (!b) return std::nullopt;
+    std::string op = text(ops[i], f);
+    // "not in" / "is not" are one operator node whose text holds the words.
+    std::string norm;
+    for (char c : op)
+      if (c != ' ' && c != '\t' && c != '\n') norm += c;
+    bool r = false;
+    if (norm == "==" || norm == "!=") {
+      if ((a->is_dyn() || b->is_dyn()) && a->v != b->v) return std::nullopt;
+      r = const_equal(*a, *b) == (norm == "==");
+    } else if (norm == "is" || norm == "isnot") {
+      bool same = (a->is_none() && b->is_none()) || (!a->is_none() && !b->is_none() && a->v == b->v);
+      r = same == (norm == "is");
+    } else if (norm == "in" || norm == "notin") {
+      bool found = false;
+      if (b->is_str() && a->is_str()) found = b->as_str().find(a->as_str()) != std::string::npos;
+      else if (b->is_dict()) found = b->as_dict().find(*a) != nullptr;
+      else if (b->is_list()) {
+        for (const auto& x : b->as_list()) found = found || const_equal(x, *a);
+      } else {
+        return std::nullopt;
+      }
+      r = found == (norm == "in");
+    } else if (numeric(*a) && numeric(*b)) {
+      double x = to_f(*a), y = to_f(*b);
+      if (norm == "<") r = x < y;
+      else if (norm == "<=") r = x <= y;
+      else if (norm == ">") r = x > y;
+      else if (norm == ">=") r = x >= y;
+      else return std::nullopt;
+    } else if (a->is_str() && b->is_str()) {
+      int c = a->as_str().compare(b->as_str());
+      if (norm == "<") r = c < 0;
+      else if (norm == "<=") r = c <= 0;
+      else if (norm == ">") r = c > 0;
+      else if (norm == ">=") r = c >= 0;
+      else return std::nullopt;
+    } else {
+      return std::nullopt;
+    }
+    if (!r) return ConstValue{false};
+    a = b;
+  }
+  return ConstValue{true};
+}
+
+std::optional<ConstValue> ConstEvaluator::subscript(TSNode n) {
+  auto subs = field_children(n, "subscript");
+  if (subs.size() != 1) return std::nullopt;
+  auto base = try_eval(field(n, "value"));
+  if (!base) return std::nullopt;
+  if (base->is_dict()) {
+    auto key = try_eval(subs[0]);
+    if (!key) return std::nullopt;
+    if (const ConstValue* v = base->as_dict().find(*key)) return *v;
+    fail(n, fmt::format("KeyError: {}", key->repr()));
+  }
+  const bool str = base->is_str();
+  if (!base->is_list() && !str) return std::nullopt;
+  const int64_t len = str ? int64_t(base->as_str().size()) : int64_t(base->as_list().size());
+  if (is(subs[0], "slice")) {
+    // start:stop:step, each optional (children in order, separated by ':' tokens).
+    std::optional<int64_t> part[3];
+    int slot = 0;
+    for (uint32_t i = 0; i < ts_node_child_count(subs[0]); ++i) {
+      TSNode c = ts_node_child(subs[0], i);
+      if (!ts_node_is_named(c)) {
+        if (text(c, *file_) == ":") ++slot;
+        continue;
+      }
+      if (slot > 2) return std::nullopt;
+      auto v = try_eval(c);
+      if (!v || (!is_intlike(*v) && !v->is_none())) return std::nullopt;
+      if (!v->is_none()) part[slot] = to_i(*v);
+    }
+    int64_t step = part[2].value_or(1);
+    if (step == 0) fail(n, "slice step cannot be zero");
+    auto clamp = [&](std::optional<int64_t> x, int64_t dflt) {
+      if (!x) return dflt;
+      int64_t i = *x < 0 ? *x + len : *x;
+      if (step > 0) return std::clamp<int64_t>(i, 0, len);
+      return std::clamp<int64_t>(i, -1, len - 1);
+    };
+    int64_t start = clamp(part[0], step > 0 ? 0 : len - 1), stop = clamp(part[1], step > 0 ? len : -1);
+    ConstList out;
+    std::string sout;
+    for (int64_t i = start; step > 0 ? i < stop : i > stop; i += step) {
+      if (str) sout += base->as_str()[size_t(i)];
+      else out.push_back(base->as_list()[size_t(i)]);
+    }
+    return str ? ConstValue{sout} : ConstValue::of_list(std::move(out));
+  }
+  auto idx = try_eval(subs[0]);
+  if (!idx || !is_intlike(*idx)) return std::nullopt;
+  int64_t i = to_i(*idx);
+  if (i < 0) i += len;
+  if (i < 0 || i >= len) fail(n, str ? "string index out of range" : "tuple index out of range");
+  if (str) return ConstValue{std::string(1, base->as_str()[size_t(i)])};
+  return base->as_list()[size_t(i)];
 }
 
 std::optional<ConstValue> ConstEvaluator::binary(TSNode n) {
@@ -216,16 +350,32 @@ std::optional<ConstValue> ConstEvaluator::binary(TSNode n) {
     for (const auto& x : b->as_list()) l.push_back(x);
     return ConstValue::of_list(std::move(l));
   }
-  if (a->is_list() && is_intlike(*b) && op == "*") {
+  if ((a->is_list() || a->is_str()) && is_intlike(*b) && op == "*") {
+    if (to_i(*b) > 1'000'000) fail(n, "constant sequence repetition is too large");
+    if (a->is_str()) {
+      std::string s;
+      for (int64_t i = 0; i < to_i(*b); ++i) s += a->as_str();
+      return ConstValue{s};
+    }
     ConstList l;
     for (int64_t i = 0; i < to_i(*b); ++i)
       for (const auto& x : a->as_list()) l.push_back(x);
     return ConstValue::of_list(std::move(l));
   }
-  if (a->is_str() && b->is_str() && op == "+") return ConstValue{std::get<std::string>(a->v) + std::get<std::string>(b->v)};
+  if (a->is_str() && b->is_str() && op == "+") return ConstValue{a->as_str() + b->as_str()};
+  if (a->is_dict() && b->is_dict() && op == "|") {
+    auto d = std::make_shared<ConstDict>(a->as_dict());
+    for (const auto& [k2, v2] : b->as_dict().items) {
+      bool replaced = false;
+      for (auto& [k1, v1] : d->items)
+        if (const_equal(k1, k2)) v1 = v2, replaced = true;
+      if (!replaced) d->items.emplace_back(k2, v2);
+    }
+    return ConstValue{std::shared_ptr<const ConstDict>(d)};
+  }
   if (!numeric(*a) || !numeric(*b)) {
     if (a->is_dyn() || b->is_dyn()) return std::nullopt;  // symbolic: not a constant
-    fail(n, fmt::format("unsupported operand types for {}: {} and {}", op, a->repr(), b->repr()));
+    fail(n, fmt::format("unsupported operand types for {}: {} and {}", op, a->type_name(), b->type_name()));
   }
   const bool ints = is_intlike(*a) && is_intlike(*b);
   if (op == "/") {
@@ -244,11 +394,11 @@ std::optional<ConstValue> ConstEvaluator::binary(TSNode n) {
     if (op == "**") {
       if (y < 0) return ConstValue{std::pow(double(x), double(y))};
       int64_t r = 1;
-      for (int64_t i = 0; i < y; ++i) r *= x;
+      for (int64_t i = 0; i < y && r != 0; ++i) r *= x;
       return ConstValue{r};
     }
-    if (op == "<<") return ConstValue{x << y};
-    if (op == ">>") return ConstValue{x >> y};
+    if (op == "<<") return ConstValue{y >= 64 ? int64_t(0) : x << y};
+    if (op == ">>") return ConstValue{y >= 64 ? (x < 0 ? int64_t(-1) : int64_t(0)) : x >> y};
     if (op == "&") return ConstValue{x & y};
     if (op == "|") return ConstValue{x | y};
     if (op == "^") return ConstValue{x ^ y};
@@ -267,57 +417,71 @@ std::optional<ConstValue> ConstEvaluator::binary(TSNode n) {
   fail(n, fmt::format("unsupported operand types for {}: float", op));
 }
 
-std::optional<ConstValue> ConstEvaluator::call(TSNode n) {
+std::optional<ConstValue> ConstEvaluator::attribute(TSNode n) {
   const auto& f = *file_;
-  std::string fn = dotted_name(field(n, "function"), f);
-  std::vector<TSNode> args;
-  for (TSNode a : children(field(n, "arguments"))) {
-    if (is(a, "keyword_argument") || is(a, "list_splat") || is(a, "dictionary_splat")) return std::nullopt;
-    args.push_back(a);
-  }
-  if (fn == "min" || fn == "max") {
-    std::vector<ConstValue> vals;
-    for (TSNode a : args) {
-      auto v = try_eval(a);
-      if (!v) return std::nullopt;
-      vals.push_back(*v);
+  const std::string attr = text(field(n, "attribute"), f);
+  TSNode on = unparen(field(n, "object"));
+  auto obj = try_eval(on);
+  if (!obj && is(on, "identifier")) obj = builtin(text(on, f), Args{}, TSNode{});  // pl, math, dataclasses
+  if (!obj) return std::nullopt;
+  if (obj->is_module()) return std::get<ConstModuleRef>(obj->v).env->global(attr, field(n, "attribute"));
+  if (obj->is_builtin()) {
+    const std::string& ns = std::get<ConstBuiltin>(obj->v).name;
+    if (ns == "pl") {
+      if (auto dt = ir::dtype_from_name(attr)) return ConstValue{*dt};
+      if (attr == "dynamic") return ConstValue{ConstBuiltin{"pl.dynamic"}};
+      return std::nullopt;  // pl.Level.X, pl.FunctionType.Y …: not constants of the evaluator
     }
-    if (vals.size() == 1 && vals[0].is_list()) vals = vals[0].as_list();
-    if (vals.empty()) fail(n, fn + "() arg is an empty sequence");
-    ConstValue best = vals[0];
-    for (size_t i = 1; i < vals.size(); ++i) {
-      if (!numeric(vals[i]) || !numeric(best)) fail(n, fn + "() of non-numbers");
-      bool better = fn == "min" ? to_f(vals[i]) < to_f(best) : to_f(vals[i]) > to_f(best);
-      if (better) best = vals[i];
+    if (ns == "torch") {  // spec functions: torch.float32 → FP32; anything else stays opaque
+      static const std::map<std::string, ir::DataType> kTorch = {
+          {"float32", ir::DataType::FP32}, {"float", ir::DataType::FP32},    {"float16", ir::DataType::FP16},
+          {"half", ir::DataType::FP16},    {"bfloat16", ir::DataType::BF16}, {"int8", ir::DataType::INT8},
+          {"int16", ir::DataType::INT16},  {"int32", ir::DataType::INT32},   {"int", ir::DataType::INT32},
+          {"int64", ir::DataType::INT64},  {"long", ir::DataType::INT64},    {"uint8", ir::DataType::UINT8},
+          {"bool", ir::DataType::BOOL}};
+      if (auto it = kTorch.find(attr); it != kTorch.end()) return ConstValue{it->second};
+      return ConstValue{ConstBuiltin{"torch." + attr}};
     }
-    return best;
+    if (ns == "math") {
+      if (attr == "pi") return ConstValue{M_PI};
+      if (attr == "e") return ConstValue{M_E};
+      if (attr == "inf") return ConstValue{INFINITY};
+      if (attr == "nan") return ConstValue{NAN};
+    }
+    if (ns == "math" || ns == "dataclasses" || ns == "functools" || ns == "operator")
+      return ConstValue{ConstBuiltin{ns + "." + attr}};
+    return std::nullopt;
   }
-  if (fn == "abs" && args.size() == 1) {
-    auto v = try_eval(args[0]);
-    if (!v) return std::nullopt;
-    if (v->is_float()) return ConstValue{std::fabs(v->as_float())};
-    if (is_intlike(*v)) return ConstValue{std::abs(to_i(*v))};
-    fail(n, "bad operand type for abs()");
+  if (obj->is_object()) {
+    const ConstObject& o = obj->as_object();
+    if (const ConstValue* v = o.field(attr)) return *v;
+    if (o.cls->properties.count(attr)) {
+      ConstFunction m{o.cls->name + "." + attr, o.cls->env, o.cls->methods.at(attr)};
+      return invoke(m, Args{}, n, &*obj);
+    }
+    if (auto it = o.cls->class_vars.find(attr); it != o.cls->class_vars.end()) {
+      ConstEvaluator ev(o.cls->env->env_file(),
+                        [env = o.cls->env](const std::string& nm, TSNode at) { return env->global(nm, at); },
+                        o.cls->env);
+      return ev.try_eval(it->second);
+    }
+    if (o.cls->methods.count(attr)) return std::nullopt;  // a bound method: only as a call's callee
+    fail(field(n, "attribute"), fmt::format("'{}' object has no attribute '{}'", o.cls->name, attr));
   }
-  if (fn == "len" && args.size() == 1) {
-    auto v = try_eval(args[0]);
-    if (!v) return std::nullopt;
-    if (v->is_list()) return ConstValue{int64_t(v->as_list().size())};
-    if (v->is_str()) return ConstValue{int64_t(std::get<std::string>(v->v).size())};
-    fail(n, "object has no len()");
+  if (obj->is_class()) {
+    const ConstClass* c = std::get<const ConstClass*>(obj->v);
+    if (auto it = c->class_vars.find(attr); it != c->class_vars.end()) {
+      ConstEvaluator ev(c->env->env_file(),
+                        [env = c->env](const std::string& nm, TSNode at) { return env->global(nm, at); }, c->env);
+      return ev.try_eval(it->second);
+    }
+    return std::nullopt;
   }
-  if ((fn == "int" || fn == "float" || fn == "bool") && args.size() == 1) {
-    auto v = try_eval(args[0]);
-    if (!v) return std::nullopt;
-    if (!numeric(*v)) return std::nullopt;
-    if (fn == "int") return ConstValue{v->is_float() ? int64_t(v->as_float()) : to_i(*v)};
-    if (fn == "float") return ConstValue{to_f(*v)};
-    return ConstValue{truthy(*v)};
-  }
+  if (obj->is_dtype() && attr == "bits") return ConstValue{int64_t(ir::dtype_bits(std::get<ir::DataType>(obj->v)))};
   return std::nullopt;
 }
 
-ConstValue eval_expression_text(const std::string& src, const std::string& origin, ConstLookup lookup) {
+ConstValue eval_expression_text(const std::string& src, const std::string& origin, ConstLookup lookup, ConstEnv* env) {
   auto file = std::make_shared<const ir::SourceFile>(origin, src);
   CstTree tree(file);
   TSNode root = tree.root();
@@ -325,12 +489,18 @@ ConstValue eval_expression_text(const std::string& src, const std::string& origi
   if (ts_node_has_error(root) || stmts.size() != 1 || !is(stmts[0], "expression_statement") ||
       children(stmts[0]).size() != 1)
     throw ir::CompileError("E304", ir::Span{}, fmt::format("{}: '{}' is not a Python expression", origin, src));
-  ConstEvaluator ev(file, std::move(lookup));
-  auto v = ev.try_eval(children(stmts[0])[0]);
+  ConstEvaluator ev(file, std::move(lookup), env);
+  std::optional<ConstValue> v;
+  try {
+    v = ev.try_eval(children(stmts[0])[0]);
+  } catch (const ir::CompileError& e) {
+    // The span points into the -D text, which has no file to show: say where it came from.
+    throw ir::CompileError("E304", ir::Span{}, fmt::format("{}: {}", origin, e.diagnostics().front().message));
+  }
   if (!v)
     throw ir::CompileError("E304", ir::Span{},
                            fmt::format("{}: '{}' is not a compile-time constant", origin, src),
-                           "use a literal, e.g. -D N=128 or -D SHAPE=(64, 128)");
+                           "use a literal, e.g. -D N=128, -D SHAPE=(64, 128) or -D MODE='\"pro\"'");
   return *v;
 }
 

@@ -1,47 +1,27 @@
-// Compile-time constant evaluator for module constants, -D overrides and foldable subtrees of DSL
-// bodies. Supports int/float/bool/str/None literals, `+ - * / // % ** << >> & | ^`, unary `- + ~`,
-// `not and or`, comparisons, tuples/lists, subscripts of tuples, `min max abs len`, conditional
-// expressions and names (resolved through a caller-supplied lookup). `pl.dynamic("M")` symbols
-// are values too (so `M = pl.dynamic("M")` and shapes naming M fold), but no arithmetic on them.
+// Compile-time constant evaluator for module constants, -D overrides, config modules and foldable
+// subtrees of DSL bodies, with Python semantics over the CST (nothing is executed by Python).
+// Expressions: int/float/bool/str/None literals and f-strings of constants, `+ - * / // % ** <<
+// >> & | ^`, unary `- + ~`, `not and or`, comparisons (chained, `in`, `is`), conditional
+// expressions, tuples/lists/dicts and their comprehensions, subscripts and slices, attribute
+// access (module members, dataclass fields, @property methods), names through a caller-supplied
+// lookup, `pl.<dtype>` and `pl.dynamic("M")` symbols (no arithmetic on symbols).
+// Calls (const_call.cpp): builtins (min max abs len int float bool round sum range tuple list
+// dict sorted any all zip enumerate reversed divmod isinstance, math.*), dataclass construction
+// and `dataclasses.replace`, and module-level functions / methods whose bodies are assignments,
+// if/for/assert/return over constants. Nothing reads the environment, argv or files.
 #pragma once
 
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
-#include <variant>
 #include <vector>
 
-#include "ir/expr.h"
+#include "parser/const_value.h"
 #include "parser/cst.h"
 
 namespace pypto::parser {
-
-struct ConstValue;
-using ConstList = std::vector<ConstValue>;
-
-struct ConstValue {
-  struct None {
-    bool operator==(const None&) const = default;
-  };
-  // int64_t = Python int, double = float, bool, string, None, tuple/list, dynamic-dim symbol.
-  std::variant<None, int64_t, double, bool, std::string, std::shared_ptr<const ConstList>, ir::VarPtr> v;
-
-  bool is_int() const { return std::holds_alternative<int64_t>(v); }
-  bool is_float() const { return std::holds_alternative<double>(v); }
-  bool is_bool() const { return std::holds_alternative<bool>(v); }
-  bool is_str() const { return std::holds_alternative<std::string>(v); }
-  bool is_none() const { return std::holds_alternative<None>(v); }
-  bool is_list() const { return std::holds_alternative<std::shared_ptr<const ConstList>>(v); }
-  bool is_dyn() const { return std::holds_alternative<ir::VarPtr>(v); }
-  int64_t as_int() const { return std::get<int64_t>(v); }
-  double as_float() const { return std::get<double>(v); }
-  const ConstList& as_list() const { return *std::get<std::shared_ptr<const ConstList>>(v); }
-  // Python repr-like text ("3", "2.5", "True", "(1, 2)") for messages.
-  std::string repr() const;
-
-  static ConstValue of_list(ConstList l) { return ConstValue{std::make_shared<const ConstList>(std::move(l))}; }
-};
 
 // Name lookup for the evaluator: the value, or nullopt when the name is not a constant here
 // (then the whole subtree is not constant). It may throw CompileError (e.g. a module constant
@@ -50,25 +30,72 @@ using ConstLookup = std::function<std::optional<ConstValue>(const std::string& n
 
 class ConstEvaluator {
  public:
-  ConstEvaluator(ir::SourceFilePtr file, ConstLookup lookup) : file_(std::move(file)), lookup_(std::move(lookup)) {}
+  // `env` is the module the nodes belong to (for `pl.dynamic`, classes and functions it defines);
+  // it may be null for free-standing text such as a -D value.
+  ConstEvaluator(ir::SourceFilePtr file, ConstLookup lookup, ConstEnv* env = nullptr)
+      : file_(std::move(file)), lookup_(std::move(lookup)), env_(env) {}
   // The value of `n`, or nullopt when some leaf is not a compile-time constant (or the node kind
   // is not supported). Throws CompileError for definite errors on constants (division by zero,
-  // bad operand types, index out of range).
+  // bad operand types, index out of range, a failed assert in a config function).
   std::optional<ConstValue> try_eval(TSNode n);
   // Like try_eval, but a non-constant subtree is an error (E304) naming `what`.
   ConstValue eval(TSNode n, const std::string& what);
 
+  // Calls a class / function / builtin value with evaluated arguments (const_call.cpp).
+  struct Args {
+    std::vector<ConstValue> pos;
+    std::vector<std::pair<std::string, ConstValue>> kw;
+  };
+  std::optional<ConstValue> apply(const ConstValue& callee, const Args& args, TSNode at);
+
+  // Runs a factory function (a builder that defines DSL classes / functions and returns one):
+  // like a call, but a nested `def` / `class` statement is handed to `on_def` and binds its name
+  // to a marker (ConstBuiltin "dsl:NAME"), so `return Program` evaluates. `locals` receives the
+  // final local variables (the closure of the nested DSL functions, late-bound as in Python).
+  // nullopt when the body leaves the constant subset.
+  using DefHook = std::function<void(TSNode def)>;
+  std::optional<ConstValue> run_factory(const ConstFunction& fn, const Args& args, TSNode at, const DefHook& on_def,
+                                        std::map<std::string, ConstValue>& locals);
+
  private:
   std::optional<ConstValue> binary(TSNode n);
+  std::optional<ConstValue> compare(TSNode n);
+  std::optional<ConstValue> subscript(TSNode n);
+  std::optional<ConstValue> attribute(TSNode n);
+  std::optional<ConstValue> comprehension(TSNode n);
+  std::optional<ConstValue> fstring(TSNode n);
   std::optional<ConstValue> call(TSNode n);
-  [[noreturn]] void fail(TSNode n, const std::string& msg);
+  std::optional<ConstValue> spec_record(TSNode n, const std::string& kind);
+  std::optional<ConstValue> builtin(const std::string& name, const Args& args, TSNode at);
+  std::optional<ConstValue> construct(const ConstClass& cls, const Args& args, TSNode at);
+  std::optional<ConstValue> invoke(const ConstFunction& fn, const Args& args, TSNode at,
+                                   const ConstValue* self = nullptr, const DefHook* on_def = nullptr,
+                                   std::map<std::string, ConstValue>* locals_out = nullptr);
+  [[noreturn]] void fail(TSNode n, const std::string& msg, const std::string& hint = {});
   ir::SourceFilePtr file_;
   ConstLookup lookup_;
+  ConstEnv* env_;
   int depth_ = 0;  // recursion depth (NestingGuard)
+};
+
+// While one is alive, the evaluator reads pypto-lib style spec functions: `torch.<dtype>` is a
+// dtype, and `TensorSpec(name, shape, dtype, ..., is_output=)` / `ScalarSpec(name, dtype, value)`
+// are records (dicts with "__spec__") whose host-only arguments (init_value=, …) are not evaluated.
+class HostSpecScope {
+ public:
+  HostSpecScope();
+  ~HostSpecScope();
+  HostSpecScope(const HostSpecScope&) = delete;
+  HostSpecScope& operator=(const HostSpecScope&) = delete;
+  static bool active();
 };
 
 // Parses `text` (a Python expression, e.g. a -D value) and evaluates it with `lookup`.
 // `origin` names where it came from for messages ("-D N=...").
-ConstValue eval_expression_text(const std::string& text, const std::string& origin, ConstLookup lookup);
+ConstValue eval_expression_text(const std::string& text, const std::string& origin, ConstLookup lookup,
+                                ConstEnv* env = nullptr);
+
+// Iterates a constant (tuple/list, dict keys, string characters); nullopt when not iterable.
+std::optional<ConstList> const_iterate(const ConstValue& v);
 
 }  // namespace pypto::parser

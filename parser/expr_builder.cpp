@@ -69,9 +69,10 @@ void FunctionBuilder::fail(TSNode n, const std::string& code, const std::string&
 
 std::optional<ConstValue> FunctionBuilder::try_const(TSNode n) {
   ConstEvaluator ev(file_, [this](const std::string& name, TSNode at) -> std::optional<ConstValue> {
+    if (auto it = specialized_.find(name); it != specialized_.end()) return it->second;
     if (names_.count(name) || poisoned_.count(name)) return std::nullopt;
-    return ctx_.mod.lookup(name, at);
-  });
+    return global_lookup(name, at);
+  }, &mod());
   return ev.try_eval(n);
 }
 
@@ -89,7 +90,9 @@ ExprPtr FunctionBuilder::const_to_expr(const ConstValue& v, TSNode at) {
   if (v.is_str())
     fail(at, "E301", "string literals are only allowed in keyword slots such as name_hint=",
          "strings cannot be DSL values");
-  fail(at, "E301", "None is not a DSL value here");
+  if (v.is_none()) fail(at, "E301", "None is not a DSL value here");
+  fail(at, "E301", fmt::format("'{}' is a {} ({}), not a DSL value", txt(at), v.type_name(), v.repr()),
+       "DSL code can use numbers, pl.dynamic symbols and tuples of them from the constant configuration");
 }
 
 ExprPtr FunctionBuilder::make_tuple(std::vector<ExprPtr> elems, const Span& s) {
@@ -119,9 +122,10 @@ ExprPtr FunctionBuilder::expr(TSNode n) {
   }
   if (k == "identifier") {
     std::string name = txt(n);
+    if (auto it = specialized_.find(name); it != specialized_.end()) return const_to_expr(it->second, n);
     if (auto it = names_.find(name); it != names_.end()) return it->second;
     if (poisoned_.count(name)) throw PoisonedName{};
-    if (auto v = ctx_.mod.lookup(name, n)) return const_to_expr(*v, n);
+    if (auto v = global_lookup(name, n)) return const_to_expr(*v, n);
     fail(n, "E200", fmt::format("Undefined variable '{}'", name));
   }
   if (k == "binary_operator" || k == "unary_operator" || k == "boolean_operator" || k == "not_operator" ||
@@ -193,6 +197,11 @@ ExprPtr FunctionBuilder::expr(TSNode n) {
     if (!d.empty() && (d == "pl" || d.rfind("pl.", 0) == 0 || d == "self" || d == "pld"))
       fail(n, "E301", fmt::format("Standalone attribute access not supported: {}", txt(n)),
            "enum values are only allowed as op arguments");
+    // C.B through `import config as C`, M.batch_pad on a config dataclass: a constant.
+    TSNode root = obj;
+    while (is(root, "attribute")) root = field(root, "object");
+    if (!is(root, "identifier") || !names_.count(txt(root)))
+      if (auto v = try_const(n)) return const_to_expr(*v, n);
     auto base = expr(obj);
     if (const auto* st = as_shaped(base->type); st && attr == "shape") return make_tuple(st->shape, s);
     fail(n, "E301", fmt::format("Standalone attribute access not supported: {}", txt(n)));
@@ -237,9 +246,22 @@ ExprPtr FunctionBuilder::scalar_binary(BinOp op, ExprPtr a, ExprPtr b, const Spa
   return std::make_shared<Binary>(op, std::move(a), std::move(b), scalar_type(r), s);
 }
 
+std::optional<DataType> FunctionBuilder::dtype_of_local(TSNode n) {
+  n = unparen(n);
+  if (!is(n, "attribute") || txt(field(n, "attribute")) != "dtype") return std::nullopt;
+  TSNode obj = unparen(field(n, "object"));
+  if (!is(obj, "identifier")) return std::nullopt;
+  auto it = names_.find(txt(obj));
+  if (it == names_.end()) return std::nullopt;
+  if (const auto* st = as_shaped(it->second->type)) return st->dtype;
+  if (const auto* sc = as_scalar(it->second->type)) return sc->dtype;
+  return std::nullopt;
+}
+
 AttrValue FunctionBuilder::attr_value(TSNode n, const KwSpec* spec, std::string_view op_name) {
   n = unparen(n);
   const auto& f = *file_;
+  if (auto dt = dtype_of_local(n)) return AttrValue{*dt};  // pl.cast(x, a.dtype)
   std::string d = dotted_name(n, f);
   if (is(n, "unary_operator") && txt(field(n, "operator")) == "-" &&
       dotted_name(field(n, "argument"), f) == "math.inf")
@@ -293,7 +315,7 @@ AttrValue FunctionBuilder::attr_value(TSNode n, const KwSpec* spec, std::string_
   }
   auto v = try_const(n);
   if (!v) {
-    if (is(n, "identifier") && !names_.count(txt(n)) && !ctx_.mod.defines_name(txt(n)))
+    if (is(n, "identifier") && !names_.count(txt(n)) && !global_defined(txt(n)))
       fail(n, "E200", fmt::format("Undefined variable '{}'", txt(n)));
     fail(n, "E302",
          fmt::format("'{}' must be a compile-time constant or an enum literal{}", txt(n),
@@ -378,6 +400,10 @@ static ExprPtr op_call(FunctionBuilder& b, const OpDef& op, const CallArgsCst& a
       if (k2 == name) b.fail(val, "E302", fmt::format("pl.{}() got multiple values for '{}'", op.name, name));
     kw.emplace_back(name, b.attr_value(val, spec, op.name));
   }
+  // One scalar where a list of indices goes (pl.tensor.read(t, i) on a 1-D tensor) is that list.
+  for (size_t i = 0; i < args.size() && i < nargs; ++i)
+    if (op.args[i].kind == ArgKind::IndexList && args[i] && as_scalar(args[i]->type))
+      args[i] = b.make_tuple({args[i]}, args[i]->span);
   return make_call(op, std::move(args), std::move(kw), b.sp(call));
 }
 
@@ -396,20 +422,31 @@ ExprPtr FunctionBuilder::call_expr(TSNode n) {
   }
   if (parts.size() == 1) {
     if (FunctionBuilder* callee = ctx_.find(dn); callee && !callee->is_method_) return function_call(*callee, n, true);
+    if (const FuncDecl* d = mod().top_function(dn))
+      if (FunctionBuilder* callee = ctx_.find(*d); callee && !callee->is_method_) return function_call(*callee, n, true);
     if (dn == "min" || dn == "max" || dn == "abs")
       fail(n, "E303", fmt::format("{}() on DSL values is not supported", dn),
            fmt::format("use pl.{}(...) for scalars; Python {}() is only folded for constants", dn, dn));
     if (dn == "range") fail(n, "E301", "range() is only allowed as the iterator of a for loop, as pl.range()");
-    if (const FuncDecl* d = ctx_.mod.top_function(dn)) {
+    if (const FuncDecl* d = mod().top_function(dn)) {
       if (d->kind == DeclKind::Jit || d->kind == DeclKind::JitHost)
         fail(n, "E301", fmt::format("'{}' is a @pl.jit entry; a @pl.jit function does not call other @pl.jit entries", dn),
              "decorate it with @pl.jit.incore / .inline / .opaque to make it a dependency");
       fail(n, "E301", fmt::format("'{}' is not part of this program", dn));
     }
-    if (!ctx_.mod.defines_name(dn) && !names_.count(dn))
+    if (!global_defined(dn) && !names_.count(dn))
       fail(fnode, "E200", fmt::format("Undefined variable '{}'", dn));
     fail(n, "E301", fmt::format("Unsupported function call '{}'", dn));
   }
+  // mod.fn(...) through `import kernels as mod`: a DSL function of another module.
+  if (parts.size() == 2 && parts[0] != "pl" && parts[0] != "pld" && !names_.count(parts[0]))
+    if (ModuleInfo* m = mod().module_binding(parts[0], fnode)) {
+      const FuncDecl* d = m->top_function(parts[1]);
+      if (FunctionBuilder* callee = d ? ctx_.find(*d) : nullptr) return function_call(*callee, n, true);
+      if (auto v = try_const(n)) return const_to_expr(*v, n);  // C.ceil_div(100, 30): a config helper
+      fail(fnode, "E200", fmt::format("module '{}' has no DSL function '{}'", m->module_name(), parts[1]),
+           "only @pl.function / @pl.jit.* functions of an imported module can be called from DSL code");
+    }
   // Distributed ops are registered (pld.<ns>.<name>, with type rules over plain tensors), but their
   // operands are pld.DistributedTensor window tensors, which the front end does not type yet: a
   // call is rejected here rather than accepted on a plain tensor the reference refuses.
@@ -460,7 +497,7 @@ ExprPtr FunctionBuilder::call_expr(TSNode n) {
     std::string sym;
     if (a.pos.size() != 1 || !string_value(unparen(a.pos[0]), f, sym))
       fail(n, "E302", "pl.dynamic() takes one string literal");
-    return ctx_.mod.dynamic_dim(sym, sym, s);
+    return mod().dynamic_dim(sym, sym, s);
   }
   if (parts.size() == 3 && parts[2] == "get_byte") {
     auto dt = dtype_from_name(parts[1]);
@@ -521,8 +558,12 @@ ExprPtr FunctionBuilder::call_expr(TSNode n) {
       if (!prebuilt[0]) prebuilt[0] = expr(a.pos[0]);
       first = prebuilt[0]->type;
     }
+    const bool generator = !op->args.empty() && op->args[0].kind == ArgKind::Scalar;  // pl.ci / pl.arange(start, shape)
     if (first && first->kind == TypeKind::Tile) op = l_op;
     else if (first && first->kind == TypeKind::Tensor) op = t_op;
+    else if (first && first->kind == TypeKind::Scalar && generator)
+      op = fn_->type == FunctionType::InCore || fn_->type == FunctionType::AIC || fn_->type == FunctionType::AIV
+               ? l_op : t_op;  // no operand to follow: the level of the code it is written in
     else if (first && first->kind == TypeKind::Scalar)
       fail(a.pos[0], "E302", fmt::format("{}() expects a Tensor or Tile as its first operand, got a scalar", dn));
     // Mixing levels is a type error.
@@ -549,12 +590,6 @@ ExprPtr FunctionBuilder::call_expr(TSNode n) {
 
 ExprPtr FunctionBuilder::function_call(FunctionBuilder& callee, TSNode n, bool bare) {
   if (!callee.sig_ok_) throw PoisonedName{};
-  if (!callee.ret_known_) {
-    if (callee.body_state_ == 1)
-      fail(n, "E302", fmt::format("recursive call to '{}' needs a return annotation", callee.decl_.name));
-    callee.build_body();
-    if (!callee.ret_known_) throw PoisonedName{};
-  }
   const auto& cf = *callee.fn_;
   const std::string& name = cf.name;
   auto a = split_args(*this, n);
@@ -590,15 +625,35 @@ ExprPtr FunctionBuilder::function_call(FunctionBuilder& callee, TSNode n, bool b
     if (slots[j]) fail(v, "E302", fmt::format("Function '{}' got multiple values for argument '{}'", name, k));
     slots[j] = expr(v);
   }
-  for (size_t i = 0; i < slots.size(); ++i) {
+  for (size_t i = 0; i < slots.size(); ++i)
     if (!slots[i])
       fail(n, "E302", fmt::format("Function '{}' missing argument '{}'", name, callee.param_names_[i]));
+  callee.resolve_pending_params(slots, n, *this);
+  if (!callee.ret_known_) {
+    if (callee.body_state_ == 1)
+      fail(n, "E302", fmt::format("recursive call to '{}' needs a return annotation", callee.decl_.name));
+    callee.build_body();
+    if (!callee.ret_known_) throw PoisonedName{};
+  }
+  for (size_t i = 0; i < slots.size(); ++i) {
     auto pk = cf.params[i]->type->kind;
     auto ak = slots[i]->type ? slots[i]->type->kind : TypeKind::Ptr;
     if (pk != ak)
       fail(i < a.pos.size() ? a.pos[i] : n, "E302",
            fmt::format("argument '{}' of '{}' must be {}, got {}", callee.param_names_[i], name, type_noun(cf.params[i]->type),
                        type_noun(slots[i]->type)));
+    // A scalar of another dtype converts as Python passes it (a literal 1 to a BOOL flag, an INDEX
+    // to an INT32 parameter): a typed literal, or an explicit cast.
+    const auto* ps = as_scalar(cf.params[i]->type);
+    const auto* as_ = as_scalar(slots[i]->type);
+    if (ps && as_ && ps->dtype != as_->dtype && ps->dtype != DataType::TASK_ID && as_->dtype != DataType::TASK_ID) {
+      if (const auto* ci = as<ConstInt>(slots[i]))
+        slots[i] = dtype_is_float(ps->dtype) ? make_float(double(ci->value), slots[i]->span, ps->dtype)
+                   : ps->dtype == DataType::BOOL ? make_bool(ci->value != 0, slots[i]->span)
+                                                 : make_int(ci->value, slots[i]->span, ps->dtype);
+      else
+        slots[i] = std::make_shared<Unary>(UnOp::Cast, slots[i], cf.params[i]->type, slots[i]->span);
+    }
   }
   if (!dirs.empty() && dirs.size() != slots.size())
     fail(n, "E302", fmt::format("arg_directions has {} entries but the call has {} arguments", dirs.size(), slots.size()));

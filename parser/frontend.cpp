@@ -11,56 +11,14 @@
 #include <sstream>
 
 #include "parser/builder.h"
+#include "parser/factory.h"
+#include "parser/module_set.h"
 
 namespace pypto::parser {
 
 using namespace ir;
 
 namespace {
-
-// Byte offset of the first invalid UTF-8 sequence, or npos.
-size_t invalid_utf8(const std::string& s) {
-  size_t i = 0;
-  while (i < s.size()) {
-    unsigned char c = static_cast<unsigned char>(s[i]);
-    size_t n = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xE ? 3 : (c >> 3) == 0x1E ? 4 : 0;
-    if (n == 0 || i + n > s.size()) return i;
-    for (size_t k = 1; k < n; ++k)
-      if ((static_cast<unsigned char>(s[i + k]) >> 6) != 0x2) return i;
-    if (n == 2 && c < 0xC2) return i;
-    i += n;
-  }
-  return std::string::npos;
-}
-
-void syntax_errors(TSNode n, const SourceFilePtr& f, std::vector<Diagnostic>& out) {
-  if (out.size() >= 20) return;
-  if (ts_node_is_missing(n)) {
-    out.push_back(Diagnostic{Severity::Error, "E002", fmt::format("invalid syntax: missing '{}'", ts_node_type(n)),
-                             span_of(n, f), "", {}});
-    return;
-  }
-  if (is(n, "ERROR")) {
-    Span s = span_of(n, f);
-    std::string t = text(n, *f);
-    auto nl = t.find('\n');
-    if (nl != std::string::npos) {
-      t = t.substr(0, nl);
-    }
-    if (t.size() > 40) t = t.substr(0, 40) + "...";
-    // Point at the first line only.
-    if (s.end_line != s.line) {
-      s.end_line = s.line;
-      s.end_col = s.col + uint32_t(t.size() ? t.size() : 1);
-    }
-    out.push_back(Diagnostic{Severity::Error, "E002", fmt::format("invalid syntax near '{}'", t), s,
-                             "this is not valid Python; pypto reads the file with a Python 3 grammar", {}});
-    return;
-  }
-  if (!ts_node_has_error(n)) return;
-  uint32_t c = ts_node_child_count(n);
-  for (uint32_t i = 0; i < c; ++i) syntax_errors(ts_node_child(n, i), f, out);
-}
 
 void sort_diags(std::vector<Diagnostic>& d) {
   std::stable_sort(d.begin(), d.end(), [](const Diagnostic& a, const Diagnostic& b) {
@@ -70,46 +28,68 @@ void sort_diags(std::vector<Diagnostic>& d) {
 
 }  // namespace
 
+FunctionBuilder* ProgramCtx::find(const FuncDecl& d) const {
+  for (const auto& [name, b] : funcs)
+    if (b->decl().def.id == d.def.id) return b.get();
+  return nullptr;
+}
+
 std::vector<std::string> list_entries(SourceFilePtr file) {
-  CstTree tree(file);
-  ModuleInfo mod(tree, {});
+  ModuleSet set({}, {});
+  ModuleInfo& mod = set.load_main(file);
   std::vector<std::string> out;
   for (const auto& e : mod.entries()) out.push_back(e.name);
   return out;
 }
 
-ProgramPtr parse_file(const std::string& path, const FrontendOptions& opts, DiagnosticSink& sink) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw CompileError("E000", Span{}, fmt::format("cannot read '{}': {}", path, std::strerror(errno)));
-  std::stringstream ss;
-  ss << in.rdbuf();
-  std::string text = ss.str();
-  auto file = std::make_shared<const SourceFile>(path, text);
-  if (size_t bad = invalid_utf8(text); bad != std::string::npos) {
-    auto line_it = std::upper_bound(file->line_starts.begin(), file->line_starts.end(), uint32_t(bad));
-    uint32_t line = uint32_t(line_it - file->line_starts.begin());
-    Span s{file, line, uint32_t(bad - file->line_starts[line - 1]) + 1, line, uint32_t(bad - file->line_starts[line - 1]) + 2};
-    throw CompileError("E000", s, fmt::format("'{}' is not valid UTF-8 (byte offset {})", path, bad),
-                       "save the file as UTF-8");
+ModuleReport check_module(SourceFilePtr file, const FrontendOptions& opts) {
+  ModuleSet set(opts.include_dirs, opts.defines);
+  ModuleInfo& mod = set.load_main(file);
+  std::vector<Diagnostic> errors;
+  mod.check_imports(errors);
+  if (mod.entries().empty() && mod.top_functions().empty() && !mod.imports_dsl())
+    errors.push_back(Diagnostic{Severity::Error, "E010", "no PyPTO code in this file: it defines no DSL function and "
+                                "does not import pypto.language", Span{file, 1, 1, 1, 2},
+                                "pypto reads files written in the PyPTO DSL (import pypto.language as pl)", {}});
+  if (!errors.empty()) {
+    sort_diags(errors);
+    throw CompileError(std::move(errors));
   }
-  return parse_source(file, opts, sink);
+  ModuleReport r;
+  for (const auto& e : mod.entries()) r.entries.push_back(e.name);
+  r.dsl_functions = mod.top_functions().size();
+  if (opts.files_read) *opts.files_read = set.files_read();
+  return r;
+}
+
+ProgramPtr parse_file(const std::string& path, const FrontendOptions& opts, DiagnosticSink& sink) {
+  return parse_source(read_source(path), opts, sink);
 }
 
 ProgramPtr parse_source(SourceFilePtr file, const FrontendOptions& opts, DiagnosticSink& sink) {
-  CstTree tree(file);
-  {
-    std::vector<Diagnostic> errs;
-    syntax_errors(tree.root(), file, errs);
-    if (!errs.empty()) throw CompileError(std::move(errs));
-  }
-  ModuleInfo mod(tree, opts.defines);
+  ModuleSet set(opts.include_dirs, opts.defines);
+  // The files read so far are reported even when the build fails (a depfile then still names them).
+  struct Report {
+    ModuleSet& set;
+    std::vector<std::string>* out;
+    ~Report() {
+      if (out) *out = set.files_read();
+    }
+  } report{set, opts.files_read};
+  ModuleInfo& mod = set.load_main(file);
   const auto& entries = mod.entries();
   std::string names;
   for (const auto& e : entries) names += (names.empty() ? "" : ", ") + e.name;
   const EntryDecl* entry = nullptr;
+  std::optional<FactoryOutcome> factory;
+  for (const auto& [k, _] : mod.factories()) names += (names.empty() ? "" : ", ") + k + " (factory)";
   if (!opts.entry.empty()) {
     for (const auto& e : entries)
       if (e.name == opts.entry) entry = &e;
+    if (!entry && mod.factories().count(opts.entry)) {
+      factory = run_factory(mod, opts.entry, opts.factory_args);
+      entry = &factory->entry;
+    }
     if (!entry)
       throw CompileError("E010", Span{file, 1, 1, 1, 2},
                          entries.empty() ? fmt::format("no entry named '{}': the file has no @pl.program class or @pl.jit function", opts.entry)
@@ -126,8 +106,38 @@ ProgramPtr parse_source(SourceFilePtr file, const FrontendOptions& opts, Diagnos
                        "pass --entry NAME");
   }
 
+  if (!opts.factory_args.empty() && !factory)
+    throw CompileError("E108", span_of(entry->node, file),
+                       fmt::format("--factory-arg given, but entry '{}' is not a factory", entry->name),
+                       mod.factories().empty() ? std::string("this file has no factory functions")
+                                               : fmt::format("select a factory with --entry NAME"));
   ProgramCtx ctx(mod, sink);
   ctx.program_name = entry->name;
+  std::optional<SpecTable> specs;
+  bool specs_read = false;
+  if (opts.specs != "none")
+    ctx.specs = [&]() -> const SpecTable* {
+      if (!specs_read) {
+        specs_read = true;
+        for (const std::string f : opts.specs.empty() ? std::vector<std::string>{"build_tensor_specs", "build_specs"}
+                                                      : std::vector<std::string>{opts.specs})
+          if (!specs && (specs = read_specs(mod, f))) break;
+        if (!specs && !opts.specs.empty())
+          throw CompileError("E109", Span{file, 1, 1, 1, 2}, fmt::format("--specs {}: the file defines no function '{}'",
+                                                                         opts.specs, opts.specs),
+                             "name a module-level function that returns TensorSpec / ScalarSpec records");
+      }
+      return specs ? &*specs : nullptr;
+    };
+  ctx.spec.args = opts.args;
+  ctx.spec.scalars = opts.scalars;
+  if (!entry->is_program) ctx.entry_def = entry->node.id;
+  else if (!opts.args.empty() || !opts.scalars.empty()) {
+    // A program's entry is its orchestration function (or its only function).
+    for (const auto& m : entry->methods)
+      if (!ctx.entry_def && text(m.decorator, *file).find("Orchestration") != std::string::npos) ctx.entry_def = m.def.id;
+    if (!ctx.entry_def && !entry->methods.empty()) ctx.entry_def = entry->methods.front().def.id;
+  }
   std::vector<std::string> order;  // insertion order for dependency discovery
   auto add = [&](const FuncDecl& d, bool is_method) {
     if (ctx.funcs.count(d.name)) {
@@ -139,6 +149,10 @@ ProgramPtr parse_source(SourceFilePtr file, const FrontendOptions& opts, Diagnos
     order.push_back(d.name);
   };
   if (entry->is_program) {
+    if (entry->methods.empty())
+      throw CompileError("E010", span_of(field(entry->node, "name"), file),
+                         fmt::format("@pl.program class '{}' has no @pl.function methods", entry->name),
+                         "a program needs at least one method decorated with @pl.function");
     if (is(entry->decorator, "call")) {
       for (TSNode a : children(field(entry->decorator, "arguments"))) {
         std::string k = is(a, "keyword_argument") ? text(field(a, "name"), *file) : "";
@@ -151,26 +165,40 @@ ProgramPtr parse_source(SourceFilePtr file, const FrontendOptions& opts, Diagnos
     }
     for (const auto& m : entry->methods) add(m, true);
   } else {
-    ctx.is_jit = true;
-    const FuncDecl* d = mod.top_function(entry->name);
+    const FuncDecl* d = factory && factory->entry_function ? &*factory->entry_function
+                                                           : static_cast<const ModuleInfo&>(mod).top_function(entry->name);
+    ctx.is_jit = d->kind != DeclKind::Function;  // a standalone @pl.function calls standalone @pl.functions
     add(*d, false);
   }
   // Dependencies: bare-name calls to module-level DSL functions (jit: .incore/.inline/.opaque/
   // .extern; program: standalone @pl.function), transitively.
   auto is_dependency = [&](const FuncDecl& d) {
+    if (d.module != &mod) return true;  // imported DSL functions are always callees
     return ctx.is_jit ? (d.kind == DeclKind::JitIncore || d.kind == DeclKind::JitInline ||
                          d.kind == DeclKind::JitOpaque || d.kind == DeclKind::JitExtern)
                       : d.kind == DeclKind::Function;
   };
   // Scanning the bodies for calls walks every node, so skip it when nothing could be added.
-  bool any_candidate = false;
-  for (const auto& [name, d] : mod.top_functions()) any_candidate = any_candidate || is_dependency(d);
-  for (size_t i = 0; any_candidate && i < order.size(); ++i) {
+  for (size_t i = 0; i < order.size(); ++i) {
     auto* b = ctx.find(order[i]);
+    ModuleInfo& in = b->mod();
     for (const auto& callee : b->called_names(false)) {
-      if (ctx.funcs.count(callee)) continue;
-      const FuncDecl* d = mod.top_function(callee);
-      if (d && is_dependency(*d)) add(*d, false);
+      const FuncDecl* d = nullptr;
+      try {
+        if (auto dot = callee.find('.'); dot != std::string::npos) {
+          if (ModuleInfo* m = in.module_binding(callee.substr(0, dot), TSNode{}))
+            d = m->top_function(callee.substr(dot + 1));
+        } else if (factory && b->decl().closure && factory->functions.count(callee)) {
+          d = &factory->functions.at(callee);  // a DSL function the factory defined
+        } else {
+          d = in.top_function(callee);
+        }
+      } catch (const CompileError& e) {
+        ctx.record(e);
+        continue;
+      }
+      if (!d || ctx.find(*d)) continue;
+      if (is_dependency(*d)) add(*d, false);
     }
   }
   for (auto& [name, b] : ctx.funcs) {
@@ -180,21 +208,41 @@ ProgramPtr parse_source(SourceFilePtr file, const FrontendOptions& opts, Diagnos
       ctx.record(e);
     }
   }
-  for (auto& [name, b] : ctx.funcs) {
-    try {
-      b->build_body();
-    } catch (const CompileError& e) {
-      ctx.record(e);
-    } catch (const PoisonedName&) {
+  // Bodies; a dependency with bare parameters waits for the call that types it, so repeat while
+  // building one types another.
+  for (bool progress = true; progress;) {
+    progress = false;
+    for (auto& [name, b] : ctx.funcs) {
+      if (b->body_state_ != 0 || b->has_untyped_params()) continue;
+      progress = true;
+      try {
+        b->build_body();
+      } catch (const CompileError& e) {
+        ctx.record(e);
+      } catch (const PoisonedName&) {
+      }
     }
   }
+  for (auto& [name, b] : ctx.funcs)
+    if (ctx.errors.empty() && b->has_untyped_params() && b->sig_ok_)  // else a failed caller is why
+      for (size_t i : b->pending_params_)
+        ctx.errors.push_back(Diagnostic{Severity::Error, "E103",
+                                        fmt::format("parameter '{}' of '{}' has a bare 'pl.Tensor' annotation and no "
+                                                    "call gives it a type",
+                                                    b->param_names_[i], name),
+                                        b->sp(b->param_nodes_[i]),
+                                        "annotate the shape (pl.Tensor[[d0, d1], pl.FP32]), or call it from the entry", {}});
   if (!ctx.errors.empty()) {
     sort_diags(ctx.errors);
     throw CompileError(std::move(ctx.errors));
   }
   std::vector<FunctionPtr> fns;
   for (auto& [name, b] : ctx.funcs) fns.push_back(b->result());
-  return make_program(entry->name, std::move(fns), mod.dynamic_dims(), span_of(entry->node, file));
+  for (const auto& k : set.unused_module_defines())
+    sink.report(Diagnostic{Severity::Warning, "W010",
+                           fmt::format("-D {}: the program imports no module '{}'", k, k.substr(0, k.rfind('.'))),
+                           Span{}, "", {}});
+  return make_program(entry->name, std::move(fns), set.dynamic_order(), span_of(entry->node, file));
 }
 
 }  // namespace pypto::parser

@@ -1,4 +1,5 @@
 // Function signatures (decorator fields, parameters, return annotation) and bodies.
+#include <algorithm>
 #include <fmt/format.h>
 
 #include "parser/builder.h"
@@ -8,7 +9,7 @@ namespace pypto::parser {
 using namespace ir;
 
 FunctionBuilder::FunctionBuilder(ProgramCtx& ctx, FuncDecl decl, bool is_method)
-    : ctx_(ctx), decl_(std::move(decl)), file_(ctx.mod.file()), is_method_(is_method) {
+    : ctx_(ctx), decl_(std::move(decl)), file_(decl_.module->file()), is_method_(is_method) {
   fn_ = std::make_shared<Function>();
   fn_->name = decl_.name;
   fn_->span = sp(field(decl_.def, "name"));
@@ -75,6 +76,71 @@ void FunctionBuilder::parse_decorator() {
   }
 }
 
+// The type of an entry parameter: its annotation, or what --arg NAME=SPEC says for a bare
+// `pl.Tensor` (also inside pl.Out[...] / pl.InOut[...]); a spec must agree with a full annotation.
+bool FunctionBuilder::bare_tensor(TSNode ann, ParamDirection* dir) const {
+  TSNode inner = ann;
+  if (is(inner, "type") && children(inner).size() == 1) inner = children(inner)[0];
+  inner = unparen(inner);
+  ParamDirection d = ParamDirection::In;
+  if (is(inner, "subscript")) {
+    std::string head = dotted_name(field(inner, "value"), *file_);
+    head = head.substr(head.rfind('.') == std::string::npos ? 0 : head.rfind('.') + 1);
+    auto subs = field_children(inner, "subscript");
+    if ((head == "Out" || head == "InOut") && subs.size() == 1) {
+      d = head == "Out" ? ParamDirection::Out : ParamDirection::InOut;
+      inner = unparen(subs[0]);
+    }
+  }
+  const std::string dn = dotted_name(inner, *file_);
+  if (dn != "pl.Tensor" && dn != "Tensor") return false;
+  *dir = d;
+  return true;
+}
+
+TypePtr FunctionBuilder::entry_param_type(TSNode ann, ParamDirection* dir, const std::string& name) {
+  auto it = ctx_.spec.args.find(name);
+  if (it == ctx_.spec.args.end()) {
+    // A bare parameter without --arg: the file's spec function, when it has one and names it.
+    if (ctx_.specs && bare_tensor(ann, dir))
+      if (const SpecTable* t = ctx_.specs())
+        if (auto s = t->tensors.find(name); s != t->tensors.end()) return s->second;
+    return parse_type(ann, dir, name);
+  }
+  TypePtr want = parse_arg_spec(name, it->second, mod());
+  if (bare_tensor(ann, dir)) return want;
+  TypePtr t = parse_type(ann, dir, name);
+  if (!as_tensor(t))
+    fail(ann, "E104", fmt::format("--arg {}={}: parameter '{}' is {}, not a tensor", name, it->second, name, type_str(t)),
+         "--arg types tensor parameters; use --scalar NAME=VALUE for a scalar");
+  if (!same_type(t, want))
+    fail(ann, "E104",
+         fmt::format("--arg {}={} contradicts the annotation of '{}': {}", name, it->second, name, type_str(t)),
+         fmt::format("drop the --arg, or give the annotated shape: --arg {}={}", name, type_str(t)));
+  return t;
+}
+
+// Every --arg / --scalar names a parameter of the entry (of the right kind).
+void FunctionBuilder::check_specialization(std::vector<CompileError>& errs) {
+  std::string params;
+  for (const auto& p : param_names_) params += (params.empty() ? "" : ", ") + p;
+  auto has = [&](const std::string& n) {
+    return specialized_.count(n) || std::find(param_names_.begin(), param_names_.end(), n) != param_names_.end();
+  };
+  TSNode at = field(decl_.def, "name");
+  for (const auto& [flag, specs] : {std::pair{"--arg", &ctx_.spec.args}, std::pair{"--scalar", &ctx_.spec.scalars}})
+    for (const auto& [n, v] : *specs)
+      if (!has(n))
+        errs.emplace_back("E107", sp(at), fmt::format("{} {}={}: entry '{}' has no parameter '{}'", flag, n, v, decl_.name, n),
+                          params.empty() ? "the entry takes no parameters" : fmt::format("its parameters: {}", params));
+  for (const auto& [n, v] : ctx_.spec.scalars) {
+    for (size_t i = 0; i < fn_->params.size(); ++i)
+      if (fn_->params[i]->name == n && !as_scalar(fn_->params[i]->type))
+        errs.emplace_back("E107", sp(at), fmt::format("--scalar {}={}: parameter '{}' is not a scalar", n, v, n),
+                          "--scalar binds scalar parameters; use --arg NAME=DTYPE[dims] for a tensor");
+  }
+}
+
 void FunctionBuilder::build_signature() {
   parse_decorator();
   const auto& f = *file_;
@@ -86,6 +152,7 @@ void FunctionBuilder::build_signature() {
     fail(is_null(params) ? decl_.def : params, "E100",
          fmt::format("method '{}' must take 'self' first (only role=pl.Role.SubWorker functions have no self)", decl_.name));
   std::vector<CompileError> errs;
+  const bool is_entry = decl_.def.id == ctx_.entry_def;
   for (size_t i = i0; i < ps.size(); ++i) {
     TSNode p = ps[i];
     try {
@@ -99,10 +166,31 @@ void FunctionBuilder::build_signature() {
       if (!is(name_node, "identifier")) fail(p, "E101", fmt::format("unsupported parameter '{}'", txt(p)));
       std::string name = txt(name_node);
       ParamDirection dir = ParamDirection::In;
-      TypePtr t = parse_type(field(p, "type"), &dir, name);
+      const bool dependency = ctx_.is_jit && (decl_.kind == DeclKind::JitIncore || decl_.kind == DeclKind::JitInline ||
+                                              decl_.kind == DeclKind::JitOpaque);
+      if (dependency && bare_tensor(field(p, "type"), &dir)) {
+        // Typed by its first call site (resolve_pending_params).
+        for (const auto& pn : param_names_)
+          if (pn == name) fail(name_node, "E101", fmt::format("duplicate parameter '{}'", name));
+        pending_params_.push_back(fn_->params.size());
+        fn_->params.push_back(nullptr);
+        fn_->param_directions.push_back(dir);
+        param_names_.push_back(name);
+        param_nodes_.push_back(name_node);
+        continue;
+      }
+      TypePtr t = is_entry ? entry_param_type(field(p, "type"), &dir, name) : parse_type(field(p, "type"), &dir, name);
+      if (is_entry && as_scalar(t))
+        if (auto it = ctx_.spec.scalars.find(name); it != ctx_.spec.scalars.end()) {
+          // --scalar NAME=VALUE: a specialisation constant, folded at every use; it leaves the signature.
+          if (auto c = parse_scalar_spec(name, it->second, as_scalar(t)->dtype, mod())) {
+            specialized_[name] = *c;
+            continue;
+          }
+        }
       VarPtr v;
       // A Scalar[INDEX] parameter named like a module pl.dynamic symbol binds that symbol.
-      if (auto dv = ctx_.mod.lookup(name, name_node); dv && dv->is_dyn() && as_scalar(t) &&
+      if (auto dv = global_lookup(name, name_node); dv && dv->is_dyn() && as_scalar(t) &&
                                                       as_scalar(t)->dtype == DataType::INDEX)
         v = std::get<VarPtr>(dv->v);
       else
@@ -113,6 +201,15 @@ void FunctionBuilder::build_signature() {
       fn_->params.push_back(v);
       fn_->param_directions.push_back(dir);
       param_names_.push_back(name);
+      param_nodes_.push_back(name_node);
+    } catch (const CompileError& e) {
+      errs.push_back(e);
+    }
+  }
+  if (is_entry && errs.empty()) check_specialization(errs);
+  if (errs.empty()) {
+    try {
+      apply_bind_dynamic();
     } catch (const CompileError& e) {
       errs.push_back(e);
     }
@@ -140,8 +237,92 @@ void FunctionBuilder::build_signature() {
   sig_ok_ = true;
 }
 
+// `x.bind_dynamic(DIM, SYM)` statements at the top level of the body: dimension DIM of parameter x
+// is the pl.dynamic symbol SYM (its extent a runtime value of the whole program). Parameters typed
+// by a call site get theirs when that call types them.
+void FunctionBuilder::apply_bind_dynamic() {
+  for (TSNode st : children(field(decl_.def, "body"))) {
+    if (!is(st, "expression_statement") || children(st).size() != 1) continue;
+    TSNode c = unparen(children(st)[0]);
+    if (!is(c, "call") || !is(field(c, "function"), "attribute")) continue;
+    TSNode fn = field(c, "function");
+    if (txt(field(fn, "attribute")) != "bind_dynamic" || !is(field(fn, "object"), "identifier")) continue;
+    const std::string pname = txt(field(fn, "object"));
+    auto pos = std::find(param_names_.begin(), param_names_.end(), pname);
+    if (pos == param_names_.end()) continue;  // not a parameter: the statement reports it
+    const size_t i = size_t(pos - param_names_.begin());
+    if (!fn_->params[i]) continue;  // typed later by its call site
+    auto args = children(field(c, "arguments"));
+    if (args.size() != 2) fail(c, "E302", "bind_dynamic() takes (dim, pl.dynamic symbol)");
+    auto dim = try_const(args[0]);
+    auto sym = try_const(args[1]);
+    const auto* t = as_tensor(fn_->params[i]->type);
+    if (!t) fail(c, "E302", fmt::format("bind_dynamic() on '{}', which is not a tensor", pname));
+    if (!dim || !dim->is_int() || dim->as_int() < 0 || dim->as_int() >= int64_t(t->shape.size()))
+      fail(args[0], "E302", fmt::format("bind_dynamic() dimension must be an integer in [0, {})", t->shape.size()));
+    if (!sym || !sym->is_dyn())
+      fail(args[1], "E302", fmt::format("bind_dynamic() needs a pl.dynamic symbol, got '{}'", txt(args[1])),
+           "define it with M = pl.dynamic(\"M\")");
+    auto shape = t->shape;
+    shape[size_t(dim->as_int())] = std::get<VarPtr>(sym->v);
+    auto v = make_var(pname, std::make_shared<TensorType>(t->dtype, std::move(shape), t->view, t->memref),
+                      fn_->params[i]->span);
+    fn_->params[i] = v;
+    names_[pname] = v;
+    bound_dynamic_.insert(c.id);
+  }
+}
+
+void FunctionBuilder::resolve_pending_params(const std::vector<ExprPtr>& args, TSNode call, FunctionBuilder& caller) {
+  if (!pending_params_.empty() && pending_site_.empty()) {
+    for (size_t i : pending_params_) {
+      const auto* t = args[i] ? as_tensor(args[i]->type) : nullptr;
+      if (!t)
+        caller.fail(call, "E302",
+                    fmt::format("argument '{}' of '{}' must be a tensor: its bare pl.Tensor annotation takes the "
+                                "type of the argument",
+                                param_names_[i], decl_.name));
+      // Dims that name the caller's locals cannot cross into the callee: they become dynamic.
+      std::vector<ExprPtr> dims;
+      for (size_t d = 0; d < t->shape.size(); ++d) {
+        const auto* v = as<Var>(t->shape[d]);
+        if (as<ConstInt>(t->shape[d]) || (v && mod().is_dynamic_symbol(t->shape[d])))
+          dims.push_back(t->shape[d]);
+        else
+          dims.push_back(mod().dynamic_dim(fmt::format("{}.{}_d{}", decl_.name, param_names_[i], d),
+                                           fmt::format("{}_{}_d{}", decl_.name, param_names_[i], d), sp(param_nodes_[i])));
+      }
+      auto pt = std::make_shared<TensorType>(t->dtype, std::move(dims));
+      auto v = make_var(param_names_[i], pt, sp(param_nodes_[i]));
+      fn_->params[i] = v;
+      names_[param_names_[i]] = v;
+    }
+    pending_site_ = caller.sp(call).to_string();
+    apply_bind_dynamic();
+    return;
+  }
+  // A later call site with other shapes: the first one decided (the reference ignores it silently).
+  for (size_t i : pending_params_) {
+    const auto* t = args[i] ? as_tensor(args[i]->type) : nullptr;
+    const auto* have = as_tensor(fn_->params[i]->type);
+    bool same = t && have && t->dtype == have->dtype && t->shape.size() == have->shape.size();
+    for (size_t d = 0; same && d < t->shape.size(); ++d) {
+      auto a = const_int_value(t->shape[d]), b = const_int_value(have->shape[d]);
+      same = !(a && b && *a != *b);
+    }
+    if (!same)
+      ctx_.sink.report(Diagnostic{Severity::Warning, "W011",
+                                  fmt::format("'{}' is called with {} for its bare parameter '{}', but its first call "
+                                              "({}) typed it {}; this call uses the first type",
+                                              decl_.name, t ? type_str(args[i]->type) : "a non-tensor",
+                                              param_names_[i], pending_site_, type_str(fn_->params[i]->type)),
+                                  caller.sp(call), "call it with one shape, or annotate the parameter", {}});
+  }
+}
+
 void FunctionBuilder::build_body() {
   if (body_state_ != 0) return;
+  if (!pending_params_.empty() && pending_site_.empty()) return;  // no call site has typed it yet
   body_state_ = 1;
   if (!sig_ok_) {
     body_state_ = 2;
@@ -196,6 +377,9 @@ static void collect_calls(TSNode root, const SourceFile& f, bool self_calls, std
       TSNode fn = field(n, "function");
       if (!self_calls && is(fn, "identifier")) {
         out.push_back(text(fn, f));
+      } else if (!self_calls && is(fn, "attribute") && is(field(fn, "object"), "identifier")) {
+        std::string obj = text(field(fn, "object"), f);  // mod.fn(...) of an imported module
+        if (obj != "pl" && obj != "pld" && obj != "self") out.push_back(obj + "." + text(field(fn, "attribute"), f));
       } else if (self_calls && is(fn, "attribute")) {
         TSNode obj = field(fn, "object");
         if (is(obj, "identifier") && text(obj, f) == "self") out.push_back(text(field(fn, "attribute"), f));

@@ -1,10 +1,12 @@
-// Module scan: constants, dynamic symbols, DSL declarations and comments (see module_scan.h).
+// Module scan: constants, dynamic symbols, imports, config classes and functions, DSL
+// declarations and comments (see module_scan.h).
 #include "parser/module_scan.h"
 
 #include <algorithm>
 #include <fmt/format.h>
 
 #include "ir/diagnostic.h"
+#include "parser/module_set.h"
 
 namespace pypto::parser {
 
@@ -35,6 +37,30 @@ std::string deco_name(TSNode e, const ir::SourceFile& f) {
   return dotted_name(e, f);
 }
 
+// Host-side modules whose members never become DSL constants (their names simply stay unknown
+// to the evaluator, which is an error only if a DSL construct needs one).
+bool host_module(const std::string& m) {
+  static const char* kHost[] = {"torch", "numpy", "np", "argparse", "os", "sys", "pathlib", "typing", "functools",
+                                "__future__", "golden", "collections", "itertools", "json", "re", "time", "logging",
+                                "subprocess", "shutil", "abc", "enum", "copy", "contextlib", "warnings", "random",
+                                "pytest", "unittest", "textwrap", "inspect", "struct", "tempfile", "ctypes",
+                                "importlib", "types", "string", "hashlib", "datetime", "glob", "io", "platform",
+                                "socket", "threading", "multiprocessing", "signal", "traceback", "atexit",
+                                "statistics", "fractions", "decimal", "numbers", "weakref", "queue", "heapq",
+                                "bisect", "array", "csv", "pickle", "zlib", "gzip", "shlex", "uuid", "secrets",
+                                "concurrent", "asyncio", "dis", "pprint", "difflib", "fnmatch", "errno", "stat"};
+  const std::string root = m.substr(0, m.find('.'));
+  for (const char* h : kHost)
+    if (root == h) return true;
+  return root == "pypto" && m != "pypto.language";
+}
+
+// Does the text of `n` read the environment, argv or files? (for the hint of a failed constant)
+bool reads_environment(const std::string& t) {
+  return t.find("sys.argv") != std::string::npos || t.find("os.environ") != std::string::npos ||
+         t.find("getenv") != std::string::npos || t.find("open(") != std::string::npos;
+}
+
 }  // namespace
 
 std::optional<DeclKind> classify_decorator(TSNode e, const ir::SourceFile& f, bool& is_program) {
@@ -54,8 +80,8 @@ std::optional<DeclKind> classify_decorator(TSNode e, const ir::SourceFile& f, bo
   return std::nullopt;
 }
 
-ModuleInfo::ModuleInfo(const CstTree& tree, const std::vector<std::pair<std::string, std::string>>& defines)
-    : file_(tree.file()) {
+ModuleInfo::ModuleInfo(ModuleSet& set, const CstTree& tree, std::string module_name)
+    : set_(set), file_(tree.file()), name_(std::move(module_name)) {
   const auto& f = *file_;
   collect_comments(tree.root(), f, comments_);
   int64_t prev_row = -1;
@@ -65,10 +91,11 @@ ModuleInfo::ModuleInfo(const CstTree& tree, const std::vector<std::pair<std::str
       auto c = children(top);
       if (c.size() == 1 && is(c[0], "assignment")) {
         TSNode left = field(c[0], "left"), right = field(c[0], "right");
-        if (is(left, "identifier") && !is_null(right)) {
+        if (is(left, "identifier") && !is_null(right) && !is(right, "assignment")) {
           std::string name = text(left, f);
           assigns_[name] = right;
           values_.erase(name);
+          tuple_assigns_.erase(name);
           TSNode r = unparen(right);
           if (is(r, "call") && dotted_name(field(r, "function"), f) == "pl.dynamic") {
             auto args = children(field(r, "arguments"));
@@ -77,10 +104,45 @@ ModuleInfo::ModuleInfo(const CstTree& tree, const std::vector<std::pair<std::str
             dyn_.erase(name);
             dynamic_dim(name, sym, span_of(r, file_));
           }
+        } else if ((is(left, "pattern_list") || is(left, "tuple_pattern")) && !is_null(right)) {
+          auto names = children(left);
+          for (size_t i = 0; i < names.size(); ++i)
+            if (is(names[i], "identifier")) {
+              std::string name = text(names[i], f);
+              assigns_.erase(name);
+              values_.erase(name);
+              tuple_assigns_[name] = {right, i};
+            }
         }
       }
+    } else if (is(top, "import_statement") || is(top, "import_from_statement")) {
+      scan_import(top);
+    } else if (is(top, "try_statement")) {
+      // `try: from x import y / except ImportError: ...`: the imports of the try body count.
+      for (TSNode s : children(field(top, "body")))
+        if (is(s, "import_statement") || is(s, "import_from_statement")) scan_import(s);
+    } else if (is(top, "class_definition")) {
+      scan_const_class(top, TSNode{});
+    } else if (is(top, "function_definition")) {
+      // A builder that defines DSL code in its body is a factory.
+      for (TSNode st : children(field(top, "body"))) {
+        if (!is(st, "decorated_definition")) continue;
+        bool dsl = false;
+        for (TSNode d : children(st))
+          if (is(d, "decorator") && !children(d).empty()) {
+            bool prog = false;
+            dsl = dsl || classify_decorator(children(d)[0], f, prog).has_value();
+          }
+        if (dsl) factories_[text(field(top, "name"), f)] = top;
+      }
+      auto fn = std::make_unique<ConstFunction>();
+      fn->name = text(field(top, "name"), f);
+      fn->env = this;
+      fn->def = top;
+      functions_[fn->name] = std::move(fn);
     } else if (is(top, "decorated_definition")) {
       TSNode def = field(top, "definition");
+      bool dsl = false;
       for (TSNode d : children(top)) {
         if (!is(d, "decorator")) continue;
         auto de = children(d);
@@ -88,6 +150,7 @@ ModuleInfo::ModuleInfo(const CstTree& tree, const std::vector<std::pair<std::str
         bool is_program = false;
         auto k = classify_decorator(de[0], f, is_program);
         if (!k) continue;
+        dsl = true;
         if (is_program && is(def, "class_definition")) {
           scan_class(top, def, de[0], prev_row);
         } else if (!is_program && is(def, "function_definition")) {
@@ -97,6 +160,7 @@ ModuleInfo::ModuleInfo(const CstTree& tree, const std::vector<std::pair<std::str
           fd.decorator = de[0];
           fd.kind = *k;
           fd.leading_comments = comments_between(prev_row, start_row);
+          fd.module = this;
           top_functions_[fd.name] = fd;
           if (*k == DeclKind::Jit || *k == DeclKind::JitHost) {
             EntryDecl e;
@@ -108,30 +172,181 @@ ModuleInfo::ModuleInfo(const CstTree& tree, const std::vector<std::pair<std::str
         }
         break;
       }
+      if (!dsl && is(def, "class_definition")) scan_const_class(def, top);
+      if (!dsl && is(def, "function_definition")) {  // @functools.cache and the like: still pure
+        auto fn = std::make_unique<ConstFunction>();
+        fn->name = text(field(def, "name"), f);
+        fn->env = this;
+        fn->def = def;
+        functions_[fn->name] = std::move(fn);
+      }
     }
     prev_row = ts_node_end_point(top).row;
     if (ts_node_end_point(top).column == 0 && prev_row > 0) --prev_row;
   }
-  // A file without @pl.program / @pl.jit entries: its standalone kernels (@pl.jit.incore /
-  // .opaque) are the entries (each compiles to a one-function program).
+  // A file without @pl.program / @pl.jit entries: its standalone functions (@pl.function,
+  // @pl.jit.incore / .opaque) are the entries (each compiles to a program of it and its callees).
   if (entries_.empty()) {
     for (TSNode top : children(tree.root())) {
       if (!is(top, "decorated_definition") || !is(field(top, "definition"), "function_definition")) continue;
       std::string name = text(field(field(top, "definition"), "name"), f);
       const FuncDecl* fd = top_function(name);
-      if (fd && (fd->kind == DeclKind::JitIncore || fd->kind == DeclKind::JitOpaque))
+      if (fd && (fd->kind == DeclKind::JitIncore || fd->kind == DeclKind::JitOpaque || fd->kind == DeclKind::Function))
         entries_.push_back(EntryDecl{name, false, fd->def, fd->decorator, {}});
     }
   }
-  // -D overrides are evaluated last so they may refer to module constants.
+}
+
+void ModuleInfo::apply_defines(const std::vector<std::pair<std::string, std::string>>& defines) {
+  // Evaluated last so they may refer to module constants. A bare word that names nothing
+  // (-D config.ACTIVE_VARIANT=pro) is taken as that string.
   for (const auto& [name, value] : defines) {
-    values_[name] = eval_expression_text(value, fmt::format("-D {}={}", name, value),
-                                         [this](const std::string& n, TSNode at) { return lookup(n, at); });
+    auto lookup = [this](const std::string& n, TSNode at) { return global(n, at); };
+    bool word = !value.empty() && std::all_of(value.begin(), value.end(), [](char c) {
+      return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-';
+    });
+    bool number = !value.empty() && (std::isdigit(static_cast<unsigned char>(value[0])) || value[0] == '-');
+    if (word && !number && value != "True" && value != "False" && value != "None" && !defines_name(value))
+      values_[name] = ConstValue{value};
+    else
+      values_[name] = eval_expression_text(value, fmt::format("-D {}={}", name, value), lookup, this);
     assigns_.erase(name);
+    tuple_assigns_.erase(name);
   }
 }
 
+void ModuleInfo::scan_import(TSNode s) {
+  const auto& f = *file_;
+  if (is(s, "import_statement")) {
+    // import a.b        → binds `a` (the package; a.b reachable as an attribute)
+    // import a.b as c   → binds `c` to a.b
+    for (TSNode n : children(s)) {
+      if (is(n, "aliased_import")) {
+        imports_[text(field(n, "alias"), f)] = Import{text(field(n, "name"), f), 0, "", s};
+      } else if (is(n, "dotted_name")) {
+        std::string d = text(n, f);
+        std::string root = d.substr(0, d.find('.'));
+        imports_[root] = Import{root, 0, "", s};
+      }
+    }
+    return;
+  }
+  // from [.]*a.b import x [as y], ... | from . import x | from a import *
+  TSNode mod = field(s, "module_name");
+  std::string module;
+  int level = 0;
+  if (is(mod, "relative_import")) {
+    for (TSNode c : children(mod)) {
+      if (is(c, "import_prefix")) level = int(text(c, f).size());
+      else if (is(c, "dotted_name")) module = text(c, f);
+    }
+  } else {
+    module = text(mod, f);
+  }
+  if (module == "__future__") return;
+  for (TSNode n : field_children(s, "name")) {
+    if (is(n, "aliased_import"))
+      imports_[text(field(n, "alias"), f)] = Import{module, level, text(field(n, "name"), f), s};
+    else if (is(n, "dotted_name"))
+      imports_[text(n, f)] = Import{module, level, text(n, f), s};
+  }
+}
+
+void ModuleInfo::scan_const_class(TSNode cls, TSNode decorated) {
+  const auto& f = *file_;
+  auto c = std::make_unique<ConstClass>();
+  c->name = text(field(cls, "name"), f);
+  c->env = this;
+  c->node = cls;
+  if (!is_null(decorated))
+    for (TSNode d : children(decorated)) {
+      if (!is(d, "decorator") || children(d).empty()) continue;
+      std::string n = deco_name(children(d)[0], f);
+      if (n == "dataclass" || n == "dataclasses.dataclass") c->dataclass = true;
+    }
+  // Fields of a base class defined earlier in this module come first (dataclass inheritance).
+  for (TSNode b : children(field(cls, "superclasses")))
+    if (is(b, "identifier"))
+      if (auto it = classes_.find(text(b, f)); it != classes_.end()) {
+        const ConstClass& base = *it->second;
+        c->fields = base.fields;
+        c->methods = base.methods;
+        c->properties = base.properties;
+        c->class_vars = base.class_vars;
+        c->dataclass = c->dataclass || base.dataclass;
+      }
+  for (TSNode m : children(field(cls, "body"))) {
+    if (is(m, "expression_statement")) {
+      auto e = children(m);
+      if (e.size() != 1 || !is(e[0], "assignment")) continue;
+      TSNode left = field(e[0], "left");
+      if (!is(left, "identifier")) continue;
+      std::string name = text(left, f);
+      TSNode type = field(e[0], "type");
+      if (!is_null(type) && text(type, f).find("ClassVar") == std::string::npos) {
+        auto it = std::find_if(c->fields.begin(), c->fields.end(), [&](const auto& fd) { return fd.name == name; });
+        TSNode dflt = field(e[0], "right");
+        // field(default=X) keeps X; default_factory and other field() forms have no constant default.
+        if (!is_null(dflt) && is(unparen(dflt), "call") &&
+            (dotted_name(field(unparen(dflt), "function"), f) == "field" ||
+             dotted_name(field(unparen(dflt), "function"), f) == "dataclasses.field")) {
+          TSNode kept{};
+          for (TSNode a : children(field(unparen(dflt), "arguments")))
+            if (is(a, "keyword_argument") && text(field(a, "name"), f) == "default") kept = field(a, "value");
+          dflt = kept;
+        }
+        if (it != c->fields.end()) it->default_value = dflt;
+        else c->fields.push_back(ConstClass::Field{name, dflt});
+      } else if (!is_null(field(e[0], "right"))) {
+        c->class_vars[name] = field(e[0], "right");
+      }
+    } else if (is(m, "function_definition")) {
+      c->methods[text(field(m, "name"), f)] = m;
+    } else if (is(m, "decorated_definition") && is(field(m, "definition"), "function_definition")) {
+      TSNode def = field(m, "definition");
+      std::string name = text(field(def, "name"), f);
+      bool prop = false, skip = false;
+      for (TSNode d : children(m)) {
+        if (!is(d, "decorator") || children(d).empty()) continue;
+        std::string n = deco_name(children(d)[0], f);
+        if (n == "property" || n == "functools.cached_property" || n == "cached_property") prop = true;
+        if (n == "staticmethod" || n == "classmethod") skip = true;
+      }
+      if (skip) continue;
+      c->methods[name] = def;
+      if (prop) c->properties.insert(name);
+    }
+  }
+  classes_[c->name] = std::move(c);
+}
+
 void ModuleInfo::scan_class(TSNode decorated, TSNode cls, TSNode decorator, int64_t prev_row) {
+  (void)decorated;
+  (void)prev_row;
+  entries_.push_back(program_decl(cls, decorator));
+}
+
+std::optional<FuncDecl> ModuleInfo::dsl_function_decl(TSNode decorated) {
+  const auto& f = *file_;
+  TSNode def = field(decorated, "definition");
+  if (!is(def, "function_definition")) return std::nullopt;
+  for (TSNode d : children(decorated)) {
+    if (!is(d, "decorator") || children(d).empty()) continue;
+    bool is_program = false;
+    auto k = classify_decorator(children(d)[0], f, is_program);
+    if (!k || is_program) continue;
+    FuncDecl fd;
+    fd.name = text(field(def, "name"), f);
+    fd.def = def;
+    fd.decorator = children(d)[0];
+    fd.kind = *k;
+    fd.module = this;
+    return fd;
+  }
+  return std::nullopt;
+}
+
+EntryDecl ModuleInfo::program_decl(TSNode cls, TSNode decorator) {
   const auto& f = *file_;
   EntryDecl e;
   e.name = text(field(cls, "name"), f);
@@ -145,67 +360,224 @@ void ModuleInfo::scan_class(TSNode decorated, TSNode cls, TSNode decorator, int6
       for (TSNode d : children(m)) {
         if (!is(d, "decorator")) continue;
         auto de = children(d);
-        bool is_program = false;
         if (de.empty() || deco_name(de[0], f) != "pl.function") continue;
-        (void)classify_decorator(de[0], f, is_program);
         FuncDecl fd;
         fd.def = field(m, "definition");
         fd.name = text(field(fd.def, "name"), f);
         fd.decorator = de[0];
         fd.kind = DeclKind::Function;
         fd.leading_comments = comments_between(prev, start_row);
+        fd.module = this;
         e.methods.push_back(fd);
         break;
       }
     }
     prev = ts_node_end_point(m).row;
   }
-  entries_.push_back(std::move(e));
+  return e;
 }
 
 bool ModuleInfo::defines_name(const std::string& name) const {
-  return values_.count(name) || assigns_.count(name) || dyn_.count(name);
+  return values_.count(name) || assigns_.count(name) || tuple_assigns_.count(name) || dyn_.count(name) ||
+         imports_.count(name) || classes_.count(name) || functions_.count(name) || top_functions_.count(name);
 }
 
-std::optional<ConstValue> ModuleInfo::lookup(const std::string& name, TSNode at) {
+void ModuleInfo::not_constant(const std::string& name, TSNode at, TSNode def) {
+  std::string def_text = text(def, *file_);
+  // Calls of helpers of this module anywhere in the definition: look into their bodies too.
+  std::vector<TSNode> stack{def};
+  while (!stack.empty()) {
+    TSNode n = stack.back();
+    stack.pop_back();
+    if (is(n, "identifier"))
+      if (auto it = functions_.find(text(n, *file_)); it != functions_.end()) def_text += text(it->second->def, *file_);
+    for (uint32_t i = 0; i < ts_node_named_child_count(n); ++i) stack.push_back(ts_node_named_child(n, i));
+  }
+  const std::string qual = name_.empty() ? name : fmt::format("{}.{}", name_, name);
+  const bool main = !set_.files_read().empty() && set_.files_read().front() == file_->path;
+  const std::string dname = main ? name : qual;
+  if (reads_environment(def_text))
+    throw ir::CompileError("E202", span_of(at, file_),
+                           fmt::format("cannot evaluate {} at compile time: its value comes from the command line or "
+                                       "the environment; pass -D {}=VALUE",
+                                       name, dname),
+                           fmt::format("'{}' (line {} of {}) reads sys.argv / the environment, which pypto never "
+                                       "evaluates; -D {}=VALUE sets it",
+                                       name, ts_node_start_point(def).row + 1, file_->path, dname));
+  throw ir::CompileError("E202", span_of(at, file_),
+                         fmt::format("cannot evaluate {} at compile time; pass -D {}=VALUE", name, dname),
+                         fmt::format("'{}' is defined at line {} of {} by an expression outside the constant subset "
+                                     "pypto evaluates; override it on the command line",
+                                     name, ts_node_start_point(def).row + 1, file_->path));
+}
+
+std::optional<ConstValue> ModuleInfo::global(const std::string& name, TSNode at) {
   if (auto it = values_.find(name); it != values_.end()) return it->second;
   if (auto it = dyn_.find(name); it != dyn_.end()) return ConstValue{it->second};
-  auto it = assigns_.find(name);
-  if (it == assigns_.end()) return std::nullopt;
-  auto fail = [&] {
-    return ir::CompileError("E202", span_of(at, file_),
-                            fmt::format("cannot evaluate {} at compile time; pass -D {}=VALUE", name, name),
-                            fmt::format("module constant '{}' is defined at line {} by an expression pypto cannot "
-                                        "evaluate; override it on the command line",
-                                        name, ts_node_start_point(it->second).row + 1));
-  };
-  if (evaluating_.count(name)) throw fail();
-  evaluating_.insert(name);
-  std::optional<ConstValue> v;
-  try {
-    ConstEvaluator ev(file_, [this](const std::string& n, TSNode a) { return lookup(n, a); });
-    v = ev.try_eval(it->second);
-  } catch (...) {
+  // `at` may be a node of another file (a use through `C.name` or `from m import name`): errors
+  // about this module's definitions point at the definition instead.
+  auto at_here = [&](TSNode def) { return ts_node_is_null(at) || at.tree != def.tree ? def : at; };
+  auto evaluate = [&](TSNode def) -> std::optional<ConstValue> {
+    if (evaluating_.count(name))
+      throw ir::CompileError("E202", span_of(at_here(def), file_),
+                             fmt::format("'{}' is defined in terms of itself (a cycle of constants{})", name,
+                                         set_.files_read().size() > 1 ? " or of imports" : ""),
+                             "break the cycle: define the value in one module and import it elsewhere");
+    evaluating_.insert(name);
+    std::optional<ConstValue> v;
+    try {
+      ConstEvaluator ev(file_, [this](const std::string& n, TSNode a) { return global(n, a); }, this);
+      v = ev.try_eval(def);
+    } catch (...) {
+      evaluating_.erase(name);
+      throw;
+    }
     evaluating_.erase(name);
-    throw;
+    return v;
+  };
+  if (auto it = assigns_.find(name); it != assigns_.end()) {
+    auto v = evaluate(it->second);
+    if (!v) not_constant(name, at_here(it->second), it->second);
+    values_[name] = *v;
+    return v;
   }
-  evaluating_.erase(name);
-  if (!v) throw fail();
-  values_[name] = *v;
+  if (auto it = tuple_assigns_.find(name); it != tuple_assigns_.end()) {
+    auto [right, idx] = it->second;
+    auto v = evaluate(right);
+    auto items = v ? const_iterate(*v) : std::nullopt;
+    if (!items) not_constant(name, at_here(right), right);
+    if (idx >= items->size())
+      throw ir::CompileError("E304", span_of(right, file_), fmt::format("not enough values to unpack into '{}'", name));
+    values_[name] = (*items)[idx];
+    return values_[name];
+  }
+  if (auto it = classes_.find(name); it != classes_.end()) return ConstValue{static_cast<const ConstClass*>(it->second.get())};
+  if (auto it = functions_.find(name); it != functions_.end())
+    return ConstValue{static_cast<const ConstFunction*>(it->second.get())};
+  if (auto it = imports_.find(name); it != imports_.end()) return resolve_import(it->second, at);
+  return std::nullopt;
+}
+
+ModuleInfo* ModuleInfo::load(const Import& imp, TSNode at) {
+  (void)at;
+  std::vector<std::string> searched;
+  ModuleInfo* m = set_.import(imp.module, imp.level, *this, searched);
+  if (m) return m;
+  // `from . import kernels` / `from pkg import sub`: the member may be a submodule.
+  if (!imp.attr.empty()) {
+    std::string sub = imp.module.empty() ? imp.attr : imp.module + "." + imp.attr;
+    if (ModuleInfo* s = set_.import(sub, imp.level, *this, searched)) return s;
+  }
+  std::string where;
+  for (size_t i = 0; i < searched.size() && i < 6; ++i) where += (i ? ", " : "") + searched[i];
+  const std::string spelled = std::string(size_t(imp.level), '.') + imp.module;
+  throw ir::CompileError("E206", span_of(imp.node, file_), fmt::format("cannot find module '{}'", spelled),
+                         fmt::format("looked for {}; add the directory that holds it with -I DIR", where));
+}
+
+std::optional<ConstValue> ModuleInfo::resolve_import(const Import& imp, TSNode at) {
+  const std::string& m = imp.module;
+  if (imp.level == 0) {
+    if (m == "pypto.language" && imp.attr.empty()) return ConstValue{ConstBuiltin{"pl"}};
+    if (m == "pypto" && imp.attr == "language") return ConstValue{ConstBuiltin{"pl"}};
+    if (m == "math" || m == "dataclasses" || m == "operator")
+      return imp.attr.empty() ? ConstValue{ConstBuiltin{m}} : ConstValue{ConstBuiltin{m + "." + imp.attr}};
+    if (host_module(m)) return std::nullopt;
+  }
+  if (imp.attr.empty()) {
+    ModuleInfo* target = load(imp, at);
+    return ConstValue{ConstModuleRef{target}};
+  }
+  ModuleInfo* target = load(imp, at);
+  // `from pkg import sub` where sub is a module file and not a name in pkg/__init__.py.
+  if (!target->defines_name(imp.attr) && target->module_name() != imp.module + "." + imp.attr &&
+      !(imp.module.empty() && target->module_name() == imp.attr)) {
+    std::vector<std::string> searched;
+    std::string sub = imp.module.empty() ? imp.attr : imp.module + "." + imp.attr;
+    if (ModuleInfo* s = set_.import(sub, imp.level, *this, searched)) return ConstValue{ConstModuleRef{s}};
+  }
+  if (target->module_name() == (imp.module.empty() ? imp.attr : imp.module + "." + imp.attr))
+    return ConstValue{ConstModuleRef{target}};
+  auto v = target->global(imp.attr, at);
+  if (!v && !target->defines_name(imp.attr))
+    throw ir::CompileError("E206", span_of(imp.node, file_),
+                           fmt::format("cannot import name '{}' from '{}'", imp.attr,
+                                       std::string(size_t(imp.level), '.') + imp.module),
+                           fmt::format("{} defines no '{}'", target->file()->path, imp.attr));
   return v;
+}
+
+bool ModuleInfo::imports_dsl() const {
+  for (const auto& [name, imp] : imports_)
+    if (imp.module.rfind("pypto.language", 0) == 0 || (imp.module == "pypto" && imp.attr == "language")) return true;
+  return false;
+}
+
+void ModuleInfo::check_imports(std::vector<ir::Diagnostic>& errors) {
+  for (const auto& [name, imp] : imports_) {
+    if (imp.level == 0 && (host_module(imp.module) || imp.module == "math" || imp.module == "dataclasses" ||
+                           imp.module == "operator" || imp.module.rfind("pypto", 0) == 0))
+      continue;
+    try {
+      ModuleInfo* target = load(imp, TSNode{});
+      if (!imp.attr.empty() && !target->defines_name(imp.attr) && !target->module_binding(imp.attr, TSNode{}) &&
+          !(target->module_name() == (imp.module.empty() ? imp.attr : imp.module + "." + imp.attr))) {
+        std::vector<std::string> searched;
+        std::string sub = imp.module.empty() ? imp.attr : imp.module + "." + imp.attr;
+        if (!set_.import(sub, imp.level, *this, searched))
+          throw ir::CompileError("E206", span_of(imp.node, file_),
+                                 fmt::format("cannot import name '{}' from '{}'", imp.attr,
+                                             std::string(size_t(imp.level), '.') + imp.module),
+                                 fmt::format("{} defines no '{}'", target->file()->path, imp.attr));
+      }
+    } catch (const ir::CompileError& e) {
+      for (const auto& d : e.diagnostics()) errors.push_back(d);
+    }
+  }
+}
+
+ModuleInfo* ModuleInfo::module_binding(const std::string& name, TSNode at) {
+  auto it = imports_.find(name);
+  if (it == imports_.end()) return nullptr;
+  auto v = resolve_import(it->second, at);
+  if (v && v->is_module()) return static_cast<ModuleInfo*>(std::get<ConstModuleRef>(v->v).env);
+  return nullptr;
 }
 
 ir::VarPtr ModuleInfo::dynamic_dim(const std::string& py_name, const std::string& sym, const ir::Span& span) {
   if (auto it = dyn_.find(py_name); it != dyn_.end()) return it->second;
   auto v = ir::make_var(sym, ir::scalar_type(ir::DataType::INDEX), span);
   dyn_[py_name] = v;
-  dyn_order_.push_back(v);
+  set_.dynamic_order().push_back(v);
   return v;
+}
+
+bool ModuleInfo::is_dynamic_symbol(const ir::ExprPtr& e) const {
+  for (const auto& v : set_.dynamic_order())
+    if (v == e) return true;
+  return false;
+}
+
+ir::VarPtr ModuleInfo::dynamic_symbol(const std::string& sym, const ir::Span& span) {
+  // One symbol per name and module, as an inline pl.dynamic("X") in a DSL body gets.
+  return dynamic_dim(sym, sym, span);
 }
 
 const FuncDecl* ModuleInfo::top_function(const std::string& name) const {
   auto it = top_functions_.find(name);
   return it == top_functions_.end() ? nullptr : &it->second;
+}
+
+const FuncDecl* ModuleInfo::top_function(const std::string& name) {
+  if (auto it = top_functions_.find(name); it != top_functions_.end()) return &it->second;
+  auto it = imports_.find(name);
+  if (it == imports_.end() || it->second.attr.empty()) return nullptr;
+  const Import& imp = it->second;
+  if (imp.level == 0 && (host_module(imp.module) || imp.module == "math" || imp.module == "dataclasses" ||
+                         imp.module.rfind("pypto", 0) == 0))
+    return nullptr;
+  ModuleInfo* target = load(imp, TSNode{});
+  return target->top_function(imp.attr);
 }
 
 std::vector<std::string> ModuleInfo::comments_between(int64_t first_row, int64_t last_row) const {

@@ -1,22 +1,30 @@
 // Module-level facts of one DSL file, collected before any function is built: module constants
-// (evaluated lazily by the constant evaluator, overridable with -D), `pl.dynamic` symbols, the
-// DSL declarations (@pl.program classes, @pl.function methods, @pl.jit family functions) and
-// all full-line `#` comments (attached to statements / functions by line position).
+// (evaluated lazily by the constant evaluator, overridable with -D), `pl.dynamic` symbols,
+// imports (resolved lazily through the ModuleSet: `from config import B`, `import config as C`,
+// package-relative `from .kernels import attn`), pure-Python classes and functions the constant
+// evaluator can run (@dataclass configs, helpers), the DSL declarations (@pl.program classes,
+// @pl.function methods, @pl.jit family functions) and all full-line `#` comments (attached to
+// statements / functions by line position).
 #pragma once
 
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "ir/diagnostic.h"
 #include "ir/enums.h"
 #include "ir/expr.h"
 #include "parser/const_eval.h"
 #include "parser/cst.h"
 
 namespace pypto::parser {
+
+class ModuleInfo;
+class ModuleSet;
 
 enum class DeclKind { Function, Jit, JitIncore, JitInline, JitOpaque, JitHost, JitExtern };
 
@@ -28,6 +36,9 @@ struct FuncDecl {
   TSNode decorator{};  // the decorator's expression (call or attribute)
   DeclKind kind = DeclKind::Function;
   std::vector<std::string> leading_comments;
+  ModuleInfo* module = nullptr;  // the module whose file holds it
+  // Defined inside a factory (builder) function: that call's local variables.
+  std::shared_ptr<const std::map<std::string, ConstValue>> closure;
 };
 
 struct EntryDecl {
@@ -43,35 +54,79 @@ struct Comment {
   std::string text;
 };
 
-class ModuleInfo {
+class ModuleInfo : public ConstEnv {
  public:
-  // Scans the module; `defines` are -D NAME=VALUE overrides (VALUE a Python expression).
-  ModuleInfo(const CstTree& tree, const std::vector<std::pair<std::string, std::string>>& defines);
+  // Scans the module (top level only; nothing is evaluated yet).
+  ModuleInfo(ModuleSet& set, const CstTree& tree, std::string module_name);
+  // -D NAME=VALUE overrides (VALUE a Python expression) of this module's globals; evaluated now,
+  // after the module is registered, so they may refer to its constants and imports.
+  void apply_defines(const std::vector<std::pair<std::string, std::string>>& defines);
 
   const ir::SourceFilePtr& file() const { return file_; }
-  // Module constant / dynamic symbol lookup for the evaluator: nullopt when the module does not
-  // define `name`; throws CompileError when it does but the value is not a compile-time constant.
-  std::optional<ConstValue> lookup(const std::string& name, TSNode at);
+  // ConstEnv: a global of this module (constants, classes, functions, imported names): nullopt
+  // when the module does not define `name`; throws CompileError when it does but the value is not
+  // a compile-time constant, or its module cannot be found.
+  const ir::SourceFilePtr& env_file() const override { return file_; }
+  std::optional<ConstValue> global(const std::string& name, TSNode at) override;
+  ir::VarPtr dynamic_symbol(const std::string& sym, const ir::Span& span) override;
+  std::string module_name() const override { return name_; }
+
+  std::optional<ConstValue> lookup(const std::string& name, TSNode at) { return global(name, at); }
   bool defines_name(const std::string& name) const;
   // A `pl.dynamic("M")` symbol for `name`, created on first use (jit bodies hoist theirs).
   ir::VarPtr dynamic_dim(const std::string& py_name, const std::string& sym, const ir::Span& span);
-  const std::vector<ir::VarPtr>& dynamic_dims() const { return dyn_order_; }
+  // Is `e` a program-level dynamic symbol (any module's pl.dynamic)?
+  bool is_dynamic_symbol(const ir::ExprPtr& e) const;
 
   const std::vector<EntryDecl>& entries() const { return entries_; }
-  const FuncDecl* top_function(const std::string& name) const;  // @pl.jit* / module @pl.function
+  // Factories: module-level functions that define a @pl.program / @pl.jit inside and return it
+  // (`def build_program(batch, ...)`), selected with --entry NAME.
+  const std::map<std::string, TSNode>& factories() const { return factories_; }
+  // Declarations for DSL definitions found elsewhere than the top level (inside a factory).
+  EntryDecl program_decl(TSNode cls, TSNode decorator);               // a @pl.program class
+  std::optional<FuncDecl> dsl_function_decl(TSNode decorated);        // a @pl.function / @pl.jit* def
+  // A DSL function by the name this module knows it under: its own @pl.jit* / @pl.function, or one
+  // imported from another module (`from kernels import attn`). Throws when the module is missing.
+  const FuncDecl* top_function(const std::string& name);
+  const FuncDecl* top_function(const std::string& name) const;  // this module's own only
   const std::map<std::string, FuncDecl>& top_functions() const { return top_functions_; }
+  // The module `name` is bound to (`import config as name`, `from . import name`), else nullptr.
+  ModuleInfo* module_binding(const std::string& name, TSNode at);
+  // Resolves every import of a module pypto reads (host modules such as torch are skipped): the
+  // module must exist and define the imported name. Errors are appended, not thrown.
+  void check_imports(std::vector<ir::Diagnostic>& errors);
+  // Does the module import the DSL (pypto.language)? A config module does; a random script not.
+  bool imports_dsl() const;
   // Full-line comments with first_row < row < last_row, in order.
   std::vector<std::string> comments_between(int64_t first_row, int64_t last_row) const;
 
  private:
+  struct Import {
+    std::string module;  // dotted module path as written, without leading dots
+    int level = 0;       // leading dots of a relative import
+    std::string attr;    // the imported member ("" for `import x as y`)
+    TSNode node{};       // the import statement
+  };
   void scan_class(TSNode decorated, TSNode cls, TSNode decorator, int64_t prev_row);
+  void scan_import(TSNode stmt);
+  void scan_const_class(TSNode cls, TSNode decorated);
+  std::optional<ConstValue> resolve_import(const Import& imp, TSNode at);
+  ModuleInfo* load(const Import& imp, TSNode at);
+  [[noreturn]] void not_constant(const std::string& name, TSNode at, TSNode def);
+
+  ModuleSet& set_;
   ir::SourceFilePtr file_;
+  std::string name_;
   std::map<std::string, TSNode> assigns_;
+  std::map<std::string, std::pair<TSNode, size_t>> tuple_assigns_;  // A, B = (1, 2): element index
   std::map<std::string, ConstValue> values_;
   std::set<std::string> evaluating_;
   std::map<std::string, ir::VarPtr> dyn_;
-  std::vector<ir::VarPtr> dyn_order_;
+  std::map<std::string, Import> imports_;
+  std::map<std::string, std::unique_ptr<ConstClass>> classes_;
+  std::map<std::string, std::unique_ptr<ConstFunction>> functions_;
   std::vector<EntryDecl> entries_;
+  std::map<std::string, TSNode> factories_;
   std::map<std::string, FuncDecl> top_functions_;
   std::vector<Comment> comments_;
 };

@@ -46,12 +46,18 @@ std::vector<std::string> split_lines(const std::string& s) {
 
 std::vector<StmtPtr> FunctionBuilder::block(TSNode blk, int64_t prev_row, size_t skip_first) {
   NestingGuard guard(depth_, blk, file_);
+  struct BlockScope {  // which block a name was bound in (a same-block rebinding may change its type)
+    int& cur;
+    int saved;
+    BlockScope(int& c, int& next) : cur(c), saved(c) { cur = ++next; }
+    ~BlockScope() { cur = saved; }
+  } scope(cur_block_, next_block_);
   std::vector<StmtPtr> out;
   std::vector<std::string> pending;
   size_t idx = 0;
   for (TSNode c : children(blk)) {
     int64_t start = ts_node_start_point(c).row;
-    auto comments = ctx_.mod.comments_between(prev_row, start);
+    auto comments = mod().comments_between(prev_row, start);
     pending.insert(pending.end(), comments.begin(), comments.end());
     prev_row = ts_node_end_point(c).row;
     if (idx++ < skip_first) {
@@ -167,15 +173,26 @@ StmtPtr FunctionBuilder::bind(const std::string& name, TSNode name_node, ExprPtr
   if (it != names_.end() && !loop_vars_.count(it->second.get())) {
     if (ctx_.strict_ssa)
       fail(name_node, "E201", fmt::format("Cannot reassign '{}' under strict_ssa", name), "bind the value to a new name");
-    if (!same_type(it->second->type, t))
+    if (same_type(it->second->type, t)) {
+      var = it->second;
+    } else if (var_block_.count(it->second.get()) && var_block_.at(it->second.get()) == cur_block_ &&
+               it->second->type && t && it->second->type->kind == t->kind) {
+      // Rebound in the block that bound it (x = pl.row_sum(...); x = pl.reshape(x, ...)): straight-line
+      // code, so the name simply denotes a new value of the same kind from here on, as in Python.
+      var = make_var(name, t, sp(name_node));
+      names_[name] = var;
+      var_block_[var.get()] = cur_block_;
+    } else {
       fail(name_node, "E201",
            fmt::format("Cannot reassign '{}' with a different type: was {}, got {}", name, type_str(it->second->type),
                        type_str(t)),
-           "bind the value to a new name");
-    var = it->second;
+           "it was bound outside this block (a loop or branch would carry it with two types); bind the value to a "
+           "new name");
+    }
   } else {
     var = make_var(name, t, sp(name_node));
     names_[name] = var;
+    var_block_[var.get()] = cur_block_;
   }
   poisoned_.erase(name);
   return std::make_shared<AssignStmt>(var, value, s);
@@ -206,12 +223,26 @@ std::vector<StmtPtr> FunctionBuilder::assignment(TSNode n) {
       std::string sym;
       if (args.size() != 1 || !string_value(unparen(args[0]), *file_, sym))
         fail(right, "E302", "pl.dynamic() takes one string literal");
-      ctx_.mod.dynamic_dim(name, sym, sp(right));
+      mod().dynamic_dim(name, sym, sp(right));
       return {};
     }
     TypePtr ann;
     if (!is_null(type)) ann = parse_type(type, nullptr, "");
     auto value = expr(right);
+    // n = pl.tensor.dim(x, k) where dim k of x is a pl.dynamic symbol: n names that symbol (no copy),
+    // so shapes built from n are the shapes annotated with the symbol.
+    if (const auto* c = as<Call>(value); c && c->is_op("tensor.dim") && c->args.size() == 2 && (!ann || as_scalar(ann))) {
+      const auto* t = as_tensor(c->args[0]->type);
+      auto k = const_int_value(c->args[1]);
+      if (t && k && *k >= 0 && *k < int64_t(t->shape.size()) && mod().is_dynamic_symbol(t->shape[size_t(*k)])) {
+        auto sym = std::static_pointer_cast<const Var>(t->shape[size_t(*k)]);
+        auto it = names_.find(name);
+        if (it == names_.end() || it->second == sym) {
+          names_[name] = std::const_pointer_cast<Var>(sym);
+          return {};
+        }
+      }
+    }
     return {bind(name, left, value, ann, s)};
   }
   if (is(left, "pattern_list") || is(left, "tuple_pattern") || is(left, "list_pattern")) {
@@ -320,6 +351,14 @@ std::vector<StmtPtr> FunctionBuilder::expression_stmt(TSNode n, TSNode e) {
   const auto& f = *file_;
   if (is(e, "call")) {
     std::string dn = dotted_name(field(e, "function"), f);
+    // a.bind_dynamic(0, M) on a parameter: applied to its type with the signature; no statement.
+    if (dn.size() > 13 && dn.ends_with(".bind_dynamic")) {
+      if (!bound_dynamic_.count(e.id))
+        fail(e, "E302", fmt::format("{}() must be a statement at the top of the function body on one of its "
+                                    "parameters: NAME.bind_dynamic(DIM, pl.dynamic symbol)", dn),
+             "bind a parameter's dimension to a pl.dynamic symbol, e.g. x.bind_dynamic(0, M)");
+      return {};
+    }
     if (dn == "pl.static_assert") {
       auto args = children(field(e, "arguments"));
       if (args.empty() || args.size() > 2 || is(args[0], "keyword_argument"))

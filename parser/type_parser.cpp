@@ -35,6 +35,12 @@ std::optional<ir::DataType> FunctionBuilder::parse_dtype(TSNode n, bool required
   if (!d.empty() && (d.rfind("pl.", 0) == 0 || d.find('.') == std::string::npos)) {
     if (auto dt = ir::dtype_from_name(last)) return dt;
     if (last == "TaskId") return ir::DataType::TASK_ID;
+  }
+  if (auto dt = dtype_of_local(n)) return dt;  // a.dtype of a local tensor / tile / scalar
+  // A dtype held by a constant: DTYPE = pl.BF16 in this module or a config module.
+  if (d.rfind("pl.", 0) != 0)
+    if (auto v = try_const(n); v && v->is_dtype()) return std::get<ir::DataType>(v->v);
+  if (!d.empty() && (d.rfind("pl.", 0) == 0 || d.find('.') == std::string::npos)) {
     if (required && d.rfind("pl.", 0) == 0 && std::count(d.begin(), d.end(), '.') == 1)
       fail(n, "E105", fmt::format("Unknown dtype: {}", last),
            "dtypes are INT4..INT64, UINT4..UINT64, FP4, FP8E4M3FN, FP8E5M2, FP8E8M0, HF4, HF8, FP16, BF16, FP32, BOOL, INDEX");
@@ -198,7 +204,7 @@ ir::TypePtr FunctionBuilder::parse_type(TSNode ann, ir::ParamDirection* dir, con
              fmt::format("cannot specialize from the signature because parameter '{}' has a bare 'pl.Tensor' "
                          "annotation with no shape",
                          pname),
-             "annotate the shape: pl.Tensor[[d0, d1], pl.FP32]");
+             fmt::format("annotate the shape (pl.Tensor[[d0, d1], pl.FP32]) or give it: --arg {}=FP32[d0,d1]", pname));
       fail(n, "E103", fmt::format("Incomplete type annotation: {}", head),
            fmt::format("write {}[[d0, d1], pl.FP32]", head));
     }

@@ -57,8 +57,6 @@ void BufferSharing::visit_assign(const AssignStmt& s) {
       share(s.var, out);
     } else if (c->op->output_reuses_input >= 0 && c->op->output_reuses_input < int(c->args.size())) {
       if (&s != without_) share(s.var, c->args[c->op->output_reuses_input]);
-    } else if (c->op->name == "tile.reshape" && !c->args.empty()) {
-      share(s.var, c->args[0]);
     }
   }
   IRVisitor::visit_assign(s);

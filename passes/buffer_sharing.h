@@ -1,8 +1,8 @@
 // Which Vars of a kernel denote one buffer (the sharing rules InitMemRef gives one MemRef, and
 // PreserveOverwrittenValues checks reads against): a tile.store result ↔ the tensor it writes; an
-// in-place op's result (registry `output_reuses_input`) ↔ that input; tile.reshape ↔ its source;
-// `a = b`; a loop's init, iter_arg, yielded value and return_var; an if's return_var and both
-// yielded values.
+// in-place op's or a view's result (registry `output_reuses_input`, e.g. tile.assemble,
+// tile.reshape) ↔ that input; `a = b`; a loop's init, iter_arg, yielded value and return_var; an
+// if's return_var and both yielded values.
 #pragma once
 
 #include <unordered_map>

@@ -1,7 +1,11 @@
 // CheckKernelForms — rejects, at their source line and before any planning or emission, the
 // kernel forms the C++ tile backend cannot write yet, so that the kernel emitter only translates:
-//   * control flow it has no lowering for: `while` loops, `break` / `continue`, an early `return`
-//     (CtrlFlowTransform is missing);
+//   * the rules both back ends share (form_rules.h): `while` loops, `break` / `continue`, an
+//     early `return` (CtrlFlowTransform is missing), pl.pipeline loops, tuple values bound to
+//     variables, `**` and floating-point `//` / `%`;
+//   * ops a kernel cannot hold yet (the registry's kernel_deferred marker: deferred tile ops,
+//     orchestration-side and cross-core system ops, array / prefetch / distributed ops) and
+//     calls to program functions;
 //   * GM windows it cannot spell: load / store offsets that are not a literal list, dynamic
 //     window shapes, a load whose valid_shape is smaller than its shape, `clamp=True`, a store of
 //     a tile with a dynamic valid shape or without a static 2-D shape, a 2-D tile stored into a
@@ -9,14 +13,14 @@
 //   * element access (`tile.read` / `tile.write`) and `tile.assemble` offsets with other than two
 //     indices, a `tile.transpose` without its tmp tile;
 //   * a tile op whose result is unused (an expression statement other than a store or a sync);
+//   * a loop / if whose carried tensor changes buffers (form_rules.h);
 //   * a kernel parameter that is neither a tensor nor a scalar.
 // Each is an E501 "not supported yet" error naming the op and the form. The program is not
 // changed. Requires MixedKernelExpanded (kernels are AIV / AIC functions).
 #include <fmt/format.h>
 
 #include "ir/op_registry.h"
-#include "ir/visitor.h"
-#include "passes/pass_util.h"
+#include "passes/form_rules.h"
 #include "passes/passes.h"
 
 namespace pypto::passes {
@@ -24,10 +28,6 @@ namespace pypto::passes {
 using namespace ir;
 
 namespace {
-
-[[noreturn]] void reject(const Span& sp, const std::string& what, const std::string& hint = {}) {
-  throw CompileError("E501", sp, what + " is not supported yet in a kernel", hint);
-}
 
 bool literal_list(const ExprPtr& e) { return as<MakeTuple>(e) != nullptr; }
 
@@ -50,29 +50,31 @@ bool kw_true(const Call& c, std::string_view k) {
   return b && *b;
 }
 
-class FormChecker : public IRVisitor {
- protected:
-  void visit_while(const WhileStmt& s) override {
-    reject(s.span, "a while loop", "write the loop as a pl.range loop with a bound");
+class FormChecker : public FormRules {
+ public:
+  [[noreturn]] void reject(const Span& sp, const std::string& what, const std::string& hint = {}) override {
+    throw CompileError("E501", sp, what + " is not supported yet in a kernel", hint);
   }
-  void visit_break(const BreakStmt& s) override { reject(s.span, "break"); }
-  void visit_continue(const ContinueStmt& s) override { reject(s.span, "continue"); }
-  void visit_return(const ReturnStmt& s) override { reject(s.span, "an early return"); }
 
+ protected:
   void visit_eval(const EvalStmt& s) override {
     const auto* c = as<Call>(s.expr);
     const bool effect = c && c->op &&
                         (c->op->pipe_rule == PipeRule::Store || c->op->family() == "system");
     if (c && c->op && !effect) reject(s.span, fmt::format("pl.{} with an unused result", c->op->name),
                                       "assign the result to a variable and use it");
-    IRVisitor::visit_eval(s);
+    FormRules::visit_eval(s);
   }
 
   void visit_call(const Call& c) override {
-    IRVisitor::visit_call(c);
-    if (!c.op || c.op->family() != "tile") return;
-    const std::string& n = c.op->name;
+    FormRules::visit_call(c);
     const Span& sp = c.span;
+    if (!c.op)
+      reject(sp, fmt::format("a call to function '{}'", c.callee),
+             "make it an @pl.inline function, or call it from the orchestration function");
+    if (!c.op->kernel_deferred.empty()) reject(sp, fmt::format("pl.{}", c.op->name));
+    if (c.op->family() != "tile") return;
+    const std::string& n = c.op->name;
     if (n == "tile.load") {
       if (!literal_list(c.args[1])) reject(sp, "pl.tile.load with non-literal offsets");
       if (!static_list(c.args[2])) reject(sp, "pl.tile.load with a dynamic window shape", "use static window shapes");
@@ -114,12 +116,9 @@ class FormChecker : public IRVisitor {
   }
 };
 
-void check_function(const Function& f) {
-  for (const auto& p : f.params)
-    if (!as_tensor(p->type) && !as_scalar(p->type))
-      reject(p->span, fmt::format("kernel parameter '{}' of a non-tensor, non-scalar type", p->name));
+void check_function(const Program& p, const Function& f) {
   FormChecker checker;
-  visit_body_except_trailing_return(checker, f);
+  checker.check_function(p, f, "kernel parameter");
 }
 
 }  // namespace
@@ -127,13 +126,14 @@ void check_function(const Function& f) {
 Pass check_kernel_forms_pass() {
   return Pass{"CheckKernelForms",
               "Rejects, at their source line, the kernel forms the C++ tile backend cannot write yet (while / "
-              "break / continue / early return, non-literal or dynamic GM windows, load valid_shape or clamp, "
+              "break / continue / early return, pipeline loops, tuple values, float floor division, ops without a "
+              "kernel form, function calls, non-literal or dynamic GM windows, load valid_shape or clamp, "
               "stores of dynamically valid tiles, element access and assemble offsets other than 2-D, transpose "
               "without tmp, unused tile-op results, parameters other than tensors and scalars); changes nothing.",
               {{Property::MixedKernelExpanded}, {}, {}},
               [](const ProgramPtr& p, PassContext&) {
                 for (const auto& f : p->functions)
-                  if (f->type == FunctionType::AIV || f->type == FunctionType::AIC) check_function(*f);
+                  if (f->type == FunctionType::AIV || f->type == FunctionType::AIC) check_function(*p, *f);
                 return p;
               }};
 }

@@ -1,20 +1,28 @@
 // CheckOrchestrationForms — rejects, at their source line and before emission, the orchestration
 // forms the PTO2 back end cannot write yet, so that the orchestration emitter only translates:
-//   * control flow without a lowering: `while` loops, `break` / `continue`, an early `return`;
+//   * the rules both back ends share (form_rules.h): `while` loops, `break` / `continue`, an
+//     early `return`, pl.pipeline loops, tuple values bound to variables, `**` and
+//     floating-point `//` / `%`, a loop / if whose carried tensor changes buffers;
 //   * scopes other than runtime scopes (after MaterializeRuntimeScopes every scope is one);
 //   * tensor ops with no orchestration form (a tensor op outside a pl.at scope that is not a
 //     creation, view, dim query or element access) and pl.tile / system ops in orchestration;
 //   * tensor creations with a non-ND layout or an element type the runtime has no DataType for;
 //   * views and element access whose index lists are not literal lists, transposes with
 //     non-constant axes, slices with a valid_shape;
+//   * a tensor creation, element read or dim query whose result is unused (an expression
+//     statement);
+//   * calls to functions other than AIV / AIC kernels, kernel calls whose results are not tensors
+//     or outnumber the kernel's Out / InOut parameters (a kernel that declares a result it does
+//     not return), and a second Orchestration function in the program (the runtime has one entry);
 //   * parameters that are neither tensors nor scalars.
 // Each is an E501 "not supported yet" error naming the form. The program is not changed.
-// Requires RuntimeScopesMaterialized (it runs last).
+// Requires RuntimeScopesMaterialized (it runs right after MaterializeRuntimeScopes).
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "ir/op_registry.h"
-#include "ir/visitor.h"
-#include "passes/pass_util.h"
+#include "passes/form_rules.h"
 #include "passes/passes.h"
 
 namespace pypto::passes {
@@ -23,31 +31,60 @@ using namespace ir;
 
 namespace {
 
-[[noreturn]] void reject(const Span& sp, const std::string& what, const std::string& hint = {}) {
-  throw CompileError("E501", sp, what + " is not supported yet in orchestration code", hint);
-}
-
 bool literal_list(const ExprPtr& e) { return e && as<MakeTuple>(e) != nullptr; }
 
-class FormChecker : public IRVisitor {
- protected:
-  void visit_while(const WhileStmt& s) override {
-    reject(s.span, "a while loop", "write the loop as a pl.range loop with a bound");
+class FormChecker : public FormRules {
+ public:
+  explicit FormChecker(const Program& p) : program_(p) {}
+
+  [[noreturn]] void reject(const Span& sp, const std::string& what, const std::string& hint = {}) override {
+    throw CompileError("E501", sp, what + " is not supported yet in orchestration code", hint);
   }
-  void visit_break(const BreakStmt& s) override { reject(s.span, "break"); }
-  void visit_continue(const ContinueStmt& s) override { reject(s.span, "continue"); }
-  void visit_return(const ReturnStmt& s) override { reject(s.span, "an early return"); }
+
+ protected:
   void visit_scope(const ScopeStmt& s) override {
     if (s.scope != ScopeKind::Runtime)
       reject(s.span, fmt::format("a {} scope", to_string(s.scope)), "run the full pass pipeline (it outlines kernels)");
-    IRVisitor::visit_scope(s);
+    FormRules::visit_scope(s);
+  }
+
+  void visit_eval(const EvalStmt& s) override {
+    const auto* c = as<Call>(s.expr);
+    if (c && c->op && (c->is_op("tensor.create") || as_scalar(c->type)))
+      reject(s.span, fmt::format("pl.{} with an unused result", c->op->name), "assign the result to a variable and use it");
+    FormRules::visit_eval(s);
+  }
+
+  // A kernel call's results are its Out / InOut tensor arguments: the kernel needs as many as it
+  // returns values, and returns tensors only.
+  void check_kernel_result(const Call& c, const Function& k) {
+    size_t outs = 0;
+    for (size_t i = 0; i < k.params.size() && i < k.param_directions.size(); ++i)
+      outs += as_tensor(k.params[i]->type) && k.param_directions[i] != ParamDirection::In;
+    const auto* tup = as_tuple(c.type);
+    const bool tensors = as_tensor(c.type) || (tup && std::all_of(tup->elems.begin(), tup->elems.end(),
+                                                                   [](const TypePtr& t) { return as_tensor(t); }));
+    const size_t results = as_tensor(c.type) ? 1 : tup ? tup->elems.size() : 0;
+    if (!tensors && !(tup && tup->elems.empty()))
+      reject(c.span, fmt::format("a call to '{}', whose result is not a tensor or a tuple of tensors", c.callee));
+    if (results > outs)
+      reject(c.span, fmt::format("a call to '{}', which returns {} tensor(s) but has {} Out / InOut parameter(s)",
+                                 c.callee, results, outs),
+             "a kernel returns its Out / InOut parameters: pass the result tensor as a pl.Out argument");
   }
 
   void visit_call(const Call& c) override {
-    IRVisitor::visit_call(c);
-    if (!c.op) return;
-    const std::string& n = c.op->name;
+    FormRules::visit_call(c);
     const Span& sp = c.span;
+    if (!c.op) {
+      const auto f = program_.find(c.callee);
+      if (f && f->type != FunctionType::AIV && f->type != FunctionType::AIC)
+        reject(sp, fmt::format("a call to '{}' (function type {})", c.callee, to_string(f->type)),
+               "call kernels (pl.at scopes or InCore functions) from the orchestration function");
+      if (f) check_kernel_result(c, *f);
+      return;
+    }
+    const std::string& n = c.op->name;
     if (!c.op->orchestration)
       reject(sp, fmt::format("pl.{}", n),
              c.op->family() == "tensor" ? "put tensor computation inside a `with pl.at(level=pl.Level.CORE_GROUP)` scope"
@@ -56,6 +93,9 @@ class FormChecker : public IRVisitor {
       const auto* t = as_tensor(c.type);
       if (const AttrValue* l = c.kwarg("layout"); l && std::get_if<TensorLayout>(l) && *std::get_if<TensorLayout>(l) != TensorLayout::ND)
         reject(sp, "pl.tensor.create with a non-ND layout");
+      if (const AttrValue* iv = c.kwarg("init_value"); iv && !std::holds_alternative<std::monostate>(*iv))
+        reject(sp, "pl.create_tensor(..., init_value=)",
+               "PTO2's alloc_tensors does not pre-fill; write the initial value with pl.full + pl.assemble");
       if (t && dtype_runtime_name(t->dtype).empty())
         reject(sp, fmt::format("a {} tensor", dtype_name(t->dtype)));
       return;
@@ -68,14 +108,22 @@ class FormChecker : public IRVisitor {
       for (size_t i = 1; i < c.args.size(); ++i)
         if (!const_int_value(c.args[i])) reject(sp, fmt::format("pl.{} with a non-constant axis", n));
   }
+
+ private:
+  const Program& program_;
 };
 
-void check_function(const Function& f) {
-  for (const auto& p : f.params)
-    if (!as_tensor(p->type) && !as_scalar(p->type))
-      reject(p->span, fmt::format("orchestration parameter '{}' of a type other than tensor or scalar", p->name));
-  FormChecker checker;
-  visit_body_except_trailing_return(checker, f);
+void check_program(const Program& p) {
+  const Function* entry = nullptr;
+  for (const auto& f : p.functions) {
+    if (f->type != FunctionType::Orchestration) continue;
+    FormChecker checker(p);
+    if (entry)
+      checker.reject(f->span, fmt::format("a second Orchestration function ('{}' after '{}')", f->name, entry->name),
+                     "a program has one entry: call the kernels from one orchestration function");
+    entry = f.get();
+    checker.check_function(p, *f, "orchestration parameter");
+  }
 }
 
 }  // namespace
@@ -83,13 +131,14 @@ void check_function(const Function& f) {
 Pass check_orchestration_forms_pass() {
   return Pass{"CheckOrchestrationForms",
               "Rejects, at their source line, the orchestration forms the PTO2 back end cannot write yet (while / "
-              "break / continue / early return, scopes other than runtime scopes, tensor ops outside pl.at without "
-              "an orchestration form, tile and system ops, non-ND or runtime-less tensor creations, non-literal "
-              "index lists, non-constant axes, slices with a valid_shape, odd parameters); changes nothing.",
+              "break / continue / early return, pipeline loops, tuple values, float floor division, scopes other "
+              "than runtime scopes, tensor ops outside pl.at without an orchestration form, tile and system ops, "
+              "non-ND or runtime-less tensor creations, non-literal index lists, non-constant axes, slices with a "
+              "valid_shape, unused creations / reads, calls to non-kernels, a second orchestration function, odd "
+              "parameters); changes nothing.",
               {{Property::RuntimeScopesMaterialized}, {}, {}},
               [](const ProgramPtr& p, PassContext&) {
-                for (const auto& f : p->functions)
-                  if (f->type == FunctionType::Orchestration) check_function(*f);
+                check_program(*p);
                 return p;
               }};
 }

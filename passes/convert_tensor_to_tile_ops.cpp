@@ -143,6 +143,12 @@ class Converter : public IRMutator {
 
   StmtPtr mutate_yield(const std::shared_ptr<const YieldStmt>& s) override { return finish(IRMutator::mutate_yield(s)); }
 
+  // A scalar query nested in another expression (a window offset, a loop bound).
+  ExprPtr mutate_call(const std::shared_ptr<const Call>& e) override {
+    if (e->op && e->op->lowering == TileLowering::Scalar) reject_scalar_query(*e);
+    return IRMutator::mutate_call(e);
+  }
+
   StmtPtr mutate_for(const std::shared_ptr<const ForStmt>& s) override {
     ExprPtr a = mutate(s->start), b = mutate(s->stop), c = mutate(s->step);
     auto ias = carry_iter_args(s->iter_args);
@@ -184,6 +190,12 @@ class Converter : public IRMutator {
   }
 
  private:
+  // pl.tensor.dim left in a kernel: Simplify folded every static extent already.
+  [[noreturn]] static void reject_scalar_query(const Call& c) {
+    throw CompileError("E501", c.span, fmt::format("'pl.{}' of a dynamic extent inside a kernel is not supported yet", c.op->name),
+                       "pass the extent to the kernel as a pl.Scalar[pl.INDEX] parameter");
+  }
+
   // Prepends the statements generated for the current one.
   StmtPtr finish(StmtPtr s) {
     if (pre_.empty()) return s;
@@ -416,10 +428,7 @@ class Converter : public IRMutator {
 
   // The converted value of one tensor op call (its extra statements go to pre_).
   ExprPtr convert(const Call& c, const std::string& name) {
-    if (c.op->lowering == TileLowering::Scalar)  // Simplify folded every static extent already
-      throw CompileError("E501", c.span,
-                         fmt::format("'pl.{}' of a dynamic extent inside a kernel is not supported yet", c.op->name),
-                         "pass the extent to the kernel as a pl.Scalar[pl.INDEX] parameter");
+    if (c.op->lowering == TileLowering::Scalar) reject_scalar_query(c);
     const OpDef* tile = c.op->tile_op;
     if (!tile || c.op->lowering == TileLowering::None)
       throw CompileError("E501", c.span, fmt::format("tensor-level op 'pl.{}' inside a kernel is not supported yet", c.op->name),
@@ -440,8 +449,10 @@ class Converter : public IRMutator {
       case TileLowering::ComputeTmp:
       case TileLowering::PreciseTmp:
       case TileLowering::Transpose:
-        // An in-place tile form (tile.write) would write a temporary copy of a GM operand.
-        if (int k = tile->output_reuses_input; k >= 0 && size_t(k) < c.args.size() && is_gm(c.args[k]))
+        // An in-place tile form (tile.write; not a view such as tile.reshape) would write a
+        // temporary copy of a GM operand.
+        if (int k = tile->output_reuses_input;
+            k >= 0 && size_t(k) < c.args.size() && tile->pipe_rule != PipeRule::NotInstruction && is_gm(c.args[k]))
           throw CompileError("E501", sp, fmt::format("'pl.{}' into a GM tensor inside a kernel is not supported yet", c.op->name),
                              "write into a tensor computed in the kernel (for example a pl.full), then assemble it into the output");
         for (const auto& a : c.args) args.push_back(as_tensor(a->type) ? tile_operand(a, MemorySpace::Vec, sp) : mutate(a));
@@ -471,6 +482,13 @@ class Converter : public IRMutator {
         for (size_t i = 1; i < c.args.size(); ++i) args.push_back(mutate(c.args[i]));
         break;
       case TileLowering::Assemble:
+        if (const auto* at = c.kwarg("atomic"); at && std::holds_alternative<EnumLit>(*at) &&
+                                                std::get<EnumLit>(*at).member != "None_")
+          throw CompileError("E501", sp,
+                             fmt::format("pl.assemble(..., atomic=pl.AtomicType.{}) is not supported yet in a kernel",
+                                         std::get<EnumLit>(*at).member),
+                             "atomic accumulation into global memory needs an atomic store (TSTORE with AtomicAdd), "
+                             "which the kernel back end does not emit yet; accumulate in a tile and store once");
         if (is_gm(c.args[0])) {
           ExprPtr src = tile_operand(c.args[1], MemorySpace::Vec, sp);
           return make_call("tile.store", {src, mutate(c.args[2]), mutate(c.args[0])}, {}, sp);

@@ -6,9 +6,11 @@
 //   * size = element count × bits / 8, Acc tiles with rows rounded up to 16 (32 for INT32 on
 //     910B); a tile whose shape is not static is a CompileError;
 //   * sharing (one buffer for several Vars, buffer_sharing.h): a tile.store result ↔ the tensor it
-//     writes; an in-place op's result (registry `output_reuses_input`) ↔ that input; tile.reshape
-//     ↔ its source; `a = b`; a loop's init, iter_arg, yielded value and return_var (the carried
-//     accumulator lives in one buffer); an if's return_var and both yielded values.
+//     writes; an in-place op's or a view's result (registry `output_reuses_input`, e.g.
+//     tile.assemble, tile.reshape) ↔ that input; `a = b`; a loop's init, iter_arg, yielded value
+//     and return_var (the carried accumulator lives in one buffer); an if's return_var and both
+//     yielded values. The AllocatedMemoryAddr verifier rule checks the same relation on the
+//     planned addresses.
 // Orchestration functions are left alone. Produces HasMemRefs; invalidates SSAForm (reference).
 #include <fmt/format.h>
 

@@ -31,5 +31,6 @@ Pass check_task_arg_limits_pass();
 Pass check_kernel_forms_pass();
 Pass check_orchestration_forms_pass();
 Pass materialize_runtime_scopes_pass();
+Pass plan_tensor_allocs_pass();
 
 }  // namespace pypto::passes

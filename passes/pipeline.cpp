@@ -1,5 +1,6 @@
 // The default pass pipeline (one line per pass, in execution order) and the runner that checks
 // property contracts between passes.
+#include <cctype>
 #include "passes/pipeline.h"
 
 #include <fmt/format.h>
@@ -40,6 +41,7 @@ const std::vector<Pass>& default_pipeline() {
       check_task_arg_limits_pass(),        // the runtime ABI's tensor / scalar argument limits
       materialize_runtime_scopes_pass(),   // runtime scopes around orchestration bodies
       check_orchestration_forms_pass(),    // orchestration forms the PTO2 back end cannot write yet
+      plan_tensor_allocs_pass(),           // tensor.create → alloc_tensors batches (alloc_batch=N)
   };
   return list;
 }
@@ -50,9 +52,29 @@ std::vector<std::string> pass_names() {
   return names;
 }
 
+std::string snake_case_name(std::string_view camel) {
+  // ConvertToSSA → convert_to_ssa, InitMemRef → init_mem_ref, FlattenTileNdTo2D → flatten_tile_nd_to_2d.
+  std::string out;
+  for (size_t i = 0; i < camel.size(); ++i) {
+    const char c = camel[i];
+    const bool up = std::isupper(static_cast<unsigned char>(c));
+    if (up && i > 0) {
+      const char prev = camel[i - 1];
+      const bool next_lower = i + 1 < camel.size() && std::islower(static_cast<unsigned char>(camel[i + 1]));
+      if (std::islower(static_cast<unsigned char>(prev)) ||
+          (std::isupper(static_cast<unsigned char>(prev)) && next_lower))
+        out += '_';
+    } else if (std::isdigit(static_cast<unsigned char>(c)) && i > 0 && std::isalpha(static_cast<unsigned char>(camel[i - 1]))) {
+      out += '_';
+    }
+    out += char(std::tolower(static_cast<unsigned char>(c)));
+  }
+  return out;
+}
+
 const Pass& find_pass(std::string_view name) {
   for (const auto& p : default_pipeline())
-    if (p.name == name) return p;
+    if (p.name == name || snake_case_name(p.name) == name) return p;
   std::string valid;
   for (const auto& p : default_pipeline()) valid += (valid.empty() ? "" : ", ") + p.name;
   throw std::invalid_argument(fmt::format("unknown pass '{}'; valid passes: {}", name, valid));

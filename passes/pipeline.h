@@ -21,7 +21,9 @@ const std::vector<Pass>& default_pipeline();
 // Names of the default pipeline, in order.
 std::vector<std::string> pass_names();
 // A pass of the default pipeline by name; throws std::invalid_argument listing the valid names.
+// By its name (ConvertToSSA) or the reference's snake_case spelling (convert_to_ssa).
 const Pass& find_pass(std::string_view name);
+std::string snake_case_name(std::string_view camel);
 
 // Runs the whole default pipeline.
 ir::ProgramPtr run_pipeline(const ir::ProgramPtr& program, PassContext& ctx,

@@ -15,66 +15,13 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cli/cli_util.h"
+
 namespace fs = std::filesystem;
 
 namespace {
 
-struct Run {
-  int code;
-  std::string out;  // stdout + stderr
-};
-
-// A shell command line, stdout and stderr captured.
-Run shell(const std::string& cmd) {
-  FILE* p = popen(cmd.c_str(), "r");
-  REQUIRE(p != nullptr);
-  std::string out;
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
-  int st = pclose(p);
-  return {WIFEXITED(st) ? WEXITSTATUS(st) : -1, out};
-}
-
-Run pypto(const std::string& args) { return shell(fmt::format("'{}' {} 2>&1", PYPTO_BIN, args)); }
-
-// `pypto ARGS` run from the directory `cwd`.
-Run pypto_in(const fs::path& cwd, const std::string& args) {
-  return shell(fmt::format("cd '{}' && '{}' {} 2>&1", cwd.string(), PYPTO_BIN, args));
-}
-
-std::string program(const std::string& name) { return fmt::format("'{}/{}'", PYPTO_TEST_PROGRAMS, name); }
-
-fs::path work(const std::string& name) {
-  fs::path p = fs::path(PYPTO_TEST_WORK_DIR) / name;
-  fs::create_directories(p.parent_path());
-  return p;
-}
-
-std::string write_file(const std::string& name, const std::string& text) {
-  fs::path p = work(name);
-  std::ofstream(p) << text;
-  return p.string();
-}
-
-std::string slurp(const fs::path& p) {
-  std::ifstream f(p, std::ios::binary);
-  std::stringstream s;
-  s << f.rdbuf();
-  return s.str();
-}
-
-// Every file under `dir` (relative path → contents), skipping build products.
-std::map<std::string, std::string> tree(const fs::path& dir) {
-  std::map<std::string, std::string> files;
-  for (const auto& e : fs::recursive_directory_iterator(dir)) {
-    if (!e.is_regular_file()) continue;
-    std::string rel = fs::relative(e.path(), dir).string();
-    if (rel.rfind("obj/", 0) == 0 || rel.rfind("bin/", 0) == 0 || rel.rfind(".ninja", 0) == 0) continue;
-    files[rel] = slurp(e.path());
-  }
-  return files;
-}
+using namespace clitest;
 
 const char* kBadProgram = R"(import pypto.language as pl
 

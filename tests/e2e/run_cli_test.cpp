@@ -11,34 +11,16 @@
 #include <sys/wait.h>
 #include <vector>
 
+#include "cli/cli_util.h"
 #include "pypto_rt/npy.h"
 
 namespace fs = std::filesystem;
 
 namespace {
 
-struct Run {
-  int code;
-  std::string out;
-};
+using namespace clitest;
 
-Run sh(const std::string& cmd) {
-  FILE* p = popen((cmd + " 2>&1").c_str(), "r");
-  REQUIRE(p != nullptr);
-  std::string out;
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
-  int st = pclose(p);
-  return {WIFEXITED(st) ? WEXITSTATUS(st) : -1, out};
-}
-
-std::string slurp(const fs::path& p) {
-  std::ifstream f(p, std::ios::binary);
-  std::stringstream s;
-  s << f.rdbuf();
-  return s.str();
-}
+Run sh(const std::string& cmd) { return shell(cmd + " 2>&1"); }
 
 // Builds tests/programs/e2e_elementwise.py once (x, y: In [64,128] FP32; alpha: FP32 scalar; z: Out).
 const fs::path& project() {

@@ -1,7 +1,9 @@
 // Kernel emitter: post-pipeline DSL text (planned MemRefs) → InsertPipeSync → kernel .cpp. Checks
 // the meaningful lines: Tile declarations with their TASSIGN addresses, the pto-isa call sequence
-// with the syncs in order, the core fence, the kernel_entry ABI, naming, scalar code, and the
-// "not supported yet" errors at the op's line.
+// with the syncs in order, the core fence, the kernel_entry ABI, naming, scalar code; and that what
+// the emitter relies on is checked before it, its own copies being internal errors: ops without a
+// kernel form (CheckKernelForms), the address agreements of tiles that are one buffer (the
+// AllocatedMemoryAddr verifier rule, mutations of a planned kernel), attribute ranges (type rules).
 #include <catch2/catch.hpp>
 
 #include <cstdlib>
@@ -10,7 +12,10 @@
 #include "emit/c_names.h"
 #include "emit/kernel_emitter.h"
 #include "emit_test_util.h"
+#include "ir/verifier.h"
 #include "passes/insert_pipe_sync.h"
+#include "passes/pass_util.h"
+#include "passes/passes.h"
 
 using namespace emit_test;
 using namespace pypto;
@@ -206,7 +211,7 @@ TEST_CASE("identifiers: SSA suffixes dropped, reserved names avoided, clashes nu
   CHECK(t.name(v1.get()) == "t");
 }
 
-TEST_CASE("unsupported forms are errors at the op's line, never code", "[emit]") {
+TEST_CASE("an op without a kernel form is CheckKernelForms' error at its line; in the emitter an internal error", "[emit]") {
   auto p = parse_synced(R"(
     @pl.function(type=pl.FunctionType.AIV)
     def sl(self, x: pl.Tensor[[64, 128], pl.FP32, pl.MemRef("mem_ddr_0", pl.const(0, pl.INT64), 32768)], out: pl.Out[pl.Tensor[[32, 128], pl.FP32, pl.MemRef("mem_ddr_1", pl.const(0, pl.INT64), 16384)]]) -> pl.Tensor[[32, 128], pl.FP32]:
@@ -217,13 +222,21 @@ TEST_CASE("unsupported forms are errors at the op's line, never code", "[emit]")
         return out_1
 )");
   try {
-    emit::emit_kernel(*p->find("sl"), emit::EmitOptions{});
+    passes::PassContext ctx;
+    passes::check_kernel_forms_pass().run(p, ctx);
     FAIL("expected a CompileError");
   } catch (const ir::CompileError& e) {
     const auto& d = e.diagnostics().at(0);
-    CHECK(d.message.find("pl.tile.slice") != std::string::npos);
-    CHECK(d.message.find("not supported yet") != std::string::npos);
+    CHECK(d.code == "E501");
+    CHECK(d.message == "pl.tile.slice is not supported yet in a kernel");
     CHECK(d.span.line == 10);  // the slice
+  }
+  try {
+    emit::emit_kernel(*p->find("sl"), emit::EmitOptions{});
+    FAIL("expected an InternalError");
+  } catch (const ir::InternalError& e) {
+    CHECK(e.stage() == "kernel emitter");
+    CHECK(e.span().line == 10);
   }
 }
 
@@ -259,5 +272,147 @@ TEST_CASE("generated kernels compile against the runtime's pto-isa headers", "[e
                             " -I" + PYPTO_SOURCE_DIR + "/runtime/include " + src + " > " + log + " 2>&1";
     INFO(text << "\n" << cmd << "\n" << read_file(log));
     CHECK(std::system(cmd.c_str()) == 0);
+  }
+}
+
+namespace {
+
+// One buffer in several names: a loop carry (z → acc → u → acc2), if results (w / e → r), views
+// (r → v → v2) and an in-place assemble (v2 → a). t and h are buffers of their own.
+const char* kAliases = R"(import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, x: pl.Tensor[[16, 16], pl.FP32], n: pl.Scalar[pl.INDEX], o: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:
+        t: pl.Tile[[16, 16], pl.FP32] = pl.load(x, [0, 0], [16, 16])
+        h: pl.Tile[[8, 16], pl.FP32] = pl.load(x, [8, 0], [8, 16])
+        z: pl.Tile[[16, 16], pl.FP32] = pl.tile.full([16, 16], dtype=pl.FP32, value=0.0)
+        for i, (acc,) in pl.range(4, init_values=(z,)):
+            u: pl.Tile[[16, 16], pl.FP32] = pl.add(acc, t)
+            acc2 = pl.yield_(u)
+        if n > 0:
+            w: pl.Tile[[16, 16], pl.FP32] = pl.mul(acc2, t)
+            r = pl.yield_(w)
+        else:
+            e: pl.Tile[[16, 16], pl.FP32] = pl.sub(acc2, t)
+            r = pl.yield_(e)
+        v: pl.Tile[[8, 32], pl.FP32] = pl.tile.reshape(r, [8, 32])
+        v2: pl.Tile[[16, 16], pl.FP32] = pl.tile.reshape(v, [16, 16])
+        a: pl.Tile[[16, 16], pl.FP32] = pl.tile.assemble(v2, h, [0, 0])
+        o2: pl.Tensor[[16, 16], pl.FP32] = pl.store(a, [0, 0], o)
+        return o2
+)";
+
+// The tile Var bound under `name` (assignment targets, iter_args, loop / if results).
+class FindTile : public ir::IRVisitor {
+ public:
+  explicit FindTile(std::string n) : name_(std::move(n)) {}
+  const ir::Var* found = nullptr;
+
+ protected:
+  void take(const ir::Var& v) {
+    if (!found && v.name == name_ && ir::as_tile(v.type)) found = &v;
+  }
+  void visit_assign(const ir::AssignStmt& s) override {
+    take(*s.var);
+    IRVisitor::visit_assign(s);
+  }
+  void visit_for(const ir::ForStmt& s) override {
+    for (const auto& ia : s.iter_args) take(*ia);
+    for (const auto& rv : s.return_vars) take(*rv);
+    IRVisitor::visit_for(s);
+  }
+  void visit_if(const ir::IfStmt& s) override {
+    for (const auto& rv : s.return_vars) take(*rv);
+    IRVisitor::visit_if(s);
+  }
+
+ private:
+  std::string name_;
+};
+
+// `f` with the tile `name` moved to Vec address 8192 (free, aligned, within capacity).
+ir::FunctionPtr moved(const ir::FunctionPtr& f, const std::string& name) {
+  FindTile find(name);
+  find.visit_function(*f);
+  REQUIRE(find.found);
+  return passes::retype_vars(f, [&](const ir::Var& v) -> ir::TypePtr {
+    if (&v != find.found) return nullptr;
+    const auto& t = *ir::as_tile(v.type);
+    ir::MemRef m = *t.memref;
+    m.offset = ir::make_int(8192, {}, ir::DataType::INT64);
+    return ir::with_memref(t, m);
+  });
+}
+
+std::vector<ir::Diagnostic> address_findings(const ir::FunctionPtr& f) {
+  ir::DiagnosticSink sink;
+  ir::verify(*ir::make_program("P", {f}), {ir::Property::AllocatedMemoryAddr}, sink);
+  return sink.take();
+}
+
+}  // namespace
+
+TEST_CASE("tiles that are one buffer share an address: the verifier reports every mutation, the emitter's copy is internal",
+          "[emit]") {
+  const auto p = compile_text(kAliases, "alias.py");
+  const ir::FunctionPtr k = p->find("k");
+  REQUIRE(k);
+  REQUIRE(address_findings(k).empty());
+  CHECK_NOTHROW(emit::emit_kernel(*k, emit::EmitOptions{}));
+  // Each name of the shared buffer, moved alone: the verifier reports it at its line; where the
+  // emitter compares addresses itself (carries, if results, views, assemble) that copy is an
+  // internal error. acc2 (a loop result) the emitter only declares: the verifier is the check.
+  for (const auto& [name, emitter_compares] :
+       std::vector<std::pair<std::string, bool>>{{"z", true}, {"acc", true}, {"u", true}, {"acc2", false}, {"w", true},
+                                                 {"e", true}, {"r", true}, {"v", true}, {"v2", true}, {"a", true}}) {
+    INFO("moved " << name);
+    const auto g = moved(k, name);
+    const auto found = address_findings(g);
+    REQUIRE_FALSE(found.empty());
+    CHECK(found[0].code == "AllocatedMemoryAddr");
+    CHECK(found[0].message.find("must be one buffer with") != std::string::npos);
+    CHECK(found[0].span.valid());
+    if (!emitter_compares) continue;
+    try {
+      emit::emit_kernel(*g, emit::EmitOptions{});
+      FAIL("the emitter wrote a kernel with " << name << " moved");
+    } catch (const ir::InternalError& e) {
+      CHECK(e.stage() == "kernel emitter");
+      CHECK(std::string(e.what()).find("the AllocatedMemoryAddr verifier rule rejects it before emission") !=
+            std::string::npos);
+    }
+  }
+  // Buffers of their own may move.
+  for (const std::string name : {"t", "h"}) {
+    INFO("moved " << name);
+    CHECK(address_findings(moved(k, name)).empty());
+  }
+}
+
+TEST_CASE("attribute values the kernel emitter spells only in range are type errors at their line", "[emit]") {
+  const std::string head =
+      "import pypto.language as pl\n\n@pl.program\nclass P:\n    @pl.function(type=pl.FunctionType.InCore)\n"
+      "    def k(self, x: pl.Tensor[[16, 16], pl.FP32], o: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:\n"
+      "        t: pl.Tile[[16, 16], pl.FP32] = pl.load(x, [0, 0], [16, 16])\n";
+  const std::string tail = "        return pl.store(t, [0, 0], o)\n";
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"        pl.system.sync_src(set_pipe=pl.PipeType.MTE2, wait_pipe=pl.PipeType.V, event_id=8)\n",
+       "event_id must be an integer in 0..7"},
+      {"        m = pl.tile.cmp(t, t, cmp_type=6)\n", "cmp_type 6 is not a comparison"},
+      {"        c = pl.tile.cast(t, pl.FP16, mode=\"sideways\")\n", "unknown rounding mode"},
+  };
+  for (const auto& [line, what] : cases) {
+    INFO(line);
+    try {
+      compile_text(head + line + tail, "attrs.py");
+      FAIL("compiled");
+    } catch (const ir::CompileError& e) {
+      const auto& d = e.diagnostics().at(0);
+      CHECK(d.code == "E302");
+      CHECK(d.message.find(what) != std::string::npos);
+      CHECK(d.span.line == 8);
+    }
   }
 }

@@ -208,6 +208,36 @@ TEST_CASE("TypeChecked", "[verifier][types]") {
     auto f = fn("k", FunctionType::Orchestration, {}, {}, {}, {loop});
     expect_one(run(program({f}), {Property::TypeChecked}), "TypeChecked", 7, "loop bound");
   }
+  SECTION("attributes the kernel emitter spells only in range: event id, cmp_type, cast mode") {
+    // Calls built past make_call (as a faulty pass could): the verifier re-runs the type rule.
+    auto with_kw = [](const ExprPtr& good, const std::string& k, AttrValue v, uint32_t line) {
+      const auto& c = static_cast<const Call&>(*good);
+      auto kw = c.kwargs;
+      for (auto& [n, x] : kw)
+        if (n == k) x = v;
+      return std::make_shared<Call>(c.op, c.callee, c.args, kw, c.type, at(line));
+    };
+    auto t = var("t", tile_t());
+    auto load = assign(t, op("tile.load", {x, idx({0, 0}), idx({64, 128})}), 2);
+    auto sync = op("system.sync_src", {}, {{"set_pipe", EnumLit{"PipeType", "MTE2"}}, {"wait_pipe", EnumLit{"PipeType", "V"}},
+                                            {"event_id", int64_t(0)}});
+    auto cmp = op("tile.cmp", {t, t}, {{"cmp_type", int64_t(1)}});
+    auto cast = op("tile.cast", {t}, {{"target_type", DT::FP16}, {"mode", std::string("floor")}});
+    auto m = var("m", cmp->type), cv = var("cv", cast->type);
+    auto kernel_with = [&](StmtPtr s) {
+      return program({fn("k", FunctionType::AIV, {x, out}, {ParamDirection::In, ParamDirection::Out}, {}, {load, s})});
+    };
+    CHECK(run(kernel_with(std::make_shared<EvalStmt>(sync, at(3))), {Property::TypeChecked}).empty());
+    expect_one(run(kernel_with(std::make_shared<EvalStmt>(with_kw(sync, "event_id", int64_t(8), 3), at(3))),
+                   {Property::TypeChecked}),
+               "TypeChecked", 3, "event_id must be an integer in 0..7");
+    CHECK(run(kernel_with(assign(m, cmp, 4)), {Property::TypeChecked}).empty());
+    expect_one(run(kernel_with(assign(m, with_kw(cmp, "cmp_type", int64_t(6), 4), 4)), {Property::TypeChecked}),
+               "TypeChecked", 4, "cmp_type 6 is not a comparison");
+    CHECK(run(kernel_with(assign(cv, cast, 5)), {Property::TypeChecked}).empty());
+    expect_one(run(kernel_with(assign(cv, with_kw(cast, "mode", std::string("sideways"), 5), 5)), {Property::TypeChecked}),
+               "TypeChecked", 5, "unknown rounding mode");
+  }
   SECTION("call to a program function with the wrong arity") {
     auto bad = std::make_shared<Call>(nullptr, "kernel", std::vector<ExprPtr>{x},
                                       std::vector<std::pair<std::string, AttrValue>>{}, tensor_t(), at(9));
@@ -303,6 +333,19 @@ TEST_CASE("memory properties", "[verifier][memory]") {
     expect_one(run(over, {Property::AllocatedMemoryAddr}), "AllocatedMemoryAddr", 3, "exceeds the Vec capacity");
     CHECK(run(over, {Property::AllocatedMemoryAddr}, VerifyOptions{Soc::Ascend950}).empty());
   }
+  SECTION("AllocatedMemoryAddr: a copy is its source's buffer") {
+    auto copy = [&](int64_t at_offset) {
+      auto x = var("x", tensor_t(MemRef{ddr0, make_int(0, {}, DT::INT64), 32768}));
+      auto t = var("t", tile_t(MS::Vec, MemRef{base, make_int(0, {}, DT::INT64), 32768}));
+      auto c = var("c", tile_t(MS::Vec, MemRef{base, make_int(at_offset, {}, DT::INT64), 32768}));
+      return program({fn("k", FunctionType::AIV, {x}, {ParamDirection::In}, {},
+                         {assign(base, op("tile.alloc", {}, {{"memory_space", MS::Vec}, {"size", int64_t(65536)}}), 2),
+                          assign(t, op("tile.load", {x, idx({0, 0}), idx({64, 128})}), 3), assign(c, t, 4)})});
+    };
+    CHECK(run(copy(0), {Property::AllocatedMemoryAddr}).empty());
+    expect_one(run(copy(32768), {Property::AllocatedMemoryAddr}), "AllocatedMemoryAddr", 4,
+               "is at Vec 32768 but must be one buffer with the value it copies 't' at Vec 0");
+  }
   SECTION("AllocatedMemoryAddr: constant, aligned addresses") {
     auto sym = var("off", scalar_type(DT::INT64));
     expect_one(run(program({mk(sym)}), {Property::AllocatedMemoryAddr}), "AllocatedMemoryAddr", 3, "not a constant");
@@ -322,6 +365,24 @@ TEST_CASE("call directions, runtime scopes and stage properties", "[verifier]") 
     CHECK(run(program({kernel(), orchestration({}, false)}), {Property::RuntimeScopesMaterialized}).empty());
     expect_one(run(program({kernel(), orchestration({}, true)}), {Property::RuntimeScopesMaterialized}),
                "RuntimeScopesMaterialized", 1, "auto_scope=True");
+  }
+  SECTION("TensorAllocsPlanned") {
+    auto create = [](std::optional<int64_t> batch, uint32_t line) {
+      std::vector<std::pair<std::string, AttrValue>> kw = {{"dtype", DT::FP32}};
+      if (batch) kw.emplace_back("alloc_batch", *batch);
+      return op("tensor.create", {idx({64, 128})}, kw, line);
+    };
+    auto main = [](std::vector<StmtPtr> body) {
+      return fn("main", FunctionType::Orchestration, {}, {}, {}, std::move(body), false);
+    };
+    auto a = var("a", tensor_t()), b = var("b", tensor_t());
+    CHECK(run(program({main({assign(a, create(0, 2), 2), assign(b, create(0, 3), 3)})}),
+              {Property::TensorAllocsPlanned}).empty());
+    expect_one(run(program({main({assign(a, create(0, 2), 2), assign(b, create({}, 3), 3)})}),
+                   {Property::TensorAllocsPlanned}),
+               "TensorAllocsPlanned", 3, "has no alloc_batch");
+    expect_one(run(program({main({std::make_shared<EvalStmt>(create(0, 4), at(4))})}), {Property::TensorAllocsPlanned}),
+               "TensorAllocsPlanned", 4, "not the value of an assignment");
   }
   SECTION("MixedKernelExpanded") {
     CHECK(run(program({kernel(FunctionType::AIV)}), {Property::MixedKernelExpanded}).empty());

@@ -132,7 +132,8 @@ def k(x: pl.Tensor[[ROWS, N], pl.FP32]):
   auto e = errors(text);
   REQUIRE(e.size() == 1);
   CHECK(e[0].code == "E202");
-  CHECK(e[0].message == "cannot evaluate N at compile time; pass -D N=VALUE");
+  CHECK(e[0].message ==
+        "cannot evaluate N at compile time: its value comes from the command line or the environment; pass -D N=VALUE");
   CHECK(e[0].span.line == 7);
   parser::FrontendOptions o;
   o.defines = {{"N", "64"}, {"ROWS", "ROWS * 2"}};

@@ -1,7 +1,8 @@
 // CheckKernelForms: a kernel the tile backend can write is unchanged (Before == Expected); each
 // form it cannot write yet is an E501 error at its line naming the form (while, break, dynamic
-// load window, clamp, smaller load valid_shape, unused tile-op result, transpose without tmp,
-// non-literal store offsets).
+// load window, clamp, smaller load valid_shape, unused tile-op result, transpose without tmp, ops
+// the registry marks kernel_deferred, pipeline loops, tuple values, float floor division, calls to
+// program functions).
 #include <fmt/format.h>
 
 #include "pass_test_util.h"
@@ -42,10 +43,51 @@ TEST_CASE("forms the backend cannot write are E501 errors naming the form", "[Ch
       {"        t = pl.load(x, [0, 0], [16, 16], [8, 16])\n", "pl.tile.load with a valid_shape smaller than its shape"},
       {load + "        pl.add(t, t)\n", "pl.tile.add with an unused result"},
       {load + "        u = pl.tile.transpose(t, 0, 1)\n", "pl.tile.transpose without a tmp tile"},
+      // Ops the registry marks kernel_deferred (fence / syncall as statements reached the emitter
+      // as internal errors before).
+      {load + "        s = pl.tile.slice(t, [8, 16], [0, 0])\n", "pl.tile.slice"},
+      {"        pl.system.fence()\n", "pl.system.fence"},
+      {"        pl.system.syncall()\n", "pl.system.syncall"},
+      {"        v = pl.system.task_invalid()\n", "pl.system.task_invalid"},
+      {"        v = pl.array.create(8, pl.INT32)\n", "pl.array.create"},
+      // Rules shared with orchestration code (form_rules.h).
+      {"        for i in pl.pipeline(4, stage=2):\n            n = n + 1\n", "a pl.pipeline loop"},
+      {"        if n > 0:\n            src = pl.yield_(x)\n        else:\n            src = pl.yield_(o)\n"
+       "        t = pl.load(src, [0, 0], [16, 16])\n",
+       "an if whose arms yield different tensors for 'src' ('x' and 'o')"},
+      {load + "        tp = (t, t)\n", "a tuple value bound to a variable"},
+      {load + "        s: pl.Scalar[pl.FP32] = pl.tile.read(t, [0, 0])\n        s2: pl.Scalar[pl.FP32] = s // 2.0\n"
+              "        u = pl.adds(t, s2)\n",
+       "floor division of floating-point scalars"},
   };
   for (const auto& [body, what] : cases) {
     const std::string msg = error_of(body);
     INFO(body << "\n→ " << msg);
     CHECK(msg.find(what + " is not supported yet in a kernel") != std::string::npos);
+  }
+}
+
+TEST_CASE("a call to a program function inside a kernel is an E501 error at the call", "[CheckKernelForms]") {
+  const std::string head =
+      "import pypto.language as pl\n\n@pl.program\nclass P:\n    @pl.function(type=pl.FunctionType.AIV)\n"
+      "    def h(self, x: pl.Tensor[[16, 16], pl.FP32], o: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:\n"
+      "        t: pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec] = pl.load(x, [0, 0], [16, 16])\n"
+      "        r: pl.Tensor[[16, 16], pl.FP32] = pl.store(t, [0, 0], o)\n        return r\n\n"
+      "    @pl.function(type=pl.FunctionType.AIV)\n"
+      "    def k(self, x: pl.Tensor[[16, 16], pl.FP32], o: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:\n";
+  // As a statement (an internal error in the emitter before) and as an assignment.
+  for (const std::string call : {"        self.h(x, o)\n", "        r = self.h(x, o)\n"}) {
+    INFO(call);
+    auto p = pass_test::parse(head + call + "        return o\n");
+    std::string msg;
+    int line = 0;
+    try {
+      pass_test::run(passes::check_kernel_forms_pass(), p);
+    } catch (const ir::CompileError& e) {
+      msg = e.diagnostics().at(0).message;
+      line = static_cast<int>(e.diagnostics().at(0).span.line);
+    }
+    CHECK(msg == "a call to function 'h' is not supported yet in a kernel");
+    CHECK(line == 13);
   }
 }

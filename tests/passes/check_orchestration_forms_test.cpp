@@ -1,7 +1,8 @@
 // CheckOrchestrationForms: an orchestration the PTO2 back end can write is unchanged (Before ==
 // Expected); each form it cannot write yet is an E501 error naming the form (while loop, tensor
 // creation with a non-ND layout, slice with a valid_shape, a tile op, a scope other than a
-// runtime scope).
+// runtime scope, an unused creation or element read, the shared rules: pipeline loops, tuple
+// values, float modulo), calls to non-kernels and a second orchestration function.
 #include "pass_test_util.h"
 
 using namespace pypto;
@@ -34,6 +35,19 @@ TEST_CASE("orchestration forms the back end cannot write are E501 errors naming 
        "pl.tensor.create with a non-ND layout"},
       {"        v = pl.tensor.slice(x, [8, 16], [0, 0], [4, 16])\n", "pl.tensor.slice with a valid_shape"},
       {"        with pl.at(level=pl.Level.CORE_GROUP):\n            y = pl.add(x, x)\n", "a "},
+      {"        pl.create_tensor([16, 16], dtype=pl.FP32)\n", "pl.tensor.create with an unused result"},
+      {"        pl.tensor.read(x, [0, 0])\n", "pl.tensor.read with an unused result"},
+      {"        for i in pl.pipeline(4, stage=2):\n            n = n + 1\n", "a pl.pipeline loop"},
+      {"        a = pl.create_tensor([16, 16], dtype=pl.FP32)\n        if n > 0:\n            c = pl.yield_(a)\n"
+       "        else:\n            c = pl.yield_(x)\n        pl.tensor.write(c, [0, 0], 1.0)\n",
+       "an if whose arms yield different tensors for 'c' ('a' and 'x')"},
+      {"        for i, (acc,) in pl.range(4, init_values=(x,)):\n            a = pl.create_tensor([16, 16], dtype=pl.FP32)\n"
+       "            r = pl.yield_(a)\n        pl.tensor.write(r, [0, 0], 1.0)\n",
+       "a loop whose carried tensor 'acc' changes buffer ('x' becomes 'a')"},
+      {"        tp = (x, x)\n", "a tuple value bound to a variable"},
+      {"        s: pl.Scalar[pl.FP32] = pl.tensor.read(x, [0, 0])\n        s2: pl.Scalar[pl.FP32] = s % 2.0\n"
+       "        pl.tensor.write(x, [0, 0], s2)\n",
+       "modulo of floating-point scalars"},
   };
   for (const auto& [body, what] : cases) {
     const std::string msg = error_of(body);
@@ -41,4 +55,61 @@ TEST_CASE("orchestration forms the back end cannot write are E501 errors naming 
     CHECK(msg.find(what) != std::string::npos);
     CHECK(msg.find("is not supported yet in orchestration code") != std::string::npos);
   }
+}
+
+TEST_CASE("calls to functions other than kernels and a second orchestration function are E501 errors", "[CheckOrchestrationForms]") {
+  const std::string text = R"(import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def helper(self, x: pl.Tensor[[16, 16], pl.FP32]):
+        return
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: pl.Tensor[[16, 16], pl.FP32]):
+        self.helper(x)
+        return
+)";
+  auto p = pass_test::parse(text);
+  const std::string msg = pass_test::compile_error_of([&] { pass_test::run(passes::check_orchestration_forms_pass(), p); });
+  CHECK(msg.find("a second Orchestration function ('main' after 'helper') is not supported yet in orchestration code") !=
+        std::string::npos);
+  // A call to a function that is not an AIV / AIC kernel (a Group function).
+  auto q = pass_test::parse(R"(import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.Group)
+    def g(self, x: pl.Tensor[[16, 16], pl.FP32]):
+        return
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: pl.Tensor[[16, 16], pl.FP32]):
+        self.g(x)
+        return
+)");
+  const std::string msg2 = pass_test::compile_error_of([&] { pass_test::run(passes::check_orchestration_forms_pass(), q); });
+  CHECK(msg2.find("a call to 'g' (function type Group) is not supported yet in orchestration code") !=
+        std::string::npos);
+}
+
+TEST_CASE("a kernel call with more results than the kernel has Out / InOut parameters is an E501 error", "[CheckOrchestrationForms]") {
+  // The kernel declares a result but returns none (a mutant the emitter used to meet).
+  auto p = pass_test::parse(R"(import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.AIV)
+    def k(self, x: pl.Tensor[[16, 16], pl.FP32]) -> pl.Tensor[[16, 16], pl.FP32]:
+        t: pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec] = pl.load(x, [0, 0], [16, 16])
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: pl.Tensor[[16, 16], pl.FP32]):
+        y = self.k(x)
+        return
+)");
+  const std::string msg = pass_test::compile_error_of([&] { pass_test::run(passes::check_orchestration_forms_pass(), p); });
+  CHECK(msg.find("a call to 'k', which returns 1 tensor(s) but has 0 Out / InOut parameter(s) is not supported yet in "
+                 "orchestration code") != std::string::npos);
 }

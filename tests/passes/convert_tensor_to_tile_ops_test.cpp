@@ -207,8 +207,7 @@ M = pl.dynamic("M")
 class P:
     @pl.function(type=pl.FunctionType.InCore)
     def k(self, x: pl.Tensor[[M, 16], pl.FP32], o: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:
-        n: pl.Scalar[pl.INDEX] = pl.tensor.dim(x, 0)
-        t: pl.Tile[[16, 16], pl.FP32] = pl.load(x, [n - 16, 0], [16, 16])
+        t: pl.Tile[[16, 16], pl.FP32] = pl.load(x, [pl.tensor.dim(x, 0) - 16, 0], [16, 16])
         o_1: pl.Tensor[[16, 16], pl.FP32] = pl.store(t, [0, 0], o)
         return o_1
 )");

@@ -25,6 +25,7 @@ TEST_CASE("default pipeline order", "[pipeline]") {
   REQUIRE(names.at(i++) == "CheckTaskArgLimits");
   REQUIRE(names.at(i++) == "MaterializeRuntimeScopes");
   REQUIRE(names.at(i++) == "CheckOrchestrationForms");
+  REQUIRE(names.at(i++) == "PlanTensorAllocs");
   REQUIRE(i == names.size());
   for (const auto& p : passes::default_pipeline()) {
     CHECK(!p.description.empty());
@@ -34,6 +35,12 @@ TEST_CASE("default pipeline order", "[pipeline]") {
 
 TEST_CASE("pass lookup by name", "[pipeline]") {
   CHECK(passes::find_pass("ConvertToSSA").name == "ConvertToSSA");
+  // The reference's snake_case spellings, as its users know them.
+  CHECK(passes::find_pass("convert_to_ssa").name == "ConvertToSSA");
+  CHECK(passes::find_pass("init_mem_ref").name == "InitMemRef");
+  CHECK(passes::find_pass("flatten_tile_nd_to_2d").name == "FlattenTileNdTo2D");
+  CHECK(passes::find_pass("convert_tensor_to_tile_ops").name == "ConvertTensorToTileOps");
+  for (const auto& p : passes::default_pipeline()) CHECK(&passes::find_pass(passes::snake_case_name(p.name)) == &p);
   try {
     passes::find_pass("NoSuchPass");
     FAIL("expected an error");

@@ -1,0 +1,176 @@
+#!/usr/bin/env python3
+"""Real-program corpus figures (opt-in; nothing here runs in CI): how many of the programs people
+write pypto takes. Prints, side by side with the figures the issues were filed with:
+
+  1. the reference's example entry points (hw-native-sys/pypto examples/, with the shapes their
+     __main__ uses, from ../shared/reference/examples.json): `pypto check`, and `pypto build
+     --emit-only`, each entry typed with --arg / --scalar, or built by its factory;
+  2. pypto-lib's DSL files (examples/ + models/, not *_draft.py): `pypto check` of every entry
+     (-D config.ACTIVE_VARIANT=pro only for the DeepSeek-V4 model files whose config reads argv);
+  3. with --peer DIR (the output of ../shared/tools/peer_extract.py): the parser/pass replay.
+
+Usage: bench/corpus.py BUILD_DIR --ref PYPTO_CHECKOUT --lib PYPTO_LIB_CHECKOUT [--peer DIR] [-v]
+Anchors: pypto e2d0f78ae, pypto-lib 634e77bd.
+"""
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+EXAMPLES_JSON = os.path.join(HERE, "..", "..", "shared", "reference", "examples.json")
+
+# Figures in the issue (issue 8) for the anchor commits, before this work.
+ANCHOR = {"examples_check": "0/53", "examples_emit": "0/53", "lib_check": "7/147", "peer_accept": "168/684",
+          "peer_reject": "247/252"}
+
+# Programs built by a factory: the factory and the arguments their __main__ passes.
+FACTORIES = {
+    "PagedAttentionProgram": ("build_paged_attention_program",
+                              "batch=64 num_heads=16 head_dim=128 block_size=128 max_num_blocks_per_req=256"),
+    "BatchPagedAttentionProgram": ("BuildBatchPagedAttentionProgram",
+                                   "batch=1 num_heads=16 head_dim=16 block_size=16 max_num_blocks_per_req=16"),
+    "DynamicPagedAttentionProgram": ("build_dynamic_paged_attention_program", "q_tile=16 head_dim=128 block_size=128"),
+    "PagedAttentionMultiConfigProgram": ("build_paged_attention_multi_config_program",
+                                         "head_dim=HEAD_DIM block_size=BLOCK_SIZE"),
+    "LlamaMiniProgram": ("build_llama_mini_program", ""),
+    "SpmdPagedAttentionProgram": ("build_paged_attention_spmd_program",
+                                  "batch=4 num_heads=16 head_dim=128 block_size=128 max_num_blocks_per_req=256"),
+}
+# Module values that pypto-lib files read from sys.argv (pypto never evaluates argv): the value a
+# run without that command-line flag gets, as an expression over the module's own constants.
+ARGV_DEFAULTS = {"ACTIVE_VARIANT": "pro", "TP_SIZE": "_TP_DEFAULT", "DP_SIZE": "TP_SIZE", "CP_SIZE": "CP_DEFAULT"}
+
+# Scalar values their __main__ passes (the rest stay runtime arguments).
+SCALARS = {"dyn_valid_shape": {"scale": "0.5", "vlen": "64"}, "dyn_valid_shape_1": {"scale": "0.5", "vlen": "32"}}
+
+# A second specialisation of the same entry (the reference names its output dir NAME_1).
+ALIASES = {"dyn_valid_shape_1": "dyn_valid_shape"}
+
+DTYPES = {"fp32": "FP32", "fp16": "FP16", "bfloat16": "BF16", "int32": "INT32", "int64": "INT64", "index": "INDEX",
+          "int8": "INT8", "uint8": "UINT8", "bool": "BOOL"}
+
+
+def run(cmd):
+    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=120)
+    return p.returncode, p.stdout
+
+
+def first_error(out):
+    for line in out.splitlines():
+        if line.startswith("error") or line.startswith("internal error"):
+            return line[:140]
+    return out.strip().splitlines()[-1][:140] if out.strip() else ""
+
+
+def example_commands(ref):
+    with open(EXAMPLES_JSON) as f:
+        data = json.load(f)
+    for key, ex in sorted(data.items()):
+        src = os.path.join(ref, ex["source"])
+        for prog in ex["programs"]:
+            name = prog["dir"]
+            flags = []
+            if name in FACTORIES:
+                factory, fargs = FACTORIES[name]
+                flags += ["--entry", factory]
+                for a in fargs.split():
+                    flags += ["--factory-arg", a]
+            else:
+                entry = name[len("_jit_"):] if name.startswith("_jit_") else name
+                scalars = SCALARS.get(entry, {})
+                flags += ["--entry", ALIASES.get(entry, entry)]
+                for p in prog["params"]:
+                    if p["shape"] is None:
+                        flags += ["--scalar", "{}={}".format(p["name"], scalars.get(p["name"], "runtime"))]
+                    else:
+                        dims = ",".join("?" if d < 0 else str(d) for d in p["shape"])
+                        flags += ["--arg", "{}={}[{}]".format(p["name"], DTYPES.get(p["dtype"], p["dtype"]), dims)]
+            yield "{}:{}".format(ex["source"], name), src, flags
+
+
+def lib_files(lib):
+    out = []
+    for top in ("examples", "models"):
+        for root, _, files in os.walk(os.path.join(lib, top)):
+            for f in files:
+                if f.endswith(".py") and not f.endswith("_draft.py"):
+                    p = os.path.join(root, f)
+                    with open(p, errors="replace") as fh:
+                        if "pypto.language" in fh.read():
+                            out.append(p)
+    return sorted(out)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("build")
+    ap.add_argument("--ref", required=True, help="hw-native-sys/pypto checkout (e2d0f78ae)")
+    ap.add_argument("--lib", required=True, help="hw-native-sys/pypto-lib checkout (634e77bd)")
+    ap.add_argument("--peer", help="directory written by ../shared/tools/peer_extract.py")
+    ap.add_argument("-v", action="store_true", help="print each failure's first error")
+    a = ap.parse_args()
+    pypto = os.path.join(os.path.abspath(a.build), "pypto")
+
+    checked = emitted = total = 0
+    fails = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for label, src, flags in example_commands(a.ref):
+            total += 1
+            rc, out = run([pypto, "check", src] + flags)
+            if rc != 0:
+                fails.append((label, "check", first_error(out)))
+                continue
+            checked += 1
+            rc, out = run([pypto, "build", src, "--emit-only", "-o", os.path.join(tmp, "p{}".format(total))] + flags)
+            if rc == 0:
+                emitted += 1
+            else:
+                fails.append((label, "emit", first_error(out)))
+    files = lib_files(a.lib)
+    lib_ok = 0
+    argv_files = 0
+    for f in files:
+        rc, out = run([pypto, "check", f])
+        # A value read from sys.argv: -D with the default a run without the flag gets (as the
+        # diagnostic asks), then check again; only for such values.
+        flags = []
+        for _ in range(4):
+            m = re.search(r"its value comes from the command line or the environment; pass -D ([\w.]+)=VALUE", out)
+            if rc == 0 or not m or m.group(1).split(".")[-1] not in ARGV_DEFAULTS:
+                break
+            flags += ["-D", "{}={}".format(m.group(1), ARGV_DEFAULTS[m.group(1).split(".")[-1]])]
+            rc, out = run([pypto, "check", f] + flags)
+        argv_files += bool(flags)
+        if rc == 0:
+            lib_ok += 1
+        else:
+            fails.append((os.path.relpath(f, a.lib), "check", first_error(out)))
+
+    print("{:<44} {:>10} {:>10}".format("corpus", "anchor", "now"))
+    print("{:<44} {:>10} {:>10}".format("reference examples: pypto check", ANCHOR["examples_check"],
+                                        "{}/{}".format(checked, total)))
+    print("{:<44} {:>10} {:>10}".format("reference examples: build --emit-only", ANCHOR["examples_emit"],
+                                        "{}/{}".format(emitted, total)))
+    print("{:<44} {:>10} {:>10}".format("pypto-lib DSL files: pypto check", ANCHOR["lib_check"],
+                                        "{}/{}".format(lib_ok, len(files))))
+    print("  ({} of them with -D for a value their source reads from sys.argv)".format(argv_files))
+    if a.peer:
+        tool = os.path.join(HERE, "..", "..", "shared", "tools", "peer_run.py")
+        p = subprocess.run([sys.executable, tool, pypto, a.peer, "-j", "2"], stdout=subprocess.PIPE,
+                           stderr=subprocess.STDOUT, text=True)
+        acc = re.search(r"accept: (\d+/\d+)", p.stdout)
+        rej = re.search(r"reject: (\d+/\d+)", p.stdout)
+        print("{:<44} {:>10} {:>10}".format("parser replay: accept", ANCHOR["peer_accept"], acc.group(1) if acc else "?"))
+        print("{:<44} {:>10} {:>10}".format("parser replay: reject located", ANCHOR["peer_reject"],
+                                            rej.group(1) if rej else "?"))
+    if a.v:
+        for label, stage, err in fails:
+            print("  {} [{}] {}".format(label, stage, err))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,61 @@
+// The modules of one compilation: the file given on the command line and every module it imports,
+// each read, syntax-checked and scanned once. Absolute imports are searched in the importing
+// file's directory, then the main file's directory (Python's sys.path[0]), then the -I
+// directories; relative imports (`from .kernels import x`) in the importing file's package.
+// Keeps the list of every source file read (for --depfile) and the program-wide order of
+// `pl.dynamic` symbols.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "ir/diagnostic.h"
+#include "parser/module_scan.h"
+
+namespace pypto::parser {
+
+// Reads a source file: CompileError E000 when it cannot be read or is not UTF-8.
+ir::SourceFilePtr read_source(const std::string& path);
+// Syntax errors (E002) of a parsed file, at most 20.
+std::vector<ir::Diagnostic> syntax_errors(const CstTree& tree);
+
+class ModuleSet {
+ public:
+  using Defines = std::vector<std::pair<std::string, std::string>>;
+  // `defines`: -D NAME=VALUE for the main module, -D MODULE.NAME=VALUE for an imported one.
+  ModuleSet(std::vector<std::string> search_dirs, Defines defines);
+  ~ModuleSet();
+  ModuleSet(const ModuleSet&) = delete;
+  ModuleSet& operator=(const ModuleSet&) = delete;
+
+  // The main module (throws CompileError on syntax errors).
+  ModuleInfo& load_main(ir::SourceFilePtr file);
+  // Resolves `import a.b` / `from ..a.b import c` as seen from `from`. nullptr when no file is
+  // found; `searched` then lists where it looked. Throws CompileError for a module that is found
+  // but has syntax errors.
+  ModuleInfo* import(const std::string& dotted, int level, const ModuleInfo& from, std::vector<std::string>& searched);
+  // Every file read so far, main file first, in reading order.
+  const std::vector<std::string>& files_read() const { return files_read_; }
+  std::vector<ir::VarPtr>& dynamic_order() { return dyn_order_; }
+  // -D overrides that named a module no import reached (for a warning).
+  std::vector<std::string> unused_module_defines() const;
+
+ private:
+  struct Loaded;
+  ModuleInfo& add(ir::SourceFilePtr file, const std::string& name, const std::string& dir, const std::string& key);
+  std::vector<std::string> search_dirs_;
+  Defines defines_;
+  std::vector<std::unique_ptr<Loaded>> mods_;
+  std::map<std::string, ModuleInfo*> by_path_;
+  std::map<const ModuleInfo*, std::string> dir_of_;
+  std::string main_dir_;
+  std::vector<std::string> files_read_;
+  std::vector<ir::VarPtr> dyn_order_;
+  std::set<std::string> used_module_defines_;
+};
+
+}  // namespace pypto::parser

@@ -1,0 +1,129 @@
+// The `pypto` command on real-program layouts: `check` on a file with several entries (each
+// reported, a failing one named), a helper module without an entry, -I and -D MODULE.NAME from
+// the command line, and --depfile (Make/Ninja syntax, every source read, written only on success).
+#include <algorithm>
+
+#include "cli/cli_util.h"
+
+using namespace clitest;
+
+namespace {
+
+const char* kConfig = "ROWS = 32\nCOLS = 64\n";
+
+const char* kTwoEntries = R"(import pypto.language as pl
+from config import ROWS, COLS
+
+
+@pl.jit.incore
+def double(x: pl.Tensor[[ROWS, COLS], pl.FP32], out: pl.Out[pl.Tensor[[ROWS, COLS], pl.FP32]]):
+    t = pl.load(x, [0, 0], [ROWS, COLS])
+    pl.store(pl.add(t, t), [0, 0], out)
+    return out
+
+
+@pl.jit
+def first(x: pl.Tensor[[ROWS, COLS], pl.FP32], out: pl.Out[pl.Tensor[[ROWS, COLS], pl.FP32]]):
+    out = double(x, out)
+    return out
+
+
+@pl.jit
+def second(x: pl.Tensor[[ROWS, COLS], pl.FP32], out: pl.Out[pl.Tensor[[ROWS, COLS], pl.FP32]]):
+    out = double(x, out)
+    return out
+)";
+
+}  // namespace
+
+TEST_CASE("check reports every entry of a file, and checks a helper module as a module", "[cli][modules]") {
+  write_file("mods/config.py", kConfig);
+  std::string two = write_file("mods/two.py", kTwoEntries);
+  auto r = pypto("check '" + two + "'");
+  INFO(r.out);
+  CHECK(r.code == 0);
+  CHECK(r.out.find("first: ok (2 functions)") != std::string::npos);
+  CHECK(r.out.find("second: ok (2 functions)") != std::string::npos);
+  CHECK(r.out.find("2 of 2 entries ok") != std::string::npos);
+
+  // One entry that fails: the others are still checked, the failing one is named, exit 1.
+  std::string text = kTwoEntries;
+  const size_t at = text.rfind("out = double(x, out)");
+  text.replace(at, 20, "out = double(y, out)");
+  const auto line = 1 + std::count(text.begin(), text.begin() + long(at), '\n');
+  std::string broken = write_file("mods/broken.py", text);
+  r = pypto("check '" + broken + "'");
+  INFO(r.out);
+  CHECK(r.code == 1);
+  CHECK(r.out.find("first: ok") != std::string::npos);
+  CHECK(r.out.find("second: failed") != std::string::npos);
+  CHECK(r.out.find(fmt::format("broken.py:{}:18", line)) != std::string::npos);  // the error is located
+  CHECK(r.out.find("1 of 2 entries ok") != std::string::npos);
+
+  // A module of DSL helpers and constants without an entry passes with a note.
+  std::string helpers = write_file("mods/helpers.py", R"(import pypto.language as pl
+from config import ROWS
+
+
+@pl.jit.inline
+def scale(t, f: float):
+    return pl.mul(t, f)
+)");
+  r = pypto("check '" + helpers + "'");
+  INFO(r.out);
+  CHECK(r.code == 0);
+  CHECK(r.out.find("no entry, checked as a module (1 DSL function") != std::string::npos);
+  // ... and one whose import cannot be found fails, at the import.
+  std::string lost = write_file("mods/lost.py", "import pypto.language as pl\nfrom nowhere import X\n");
+  r = pypto("check '" + lost + "'");
+  CHECK(r.code == 1);
+  CHECK(r.out.find("lost.py:2:1") != std::string::npos);
+  CHECK(r.out.find("cannot find module 'nowhere'") != std::string::npos);
+}
+
+TEST_CASE("-I and -D MODULE.NAME on the command line; --depfile lists every source read", "[cli][modules]") {
+  write_file("inc/lib/config.py", kConfig);
+  std::string main = write_file("inc/app/model.py", kTwoEntries);
+  auto r = pypto("check '" + main + "' --entry first");
+  CHECK(r.code == 1);
+  CHECK(r.out.find("cannot find module 'config'") != std::string::npos);
+  CHECK(r.out.find("-I DIR") != std::string::npos);
+
+  const fs::path lib = work("inc/lib");
+  const fs::path dep = work("inc/out.d");
+  fs::remove(dep);
+  r = pypto("check '" + main + "' --entry first -I '" + lib.string() + "' -D config.ROWS=16 --depfile '" +
+            dep.string() + "'");
+  INFO(r.out);
+  CHECK(r.code == 0);
+  std::string d = slurp(dep);
+  CHECK(d.rfind(main + ":", 0) == 0);  // target: the checked file
+  CHECK(d.find("app/model.py") != std::string::npos);
+  CHECK(d.find("lib/config.py") != std::string::npos);
+
+  // build: the target is OUT/build.ninja; the IR took -D config.ROWS=16.
+  const fs::path out = work("inc/proj");
+  fs::remove_all(out);
+  r = pypto("build '" + main + "' --entry first -I '" + lib.string() + "' -D config.ROWS=16 --emit-only -o '" +
+            out.string() + "' --depfile '" + dep.string() + "'");
+  INFO(r.out);
+  REQUIRE(r.code == 0);
+  d = slurp(dep);
+  CHECK(d.rfind((out / "build.ninja").string() + ":", 0) == 0);
+  CHECK(d.find("lib/config.py") != std::string::npos);
+  CHECK(slurp(out / "kernels" / "aiv" / "double.cpp").find("Vec_float_16x64") != std::string::npos);
+
+  // A failing build leaves no depfile behind (and no temporary).
+  fs::remove(dep);
+  r = pypto("build '" + main + "' --entry first --emit-only -o '" + out.string() + "' --depfile '" + dep.string() + "'");
+  CHECK(r.code == 1);
+  CHECK(!fs::exists(dep));
+  CHECK(!fs::exists(dep.string() + ".tmp"));
+
+  // Paths with spaces are escaped as Make and Ninja read them.
+  std::string spaced = write_file("inc/my dir/model.py", kTwoEntries);
+  write_file("inc/my dir/config.py", kConfig);
+  r = pypto("check '" + spaced + "' --entry first --depfile '" + dep.string() + "'");
+  REQUIRE(r.code == 0);
+  CHECK(slurp(dep).find("my\\ dir/config.py") != std::string::npos);
+}
