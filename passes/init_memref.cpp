@@ -10,10 +10,28 @@
 //     tile.reshape) ↔ that input; `a = b`; a loop's init, iter_arg, yielded value and return_var
 //     (the carried accumulator lives in one buffer); an if's return_var and both yielded values.
 //     The AllocatedMemoryAddr verifier rule checks the same relation on the planned addresses.
+//   * first, copies where that sharing would clobber a value that is still read (SSA values must
+//     survive; memref_copies.h decides on a liveness model of the kernel). A buffer may hold
+//     several values over time only if every write into it — an op result, an in-place op, the
+//     next iteration's carried value — comes after the last read of the values it replaces. So a
+//     loop's initial value shares the carry's buffer only when it is dead once the loop starts
+//     (not read in the body nor after the loop); a yielded value only when the iter_arg (or
+//     another carry) is not read after the value is computed, nor by an op computing it that may
+//     not write over its input (`not_inplace_safe`, e.g. recip); an if arm's yielded value only when
+//     it overwrites nothing read later (both arms yielding tiles that exist before the if, or
+//     `z = a` read after one arm changes `a`); an in-place op's operand only when it is not read
+//     after the op (directly or through `a = b` / a view).
+//     Where the answer is no, the pass inserts `c = tile.move(v, target_memory=<v's space>)` —
+//     before the loop, before the yield, before the op — and shares `c` instead, so `v` keeps a
+//     buffer of its own; carries that exchange their values copy through a temporary. Sites are
+//     shared again one by one wherever that stays safe, so a kernel that never clobbers gets no
+//     copy. The copy is a TMOV, which pto-isa has only for Vec → Vec: one needed in another space
+//     is a CompileError (E603) at its site.
 // Orchestration functions are left alone. Produces HasMemRefs; invalidates SSAForm (reference).
 #include <fmt/format.h>
 
 #include "ir/op_registry.h"
+#include "passes/memref_copies.h"
 #include "passes/memref_util.h"
 #include "passes/pass_util.h"
 #include "passes/passes.h"
@@ -123,8 +141,9 @@ std::string space_tag(MemorySpace s) {
   return n;
 }
 
-FunctionPtr init_function(const FunctionPtr& f, Soc soc) {
-  if (!is_incore_like(f->type)) return f;
+FunctionPtr init_function(const FunctionPtr& in, Soc soc) {
+  if (!is_incore_like(in->type)) return in;
+  const FunctionPtr f = insert_buffer_copies(in);
   Sharing sh;
   for (const auto& p : f->params) sh.bind(p, f->span);
   sh.visit_function(*f);
@@ -198,7 +217,8 @@ Pass init_memref_pass() {
   return Pass{"InitMemRef",
               "Gives every tile/tensor Var of a kernel a MemRef: DDR bases for tensor parameters, one "
               "tile.alloc per on-chip buffer prepended to the body, buffers shared by store results, "
-              "in-place ops, copies, loop carries and if results.",
+              "in-place ops, copies, loop carries and if results; a tile.move copy first wherever that "
+              "sharing would overwrite a value that is still read.",
               {{Property::TileMemoryInferred, Property::SSAForm}, {Property::HasMemRefs}, {Property::SSAForm}},
               [](const ProgramPtr& p, PassContext& ctx) {
                 return map_functions(p, [&](const FunctionPtr& f) { return init_function(f, ctx.soc); });
