@@ -265,7 +265,7 @@ class KernelEmitter : CStmtPrinter {
       }
       case OpForm::ColSum:
         if (c.args.size() > 1)
-          return line(fmt::format("{}({}, {}, {}, false);", call, dst_tile(), operand(c.args[0]), operand(c.args[1])));
+          return line(fmt::format("{}({}, {}, {}, true);", call, dst_tile(), operand(c.args[0]), operand(c.args[1])));
         return line(fmt::format("{}({}, {});", call, dst_tile(), operand(c.args[0])));
       case OpForm::Transpose:
         if (c.args.size() < 4) unreachable(sp, "pl.tile.transpose without a tmp tile");
@@ -282,8 +282,7 @@ class KernelEmitter : CStmtPrinter {
                                                           : expr(make_int(static_cast<int64_t>(val), sp));
         return line(fmt::format("{}({}, static_cast<{}>({}));", call, d, c_type(tt->dtype), lit));
       }
-      case OpForm::Cast: return line(fmt::format("{}({}, {}, {}, SaturationMode::OFF);", call, dst_tile(),
-                                                 operand(c.args[0]), round_mode(c, sp)));
+      case OpForm::Cast: return line(fmt::format("{}({}, {}, {});", call, dst_tile(), operand(c.args[0]), round_mode(c, sp)));
       case OpForm::Extract:
         return line(fmt::format("{}({}, {}, {}, {});", call, dst_tile(), operand(c.args[0]), expr(c.args[1]),
                                 expr(c.args[2])));

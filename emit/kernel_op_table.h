@@ -14,10 +14,10 @@ enum class OpForm : unsigned char {
   DstArgs,        // CALL(dst, every IR operand in order)            tile.add, tile.row_sum, ...
   DstDropFirst,   // CALL(dst, operands 1..)                         tile.expands, tile.row_expand
   DstFirstOnly,   // CALL(dst, operand 0)                            tile.col_max with a tmp
-  ColSum,         // CALL(dst, src) or CALL(dst, src, tmp, false)    tile.col_sum
+  ColSum,         // CALL(dst, src) or CALL(dst, src, tmp, true) (tmp selects the binary tree)
   Transpose,      // CALL(dst, src, tmp)                             tile.transpose
   Full,           // CALL(dst, value kwarg)                          tile.full
-  Cast,           // CALL(dst, src, RoundMode::X, SaturationMode::OFF)
+  Cast,           // CALL(dst, src, RoundMode::X): pto-isa's per-type saturation default, as the reference
   Extract,        // CALL(dst, src, row, col)                        tile.extract
   Assemble,       // CALL(dst, source, row, col), dst shares target  tile.assemble
   MatmulAcc,      // CALL(dst, acc, lhs, rhs)                        tile.matmul_acc

@@ -164,14 +164,36 @@ TypePtr gather(const Ctx& c) {
 }
 
 TypePtr scatter(const Ctx& c) {
-  // tile.scatter(dst, src, indexes); tensor.scatter(input, index, src).
+  // tile.scatter(dst, src, indexes): dst.flat[indexes[i, j]] = src[i, j].
+  // tensor.scatter(input, index, src; dim=-1): out = input, out[r, index[r, k]] = src[r, k].
   const bool tensor = c.shaped(0).kind == TypeKind::Tensor;
   const size_t src = tensor ? 2 : 1, index = tensor ? 1 : 2;
   require_same_dtype(c, 0, src);
+  const auto& dst = c.shaped(0);
   const auto& idx = c.shaped(index);
-  if (idx.dtype != DataType::INT32 && idx.dtype != DataType::INT16)
-    c.fail(fmt::format("operand {} has dtype {}; indices are INT32 or INT16", c.name(index), dtype_name(idx.dtype)));
-  return c.arg(0)->type;
+  const DataType d = dst.dtype;
+  if (d != DataType::FP16 && d != DataType::FP32 && d != DataType::BF16 && d != DataType::INT8 &&
+      d != DataType::INT16 && d != DataType::INT32 && d != DataType::UINT8 && d != DataType::UINT16 &&
+      d != DataType::UINT32)
+    c.fail(fmt::format("operand {} has dtype {}; scatter writes 8-, 16- or 32-bit elements", c.name(0), dtype_name(d)));
+  // The instruction's index width follows the element width (32-bit elements: INT32, else INT16).
+  const DataType want = dtype_bits(d) == 32 ? DataType::INT32 : DataType::INT16;
+  if (idx.dtype != want)
+    c.fail(fmt::format("operand {} has dtype {}; {} elements are scattered by {} indices", c.name(index),
+                       dtype_name(idx.dtype), dtype_name(d), dtype_name(want)));
+  if (!tensor) return c.arg(0)->type;
+  require_rank(c, 0, 2);
+  require_rank(c, src, 2);
+  require_same_shape(c, src, index);
+  if (auto dim = c.kw_int("dim"); dim && *dim != -1 && *dim != 1)
+    c.fail(fmt::format("dim={} is not supported: tensor.scatter writes along the last axis (dim=-1)", *dim));
+  for (size_t k = 0; k < 2; ++k) {
+    auto a = const_int_value(c.shaped(src).shape[k]), b = const_int_value(dst.shape[k]);
+    if (a && b && *a > *b)
+      c.fail(fmt::format("operand {} has shape {}, larger than operand {}'s {}", c.name(src),
+                         shape_str(c.shaped(src).shape), c.name(0), shape_str(dst.shape)));
+  }
+  return std::make_shared<TensorType>(d, dst.shape);
 }
 
 TypePtr sort32(const Ctx& c) {
@@ -286,6 +308,8 @@ TypePtr ci(const Ctx& c) {
   if (shape.size() != 2) c.fail(fmt::format("the shape must be 2-D, got {}", shape_str(shape)));
   auto dt = c.kw_dtype("dtype").value_or(DataType::INT32);
   if (!dtype_is_int(dt)) c.fail(fmt::format("dtype {} is not an integer type", dtype_name(dt)));
+  // No operand to take the kind from: tensor.ci makes a tensor, tile.ci a Vec tile.
+  if (c.op.rfind("tensor.", 0) == 0) return std::make_shared<TensorType>(dt, std::move(shape));
   return std::make_shared<TileType>(dt, std::move(shape), MemorySpace::Vec);
 }
 
@@ -398,10 +422,24 @@ TypePtr gather_mask(const Ctx& c) {
 }
 
 TypePtr scatter_mask(const Ctx& c) {
+  // tile.scatter_mask(dst, src) → dst; tensor.scatter_mask(input, dst) → dst, whose columns are
+  // input's spread by the pattern's stride (2 for P0101 / P1010, 4 for P0001 .. P1000, 1 for P1111).
   require_rank(c, 0, 2);
   require_same_dtype(c, 0, 1);
-  mask_pattern(c);
-  return c.arg(0)->type;
+  const int64_t m = mask_pattern(c);
+  if (c.shaped(0).kind != TypeKind::Tensor) return c.arg(0)->type;
+  require_rank(c, 1, 2);
+  const auto& in = c.shaped(0);
+  const auto& dst = c.shaped(1);
+  const int64_t stride = m == 7 ? 1 : m <= 2 ? 2 : 4;
+  auto ic = const_int_value(in.shape[1]), dc = const_int_value(dst.shape[1]);
+  if (ic && dc && *dc != *ic * stride)
+    c.fail(fmt::format("operand {} has {} columns; mask_pattern={} spreads {}'s {} columns over {}", c.name(1), *dc, m,
+                       c.name(0), *ic, *ic * stride));
+  if (compare_dim(in.shape[0], dst.shape[0]) == DimEq::Different)
+    c.fail(fmt::format("operand {} has {} rows but operand {} has {}", c.name(0), dim_str(in.shape[0]), c.name(1),
+                       dim_str(dst.shape[0])));
+  return std::make_shared<TensorType>(dst.dtype, dst.shape);
 }
 
 TypePtr random(const Ctx& c) {

@@ -139,6 +139,7 @@ std::string_view lowering_name(TileLowering l) {
     case TileLowering::None: return "none";
     case TileLowering::Compute: return "compute";
     case TileLowering::ComputeTmp: return "compute+tmp";
+    case TileLowering::PreciseTmp: return "compute(+tmp if high_precision)";
     case TileLowering::Transpose: return "transpose";
     case TileLowering::Create: return "create";
     case TileLowering::Slice: return "slice";
@@ -148,6 +149,8 @@ std::string_view lowering_name(TileLowering l) {
     case TileLowering::Scalar: return "scalar";
     case TileLowering::Compare: return "compare+select";
     case TileLowering::Gather: return "flat-index gather";
+    case TileLowering::Scatter: return "flat-index scatter+select";
+    case TileLowering::ScatterMask: return "mask scatter+select";
   }
   return "?";
 }

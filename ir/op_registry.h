@@ -70,6 +70,8 @@ enum class TileLowering : uint8_t {
   None,        // no tile form (orchestration-only, or not lowerable yet)
   Compute,     // every Tensor operand → Vec tile; other operands as they are
   ComputeTmp,  // Compute + a scratch tile shaped like operand 0 appended (row reductions)
+  PreciseTmp,  // Compute; high_precision=True appends a scratch tile shaped like operand 0 (tensor.rsqrt:
+               // the tile form with a tmp tile is pto-isa's high-precision path)
   Transpose,   // Compute + a scratch tile shaped like operand 0 appended after the axes
   Create,      // tensor.create / tensor.full → tile.create / tile.full (Vec)
   Slice,       // GM source → tile.load window; tile source → tile.slice
@@ -79,6 +81,10 @@ enum class TileLowering : uint8_t {
   Scalar,      // a scalar query (tensor.dim): kept as it is, its result is a scalar
   Compare,     // tensor.cmp: tile.cmp / cmps into a bit mask, then tile.sel of 1 / 0 → 0/1 values
   Gather,      // tensor.gather along the last axis: column indices → flat indices, then tile.gather
+  Scatter,     // tensor.scatter along the last axis: flat indices, tile.scatter of the values and of
+               // a 1-mask into zeroed tiles, then tile.sel keeps the input where nothing was written
+  ScatterMask, // tensor.scatter_mask: the same zeroed scatter of values and 1-mask (tile.scatter_mask),
+               // then tile.sel keeps dst where the pattern selects nothing
 };
 
 // Reference semantics of an op, defined by the interpreter (the oracle); nullptr until it lands.

@@ -33,7 +33,7 @@ struct BinRow { const char* name; const char* scalar; };
 constexpr BinRow kBinary[] = {{"add", "adds"}, {"sub", "subs"}, {"mul", "muls"}, {"div", "divs"},
                               {"maximum", "maximums"}, {"minimum", "minimums"}};
 constexpr const char* kUnary[] = {"exp", "sqrt", "neg", "abs", "relu"};
-constexpr const char* kPreciseUnary[] = {"log", "recip", "rsqrt"};  // take high_precision=
+constexpr const char* kPreciseUnary[] = {"log", "recip"};  // take high_precision=
 constexpr const char* kReduce[] = {"sum", "max", "min", "prod"};
 constexpr const char* kExpand[] = {"", "_add", "_sub", "_mul", "_div", "_max", "_min", "_expdif"};
 constexpr BinRow kIntBinary[] = {{"and", "ands"}, {"or", "ors"}, {"shl", "shls"}, {"shr", "shrs"}};
@@ -64,6 +64,8 @@ void register_tensor_ops(OpRegistry& r) {
   for (const char* u : kPreciseUnary)
     add(r, OpRow(t + u, {tensor("x")}, same_as(0)).kw("high_precision", AttrKind::Bool, false)
                .tile_form(std::string("tile.") + u, TileLowering::Compute));
+  add(r, OpRow("tensor.rsqrt", {tensor("x")}, same_as(0)).kw("high_precision", AttrKind::Bool, false)
+             .tile_form("tile.rsqrt", TileLowering::PreciseTmp));
   for (const auto& b : kIntBinary) {
     add(r, same_tile(b.name, {tensor("lhs"), tensor("rhs")}, int_binary).scalar_form(std::string("tensor.") + b.scalar));
     add(r, same_tile(b.scalar, {tensor("lhs"), scalar("rhs")}, int_binary_scalar));
@@ -119,7 +121,7 @@ void register_tensor_ops(OpRegistry& r) {
   add(r, OpRow("tensor.read", {tensor("x"), indices("indices")}, read)
              .tile_form("tile.read", TileLowering::Compute).orchestration());
   add(r, OpRow("tensor.write", {tensor("x"), indices("indices"), scalar("value")}, write).reuses_input(0)
-             .orchestration());
+             .tile_form("tile.write", TileLowering::Compute).orchestration());
   add(r, OpRow("tensor.transpose", {tensor("x"), scalar("axis1"), scalar("axis2")}, transpose)
              .tile_form("tile.transpose", TileLowering::Transpose).orchestration());
   // Sort / concat / gather / scatter, pads and valid shapes.
@@ -127,7 +129,14 @@ void register_tensor_ops(OpRegistry& r) {
   add(r, same_tile("concat", {tensor("src0"), tensor("src1")}, concat));
   add(r, OpRow("tensor.gather", {tensor("input"), tensor("index")}, gather).kw("dim", AttrKind::Int, int64_t{-1})
              .tile_form("tile.gather", TileLowering::Gather));
-  add(r, OpRow("tensor.scatter", {tensor("input"), tensor("index"), tensor("src")}, scatter).kw("dim", AttrKind::Int, int64_t{-1}));
+  add(r, OpRow("tensor.scatter", {tensor("input"), tensor("index"), tensor("src")}, scatter).kw("dim", AttrKind::Int, int64_t{-1})
+             .tile_form("tile.scatter", TileLowering::Scatter));
+  // Mask-pattern forms: the pattern's columns, compacted / spread back (pl.gather / pl.scatter
+  // with mask_pattern= in the reference's DSL).
+  add(r, same_tile("gather_mask", {tensor("input")}, gather_mask).kw("mask_pattern", AttrKind::Int)
+             .kw("output_dtype", AttrKind::DType));
+  add(r, OpRow("tensor.scatter_mask", {tensor("input"), tensor("dst")}, scatter_mask).kw("mask_pattern", AttrKind::Int)
+             .tile_form("tile.scatter_mask", TileLowering::ScatterMask));
   add(r, same_tile("set_validshape", {tensor("x"), scalar("valid_rows"), scalar("valid_cols")}, set_validshape));
   add(r, same_tile("fillpad", {tensor("x")}, fillpad).kw("pad_value", AttrKind::PadValue, PadValue::zero));
   add(r, same_tile("fillpad_expand", {tensor("x"), indices("shape")}, fillpad_expand)

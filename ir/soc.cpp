@@ -1,14 +1,47 @@
-// SoC table (README of the reference notes: memory spaces and capacities).
+// SoC table (README of the reference notes: memory spaces and capacities; pto-isa's conversion
+// table for the TCVT pairs).
 #include "ir/soc.h"
 
 namespace pypto::ir {
 
 namespace {
 constexpr int64_t KiB = 1024;
-const SocInfo k910B{Soc::Ascend910B, "910b", "a2a3", 184 * KiB, 512 * KiB, 64 * KiB, 64 * KiB,
-                    128 * KiB, 1 * KiB, 0, 32, false};
-const SocInfo k950{Soc::Ascend950, "950", "a5", 240 * KiB, 512 * KiB, 64 * KiB, 64 * KiB,
-                   256 * KiB, 4 * KiB, 4 * KiB, 32, true};
+using DT = DataType;
+using Pair = std::pair<DataType, DataType>;
+
+// The conversions one TCVT performs (pto-isa's tcvt table, a2a3 / a5 columns), by source type.
+// 910B alone converts INT32 -> FP16 directly and has the INT4 pairs; 950 adds the unsigned and
+// 8-bit pairs, BF16 -> FP16 and the FP8 / HF8 / FP4 formats.
+constexpr Pair k910BCasts[] = {
+    {DT::FP32, DT::FP16},  {DT::FP32, DT::BF16},  {DT::FP32, DT::INT16}, {DT::FP32, DT::INT32},
+    {DT::FP32, DT::INT64}, {DT::FP16, DT::FP32},  {DT::FP16, DT::INT32}, {DT::FP16, DT::INT16},
+    {DT::FP16, DT::INT8},  {DT::FP16, DT::UINT8}, {DT::FP16, DT::INT4},  {DT::BF16, DT::FP32},
+    {DT::BF16, DT::INT32}, {DT::INT16, DT::FP16}, {DT::INT16, DT::FP32}, {DT::INT32, DT::FP32},
+    {DT::INT32, DT::INT16}, {DT::INT32, DT::INT64}, {DT::INT32, DT::FP16}, {DT::INT64, DT::FP32},
+    {DT::INT64, DT::INT32}, {DT::UINT8, DT::FP16}, {DT::INT8, DT::FP16},  {DT::INT4, DT::FP16},
+};
+constexpr Pair k950Casts[] = {
+    {DT::FP32, DT::FP16},      {DT::FP32, DT::BF16},     {DT::FP32, DT::INT16},    {DT::FP32, DT::INT32},
+    {DT::FP32, DT::INT64},     {DT::FP32, DT::FP8E4M3FN}, {DT::FP32, DT::FP8E5M2}, {DT::FP32, DT::HF8},
+    {DT::FP16, DT::FP32},      {DT::FP16, DT::INT32},    {DT::FP16, DT::INT16},    {DT::FP16, DT::INT8},
+    {DT::FP16, DT::UINT8},     {DT::FP16, DT::HF8},      {DT::BF16, DT::FP32},     {DT::BF16, DT::INT32},
+    {DT::BF16, DT::FP16},      {DT::BF16, DT::FP4},      {DT::INT16, DT::FP16},    {DT::INT16, DT::FP32},
+    {DT::INT16, DT::UINT8},    {DT::INT16, DT::UINT32},  {DT::INT16, DT::INT32},   {DT::INT32, DT::FP32},
+    {DT::INT32, DT::INT16},    {DT::INT32, DT::INT64},   {DT::INT32, DT::UINT16},  {DT::INT32, DT::UINT8},
+    {DT::INT64, DT::FP32},     {DT::INT64, DT::INT32},   {DT::UINT8, DT::FP16},    {DT::UINT8, DT::UINT16},
+    {DT::INT8, DT::FP16},      {DT::INT8, DT::INT16},    {DT::INT8, DT::INT32},    {DT::UINT32, DT::UINT8},
+    {DT::UINT32, DT::UINT16},  {DT::UINT32, DT::INT16},  {DT::FP8E4M3FN, DT::FP32}, {DT::FP8E5M2, DT::FP32},
+    {DT::HF8, DT::FP32},       {DT::FP4, DT::BF16},
+};
+
+const SocInfo k910B{.soc = Soc::Ascend910B, .cli_name = "910b", .arch = "a2a3", .vec_bytes = 184 * KiB,
+                    .mat_bytes = 512 * KiB, .left_bytes = 64 * KiB, .right_bytes = 64 * KiB, .acc_bytes = 128 * KiB,
+                    .bias_bytes = 1 * KiB, .scale_bytes = 0, .alignment = 32, .left_col_major = false,
+                    .native_casts = k910BCasts};
+const SocInfo k950{.soc = Soc::Ascend950, .cli_name = "950", .arch = "a5", .vec_bytes = 240 * KiB,
+                   .mat_bytes = 512 * KiB, .left_bytes = 64 * KiB, .right_bytes = 64 * KiB, .acc_bytes = 256 * KiB,
+                   .bias_bytes = 4 * KiB, .scale_bytes = 4 * KiB, .alignment = 32, .left_col_major = true,
+                   .native_casts = k950Casts};
 }  // namespace
 
 int64_t SocInfo::capacity(MemorySpace s) const {
@@ -23,6 +56,12 @@ int64_t SocInfo::capacity(MemorySpace s) const {
     case MemorySpace::RightScale: return scale_bytes;
     default: return 0;
   }
+}
+
+bool SocInfo::native_cast(DataType from, DataType to) const {
+  for (const auto& [f, t] : native_casts)
+    if (f == from && t == to) return true;
+  return false;
 }
 
 const SocInfo& soc_info(Soc s) { return s == Soc::Ascend950 ? k950 : k910B; }

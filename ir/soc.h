@@ -4,8 +4,11 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
+#include <utility>
 #include <string_view>
 
+#include "ir/dtype.h"
 #include "ir/enums.h"
 
 namespace pypto::ir {
@@ -26,8 +29,13 @@ struct SocInfo {
   int task_tensor_args = 32, task_scalar_args = 16;
   int entry_tensor_args = 256, entry_scalar_args = 128;
 
+  // The element-type pairs one TCVT converts directly (pto-isa's conversion table for the SoC;
+  // LegalizeTileCast chains the others through them).
+  std::span<const std::pair<DataType, DataType>> native_casts;
+
   // Budget for one memory space (0 for spaces with no on-chip budget, e.g. DDR).
   int64_t capacity(MemorySpace s) const;
+  bool native_cast(DataType from, DataType to) const;
 };
 
 const SocInfo& soc_info(Soc s);

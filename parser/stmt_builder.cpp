@@ -598,7 +598,7 @@ std::vector<StmtPtr> FunctionBuilder::return_stmt(TSNode n) {
   auto c = children(n);
   if (!c.empty()) {
     TSNode v = c[0];
-    if (is(v, "expression_list")) {
+    if (is(v, "expression_list") || is(v, "tuple")) {  // `return a, b` and `return (a, b)` alike
       for (TSNode e : children(v)) values.push_back(expr(e));
     } else {
       values.push_back(expr(v));

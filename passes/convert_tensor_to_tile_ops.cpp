@@ -51,10 +51,8 @@ Kwargs carry_kwargs(const Call& c, const OpDef& tile) {
   return out;
 }
 
-// A tensor op call this pass rewrites (scalar queries such as tensor.dim stay as they are).
-bool lowers(const Call* c) {
-  return c && c->op && c->op->family() == "tensor" && c->op->lowering != TileLowering::Scalar;
-}
+// A tensor op call this pass rewrites (or rejects: no tensor op may stay in a kernel).
+bool lowers(const Call* c) { return c && c->op && c->op->family() == "tensor"; }
 
 struct KernelInfo {
   std::vector<TypePtr> added_outs;  // types of the Out params appended to the kernel
@@ -297,55 +295,156 @@ class Converter : public IRMutator {
     return staged(name, make_call("tile.move", {tile}, {{"target_memory", space}}, sp), sp);
   }
 
-  // tensor.gather(input [R, C], index [R, K], dim=-1): out[r, k] = input[r, index[r, k]]. tile.gather
-  // reads flat positions of its source, so row r's indices are offset by r * C: the row of each
-  // index position comes from an index sequence 0 .. R*K-1 viewed as [R, K] and divided by K.
-  ExprPtr gather(const Call& c, const OpDef& tile, const std::string& name) {
-    const Span& sp = c.span;
-    const auto* in = as_tensor(c.args[0]->type);
-    const auto* ix = as_tensor(c.args[1]->type);
+  // The static shape of a last-axis gather / scatter operand pair: `data` (the indexed tensor)
+  // must be 2-D and `dim` the last axis; rejected otherwise.
+  std::pair<std::vector<int64_t>, std::vector<int64_t>> last_axis_shapes(const Call& c, size_t data, size_t index) {
+    const auto* in = as_tensor(c.args[data]->type);
+    const auto* ix = as_tensor(c.args[index]->type);
     const AttrValue* dim = c.kwarg("dim");
     const int64_t d = dim && std::get_if<int64_t>(dim) ? *std::get_if<int64_t>(dim) : -1;
     const auto in_shape = static_shape(in->shape), ix_shape = static_shape(ix->shape);
-    if (in->shape.size() != 2 || (d != -1 && d != 1) || !in_shape || !ix_shape)
-      throw CompileError("E501", sp, "'pl.tensor.gather' other than along the last axis of static 2-D tensors is not supported yet inside a kernel", kHint);
-    const int64_t rows = (*ix_shape)[0], k = (*ix_shape)[1], cols = (*in_shape)[1];
-    if ((*in_shape)[0] != rows)
+    if (in->shape.size() != 2 || ix->shape.size() != 2 || (d != -1 && d != 1) || !in_shape || !ix_shape)
+      throw CompileError("E501", c.span,
+                         fmt::format("'pl.{}' other than along the last axis of static 2-D tensors is not supported yet inside a kernel",
+                                     c.op->name), kHint);
+    return {*in_shape, *ix_shape};
+  }
+
+  // Flat positions in a [rows, cols] tile of the column indices `idx` ([rows, k], dtype `dt`):
+  // row r's indices are offset by r * cols, the row of each index position coming from an index
+  // sequence 0 .. rows*k-1 viewed as [rows, k] and divided by k.
+  ExprPtr flat_indices(const ExprPtr& idx, int64_t rows, int64_t k, int64_t cols, DataType dt, const std::string& name,
+                       const Span& sp) {
+    if (rows <= 1) return idx;
+    ExprPtr seq = staged(name + "_seq", make_call("tile.ci", {make_int(0, sp), index_list({make_int(1, sp), make_int(rows * k, sp)}, sp)},
+                                                  {{"dtype", dt}}, sp), sp);
+    ExprPtr pos = staged(name + "_pos", make_call("tile.reshape", {seq, index_list({make_int(rows, sp), make_int(k, sp)}, sp)}, {}, sp), sp);
+    ExprPtr row = staged(name + "_row", make_call("tile.divs", {pos, make_int(k, sp, dt)}, {}, sp), sp);
+    ExprPtr base = staged(name + "_base", make_call("tile.muls", {row, make_int(cols, sp, dt)}, {}, sp), sp);
+    return staged(name + "_flat", make_call("tile.add", {base, idx}, {}, sp), sp);
+  }
+
+  ExprPtr full_tile(int64_t rows, int64_t cols, DataType dt, double value, const std::string& name, const Span& sp) {
+    return staged(name, make_call("tile.full", {index_list({make_int(rows, sp), make_int(cols, sp)}, sp)},
+                                  {{"dtype", dt}, {"value", value}}, sp), sp);
+  }
+
+  // tensor.gather(input [R, C], index [R, K], dim=-1): out[r, k] = input[r, index[r, k]].
+  // tile.gather reads flat positions of its source.
+  ExprPtr gather(const Call& c, const OpDef& tile, const std::string& name) {
+    const Span& sp = c.span;
+    const auto [in_shape, ix_shape] = last_axis_shapes(c, 0, 1);
+    const int64_t rows = ix_shape[0], k = ix_shape[1], cols = in_shape[1];
+    if (in_shape[0] != rows)
       throw CompileError("E501", sp, "'pl.tensor.gather' with an index of other row count than its input is not supported yet", kHint);
     ExprPtr src = tile_operand(c.args[0], MemorySpace::Vec, sp);
     ExprPtr idx = tile_operand(c.args[1], MemorySpace::Vec, sp);
     if (as_tile(idx->type)->dtype != DataType::INT32)
       throw CompileError("E501", sp, "'pl.tensor.gather' with non-INT32 indices is not supported yet inside a kernel", kHint);
-    ExprPtr flat = idx;
-    if (rows > 1) {
-      ExprPtr seq = staged(name + "_seq", make_call("tile.ci", {make_int(0, sp), index_list({make_int(1, sp), make_int(rows * k, sp)}, sp)},
-                                                    {{"dtype", DataType::INT32}}, sp), sp);
-      ExprPtr pos = staged(name + "_pos", make_call("tile.reshape", {seq, index_list({make_int(rows, sp), make_int(k, sp)}, sp)}, {}, sp), sp);
-      ExprPtr row = staged(name + "_row", make_call("tile.divs", {pos, make_int(k, sp, DataType::INT32)}, {}, sp), sp);
-      ExprPtr base = staged(name + "_base", make_call("tile.muls", {row, make_int(cols, sp, DataType::INT32)}, {}, sp), sp);
-      flat = staged(name + "_flat", make_call("tile.add", {base, idx}, {}, sp), sp);
-    }
+    ExprPtr flat = flat_indices(idx, rows, k, cols, DataType::INT32, name, sp);
     ExprPtr tmp = staged(name + "_gtmp", make_call("tile.create", {index_list({make_int(rows, sp), make_int(k, sp)}, sp)},
                                                    {{"dtype", DataType::INT32}}, sp), sp);
     return make_call(tile, {src, flat, tmp}, {}, sp);
   }
 
+  // A 1-mask type of the element width of `dt` (16 or 32 bits; the scattered mask must have
+  // the element width of the values) that tile.cmps compares; E501 for other widths.
+  DataType mask_type(const Call& c, DataType dt) {
+    const int bits = dtype_bits(dt);
+    if (bits != 32 && bits != 16)
+      throw CompileError("E501", c.span, fmt::format("'pl.{}' of {} elements is not supported yet inside a kernel", c.op->name, dtype_name(dt)),
+                         "scatter 16- or 32-bit elements");
+    return bits == 32 ? DataType::FP32 : DataType::FP16;
+  }
+
+  // out = sel(hit != 0, values, keep): the scattered values where the 1-mask `hit` was written,
+  // `keep` elsewhere.
+  ExprPtr keep_unwritten(const ExprPtr& hit, const ExprPtr& values, const ExprPtr& keep, DataType mask_dt,
+                         const std::string& name, const Span& sp) {
+    ExprPtr pred = staged(name + "_mask", make_call("tile.cmps", {hit, make_float(0.0, sp, mask_dt)}, {{"cmp_type", int64_t{1}}}, sp), sp);
+    ExprPtr tmp = staged(name + "_seltmp", make_call("tile.create", {index_list({make_int(1, sp), make_int(32, sp)}, sp)},
+                                                     {{"dtype", DataType::UINT8}}, sp), sp);
+    return make_call("tile.sel", {pred, values, keep, tmp}, {}, sp);
+  }
+
+  // tensor.scatter_mask(input [R, C / stride], dst [R, C]; mask_pattern): dst with the
+  // pattern's columns taken from input's rows in order. tile.scatter_mask clears the rest of its
+  // destination, so as for tensor.scatter the values and a 1-mask go into zeroed tiles.
+  ExprPtr scatter_mask(const Call& c, const OpDef& tile, const Kwargs& kw, const std::string& name) {
+    const Span& sp = c.span;
+    const auto* it = as_tensor(c.args[0]->type);
+    const auto* dt = as_tensor(c.args[1]->type);
+    const auto in_shape = static_shape(it->shape), dst_shape = static_shape(dt->shape);
+    if (!in_shape || !dst_shape)
+      throw CompileError("E501", sp, "'pl.tensor.scatter_mask' of dynamic shapes is not supported yet inside a kernel", kHint);
+    const DataType mask_dt = mask_type(c, dt->dtype);
+    ExprPtr input = tile_operand(c.args[0], MemorySpace::Vec, sp);
+    ExprPtr dst = tile_operand(c.args[1], MemorySpace::Vec, sp);
+    const int64_t rows = (*dst_shape)[0], cols = (*dst_shape)[1];
+    ExprPtr values = staged(name + "_values", make_call(tile, {full_tile(rows, cols, dt->dtype, 0.0, name + "_zero", sp), input}, kw, sp), sp);
+    ExprPtr ones = full_tile((*in_shape)[0], (*in_shape)[1], mask_dt, 1.0, name + "_ones", sp);
+    ExprPtr hit = staged(name + "_hit", make_call(tile, {full_tile(rows, cols, mask_dt, 0.0, name + "_hzero", sp), ones}, kw, sp), sp);
+    return keep_unwritten(hit, values, dst, mask_dt, name, sp);
+  }
+
+  // tensor.scatter(input [R, S], index [N, K], src [N, K], dim=-1): out = input with
+  // out[r, index[r, k]] = src[r, k]. tile.scatter writes flat positions and clears the rest of
+  // its destination, so the values and a 1-mask are scattered into zeroed tiles, and tile.sel
+  // takes the scattered value where the mask is set, the input elsewhere.
+  ExprPtr scatter(const Call& c, const OpDef& tile, const std::string& name) {
+    const Span& sp = c.span;
+    const auto [in_shape, ix_shape] = last_axis_shapes(c, 0, 1);
+    const int64_t rows = in_shape[0], cols = in_shape[1], n = ix_shape[0], k = ix_shape[1];
+    const DataType dt = as_tensor(c.args[0]->type)->dtype;
+    const DataType mask_dt = mask_type(c, dt);
+    const bool wide = dtype_bits(dt) == 32;
+    const DataType idx_dt = wide ? DataType::INT32 : DataType::INT16;
+    if (!wide && rows * cols > 32768)
+      throw CompileError("E501", sp, fmt::format("'pl.tensor.scatter' into {} elements needs flat indices beyond INT16", rows * cols),
+                         "scatter into at most 32768 elements of a 16-bit tensor per kernel");
+    ExprPtr input = tile_operand(c.args[0], MemorySpace::Vec, sp);
+    ExprPtr idx = tile_operand(c.args[1], MemorySpace::Vec, sp);
+    ExprPtr src = tile_operand(c.args[2], MemorySpace::Vec, sp);
+    ExprPtr flat = flat_indices(idx, n, k, cols, idx_dt, name, sp);
+    ExprPtr values = staged(name + "_values", make_call(tile, {full_tile(rows, cols, dt, 0.0, name + "_zero", sp), src, flat}, {}, sp), sp);
+    ExprPtr ones = full_tile(n, k, mask_dt, 1.0, name + "_ones", sp);
+    ExprPtr hit = staged(name + "_hit", make_call(tile, {full_tile(rows, cols, mask_dt, 0.0, name + "_hzero", sp), ones, flat}, {}, sp), sp);
+    return keep_unwritten(hit, values, input, mask_dt, name, sp);
+  }
+
   // The converted value of one tensor op call (its extra statements go to pre_).
   ExprPtr convert(const Call& c, const std::string& name) {
+    if (c.op->lowering == TileLowering::Scalar)  // Simplify folded every static extent already
+      throw CompileError("E501", c.span,
+                         fmt::format("'pl.{}' of a dynamic extent inside a kernel is not supported yet", c.op->name),
+                         "pass the extent to the kernel as a pl.Scalar[pl.INDEX] parameter");
     const OpDef* tile = c.op->tile_op;
     if (!tile || c.op->lowering == TileLowering::None)
       throw CompileError("E501", c.span, fmt::format("tensor-level op 'pl.{}' inside a kernel is not supported yet", c.op->name),
                          kHint);
-    // tensor.gather reads its own dim= (the tile form has none).
-    Kwargs kw = c.op->lowering == TileLowering::Gather ? Kwargs{} : carry_kwargs(c, *tile);
+    // tensor.gather / tensor.scatter read their dim=, PreciseTmp ops their high_precision= here.
+    Kwargs kw;
+    bool precise = false;
+    if (c.op->lowering == TileLowering::PreciseTmp) {
+      const AttrValue* hp = c.kwarg("high_precision");
+      precise = hp && std::get_if<bool>(hp) && *std::get_if<bool>(hp);
+    } else if (c.op->lowering != TileLowering::Gather && c.op->lowering != TileLowering::Scatter) {
+      kw = carry_kwargs(c, *tile);
+    }
     const Span& sp = c.span;
     std::vector<ExprPtr> args;
     switch (c.op->lowering) {
       case TileLowering::Compute:
       case TileLowering::ComputeTmp:
+      case TileLowering::PreciseTmp:
       case TileLowering::Transpose:
+        // An in-place tile form (tile.write) would write a temporary copy of a GM operand.
+        if (int k = tile->output_reuses_input; k >= 0 && size_t(k) < c.args.size() && is_gm(c.args[k]))
+          throw CompileError("E501", sp, fmt::format("'pl.{}' into a GM tensor inside a kernel is not supported yet", c.op->name),
+                             "write into a tensor computed in the kernel (for example a pl.full), then assemble it into the output");
         for (const auto& a : c.args) args.push_back(as_tensor(a->type) ? tile_operand(a, MemorySpace::Vec, sp) : mutate(a));
-        if (c.op->lowering != TileLowering::Compute) args.push_back(scratch_like(args[0], sp));
+        if (c.op->lowering == TileLowering::ComputeTmp || c.op->lowering == TileLowering::Transpose || precise)
+          args.push_back(scratch_like(args[0], sp));
         break;
       case TileLowering::Create:
         for (const auto& a : c.args) args.push_back(mutate(a));
@@ -419,8 +518,10 @@ class Converter : public IRMutator {
         return make_call("tile.sel", {mask, one, zero, tmp}, {}, sp);
       }
       case TileLowering::Gather: return gather(c, *tile, name);
+      case TileLowering::Scatter: return scatter(c, *tile, name);
+      case TileLowering::ScatterMask: return scatter_mask(c, *tile, kw, name);
       case TileLowering::None:
-      case TileLowering::Scalar: break;  // excluded above
+      case TileLowering::Scalar: break;  // rejected above
     }
     auto call = make_call(*tile, args, kw, sp);
     if (const auto* t = as_tile(call->type)) {

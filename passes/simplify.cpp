@@ -2,6 +2,7 @@
 //   * constant folding of scalar arithmetic, comparisons and logic (Python floor semantics for
 //     // and %), plus the identities x+0, x-0, x*1, x*0 on integers;
 //   * the same folding inside types (tile/tensor shapes, views) of every bound Var;
+//   * `pl.tensor.dim(x, axis)` of a static extent becomes that constant;
 //   * scalar-constant propagation: `x = 5` makes every later `x` read the constant;
 //   * dead scalar assignment elimination: a scalar assignment nobody reads, whose value calls
 //     nothing, is removed.
@@ -135,8 +136,27 @@ ExprPtr fold_unary(const Unary& e, const ExprPtr& a) {
   return nullptr;
 }
 
+// tensor.dim(x, axis) whose extent is a constant: that constant (INDEX); nullptr otherwise.
+ExprPtr fold_dim(const Call& c, const std::vector<ExprPtr>& args) {
+  if (!c.is_op("tensor.dim") || args.size() != 2) return nullptr;
+  const auto* t = as_shaped(args[0]->type);
+  auto axis = const_int_value(args[1]);
+  if (!t || !axis) return nullptr;
+  const auto rank = static_cast<int64_t>(t->shape.size());
+  const int64_t a = *axis < 0 ? *axis + rank : *axis;
+  if (a < 0 || a >= rank) return nullptr;  // the type rule reports it
+  auto extent = const_int_value(t->shape[a]);
+  return extent ? make_int(*extent, c.span, DataType::INDEX) : nullptr;
+}
+
 class Simplifier : public BindingMutator {
  protected:
+  ExprPtr mutate_call(const std::shared_ptr<const Call>& e) override {
+    ExprPtr m = BindingMutator::mutate_call(e);
+    const auto* c = as<Call>(m);
+    if (ExprPtr f = c ? fold_dim(*c, c->args) : nullptr) return f;
+    return m;
+  }
   ExprPtr mutate_binary(const std::shared_ptr<const Binary>& e) override {
     ExprPtr a = mutate(e->a), b = mutate(e->b);
     if (ExprPtr f = fold_binary(*e, a, b)) return f;

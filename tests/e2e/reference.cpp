@@ -145,6 +145,17 @@ const std::vector<ProgramCase>& program_cases() {
        live_tiles_n3, 1e-5f, 1e-6f},
       {"live_tiles_n1", "e2e_live_tiles.py", {"n=1"}, {"body", "after", "carry", "swapped", "picked", "aliased", "written"},
        live_tiles_n1, 1e-5f, 1e-6f},
+      // The vector ops real programs use most (casts in every round mode, math, broadcasts,
+      // layout, element access, scatter): exact where the result is a single rounding.
+      {"used_tile_ops", "e2e_used_tile_ops.py", {},
+       {"hr", "ha", "hz", "htr", "hta", "br", "bo", "back", "irint", "iround", "ifloor", "iceil", "itrunc", "bh", "i8",
+        "mx", "mn", "rc", "dv", "ng", "sq", "rs", "lg", "ab", "rl", "rch", "rsh", "sqh", "dvh",
+        "cs", "cem", "cea", "ce", "rem", "rea", "re", "tr", "rp", "asm", "rw"},
+       used_tile_ops_reference, 1e-6f, 1e-6f, used_tile_ops_tolerance()},
+      {"used_tensor_ops", "e2e_used_tensor_ops.py", {},
+       {"h", "b", "bk", "ci", "mx", "mn", "dv", "rc", "ng", "sq", "rs", "lg", "ab", "rl",
+        "cs", "cem", "cea", "ce", "rem", "rea", "re", "tr", "rp", "asm", "rw", "sc", "sch", "sw"},
+       used_tensor_ops_reference, 1e-6f, 1e-6f, used_tensor_ops_tolerance()},
   };
   return cases;
 }

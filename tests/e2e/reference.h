@@ -19,6 +19,9 @@ struct ProgramCase {
   // Computes the expected outputs from the inputs (names as in the program's signature).
   Arrays (*reference)(const Arrays& inputs);
   float atol, rtol;
+  // Per-output (atol, rtol) where an output needs another tolerance than the program's (exact
+  // casts and integers, FP16 math within one FP16 ulp).
+  std::map<std::string, std::pair<float, float>> tolerance = {};
 };
 
 const std::vector<ProgramCase>& program_cases();
@@ -29,6 +32,11 @@ Arrays vector_math_reference(const Arrays& inputs);
 Arrays tensor_ops_reference(const Arrays& inputs);
 // e2e_live_tiles.py with the runtime scalar n (reference_live_tiles.cpp).
 Arrays live_tiles_reference(const Arrays& inputs, int n);
+// Reference loops of the used-op programs (reference_used_ops.cpp) and their tolerances.
+Arrays used_tile_ops_reference(const Arrays& inputs);
+Arrays used_tensor_ops_reference(const Arrays& inputs);
+std::map<std::string, std::pair<float, float>> used_tile_ops_tolerance();
+std::map<std::string, std::pair<float, float>> used_tensor_ops_tolerance();
 const ProgramCase* find_case(const std::string& name);
 
 }  // namespace pypto::e2e

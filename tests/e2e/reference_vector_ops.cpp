@@ -105,10 +105,10 @@ Arrays tensor_ops_reference(const Arrays& in) {
       if (x[r * cols + c] > x[r * cols + best]) best = c;
     am[r] = static_cast<float>(best);
   }
-  const auto& idx = in.at("i");  // [16, 8] INT32 in [-8, 8]
+  const auto& idx = in.at("i");  // [16, 8] INT32 in [-8, 8]; column i & 7
   std::vector<float> g(rows * 8);
   for (int r = 0; r < rows; ++r)
-    for (int k = 0; k < 8; ++k) g[r * 8 + k] = x[r * cols + static_cast<int>(std::fabs(idx[r * 8 + k]))];
+    for (int k = 0; k < 8; ++k) g[r * 8 + k] = x[r * cols + (static_cast<int32_t>(idx[r * 8 + k]) & 7)];
   return {{"out", out}, {"am", am}, {"gt", gt}, {"lt", lt}, {"g", g}};
 }
 

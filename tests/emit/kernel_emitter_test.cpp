@@ -144,6 +144,26 @@ TEST_CASE("cube kernel: AIC fence, Mat/Left/Right/Acc tiles, Left layout per SoC
   CHECK(k950.find("Tile<TileType::Left, half, 32, 32, BLayout::ColMajor, -1, -1, SLayout::RowMajor, 512,") != std::string::npos);
 }
 
+TEST_CASE("TCVT takes the round mode and no saturation operand; TCOLSUM with a tmp tile is the binary tree", "[emit]") {
+  // As the reference's pto.tcvt / pto.tcolsum {isBinary} lower through PTOAS.
+  const std::string k = kernel_text(R"(
+    @pl.function(type=pl.FunctionType.AIV)
+    def cv(self, x: pl.Tensor[[16, 64], pl.FP32, pl.MemRef("mem_ddr_0", pl.const(0, pl.INT64), 4096)], o: pl.Out[pl.Tensor[[16, 64], pl.FP16, pl.MemRef("mem_ddr_1", pl.const(0, pl.INT64), 2048)]], s: pl.Out[pl.Tensor[[1, 64], pl.FP32, pl.MemRef("mem_ddr_2", pl.const(0, pl.INT64), 256)]]) -> tuple[pl.Tensor[[16, 64], pl.FP16], pl.Tensor[[1, 64], pl.FP32]]:
+        mem_vec_3: pl.Ptr = pl.tile.alloc(memory_space=pl.Mem.Vec, size=12544)
+        t: pl.Tile[[16, 64], pl.FP32, pl.MemRef(mem_vec_3, pl.const(0, pl.INT64), 4096), pl.Mem.Vec] = pl.tile.load(x, [0, 0], [16, 64])
+        h: pl.Tile[[16, 64], pl.FP16, pl.MemRef(mem_vec_3, pl.const(4096, pl.INT64), 2048), pl.Mem.Vec] = pl.tile.cast(t, target_type=pl.FP16, mode="floor")
+        tmp: pl.Tile[[16, 64], pl.FP32, pl.MemRef(mem_vec_3, pl.const(6144, pl.INT64), 4096), pl.Mem.Vec] = pl.tile.create([16, 64], dtype=pl.FP32)
+        c: pl.Tile[[1, 64], pl.FP32, pl.MemRef(mem_vec_3, pl.const(12288, pl.INT64), 256), pl.Mem.Vec] = pl.tile.col_sum(t, tmp)
+        o_1: pl.Tensor[[16, 64], pl.FP16, pl.MemRef("mem_ddr_1", pl.const(0, pl.INT64), 2048)] = pl.tile.store(h, [0, 0], o)
+        s_1: pl.Tensor[[1, 64], pl.FP32, pl.MemRef("mem_ddr_2", pl.const(0, pl.INT64), 256)] = pl.tile.store(c, [0, 0], s)
+        return o_1, s_1
+)", "cv");
+  INFO(k);
+  CHECK(k.find("TCVT(h, t, RoundMode::CAST_FLOOR);") != std::string::npos);
+  CHECK(k.find("TCOLSUM(c, t, tmp, true);") != std::string::npos);
+  CHECK(k.find("SaturationMode") == std::string::npos);
+}
+
 TEST_CASE("loops, scalar code with floor division, dynamic GM offsets", "[emit]") {
   const std::string k = kernel_text(R"(
     @pl.function(type=pl.FunctionType.AIV)

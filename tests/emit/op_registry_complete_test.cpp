@@ -175,6 +175,9 @@ std::vector<Case> make_cases() {
   c.push_back({"tile.gatherb", "v = pl.tile.gatherb(a, ou)", "v = pl.tile.gatherb(a, ai)"});
   c.push_back({"tile.gather_mask", "v = pl.tile.gather_mask(a, mask_pattern=1)", "v = pl.tile.gather_mask(a, mask_pattern=9)"});
   c.push_back({"tile.scatter_mask", "v = pl.tile.scatter_mask(a, b, mask_pattern=2)", "v = pl.tile.scatter_mask(a, ah, mask_pattern=2)"});
+  c.push_back({"tensor.gather_mask", "v = pl.tensor.gather_mask(x, mask_pattern=1)", "v = pl.tensor.gather_mask(x, mask_pattern=9)"});
+  c.push_back({"tensor.scatter_mask", "v = pl.tensor.scatter_mask(x, y, mask_pattern=7)",
+               "v = pl.tensor.scatter_mask(x, y, mask_pattern=1)"});  // 16 columns spread by 2 are not 16
   // SPMD identity, AIC↔AIV boundary markers, L1 staging.
   for (const char* k : {"get_block_idx", "get_block_num", "get_subblock_idx"}) both(k, "", "a", "", "x");
   both("aiv_shard", "a, split=1", "a, split=5", "x, split=1", "x, split=5");
@@ -282,7 +285,6 @@ ProgramPtr parse_case(const Case& c, bool good) {
 // so in the registry (OpDef::kernel_deferred).
 const std::map<std::string, std::string> kDeferred = {
     {"tensor.full", "lowered to tile.full in kernels; orchestration-level fill comes with the tensor-scale issue"},
-    {"tensor.scatter", "tensor-scale issue: flat indices + a row-preserving blend around tile.scatter"},
     {"tensor.create_l1", "cube issue: a Mat tile created at tensor level"},
     {"tensor.gather_row", "cube issue: rows gathered into an L1 accumulator"},
 };

@@ -56,6 +56,30 @@ class P:
   CHECK(as<AssignStmt>(b[3])->value == ga->var);  // c = a (MakeTuple unpacked element-wise)
 }
 
+TEST_CASE("a parenthesised tuple return is the same multi-value return", "[parser][stmt]") {
+  // As in Python, `return (a, b)` returns the values a and b, like `return a, b` (it returned one
+  // tuple, so Out parameters were not matched to the values and stayed unwritten).
+  const char* text = R"(import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: pl.Tensor[[8, 8], pl.FP32], a: pl.Out[pl.Tensor[[8, 8], pl.FP32]], b: pl.Out[pl.Tensor[[8, 8], pl.FP32]]):
+        a = pl.add(x, 1.0)
+        b = pl.add(x, 2.0)
+        return (a,
+                b)
+)";
+  auto p = parse(text);
+  REQUIRE(p->find("main")->return_types.size() == 2);
+  auto body = body_of(p, "main");
+  auto r = as<ReturnStmt>(body.back());
+  REQUIRE(r);
+  REQUIRE(r->values.size() == 2);
+  CHECK(as<Var>(r->values[0])->name == "a");
+  CHECK(as<Var>(r->values[1])->name == "b");
+}
+
 TEST_CASE("loops: carries, yields, kinds", "[parser][stmt][loop]") {
   auto p = parse(kernel(
       "        acc0 = pl.load(x, [0, 0], [64, 64])\n"

@@ -1,7 +1,8 @@
 // ConvertTensorToTileOps: tensor ops in InCore functions → tile ops (entry loads, table mapping,
 // scratch tiles for row reductions, matmul through Mat/Left/Right, tensor.assemble → tile.store,
 // returned results → new Out params allocated by callers, written In params → Out/InOut) and the
-// "not supported yet" rejections (too large, attributes without a tile form, ops outside the table).
+// "not supported yet" rejections (too large, attributes without a tile form, element writes into GM,
+// dynamic tensor.dim).
 #include "pass_test_util.h"
 
 using namespace pypto;
@@ -155,7 +156,7 @@ class P:
   CHECK(convert(p) == p);
 }
 
-TEST_CASE("rejected: a tensor larger than the Vec budget, attributes without a tile form, ops outside the table",
+TEST_CASE("rejected: a tensor larger than the Vec budget, attributes without a tile form, element writes into GM, dynamic extents",
           "[ConvertTensorToTileOps]") {
   auto big = error_of(R"(
 import pypto.language as pl
@@ -194,7 +195,24 @@ class P:
         x_1: pl.Tensor[[16, 16], pl.FP32] = pl.tensor.write(x, [0, 0], 1.0)
         return x_1
 )");
-  CHECK(op.find("'pl.tensor.write' inside a kernel is not supported yet") != std::string::npos);
+  CHECK(op.find("'pl.tensor.write' into a GM tensor inside a kernel is not supported yet") != std::string::npos);
+
+
+  auto dim = error_of(R"(
+import pypto.language as pl
+
+M = pl.dynamic("M")
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, x: pl.Tensor[[M, 16], pl.FP32], o: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:
+        n: pl.Scalar[pl.INDEX] = pl.tensor.dim(x, 0)
+        t: pl.Tile[[16, 16], pl.FP32] = pl.load(x, [n - 16, 0], [16, 16])
+        o_1: pl.Tensor[[16, 16], pl.FP32] = pl.store(t, [0, 0], o)
+        return o_1
+)");
+  CHECK(dim.find("'pl.tensor.dim' of a dynamic extent inside a kernel is not supported yet") != std::string::npos);
 }
 
 TEST_CASE("the span of the rejected op is reported", "[ConvertTensorToTileOps]") {
@@ -280,4 +298,177 @@ class P:
         return r
 )");
   pass_test::require_equal(pass_test::run(passes::convert_tensor_to_tile_ops_pass(), before), expected);
+}
+
+TEST_CASE("tensor.scatter along the last axis: values and a 1-mask scattered into zeroed tiles, the input kept by a select",
+          "[ConvertTensorToTileOps]") {
+  auto before = pass_test::parse(R"(
+import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, x: pl.Tensor[[16, 32], pl.FP32], i: pl.Tensor[[16, 8], pl.INT32], s: pl.Tensor[[16, 8], pl.FP32], o: pl.Out[pl.Tensor[[16, 32], pl.FP32]]) -> pl.Tensor[[16, 32], pl.FP32]:
+        y: pl.Tensor[[16, 32], pl.FP32] = pl.tensor.scatter(x, i, s, dim=-1)
+        r: pl.Tensor[[16, 32], pl.FP32] = pl.tensor.assemble(o, y, [0, 0])
+        return r
+)");
+  auto expected = pass_test::parse(R"(
+import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, x: pl.Tensor[[16, 32], pl.FP32], i: pl.Tensor[[16, 8], pl.INT32], s: pl.Tensor[[16, 8], pl.FP32], o: pl.Out[pl.Tensor[[16, 32], pl.FP32]]) -> pl.Tensor[[16, 32], pl.FP32]:
+        x_tile: pl.Tile[[16, 32], pl.FP32, pl.Mem.Vec] = pl.tile.load(x, [0, 0], [16, 32])
+        i_tile: pl.Tile[[16, 8], pl.INT32, pl.Mem.Vec] = pl.tile.load(i, [0, 0], [16, 8])
+        s_tile: pl.Tile[[16, 8], pl.FP32, pl.Mem.Vec] = pl.tile.load(s, [0, 0], [16, 8])
+        y_seq: pl.Tile[[1, 128], pl.INT32, pl.Mem.Vec] = pl.tile.ci(0, [1, 128])
+        y_pos: pl.Tile[[16, 8], pl.INT32, pl.Mem.Vec] = pl.tile.reshape(y_seq, [16, 8])
+        y_row: pl.Tile[[16, 8], pl.INT32, pl.Mem.Vec] = pl.tile.divs(y_pos, pl.const(8, pl.INT32))
+        y_base: pl.Tile[[16, 8], pl.INT32, pl.Mem.Vec] = pl.tile.muls(y_row, pl.const(32, pl.INT32))
+        y_flat: pl.Tile[[16, 8], pl.INT32, pl.Mem.Vec] = pl.tile.add(y_base, i_tile)
+        y_zero: pl.Tile[[16, 32], pl.FP32, pl.Mem.Vec] = pl.tile.full([16, 32], dtype=pl.FP32, value=0.0)
+        y_values: pl.Tile[[16, 32], pl.FP32, pl.Mem.Vec] = pl.tile.scatter(y_zero, s_tile, y_flat)
+        y_ones: pl.Tile[[16, 8], pl.FP32, pl.Mem.Vec] = pl.tile.full([16, 8], dtype=pl.FP32, value=1.0)
+        y_hzero: pl.Tile[[16, 32], pl.FP32, pl.Mem.Vec] = pl.tile.full([16, 32], dtype=pl.FP32, value=0.0)
+        y_hit: pl.Tile[[16, 32], pl.FP32, pl.Mem.Vec] = pl.tile.scatter(y_hzero, y_ones, y_flat)
+        y_mask: pl.Tile[[16, 32], pl.UINT8, pl.Mem.Vec, pl.TileView(valid_shape=[16, 4])] = pl.tile.cmps(y_hit, 0.0, cmp_type=1)
+        y_seltmp: pl.Tile[[1, 32], pl.UINT8, pl.Mem.Vec] = pl.tile.create([1, 32], dtype=pl.UINT8)
+        y: pl.Tile[[16, 32], pl.FP32, pl.Mem.Vec] = pl.tile.sel(y_mask, y_values, x_tile, y_seltmp)
+        r: pl.Tensor[[16, 32], pl.FP32] = pl.tile.store(y, [0, 0], o)
+        return r
+)");
+  pass_test::require_equal(convert(before), expected);
+
+  // 16-bit elements scatter with INT16 flat indices and an FP16 mask; 8-bit ones are not lowered yet.
+  auto half = convert(pass_test::parse(R"(
+import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, x: pl.Tensor[[4, 32], pl.BF16], i: pl.Tensor[[4, 8], pl.INT16], s: pl.Tensor[[4, 8], pl.BF16], o: pl.Out[pl.Tensor[[4, 32], pl.BF16]]) -> pl.Tensor[[4, 32], pl.BF16]:
+        y: pl.Tensor[[4, 32], pl.BF16] = pl.tensor.scatter(x, i, s)
+        r: pl.Tensor[[4, 32], pl.BF16] = pl.tensor.assemble(o, y, [0, 0])
+        return r
+)"));
+  const std::string text = ir::print_program(*half);
+  INFO(text);
+  CHECK(text.find("pl.tile.ci(0, [1, 32], dtype=pl.INT16)") != std::string::npos);
+  CHECK(text.find("pl.tile.full([4, 8], dtype=pl.FP16, value=1.0)") != std::string::npos);
+  CHECK(text.find("pl.tile.cmps(y_hit, pl.const(0.0, pl.FP16), cmp_type=1)") != std::string::npos);
+  auto i8 = error_of(R"(
+import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, x: pl.Tensor[[4, 32], pl.INT8], i: pl.Tensor[[4, 8], pl.INT16], s: pl.Tensor[[4, 8], pl.INT8], o: pl.Out[pl.Tensor[[4, 32], pl.INT8]]) -> pl.Tensor[[4, 32], pl.INT8]:
+        y: pl.Tensor[[4, 32], pl.INT8] = pl.tensor.scatter(x, i, s)
+        r: pl.Tensor[[4, 32], pl.INT8] = pl.tensor.assemble(o, y, [0, 0])
+        return r
+)");
+  CHECK(i8.find("'pl.tensor.scatter' of INT8 elements is not supported yet inside a kernel") != std::string::npos);
+}
+
+TEST_CASE("tensor.read of a GM tensor reads its loaded tile; tensor.write into a computed tensor is tile.write",
+          "[ConvertTensorToTileOps]") {
+  auto before = pass_test::parse(R"(
+import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, x: pl.Tensor[[16, 16], pl.FP32], o: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:
+        v: pl.Scalar[pl.FP32] = pl.tensor.read(x, [3, 5])
+        f: pl.Tensor[[16, 16], pl.FP32] = pl.tensor.full([16, 16], dtype=pl.FP32, value=0.0)
+        w: pl.Tensor[[16, 16], pl.FP32] = pl.tensor.write(f, [2, 7], v)
+        r: pl.Tensor[[16, 16], pl.FP32] = pl.tensor.assemble(o, w, [0, 0])
+        return r
+)");
+  auto expected = pass_test::parse(R"(
+import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, x: pl.Tensor[[16, 16], pl.FP32], o: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:
+        x_tile: pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec] = pl.tile.load(x, [0, 0], [16, 16])
+        v: pl.Scalar[pl.FP32] = pl.tile.read(x_tile, [3, 5])
+        f: pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec] = pl.tile.full([16, 16], dtype=pl.FP32, value=0.0)
+        w: pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec] = pl.tile.write(f, [2, 7], v)
+        r: pl.Tensor[[16, 16], pl.FP32] = pl.tile.store(w, [0, 0], o)
+        return r
+)");
+  pass_test::require_equal(convert(before), expected);
+}
+
+TEST_CASE("tensor.gather_mask is tile.gather_mask; tensor.scatter_mask scatters values and a 1-mask into zeroed tiles and "
+          "keeps dst by a select", "[ConvertTensorToTileOps]") {
+  auto before = pass_test::parse(R"(
+import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, x: pl.Tensor[[16, 64], pl.FP32], d: pl.Tensor[[16, 64], pl.FP32], o: pl.Out[pl.Tensor[[16, 64], pl.FP32]]) -> pl.Tensor[[16, 64], pl.FP32]:
+        ev: pl.Tensor[[16, 32], pl.FP32] = pl.tensor.gather_mask(x, mask_pattern=1)
+        y: pl.Tensor[[16, 64], pl.FP32] = pl.tensor.scatter_mask(ev, d, mask_pattern=2)
+        r: pl.Tensor[[16, 64], pl.FP32] = pl.tensor.assemble(o, y, [0, 0])
+        return r
+)");
+  auto expected = pass_test::parse(R"(
+import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, x: pl.Tensor[[16, 64], pl.FP32], d: pl.Tensor[[16, 64], pl.FP32], o: pl.Out[pl.Tensor[[16, 64], pl.FP32]]) -> pl.Tensor[[16, 64], pl.FP32]:
+        x_tile: pl.Tile[[16, 64], pl.FP32, pl.Mem.Vec] = pl.tile.load(x, [0, 0], [16, 64])
+        d_tile: pl.Tile[[16, 64], pl.FP32, pl.Mem.Vec] = pl.tile.load(d, [0, 0], [16, 64])
+        ev: pl.Tile[[16, 32], pl.FP32, pl.Mem.Vec] = pl.tile.gather_mask(x_tile, mask_pattern=1)
+        y_zero: pl.Tile[[16, 64], pl.FP32, pl.Mem.Vec] = pl.tile.full([16, 64], dtype=pl.FP32, value=0.0)
+        y_values: pl.Tile[[16, 64], pl.FP32, pl.Mem.Vec] = pl.tile.scatter_mask(y_zero, ev, mask_pattern=2)
+        y_ones: pl.Tile[[16, 32], pl.FP32, pl.Mem.Vec] = pl.tile.full([16, 32], dtype=pl.FP32, value=1.0)
+        y_hzero: pl.Tile[[16, 64], pl.FP32, pl.Mem.Vec] = pl.tile.full([16, 64], dtype=pl.FP32, value=0.0)
+        y_hit: pl.Tile[[16, 64], pl.FP32, pl.Mem.Vec] = pl.tile.scatter_mask(y_hzero, y_ones, mask_pattern=2)
+        y_mask: pl.Tile[[16, 32], pl.UINT8, pl.Mem.Vec, pl.TileView(valid_shape=[16, 8])] = pl.tile.cmps(y_hit, 0.0, cmp_type=1)
+        y_seltmp: pl.Tile[[1, 32], pl.UINT8, pl.Mem.Vec] = pl.tile.create([1, 32], dtype=pl.UINT8)
+        y: pl.Tile[[16, 64], pl.FP32, pl.Mem.Vec] = pl.tile.sel(y_mask, y_values, d_tile, y_seltmp)
+        r: pl.Tensor[[16, 64], pl.FP32] = pl.tile.store(y, [0, 0], o)
+        return r
+)");
+  pass_test::require_equal(convert(before), expected);
+}
+
+TEST_CASE("tensor.rsqrt(high_precision=True) is tile.rsqrt with a scratch tile (pto-isa's high-precision form)",
+          "[ConvertTensorToTileOps]") {
+  auto before = pass_test::parse(R"(
+import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, x: pl.Tensor[[16, 64], pl.FP32], o: pl.Out[pl.Tensor[[16, 64], pl.FP32]]) -> pl.Tensor[[16, 64], pl.FP32]:
+        a: pl.Tensor[[16, 64], pl.FP32] = pl.tensor.rsqrt(x, high_precision=True)
+        b: pl.Tensor[[16, 64], pl.FP32] = pl.tensor.rsqrt(a)
+        r: pl.Tensor[[16, 64], pl.FP32] = pl.tensor.assemble(o, b, [0, 0])
+        return r
+)");
+  auto expected = pass_test::parse(R"(
+import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, x: pl.Tensor[[16, 64], pl.FP32], o: pl.Out[pl.Tensor[[16, 64], pl.FP32]]) -> pl.Tensor[[16, 64], pl.FP32]:
+        x_tile: pl.Tile[[16, 64], pl.FP32, pl.Mem.Vec] = pl.tile.load(x, [0, 0], [16, 64])
+        tmp: pl.Tile[[16, 64], pl.FP32, pl.Mem.Vec] = pl.tile.create([16, 64], dtype=pl.FP32)
+        a: pl.Tile[[16, 64], pl.FP32, pl.Mem.Vec] = pl.tile.rsqrt(x_tile, tmp)
+        b: pl.Tile[[16, 64], pl.FP32, pl.Mem.Vec] = pl.tile.rsqrt(a)
+        r: pl.Tensor[[16, 64], pl.FP32] = pl.tile.store(b, [0, 0], o)
+        return r
+)");
+  pass_test::require_equal(convert(before), expected);
 }

@@ -14,7 +14,7 @@ TEST_CASE("default pipeline order", "[pipeline]") {
   std::vector<std::string> names = passes::pass_names();
   std::vector<std::string> expected = {
       "InlineFunctions", "UnrollLoops", "ConvertToSSA", "Simplify", "NormalizeStmtStructure", "FlattenCallExpr",
-      "OutlineIncoreScopes", "ConvertTensorToTileOps", "FlattenTileNdTo2D", "InferTileMemorySpace",
+      "OutlineIncoreScopes", "ConvertTensorToTileOps", "LegalizeTileCast", "FlattenTileNdTo2D", "InferTileMemorySpace",
       "ResolveBackendOpLayouts", "ExpandMixedKernel", "CheckKernelForms", "NormalizeReturnOrder", "MaterializeTensorStrides",
       "InitMemRef", "MemoryReuse", "AllocateMemoryAddr"};
   // An InsertPipeSync pass may sit right after AllocateMemoryAddr.

@@ -84,3 +84,34 @@ class P:
 )");
   pass_test::require_equal(pass_test::run(passes::simplify_pass(), before), expected);
 }
+
+TEST_CASE("pl.tensor.dim of a static extent folds to the constant; a dynamic one stays", "[Simplify]") {
+  auto before = pass_test::parse(R"(
+import pypto.language as pl
+
+M = pl.dynamic("M")
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def f(self, x: pl.Tensor[[M, 48], pl.FP32]) -> pl.Scalar[pl.INDEX]:
+        rows: pl.Scalar[pl.INDEX] = pl.tensor.dim(x, 0)
+        cols: pl.Scalar[pl.INDEX] = pl.tensor.dim(x, -1)
+        n: pl.Scalar[pl.INDEX] = rows * cols + pl.tensor.dim(x, 1)
+        return n
+)");
+  auto expected = pass_test::parse(R"(
+import pypto.language as pl
+
+M = pl.dynamic("M")
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def f(self, x: pl.Tensor[[M, 48], pl.FP32]) -> pl.Scalar[pl.INDEX]:
+        rows: pl.Scalar[pl.INDEX] = pl.tensor.dim(x, 0)
+        n: pl.Scalar[pl.INDEX] = rows * 48 + 48
+        return n
+)");
+  pass_test::require_equal(pass_test::run(passes::simplify_pass(), before), expected);
+}

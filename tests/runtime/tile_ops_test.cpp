@@ -165,18 +165,20 @@ TEMPLATE_TEST_CASE("elementwise, scalar and unary ops", "[vector]", float, half,
     check2("TDIVS scalar/tile", [&] { TDIVS(d, s, b); }, [&](float, float y) { return sf / y; });
     check2("TMAXS", [&] { TMAXS(d, a, s); }, [&](float x, float) { return std::max(x, sf); });
     check2("TMINS", [&] { TMINS(d, a, s); }, [&](float x, float) { return std::min(x, sf); });
-    check2("TEXP", [&] { TEXP(d, a); }, [](float x, float) { return std::exp(x); });
-    check2("TLOG", [&] { TABS(d, b); TLOG(d, d); }, [](float, float y) { return std::log(static_cast<float>(T(std::fabs(y)))); });
-    check2("TABS", [&] { TABS(d, a); }, [](float x, float) { return std::fabs(x); });
-    check2("TSQRT", [&] { TABS(d, a); TSQRT(d, d); }, [](float x, float) {
-        return std::sqrt(static_cast<float>(T(std::fabs(x))));
-    });
-    check2("TRSQRT", [&] { TABS(d, b); TRSQRT(d, d); }, [](float, float y) {
-        return 1.0f / std::sqrt(static_cast<float>(T(std::fabs(y))));
-    });
-    check2("TRECIP", [&] { TRECIP(d, b); }, [](float, float y) { return 1.0f / y; });
+    if constexpr (!std::is_same_v<T, bfloat16_t>) {  // pto-isa's unary math (exp .. relu): float / half only
+        check2("TEXP", [&] { TEXP(d, a); }, [](float x, float) { return std::exp(x); });
+        check2("TLOG", [&] { TABS(d, b); TLOG(d, d); }, [](float, float y) { return std::log(static_cast<float>(T(std::fabs(y)))); });
+        check2("TABS", [&] { TABS(d, a); }, [](float x, float) { return std::fabs(x); });
+        check2("TSQRT", [&] { TABS(d, a); TSQRT(d, d); }, [](float x, float) {
+            return std::sqrt(static_cast<float>(T(std::fabs(x))));
+        });
+        check2("TRSQRT", [&] { TABS(d, b); TRSQRT(d, d); }, [](float, float y) {
+            return 1.0f / std::sqrt(static_cast<float>(T(std::fabs(y))));
+        });
+        check2("TRECIP", [&] { TRECIP(d, b); }, [](float, float y) { return 1.0f / y; });
+        check2("TRELU", [&] { TRELU(d, a); }, [](float x, float) { return x > 0 ? x : 0.0f; });
+    }
     check2("TNEG", [&] { TNEG(d, a); }, [](float x, float) { return -x; });
-    check2("TRELU", [&] { TRELU(d, a); }, [](float x, float) { return x > 0 ? x : 0.0f; });
     check2("TEXPANDS", [&] { TEXPANDS(d, s); }, [&](float, float) { return sf; });
     check2("in place TADD", [&] { TMOV(d, a); TADD(d, d, b); }, [](float x, float y) { return x + y; });
 }

@@ -7,6 +7,7 @@
 // r * Cols + c (see pto_tile.hpp), which is also its offset in pto-isa's row-major tiles.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <cstring>
@@ -191,28 +192,34 @@ RecordEvent TGATHERB(D& dst, S& src, O& offset, W&...) {
 }
 
 // ---- TSCATTER ----
+// Both forms write the whole destination tile: the NPU first clears all of dst's storage (its
+// previous contents are not kept, on 910B and 950 alike), then writes the scattered elements.
 // Index form: dst element at flat index indexes(i, j) = src(i, j), over indexes' valid region
 // (later elements win on duplicate indices; an index outside dst's storage is an error).
 template <typename D, typename S, typename I, typename... W>
     requires(is_tile_v<D> && is_tile_v<S> && is_tile_v<I> && all_events_v<W...>)
 RecordEvent TSCATTER(D& dst, S& src, I& indexes, W&...) {
     static_assert(std::is_integral_v<typename I::DType>, "TSCATTER: indexes must be an integral type");
+    static_assert(std::is_same_v<typename D::DType, typename S::DType>, "TSCATTER: dst and src must have one element type");
+    static_assert((sizeof(typename D::DType) >= 4 && sizeof(typename I::DType) == 4) ||
+                      (sizeof(typename D::DType) <= 2 && sizeof(typename I::DType) == 2),
+                  "TSCATTER: 32- and 64-bit elements take 32-bit indexes, 16- and 8-bit elements 16-bit ones");
     const unsigned rows = indexes.GetValidRow(), cols = indexes.GetValidCol();
-    const auto v = detail::snapshot(src, rows, cols);
-    for (unsigned i = 0; i < rows; ++i)
-        for (unsigned j = 0; j < cols; ++j) {
-            const int64_t k = static_cast<int64_t>(indexes.at(i, j));
-            if (k < 0) sim::fail("TSCATTER: negative index " + std::to_string(k));
-            detail::flat_at(dst.data(), D::Numel, static_cast<std::size_t>(k), "TSCATTER") =
-                cvt::to<typename D::DType>(v[static_cast<std::size_t>(i) * cols + j]);
-        }
+    const auto v = detail::snapshot(src, rows, cols);  // dst may alias src or indexes
+    const auto k = detail::snapshot(indexes, rows, cols);
+    std::fill(dst.data(), dst.data() + D::Numel, typename D::DType{});
+    for (std::size_t n = 0; n < k.size(); ++n) {
+        const int64_t at = static_cast<int64_t>(k[n]);
+        if (at < 0) sim::fail("TSCATTER: negative index " + std::to_string(at));
+        detail::flat_at(dst.data(), D::Numel, static_cast<std::size_t>(at), "TSCATTER") = cvt::to<typename D::DType>(v[n]);
+    }
     return {};
 }
 
 // Mask-pattern form, the inverse of TGATHER's: over dst's valid region, positions whose column
 // (SCATTER_ROW) or row (SCATTER_COL) the pattern selects take the next source element (SCATTER_ROW:
-// src read densely in flat order; SCATTER_COL: the next src row), the others become 0. P1111 is a
-// plain copy.
+// src read densely in flat order; SCATTER_COL: the next src row); everything else of dst is 0.
+// P1111 is a plain copy.
 template <MaskPattern maskPattern = MaskPattern::P1111, auto ScatterType = ScatterAxis::SCATTER_ROW,
           typename D, typename S, typename... W>
     requires(is_tile_v<D> && is_tile_v<S> && all_events_v<W...>)
@@ -222,21 +229,20 @@ RecordEvent TSCATTER(D& dst, S& src, W&...) {
     using T = typename D::DType;
     const unsigned rows = dst.GetValidRow(), cols = dst.GetValidCol();
     const std::vector<typename S::DType> sv(src.data(), src.data() + S::Numel);  // dst may alias src
+    std::fill(dst.data(), dst.data() + D::Numel, T{});
     if constexpr (ScatterType == ScatterAxis::SCATTER_ROW) {
         std::size_t k = 0;
         for (unsigned r = 0; r < rows; ++r)
             for (unsigned c = 0; c < cols; ++c)
-                dst.at(r, c) = detail::mask_pattern_selects(maskPattern, c)
-                                   ? detail::bit_or_convert<T>(detail::flat_at(sv.data(), sv.size(), k++, "TSCATTER"))
-                                   : T(0);
+                if (detail::mask_pattern_selects(maskPattern, c))
+                    dst.at(r, c) = detail::bit_or_convert<T>(detail::flat_at(sv.data(), sv.size(), k++, "TSCATTER"));
     } else {
         unsigned k = 0;
         for (unsigned r = 0; r < rows; ++r) {
-            const bool take = detail::mask_pattern_selects(maskPattern, r);
-            if (take && k >= static_cast<unsigned>(S::Rows)) sim::fail("TSCATTER: source rows exhausted");
-            for (unsigned c = 0; c < cols; ++c)
-                dst.at(r, c) = take ? detail::bit_or_convert<T>(sv[static_cast<std::size_t>(k) * S::Cols + c]) : T(0);
-            if (take) ++k;
+            if (!detail::mask_pattern_selects(maskPattern, r)) continue;
+            if (k >= static_cast<unsigned>(S::Rows)) sim::fail("TSCATTER: source rows exhausted");
+            for (unsigned c = 0; c < cols; ++c) dst.at(r, c) = detail::bit_or_convert<T>(sv[static_cast<std::size_t>(k) * S::Cols + c]);
+            ++k;
         }
     }
     return {};

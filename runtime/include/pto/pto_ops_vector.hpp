@@ -295,30 +295,62 @@ RecordEvent TDIVS(D& dst, typename D::DType scalar, S& src, W&...) {
     return {};
 }
 
-#define PTO_SIM_UNARY(NAME, OP)                                                                     \
+// Unary instructions: dst and src share one element type, and each takes the element types
+// pto-isa accepts (a kernel the NPU build would reject does not compile here either).
+namespace detail {
+template <typename T, typename... Ok>
+inline constexpr bool one_of_v = (std::is_same_v<T, Ok> || ...);
+template <typename T>
+inline constexpr bool float_half_v = one_of_v<T, float, half>;
+#if defined(PYPTO_SOC_950)
+template <typename T>
+inline constexpr bool abs_type_v = one_of_v<T, float, half, int8_t, int16_t, int32_t>;
+#else
+template <typename T>
+inline constexpr bool abs_type_v = one_of_v<T, float, half>;
+#endif
+template <typename T>
+inline constexpr bool any_element_v = true;
+template <typename T>
+inline constexpr bool relu_type_v = one_of_v<T, float, half, int32_t>;
+template <typename T>
+inline constexpr bool recip_type_v = one_of_v<T, float, half, int32_t, int16_t>;  // TDIVS(dst, 1, src)
+}  // namespace detail
+
+#define PTO_SIM_UNARY(NAME, TYPES_OK, TYPES, OP)                                                   \
     template <typename D, typename S, typename... W>                                                \
         requires(is_tile_v<D> && is_tile_v<S> && all_events_v<W...>)                                 \
     RecordEvent NAME(D& dst, S& src, W&...) {                                                       \
+        static_assert(std::is_same_v<typename D::DType, typename S::DType>,                         \
+                      #NAME ": dst and src must have one element type");                            \
+        static_assert(TYPES_OK<typename D::DType>, #NAME ": pto-isa takes " TYPES " elements only"); \
         detail::map1(dst, src, OP);                                                                 \
         return {};                                                                                  \
     }
-PTO_SIM_UNARY(TEXP, [](auto a) { return std::exp(static_cast<float>(a)); })
-PTO_SIM_UNARY(TLOG, [](auto a) { return std::log(static_cast<float>(a)); })
-PTO_SIM_UNARY(TSQRT, [](auto a) { return std::sqrt(static_cast<float>(a)); })
-PTO_SIM_UNARY(TRECIP, [](auto a) { return 1.0f / static_cast<float>(a); })
-PTO_SIM_UNARY(TNEG, [](auto a) { return -a; })
-PTO_SIM_UNARY(TABS, [](auto a) { return a < 0 ? -a : a; })
-PTO_SIM_UNARY(TRELU, [](auto a) { return a > 0 ? a : decltype(a)(0); })
-PTO_SIM_UNARY(TNOT, [](auto a) {
+PTO_SIM_UNARY(TEXP, detail::float_half_v, "float / half", [](auto a) { return std::exp(static_cast<float>(a)); })
+PTO_SIM_UNARY(TLOG, detail::float_half_v, "float / half", [](auto a) { return std::log(static_cast<float>(a)); })
+PTO_SIM_UNARY(TSQRT, detail::float_half_v, "float / half", [](auto a) { return std::sqrt(static_cast<float>(a)); })
+PTO_SIM_UNARY(TRECIP, detail::recip_type_v, "float / half / int32 / int16", [](auto a) { return detail::div_op(decltype(a)(1), a); })
+PTO_SIM_UNARY(TNEG, detail::any_element_v, "any", [](auto a) { return -a; })
+PTO_SIM_UNARY(TABS, detail::abs_type_v, "float / half (950: also int8 / int16 / int32)", [](auto a) { return a < 0 ? -a : a; })
+PTO_SIM_UNARY(TRELU, detail::relu_type_v, "float / half / int32", [](auto a) { return a > 0 ? a : decltype(a)(0); })
+PTO_SIM_UNARY(TNOT, detail::any_element_v, "integer", [](auto a) {
     static_assert(std::is_integral_v<decltype(a)>, "TNOT needs integer tiles");
     return ~a;
 })
 #undef PTO_SIM_UNARY
 
+// TRSQRT = 1 / sqrt(x), computed in double and rounded once to the element type (as pto-isa's
+// CPU simulator does); the form with a scratch tile is pto-isa's high-precision path.
 template <typename D, typename S, typename... W>
     requires(is_tile_v<D> && is_tile_v<S> && all_events_v<W...>)
 RecordEvent TRSQRT(D& dst, S& src, W&...) {
-    detail::map1(dst, src, [](auto a) { return 1.0f / std::sqrt(static_cast<float>(a)); });
+    static_assert(std::is_same_v<typename D::DType, typename S::DType>, "TRSQRT: dst and src must have one element type");
+    static_assert(detail::float_half_v<typename D::DType>, "TRSQRT: pto-isa takes float / half elements only");
+    const unsigned rows = dst.GetValidRow(), cols = dst.GetValidCol();
+    for (unsigned r = 0; r < rows; ++r)
+        for (unsigned c = 0; c < cols; ++c)
+            dst.at(r, c) = cvt::from_double<typename D::DType>(1.0 / std::sqrt(static_cast<double>(cvt::to_f32(src.at(r, c)))));
     return {};
 }
 template <typename D, typename S, typename Tmp, typename... W>
@@ -351,6 +383,20 @@ RecordEvent TCI(D& dst, T start, W&...) {
     return {};
 }
 
+namespace detail {
+// The saturation mode TCVT uses when the call names none (pto-isa's per-type default): OFF for
+// the narrowing conversions half -> uint8 / int8 / int16, float -> int16, int64 -> int32 and
+// int32 -> int16 (the result keeps the low bits), ON for every other pair.
+template <typename To, typename From>
+inline constexpr SaturationMode kDefaultSat =
+    (std::is_same_v<From, half> && (std::is_same_v<To, uint8_t> || std::is_same_v<To, int8_t> || std::is_same_v<To, int16_t>)) ||
+            (std::is_same_v<From, float> && std::is_same_v<To, int16_t>) ||
+            (std::is_same_v<From, int64_t> && std::is_same_v<To, int32_t>) ||
+            (std::is_same_v<From, int32_t> && std::is_same_v<To, int16_t>)
+        ? SaturationMode::OFF
+        : SaturationMode::ON;
+}  // namespace detail
+
 template <typename D, typename S, typename... W>
     requires(is_tile_v<D> && is_tile_v<S> && all_events_v<W...>)
 RecordEvent TCVT(D& dst, S& src, RoundMode mode, SaturationMode sat, W&...) {
@@ -363,7 +409,7 @@ RecordEvent TCVT(D& dst, S& src, RoundMode mode, SaturationMode sat, W&...) {
 template <typename D, typename S, typename... W>
     requires(is_tile_v<D> && is_tile_v<S> && all_events_v<W...>)
 RecordEvent TCVT(D& dst, S& src, RoundMode mode, W&...) {
-    return TCVT(dst, src, mode, SaturationMode::ON);
+    return TCVT(dst, src, mode, detail::kDefaultSat<typename D::DType, typename S::DType>);
 }
 template <typename D, typename S, typename Tmp, typename... W>
     requires(is_tile_v<D> && is_tile_v<S> && is_tile_v<Tmp> && all_events_v<W...>)
@@ -373,7 +419,7 @@ RecordEvent TCVT(D& dst, S& src, Tmp&, RoundMode mode, SaturationMode sat, W&...
 template <typename D, typename S, typename Tmp, typename... W>
     requires(is_tile_v<D> && is_tile_v<S> && is_tile_v<Tmp> && all_events_v<W...>)
 RecordEvent TCVT(D& dst, S& src, Tmp&, RoundMode mode, W&...) {
-    return TCVT(dst, src, mode, SaturationMode::ON);
+    return TCVT(dst, src, mode, detail::kDefaultSat<typename D::DType, typename S::DType>);
 }
 
 // ---- reductions ----

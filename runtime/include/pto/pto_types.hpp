@@ -6,8 +6,11 @@
 //   * float -> integer (plain cast, e.g. TSTORE of an int tile from float): truncate toward zero,
 //     saturate to the integer range, NaN -> 0.
 //   * TCVT with a RoundMode: CAST_NONE/CAST_RINT ties-to-even, CAST_ROUND ties-away, FLOOR, CEIL,
-//     TRUNC, CAST_ODD (round to odd). SaturationMode::ON clamps float overflow to +-max finite,
-//     OFF gives +-inf. Float -> int always saturates; int -> narrower int wraps when OFF.
+//     TRUNC, CAST_ODD (round to odd). float -> float rounds to an integral value in that mode (the
+//     NPU's same-type conversion). SaturationMode::ON clamps float overflow to +-max finite,
+//     OFF gives +-inf. Float -> int saturates when ON; OFF keeps the low bits of the (64-bit)
+//     integer value, as int -> narrower int does. TCVT without a SaturationMode operand uses
+//     pto-isa's per-type default (pto_ops_vector.hpp: OFF for a few narrowing pairs, else ON).
 #pragma once
 
 #include <cmath>
@@ -183,6 +186,14 @@ inline double round_integral(double v, RoundMode mode) {
     return std::nearbyint(v);
 }
 
+// A double rounded once (to nearest even) into a float-like element type.
+template <typename T>
+inline T from_double(double d) {
+    if constexpr (std::is_same_v<T, half>) return half::from_bits(static_cast<uint16_t>(round_to_format(d, 5, 10, RoundMode::CAST_RINT, false)));
+    else if constexpr (std::is_same_v<T, bfloat16_t>) return bfloat16_t::from_bits(static_cast<uint16_t>(round_to_format(d, 8, 7, RoundMode::CAST_RINT, false)));
+    else return static_cast<T>(d);
+}
+
 // TCVT element conversion.
 template <typename To, typename From>
 inline To round_to(From v, RoundMode mode, SaturationMode sat) {
@@ -193,6 +204,8 @@ inline To round_to(From v, RoundMode mode, SaturationMode sat) {
             return half::from_bits(static_cast<uint16_t>(round_to_format(d, 5, 10, mode, saturate)));
         } else if constexpr (std::is_same_v<To, bfloat16_t>) {
             return bfloat16_t::from_bits(static_cast<uint16_t>(round_to_format(d, 8, 7, mode, saturate)));
+        } else if constexpr (std::is_same_v<From, float>) {
+            return static_cast<To>(round_integral(d, mode));  // float -> float: TCVT rounds to an integral value
         } else {
             return static_cast<To>(d);  // widening to float is exact
         }
@@ -207,13 +220,20 @@ inline To round_to(From v, RoundMode mode, SaturationMode sat) {
         } else {
             return static_cast<To>(d);
         }
-    } else if constexpr (is_float_like_v<From>) {  // float -> int: round, then saturate
+    } else if constexpr (is_float_like_v<From>) {  // float -> int: round, then saturate or keep the low bits
         const double d = static_cast<double>(static_cast<float>(v));
         if (std::isnan(d)) return To(0);
         const double r = round_integral(d, mode);
-        if (r <= static_cast<double>(std::numeric_limits<To>::lowest())) return std::numeric_limits<To>::lowest();
-        if (r >= static_cast<double>(std::numeric_limits<To>::max())) return std::numeric_limits<To>::max();
-        return static_cast<To>(r);
+        if (saturate || sizeof(To) == 8) {
+            if (r <= static_cast<double>(std::numeric_limits<To>::lowest())) return std::numeric_limits<To>::lowest();
+            if (r >= static_cast<double>(std::numeric_limits<To>::max())) return std::numeric_limits<To>::max();
+            return static_cast<To>(r);
+        }
+        // OFF: the value as a 64-bit integer (itself saturated), truncated to To's width.
+        const int64_t w = r <= -0x1p63 ? std::numeric_limits<int64_t>::lowest()
+                          : r >= 0x1p63 ? std::numeric_limits<int64_t>::max()
+                                        : static_cast<int64_t>(r);
+        return static_cast<To>(w);
     } else {  // int -> int
         if (saturate) {
             using Wide = std::conditional_t<std::is_signed_v<From>, int64_t, uint64_t>;

@@ -119,6 +119,7 @@ static __aicore__ void probe_vector(__gm__ float* a, __gm__ float* out, float k,
     TCOLEXPAND(tb, tr);
     TCVT(th, tb, RoundMode::CAST_ROUND, SaturationMode::OFF);
     TCVT(tb, th, RoundMode::CAST_NONE, SaturationMode::OFF);
+    TCVT(th, tb, RoundMode::CAST_RINT);
     TEXPANDS(ta, 0.5f);
     TTRANS(tt, tb, ta);
     TRESHAPE(tf, tb);
