@@ -12,8 +12,8 @@ namespace pypto::emit {
 
 using namespace ir;
 
-void not_supported(const Span& span, const std::string& what, const std::string& hint) {
-  throw CompileError("E900", span, what + " is not supported yet by the C++ emitter", hint);
+void unreachable_form(std::string_view emitter, const Span& span, const std::string& what, std::string_view by) {
+  throw InternalError(std::string(emitter), fmt::format("{} ({} rejects it before emission)", what, by), span);
 }
 
 std::string source_comment(const Span& sp) {
@@ -27,7 +27,7 @@ std::string source_comment(const Span& sp) {
 
 std::string c_type(DataType t) {
   const auto s = dtype_c_type(t);
-  if (s.empty()) not_supported({}, fmt::format("element type {}", dtype_name(t)));
+  if (s.empty()) unreachable_form("emit", {}, fmt::format("element type {}", dtype_name(t)), kFormChecks);
   return std::string(s);
 }
 
@@ -52,7 +52,7 @@ namespace {
 
 DataType dtype_of(const ExprPtr& e) {
   const auto* s = as_scalar(e->type);
-  if (!s) not_supported(e->span, "a non-scalar value in a scalar expression");
+  if (!s) unreachable_form("emit", e->span, "a non-scalar value in a scalar expression", "its type rule");
   return s->dtype;
 }
 
@@ -73,7 +73,7 @@ std::string float_literal(double v, DataType dt, const Span& sp) {
   }
   if (dt == DataType::FP32) return f;
   if (dt == DataType::FP16 || dt == DataType::BF16) return fmt::format("static_cast<{}>({})", c_type(dt), f);
-  not_supported(sp, fmt::format("a {} literal", dtype_name(dt)));
+  unreachable_form("emit", sp, fmt::format("a {} literal", dtype_name(dt)), kFormChecks);
 }
 
 const char* infix(BinOp op) {
@@ -145,8 +145,8 @@ std::string c_expr(const ExprPtr& e, const VarNamer& name_of) {
     }
     default: break;
   }
-  not_supported(e->span, "this expression form (calls, tuples) inside a scalar expression",
-                "bind the value to a variable first");
+  unreachable_form("emit", e->span, "this expression form (calls, tuples) inside a scalar expression",
+                   "NoNestedCall (verified before emission)");
 }
 
 }  // namespace pypto::emit

@@ -12,7 +12,8 @@ using namespace ir;
 
 std::string CStmtPrinter::expr(const ExprPtr& e) {
   return c_expr(e, [this](const Var& v) -> std::string {
-    if (!names_.has(&v)) not_supported(v.span, fmt::format("use of '{}' before its definition in {}", v.name, where_));
+    if (!names_.has(&v))  // dynamic dimensions no parameter carries: the form checks; the rest: UseAfterDef
+      unreachable_form("emit", v.span, fmt::format("use of '{}' before its definition in {}", v.name, where_), kFormChecks);
     return names_.name(&v);
   });
 }
@@ -21,7 +22,9 @@ const std::string& CStmtPrinter::handle(const ExprPtr& e) {
   const auto* v = as<Var>(e);
   auto it = v ? handles_.find(v) : handles_.end();
   if (it == handles_.end())
-    not_supported(e->span, fmt::format("a tensor in {} that is not (an alias of) a parameter or an allocation", where_));
+    unreachable_form("emit", e->span,  // the form checks reject the ops that would produce one
+                     fmt::format("a tensor in {} that is not (an alias of) a parameter or an allocation", where_),
+                     kFormChecks);
   return it->second;
 }
 
@@ -60,11 +63,11 @@ void CStmtPrinter::assign_scalar(const Var& v, const ExprPtr& value) {
 void CStmtPrinter::carry_in(const Var& ia, const ExprPtr& init, const Span& sp) {
   if (as_tensor(ia.type)) return bind_handle(ia, handle(init));
   if (const auto* sc = as_scalar(ia.type)) return line(fmt::format("{} {} = {};", c_type(sc->dtype), names_.name(&ia), expr(init)));
-  not_supported(sp, fmt::format("a loop-carried value of this type in {}", where_));
+  unreachable_form("emit", sp, fmt::format("a loop-carried value of this type in {}", where_), kFormChecks);
 }
 
 void CStmtPrinter::carry_out(const Var& t, const ExprPtr& v, const Span& sp) {
-  if (!as_tensor(t.type)) not_supported(sp, fmt::format("a carried value of this type in {}", where_));
+  if (!as_tensor(t.type)) unreachable_form("emit", sp, fmt::format("a carried value of this type in {}", where_), kFormChecks);
   const std::string& yielded = handle(v);
   auto it = handles_.find(&t);
   if (it == handles_.end()) handles_[&t] = yielded;  // an if result: the first arm binds it
@@ -76,7 +79,7 @@ void CStmtPrinter::carry_out(const Var& t, const ExprPtr& v, const Span& sp) {
 void CStmtPrinter::declare_result(const Var& rv, const Span& sp) {
   if (as_tensor(rv.type)) return;  // bound by the first arm's yield
   if (const auto* sc = as_scalar(rv.type)) return line(fmt::format("{} {}{{}};", c_type(sc->dtype), names_.name(&rv)));
-  not_supported(sp, fmt::format("an if result of this type in {}", where_));
+  unreachable_form("emit", sp, fmt::format("an if result of this type in {}", where_), kFormChecks);
 }
 
 void CStmtPrinter::bind_result(const Var& rv, const Var& from, const Span& sp) {
@@ -85,7 +88,7 @@ void CStmtPrinter::bind_result(const Var& rv, const Var& from, const Span& sp) {
     if (!names_.has(&rv)) line(fmt::format("{} {} = {};", c_type(sc->dtype), names_.name(&rv), names_.name(&from)));
     return;
   }
-  not_supported(sp, fmt::format("a loop result of this type in {}", where_));
+  unreachable_form("emit", sp, fmt::format("a loop result of this type in {}", where_), kFormChecks);
 }
 
 // The trailing yield: scalars through temporaries (so `a, b = b, a` swaps), the rest by the hook.
@@ -176,7 +179,7 @@ std::vector<DescriptorDim> descriptor_dims(const Function& f, const NameTable& b
       const ExprPtr& d = t->shape[a];
       if (const_int_value(d)) continue;
       const auto* v = as<Var>(d);
-      if (!v) not_supported(p->span, fmt::format("a computed dimension of parameter '{}'", p->name));
+      if (!v) unreachable_form("emit", p->span, fmt::format("a computed dimension of parameter '{}'", p->name), kFormChecks);
       if (bound.has(v) || !seen.insert(v).second) continue;  // a scalar parameter or an earlier dimension
       out.push_back({v, tk, static_cast<int>(a)});
     }

@@ -30,7 +30,7 @@ class CStmtPrinter {
   std::string expr(const ir::ExprPtr& e);  // a scalar expression; a Var must be named already
 
   // ---- tensor handles ----
-  // The C++ handle `e` (a tensor Var) stands for; not_supported when it has none.
+  // The C++ handle `e` (a tensor Var) stands for; an InternalError when it has none.
   const std::string& handle(const ir::ExprPtr& e);
   void bind_handle(const ir::Var& v, std::string h) { handles_[&v] = std::move(h); }
   bool has_handle(const ir::Var& v) const { return handles_.count(&v) != 0; }

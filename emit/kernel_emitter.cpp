@@ -25,8 +25,8 @@ using namespace ir;
 std::string kernel_core_dir(const Function& f) {
   if (f.type == FunctionType::AIV) return "aiv";
   if (f.type == FunctionType::AIC) return "aic";
-  not_supported(f.span, fmt::format("a kernel of type {} ('{}')", to_string(f.type), f.name),
-                "run the full pass pipeline so that kernels are split into AIC / AIV functions");
+  unreachable_form("kernel emitter", f.span, fmt::format("a kernel of type {} ('{}')", to_string(f.type), f.name),
+                   "MixedKernelExpanded (InCore kernels are AIV / AIC) or CheckKernelForms (Group / Spmd functions)");
 }
 
 namespace {
@@ -34,7 +34,7 @@ namespace {
 // A form a pass, a type rule or a verifier rule rejects reached the emitter: a pypto bug, not a
 // user error.
 [[noreturn]] void unreachable(const Span& sp, const std::string& what, std::string_view by = "CheckKernelForms") {
-  throw InternalError("kernel emitter", fmt::format("{} ({} rejects it before emission)", what, by), sp);
+  unreachable_form("kernel emitter", sp, what, by);
 }
 // Planned addresses: AllocatedMemoryAddr, verified before rendering.
 constexpr std::string_view kAddressRule = "the AllocatedMemoryAddr verifier rule";

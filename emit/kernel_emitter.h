@@ -18,8 +18,8 @@
 
 namespace pypto::emit {
 
-// "aiv" or "aic" (the kernels/ subfolder and kernel_config core_type); CompileError for other
-// function types.
+// "aiv" or "aic" (the kernels/ subfolder and kernel_config core_type); an InternalError for other
+// function types (MixedKernelExpanded and CheckKernelForms leave none in a project).
 std::string kernel_core_dir(const ir::Function& f);
 
 std::string emit_kernel(const ir::Function& f, const EmitOptions& opts);

@@ -12,6 +12,10 @@ using namespace ir;
 
 namespace {
 
+[[noreturn]] void unreachable(const Span& sp, const std::string& what) {
+  unreachable_form("kernel emitter", sp, what, "CheckKernelForms");
+}
+
 std::string_view tile_type_name(MemorySpace s, const Span& sp) {
   switch (s) {
     case MemorySpace::Vec: return "Vec";
@@ -20,7 +24,7 @@ std::string_view tile_type_name(MemorySpace s, const Span& sp) {
     case MemorySpace::Right: return "Right";
     case MemorySpace::Acc: return "Acc";
     case MemorySpace::Bias: return "Bias";
-    default: not_supported(sp, fmt::format("a tile in memory space {}", to_string(s)));
+    default: unreachable(sp, fmt::format("a tile in memory space {}", to_string(s)));
   }
 }
 
@@ -41,7 +45,7 @@ std::string_view pad_text(PadValue p) {
 
 TypeSpelling tile_type_spelling(const TileType& t, const SocInfo& soc, const Span& sp) {
   const auto shape = static_shape(t.shape);
-  if (!shape || shape->size() != 2) not_supported(sp, "a tile that is not 2-D with a static shape");
+  if (!shape || shape->size() != 2) unreachable(sp, "a tile that is not 2-D with a static shape");
   const MemorySpace space = t.space.value_or(MemorySpace::Vec);
   const int64_t R = (*shape)[0], C = (*shape)[1];
   // Implicit layouts per memory space (ir-and-passes.md §1.3, output-format.md §2.2).
@@ -77,18 +81,18 @@ TypeSpelling tile_type_spelling(const TileType& t, const SocInfo& soc, const Spa
 GmViewSpelling gm_view_spelling(const TensorType& t, const std::vector<int64_t>& window, const Span& sp) {
   const size_t n = t.shape.size();
   if (n == 0 || n > 5 || window.size() != n)
-    not_supported(sp, "a GM window whose rank differs from the tensor's (or is above 5)");
-  if (t.view && t.view->layout != TensorLayout::ND) not_supported(sp, "a non-ND tensor layout in a kernel");
+    unreachable(sp, "a GM window whose rank differs from the tensor's (or is above 5)");
+  if (t.view && t.view->layout != TensorLayout::ND) unreachable(sp, "a non-ND tensor layout in a kernel");
   std::vector<int64_t> strides(n, 1);
   if (t.view && !t.view->stride.empty()) {
     for (size_t k = 0; k < n; ++k) {
       auto s = const_int_value(t.view->stride[k]);
-      if (!s) not_supported(sp, "a tensor with dynamic strides in a kernel");
+      if (!s) unreachable(sp, "a tensor with dynamic strides in a kernel");
       strides[k] = *s;
     }
   } else {
     const auto dims = static_shape(t.shape);
-    if (!dims) not_supported(sp, "a dynamically shaped tensor without explicit strides in a kernel");
+    if (!dims) unreachable(sp, "a dynamically shaped tensor without explicit strides in a kernel");
     for (size_t k = n - 1; k > 0; --k) strides[k - 1] = strides[k] * (*dims)[k];
   }
   std::vector<int64_t> shp(5, 1), str(5, window[0] * strides[0]);

@@ -1,7 +1,7 @@
 // C++ spellings of the kernel-side types (output-format.md §2.2, §2.3): the pto-isa `Tile<...>`
 // of an IR tile type (layouts per memory space and SoC, TileView overrides) and the
 // `GlobalTensor<...>` of a GM window (5-D shape/stride, leading 1s) with the strides used for
-// its element offset. Pure functions of the IR types; CompileError "not supported yet" otherwise.
+// its element offset. Pure functions of the IR types; a type CheckKernelForms rejects is an InternalError.
 #pragma once
 
 #include <string>

@@ -28,7 +28,7 @@ namespace {
 // a user error.
 [[noreturn]] void unreachable(const Span& sp, const std::string& what,
                               std::string_view by = "CheckOrchestrationForms") {
-  throw InternalError("orchestration emitter", fmt::format("{} ({} rejects it before emission)", what, by), sp);
+  unreachable_form("orchestration emitter", sp, what, by);
 }
 constexpr std::string_view kTypeRule = "its type rule";
 // Kernel results are their Out / InOut parameters, tensors (CheckKernelForms, ReturnParamsExplicit).

@@ -13,7 +13,8 @@ using namespace ir;
 namespace {
 std::string runtime_dtype(DataType t, const Span& sp) {
   const auto n = dtype_runtime_name(t);
-  if (n.empty()) not_supported(sp, fmt::format("an entry parameter of type {}", dtype_name(t)));
+  if (n.empty())
+    unreachable_form("emit", sp, fmt::format("an entry parameter of type {}", dtype_name(t)), "CheckOrchestrationForms");
   return fmt::format("DataType::{}", n);
 }
 }  // namespace
@@ -43,7 +44,7 @@ std::string emit_program_table(const Function& orch, const std::vector<KernelRef
       std::vector<std::string> dims;
       for (const auto& d : t->shape) dims.push_back(std::to_string(const_int_value(d).value_or(-1)));
       while (dims.size() < 5) dims.push_back("0");
-      if (dims.size() > 5) not_supported(p->span, "an entry tensor of rank above 5");
+      if (dims.size() > 5) unreachable_form("emit", p->span, "an entry tensor of rank above 5", "CheckOrchestrationForms");
       const auto dir = orch.param_directions[i];
       tensors += fmt::format("    {{\"{}\", {}, {}, {{{}}}, ParamDir::{}}},\n", p->name, runtime_dtype(t->dtype, p->span),
                              t->shape.size(), fmt::join(dims, ", "),

@@ -102,7 +102,7 @@ std::map<std::string, std::string> render_project(const Program& p, const EmitOp
   for (const auto& f : p.functions) {
     if (f->type != FunctionType::AIV && f->type != FunctionType::AIC) {
       if (is_incore_like(f->type) || f->type == FunctionType::Group || f->type == FunctionType::Spmd)
-        kernel_core_dir(*f);  // rejects InCore / Group / Spmd functions with "not supported yet"
+        kernel_core_dir(*f);  // an InternalError: MixedKernelExpanded / CheckKernelForms leave none
       continue;
     }
     files[fmt::format("kernels/{}/{}.cpp", kernel_core_dir(*f), names.stem(*f))] = emit_kernel(*f, opts);

@@ -14,7 +14,12 @@
 //     indices, a `tile.transpose` without its tmp tile;
 //   * a tile op whose result is unused (an expression statement other than a store or a sync);
 //   * a loop / if whose carried tensor changes buffers (form_rules.h);
-//   * a kernel parameter that is neither a tensor nor a scalar.
+//   * a kernel parameter that is neither a tensor nor a scalar;
+//   * tiles the kernel types cannot spell: a memory space other than Vec / Mat / Left / Right /
+//     Acc / Bias, a shape that is not static 2-D; GM tensors a load / store cannot view: rank
+//     other than 1..5, a window of another rank, a non-ND layout, dynamic strides (a dynamic
+//     dimension after the first);
+//   * functions no core runs: Group and Spmd functions (InCore ones are AIV / AIC by now).
 // Each is an E501 "not supported yet" error naming the op and the form. The program is not
 // changed. Requires MixedKernelExpanded (kernels are AIV / AIC functions).
 #include <fmt/format.h>
@@ -50,13 +55,67 @@ bool kw_true(const Call& c, std::string_view k) {
   return b && *b;
 }
 
+bool spelled_space(std::optional<MemorySpace> s) {
+  if (!s) return true;  // Vec
+  switch (*s) {
+    case MemorySpace::Vec:
+    case MemorySpace::Mat:
+    case MemorySpace::Left:
+    case MemorySpace::Right:
+    case MemorySpace::Acc:
+    case MemorySpace::Bias: return true;
+    default: return false;
+  }
+}
+
 class FormChecker : public FormRules {
  public:
   [[noreturn]] void reject(const Span& sp, const std::string& what, const std::string& hint = {}) override {
     throw CompileError("E501", sp, what + " is not supported yet in a kernel", hint);
   }
 
+  // The symbols of tile valid shapes (the kernel declares each tile with them), once every
+  // binding is known.
+  void check_valid_shapes() {
+    for (const auto& [t, sp] : valid_shaped_) {
+      stmt_span_ = sp;
+      for (const auto& e : t->view->valid_shape) visit(e);
+    }
+  }
+
  protected:
+  bool carries(const TypePtr& t) const override { return as_tile(t) || FormRules::carries(t); }
+
+  void check_binding(const Var& v, const Span& sp) override {
+    FormRules::check_binding(v, sp);
+    const auto* t = as_tile(v.type);
+    if (!t) return;
+    if (!spelled_space(t->space)) reject(sp, fmt::format("a tile in memory space {} ('{}')", to_string(*t->space), v.name));
+    const auto shape = static_shape(t->shape);
+    if (!shape || shape->size() != 2) reject(sp, fmt::format("a tile that is not 2-D with a static shape ('{}')", v.name));
+    if (t->view && !t->view->valid_shape.empty()) valid_shaped_.emplace_back(t, sp);
+  }
+
+  // The GM tensor of a load / store, viewed with a window of `window_rank` extents.
+  void check_gm_tensor(const Call& c, const ExprPtr& tensor, size_t window_rank) {
+    const auto* t = as_tensor(tensor->type);
+    if (!t) return;
+    const std::string& n = c.op->name;
+    const size_t rank = t->shape.size();
+    if (rank == 0 || rank > 5) reject(c.span, fmt::format("pl.{} on a tensor of rank {} (GM views have rank 1..5)", n, rank));
+    if (window_rank != rank)
+      reject(c.span, fmt::format("pl.{} with a {}-D window into a {}-D tensor", n, window_rank, rank));
+    if (t->view && t->view->layout != TensorLayout::ND) reject(c.span, fmt::format("pl.{} on a non-ND tensor layout", n));
+    bool static_strides = true;
+    if (t->view && !t->view->stride.empty()) {
+      for (const auto& st : t->view->stride) static_strides = static_strides && const_int_value(st);
+    } else {  // MaterializeTensorStrides writes packed strides: products of the later dimensions
+      for (size_t k = 1; k < rank; ++k) static_strides = static_strides && const_int_value(t->shape[k]);
+    }
+    if (!static_strides)
+      reject(c.span, fmt::format("pl.{} on a tensor with dynamic strides (a dynamic dimension after the first)", n));
+  }
+
   void visit_eval(const EvalStmt& s) override {
     const auto* c = as<Call>(s.expr);
     const bool effect = c && c->op &&
@@ -87,16 +146,19 @@ class FormChecker : public FormRules {
         if (!same) reject(sp, "pl.tile.load with a valid_shape smaller than its shape");
       }
       if (kw_true(c, "clamp")) reject(sp, "pl.tile.load(clamp=True)");
+      check_gm_tensor(c, c.args[0], list_size(c.args[2]));
     } else if (c.op->pipe_rule == PipeRule::Store) {
       if (!literal_list(c.args[1])) reject(sp, fmt::format("pl.{} with non-literal offsets", n));
       const auto* tt = as_tile(c.args[0]->type);
       const auto* gt = as_tensor(c.args[2]->type);
       if (c.args.size() > 3 && c.args[3]) {
         if (!static_list(c.args[3])) reject(sp, fmt::format("pl.{} with a dynamic window shape", n));
+        check_gm_tensor(c, c.args[2], list_size(c.args[3]));
       } else {
         const auto ts = tt ? static_shape(tt->shape) : std::nullopt;
         if (!ts || ts->size() != 2) reject(sp, fmt::format("pl.{} of a tile without a static 2-D shape", n));
         if (gt && gt->shape.size() == 1 && (*ts)[0] != 1) reject(sp, fmt::format("pl.{} of a 2-D tile into a 1-D tensor", n));
+        if (gt) check_gm_tensor(c, c.args[2], gt->shape.size());
       }
       if (tt && tt->view && !tt->view->valid_shape.empty())
         reject(sp, fmt::format("pl.{} of a tile with a dynamic valid shape", n));
@@ -114,11 +176,15 @@ class FormChecker : public FormRules {
         reject(sp, "pl.tile.transpose without a tmp tile", "pass a scratch tile shaped like the input");
     }
   }
+
+ private:
+  std::vector<std::pair<const TileType*, Span>> valid_shaped_;
 };
 
 void check_function(const Program& p, const Function& f) {
   FormChecker checker;
   checker.check_function(p, f, "kernel parameter");
+  checker.check_valid_shapes();
 }
 
 }  // namespace
@@ -129,11 +195,19 @@ Pass check_kernel_forms_pass() {
               "break / continue / early return, pipeline loops, tuple values, float floor division, ops without a "
               "kernel form, function calls, non-literal or dynamic GM windows, load valid_shape or clamp, "
               "stores of dynamically valid tiles, element access and assemble offsets other than 2-D, transpose "
-              "without tmp, unused tile-op results, parameters other than tensors and scalars); changes nothing.",
+              "without tmp, unused tile-op results, parameters other than tensors and scalars, tiles outside the spelled "
+              "memory spaces or not static 2-D, GM views of rank above 5 or with a non-ND layout or dynamic strides, "
+              "element types without a C++ spelling, dynamic dimensions no parameter carries, Group / Spmd "
+              "functions); changes nothing.",
               {{Property::MixedKernelExpanded}, {}, {}},
               [](const ProgramPtr& p, PassContext&) {
-                for (const auto& f : p->functions)
+                for (const auto& f : p->functions) {
                   if (f->type == FunctionType::AIV || f->type == FunctionType::AIC) check_function(*p, *f);
+                  if (f->type == FunctionType::Group || f->type == FunctionType::Spmd)
+                    throw CompileError("E501", f->span,
+                                       fmt::format("a {} function ('{}') is not supported yet", to_string(f->type), f->name),
+                                       "write kernels as InCore functions or pl.at scopes");
+                }
                 return p;
               }};
 }

@@ -14,7 +14,9 @@
 //   * calls to functions other than AIV / AIC kernels, kernel calls whose results are not tensors
 //     or outnumber the kernel's Out / InOut parameters (a kernel that declares a result it does
 //     not return), and a second Orchestration function in the program (the runtime has one entry);
-//   * parameters that are neither tensors nor scalars.
+//   * parameters that are neither tensors nor scalars, and entry parameters the runner's program
+//     table cannot describe: an element type the runtime has no DataType for, a tensor of rank
+//     above 5.
 // Each is an E501 "not supported yet" error naming the form. The program is not changed.
 // Requires RuntimeScopesMaterialized (it runs right after MaterializeRuntimeScopes).
 #include <fmt/format.h>
@@ -123,6 +125,16 @@ void check_program(const Program& p) {
                      "a program has one entry: call the kernels from one orchestration function");
     entry = f.get();
     checker.check_function(p, *f, "orchestration parameter");
+    for (const auto& prm : f->params) {
+      const auto* t = as_tensor(prm->type);
+      const auto* s = as_scalar(prm->type);
+      const DataType dt = t ? t->dtype : s ? s->dtype : DataType::INDEX;
+      if (dtype_runtime_name(dt).empty())
+        checker.reject(prm->span, fmt::format("an entry parameter of element type {} ('{}')", dtype_name(dt), prm->name));
+      if (t && t->shape.size() > 5)
+        checker.reject(prm->span, fmt::format("an entry tensor of rank {} ('{}'; the runtime describes rank 1..5)",
+                                              t->shape.size(), prm->name));
+    }
   }
 }
 
@@ -135,7 +147,8 @@ Pass check_orchestration_forms_pass() {
               "than runtime scopes, tensor ops outside pl.at without an orchestration form, tile and system ops, "
               "non-ND or runtime-less tensor creations, non-literal index lists, non-constant axes, slices with a "
               "valid_shape, unused creations / reads, calls to non-kernels, a second orchestration function, odd "
-              "parameters); changes nothing.",
+              "parameters, entry parameters of runtime-less element types or rank above 5, element types without "
+              "a C++ spelling, dynamic dimensions no parameter carries); changes nothing.",
               {{Property::RuntimeScopesMaterialized}, {}, {}},
               [](const ProgramPtr& p, PassContext&) {
                 check_program(*p);

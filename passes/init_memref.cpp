@@ -5,17 +5,33 @@
 //     statement, all prepended to the kernel body in order of first appearance;
 //   * size = element count × bits / 8, Acc tiles with rows rounded up to 16 (32 for INT32 on
 //     910B); a tile whose shape is not static is a CompileError;
-//   * sharing (one buffer for several Vars, buffer_sharing.h): a tile.store result ↔ the tensor it
-//     writes; an in-place op's or a view's result (registry `output_reuses_input`, e.g.
-//     tile.assemble, tile.reshape) ↔ that input; `a = b`; a loop's init, iter_arg, yielded value
-//     and return_var (the carried accumulator lives in one buffer); an if's return_var and both
-//     yielded values. The AllocatedMemoryAddr verifier rule checks the same relation on the
-//     planned addresses.
+//   * sharing (one buffer for several Vars): a tile.store result ↔ the tensor it writes; an
+//     in-place op's or a view's result (registry `output_reuses_input`, e.g. tile.assemble,
+//     tile.reshape) ↔ that input; `a = b`; a loop's init, iter_arg, yielded value and return_var
+//     (the carried accumulator lives in one buffer); an if's return_var and both yielded values.
+//     The AllocatedMemoryAddr verifier rule checks the same relation on the planned addresses.
+//   * first, copies where that sharing would clobber a value that is still read (SSA values must
+//     survive; memref_copies.h decides on a liveness model of the kernel). A buffer may hold
+//     several values over time only if every write into it — an op result, an in-place op, the
+//     next iteration's carried value — comes after the last read of the values it replaces. So a
+//     loop's initial value shares the carry's buffer only when it is dead once the loop starts
+//     (not read in the body nor after the loop); a yielded value only when the iter_arg (or
+//     another carry) is not read after the value is computed, nor by an op computing it that may
+//     not write over its input (`not_inplace_safe`, e.g. recip); an if arm's yielded value only when
+//     it overwrites nothing read later (both arms yielding tiles that exist before the if, or
+//     `z = a` read after one arm changes `a`); an in-place op's operand only when it is not read
+//     after the op (directly or through `a = b` / a view).
+//     Where the answer is no, the pass inserts `c = tile.move(v, target_memory=<v's space>)` —
+//     before the loop, before the yield, before the op — and shares `c` instead, so `v` keeps a
+//     buffer of its own; carries that exchange their values copy through a temporary. Sites are
+//     shared again one by one wherever that stays safe, so a kernel that never clobbers gets no
+//     copy. The copy is a TMOV, which pto-isa has only for Vec → Vec: one needed in another space
+//     is a CompileError (E603) at its site.
 // Orchestration functions are left alone. Produces HasMemRefs; invalidates SSAForm (reference).
 #include <fmt/format.h>
 
 #include "ir/op_registry.h"
-#include "passes/buffer_sharing.h"
+#include "passes/memref_copies.h"
 #include "passes/memref_util.h"
 #include "passes/pass_util.h"
 #include "passes/passes.h"
@@ -26,15 +42,111 @@ using namespace ir;
 
 namespace {
 
+class UnionFind {
+ public:
+  const Var* find(const Var* v) {
+    auto it = parent_.find(v);
+    if (it == parent_.end()) {
+      parent_[v] = v;
+      return v;
+    }
+    if (it->second == v) return v;
+    const Var* r = find(it->second);
+    parent_[v] = r;
+    return r;
+  }
+  void unite(const Var* a, const Var* b) {
+    const Var* ra = find(a);
+    const Var* rb = find(b);
+    if (ra != rb) parent_[rb] = ra;
+  }
+
+ private:
+  std::unordered_map<const Var*, const Var*> parent_;
+};
+
+bool shaped_var(const ExprPtr& e) { return as<Var>(e) && as_shaped(e->type); }
+
+// Collects the Vars in order of first binding and the sharing relation.
+class Sharing : public IRVisitor {
+ public:
+  UnionFind uf;
+  std::vector<VarPtr> order;  // tile/tensor Vars in order of first binding
+  std::unordered_map<const Var*, Span> def_span;
+
+  void bind(const VarPtr& v, const Span& at) {
+    if (!v || !as_shaped(v->type)) return;
+    if (def_span.emplace(v.get(), at).second) order.push_back(v);
+    uf.find(v.get());
+  }
+  void share(const VarPtr& a, const ExprPtr& b) {
+    if (a && as_shaped(a->type) && shaped_var(b)) uf.unite(a.get(), as<Var>(b));
+  }
+
+ protected:
+  void visit_assign(const AssignStmt& s) override {
+    bind(s.var, s.span);
+    if (as<Var>(s.value)) {
+      share(s.var, s.value);
+    } else if (const auto* c = as<Call>(s.value); c && c->op) {
+      if (as_tensor(c->type) && c->op->family() == "tile") {  // tile.store-like: writes its tensor operand
+        ExprPtr out;
+        for (const auto& a : c->args)
+          if (as_tensor(a->type)) out = a;
+        share(s.var, out);
+      } else if (c->op->output_reuses_input >= 0 && c->op->output_reuses_input < int(c->args.size())) {
+        share(s.var, c->args[c->op->output_reuses_input]);
+      }
+    }
+    IRVisitor::visit_assign(s);
+  }
+  void visit_for(const ForStmt& s) override {
+    for (const auto& ia : s.iter_args) {
+      bind(ia, s.span);
+      share(ia, ia->init);
+    }
+    IRVisitor::visit_for(s);
+    carry(s.iter_args, s.body, s.return_vars, s.span);
+  }
+  void visit_while(const WhileStmt& s) override {
+    for (const auto& ia : s.iter_args) {
+      bind(ia, s.span);
+      share(ia, ia->init);
+    }
+    IRVisitor::visit_while(s);
+    carry(s.iter_args, s.body, s.return_vars, s.span);
+  }
+  void carry(const std::vector<IterArgPtr>& ias, const StmtPtr& body, const std::vector<VarPtr>& rvs, const Span& at) {
+    auto y = split_trailing_yield(body).second;
+    for (size_t i = 0; i < rvs.size(); ++i) {
+      bind(rvs[i], at);
+      if (i < ias.size()) share(rvs[i], ias[i]);
+      if (y && i < y->values.size()) share(rvs[i], y->values[i]);
+    }
+  }
+  void visit_if(const IfStmt& s) override {
+    IRVisitor::visit_if(s);
+    auto ty = split_trailing_yield(s.then_body).second, ey = split_trailing_yield(s.else_body).second;
+    for (size_t i = 0; i < s.return_vars.size(); ++i) {
+      bind(s.return_vars[i], s.span);
+      if (ty && i < ty->values.size()) share(s.return_vars[i], ty->values[i]);
+      if (ey && i < ey->values.size()) share(s.return_vars[i], ey->values[i]);
+    }
+  }
+};
+
 std::string space_tag(MemorySpace s) {
   std::string n(to_string(s));
   for (auto& ch : n) ch = char(std::tolower(static_cast<unsigned char>(ch)));
   return n;
 }
 
-FunctionPtr init_function(const FunctionPtr& f, Soc soc) {
-  if (!is_incore_like(f->type)) return f;
-  BufferSharing sh(*f);
+FunctionPtr init_function(const FunctionPtr& in, Soc soc) {
+  if (!is_incore_like(in->type)) return in;
+  const FunctionPtr f = insert_buffer_copies(in);
+  Sharing sh;
+  for (const auto& p : f->params) sh.bind(p, f->span);
+  sh.visit_function(*f);
 
   struct Buffer {
     VarPtr base;
@@ -105,7 +217,8 @@ Pass init_memref_pass() {
   return Pass{"InitMemRef",
               "Gives every tile/tensor Var of a kernel a MemRef: DDR bases for tensor parameters, one "
               "tile.alloc per on-chip buffer prepended to the body, buffers shared by store results, "
-              "in-place ops, copies, loop carries and if results.",
+              "in-place ops, copies, loop carries and if results; a tile.move copy first wherever that "
+              "sharing would overwrite a value that is still read.",
               {{Property::TileMemoryInferred, Property::SSAForm}, {Property::HasMemRefs}, {Property::SSAForm}},
               [](const ProgramPtr& p, PassContext& ctx) {
                 return map_functions(p, [&](const FunctionPtr& f) { return init_function(f, ctx.soc); });

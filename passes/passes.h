@@ -22,7 +22,6 @@ Pass resolve_backend_op_layouts_pass();
 Pass expand_mixed_kernel_pass();
 Pass normalize_return_order_pass();
 Pass materialize_tensor_strides_pass();
-Pass preserve_overwritten_values_pass();
 Pass init_memref_pass();
 Pass memory_reuse_pass();
 Pass allocate_memory_addr_pass();

@@ -32,7 +32,6 @@ const std::vector<Pass>& default_pipeline() {
       check_kernel_forms_pass(),           // kernel forms the C++ tile backend cannot write yet
       normalize_return_order_pass(),       // kernels return their Out/InOut params in order
       materialize_tensor_strides_pass(),   // packed row-major strides on every TensorView
-      preserve_overwritten_values_pass(),  // Vec copies of values a shared-buffer write would change
       init_memref_pass(),                  // a MemRef per tile/tensor, tile.alloc per buffer
       memory_reuse_pass(),                 // lifetime-based buffer sharing per memory space
       allocate_memory_addr_pass(),         // byte addresses per space + capacity check

@@ -115,6 +115,8 @@ Arrays control_flow(const Arrays& in, int n) {
 }
 Arrays control_flow_double(const Arrays& in) { return control_flow(in, 3); }
 Arrays control_flow_exp(const Arrays& in) { return control_flow(in, 1); }
+Arrays live_tiles_n3(const Arrays& in) { return live_tiles_reference(in, 3); }
+Arrays live_tiles_n1(const Arrays& in) { return live_tiles_reference(in, 1); }
 
 }  // namespace
 
@@ -138,6 +140,11 @@ const std::vector<ProgramCase>& program_cases() {
       {"select_sort", "e2e_select_sort.py", {}, {"mx", "am", "cc", "srt", "g", "bits"}, select_sort_reference, 0.0f, 0.0f},
       {"vector_math", "e2e_vector_math.py", {}, {"fm", "rm", "ed", "lr", "rx", "ca"}, vector_math_reference, 1e-6f, 1e-5f},
       {"tensor_ops", "e2e_tensor_ops.py", {}, {"out", "am", "gt", "lt", "g"}, tensor_ops_reference, 1e-6f, 1e-5f},
+      // Tiles still read while a buffer they could share is written (InitMemRef's copies).
+      {"live_tiles_n3", "e2e_live_tiles.py", {"n=3"}, {"body", "after", "carry", "swapped", "picked", "aliased", "written"},
+       live_tiles_n3, 1e-5f, 1e-6f},
+      {"live_tiles_n1", "e2e_live_tiles.py", {"n=1"}, {"body", "after", "carry", "swapped", "picked", "aliased", "written"},
+       live_tiles_n1, 1e-5f, 1e-6f},
       // The vector ops real programs use most (casts in every round mode, math, broadcasts,
       // layout, element access, scatter): exact where the result is a single rounding.
       {"used_tile_ops", "e2e_used_tile_ops.py", {},

@@ -30,6 +30,8 @@ const std::vector<ProgramCase>& program_cases();
 Arrays select_sort_reference(const Arrays& inputs);
 Arrays vector_math_reference(const Arrays& inputs);
 Arrays tensor_ops_reference(const Arrays& inputs);
+// e2e_live_tiles.py with the runtime scalar n (reference_live_tiles.cpp).
+Arrays live_tiles_reference(const Arrays& inputs, int n);
 // Reference loops of the used-op programs (reference_used_ops.cpp) and their tolerances.
 Arrays used_tile_ops_reference(const Arrays& inputs);
 Arrays used_tensor_ops_reference(const Arrays& inputs);

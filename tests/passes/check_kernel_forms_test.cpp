@@ -91,3 +91,53 @@ TEST_CASE("a call to a program function inside a kernel is an E501 error at the 
     CHECK(line == 13);
   }
 }
+
+namespace {
+// A program of one kernel `k(params)` with `body`, after a module-level pl.dynamic symbol N; the
+// kernel's statements start at line 9.
+std::string kernel_with(const std::string& params, const std::string& body, const std::string& type = "AIV") {
+  return "import pypto.language as pl\n\nN = pl.dynamic(\"N\")\n\n@pl.program\nclass P:\n"
+         "    @pl.function(type=pl.FunctionType." + type + ")\n    def k(self, " + params + "):\n" + body +
+         "        return\n";
+}
+}  // namespace
+
+TEST_CASE("types the kernel emitter cannot spell are E501 errors at their line", "[CheckKernelForms]") {
+  const std::string x = "x: pl.Tensor[[16, 16], pl.FP32]";
+  struct Case {
+    std::string params, body, what;
+    int line;
+  };
+  const std::vector<Case> cases = {
+      {x, "        t: pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec] = pl.load(x, [0, 0], [16, 16])\n"
+          "        u: pl.Tile[[16, 16], pl.FP32, pl.Mem.ScalarLocal] = pl.tile.move(t, target_memory=pl.Mem.ScalarLocal)\n",
+       "a tile in memory space ScalarLocal ('u')", 10},
+      {"x: pl.Tensor[[16], pl.FP32]", "        t = pl.load(x, [0], [16])\n",
+       "a tile that is not 2-D with a static shape ('t')", 9},
+      {"x: pl.Tensor[[16, N], pl.FP32]", "        t = pl.load(x, [0, 0], [16, 16])\n",
+       "pl.tile.load on a tensor with dynamic strides (a dynamic dimension after the first)", 9},
+      {"x: pl.Tensor[[1, 1, 1, 1, 16, 16], pl.FP32]", "        t = pl.load(x, [0, 0, 0, 0, 0, 0], [1, 1, 1, 1, 16, 16])\n",
+       "pl.tile.load on a tensor of rank 6 (GM views have rank 1..5)", 9},
+      {"x: pl.Tensor[[16, 16], pl.HF8]", "", "the element type HF8", 8},
+      {x, "        for i in pl.range(0, N):\n            t = pl.load(x, [0, 0], [16, 16])\n",
+       "the dynamic dimension 'N' where no parameter's shape carries it", 9},
+  };
+  for (const auto& c : cases) {
+    auto p = pass_test::parse(kernel_with(c.params, c.body));
+    const auto d = pass_test::first_diagnostic_of([&] { pass_test::run(passes::check_kernel_forms_pass(), p); });
+    INFO(c.params << "\n" << c.body << "→ " << d.message);
+    CHECK(d.code == "E501");
+    CHECK(d.message == c.what + " is not supported yet in a kernel");
+    CHECK(d.span.line == static_cast<uint32_t>(c.line));
+  }
+}
+
+TEST_CASE("a Group or Spmd function is an E501 error at its definition", "[CheckKernelForms]") {
+  for (const std::string type : {"Group", "Spmd"}) {
+    auto p = pass_test::parse(kernel_with("x: pl.Tensor[[16, 16], pl.FP32]", "", type));
+    const auto d = pass_test::first_diagnostic_of([&] { pass_test::run(passes::check_kernel_forms_pass(), p); });
+    CHECK(d.code == "E501");
+    CHECK(d.message == "a " + type + " function ('k') is not supported yet");
+    CHECK(d.span.line == 8);
+  }
+}

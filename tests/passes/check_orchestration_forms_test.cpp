@@ -113,3 +113,40 @@ class P:
   CHECK(msg.find("a call to 'k', which returns 1 tensor(s) but has 0 Out / InOut parameter(s) is not supported yet in "
                  "orchestration code") != std::string::npos);
 }
+
+TEST_CASE("entry parameters the program table cannot describe are E501 errors at the parameter", "[CheckOrchestrationForms]") {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"x: pl.Tensor[[16, 16], pl.INT4]", "an entry parameter of element type INT4 ('x')"},
+      {"x: pl.Tensor[[1, 1, 1, 1, 16, 16], pl.FP32]", "an entry tensor of rank 6 ('x'; the runtime describes rank 1..5)"},
+      {"n: pl.Scalar[pl.FP8E5M2]", "an entry parameter of element type FP8E5M2 ('n')"},
+  };
+  for (const auto& [param, what] : cases) {
+    auto p = pass_test::parse("import pypto.language as pl\n\n@pl.program\nclass P:\n"
+                              "    @pl.function(type=pl.FunctionType.Orchestration)\n    def main(self,\n             " +
+                              param + "):\n        return\n");
+    const auto d = pass_test::first_diagnostic_of([&] { pass_test::run(passes::check_orchestration_forms_pass(), p); });
+    INFO(param << " → " << d.message);
+    CHECK(d.code == "E501");
+    CHECK(d.message == what + " is not supported yet in orchestration code");
+    CHECK(d.span.line == 7);
+  }
+}
+
+TEST_CASE("a dynamic dimension no orchestration parameter carries is an E501 error at its use", "[CheckOrchestrationForms]") {
+  auto p = pass_test::parse(R"(import pypto.language as pl
+
+N = pl.dynamic("N")
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: pl.Tensor[[16, 16], pl.FP32]):
+        for i in pl.range(0, N):
+            pl.tensor.write(x, [0, 0], 1.0)
+        return
+)");
+  const auto d = pass_test::first_diagnostic_of([&] { pass_test::run(passes::check_orchestration_forms_pass(), p); });
+  CHECK(d.code == "E501");
+  CHECK(d.message == "the dynamic dimension 'N' where no parameter's shape carries it is not supported yet in orchestration code");
+  CHECK(d.span.line == 9);
+}

@@ -61,4 +61,15 @@ std::string compile_error_of(F fn) {
   return "";
 }
 
+// The first diagnostic of the CompileError thrown by `fn` (an empty one when none is thrown).
+template <class F>
+pypto::ir::Diagnostic first_diagnostic_of(F fn) {
+  try {
+    fn();
+  } catch (const pypto::ir::CompileError& e) {
+    if (!e.diagnostics().empty()) return e.diagnostics().front();
+  }
+  return {};
+}
+
 }  // namespace pass_test

@@ -16,7 +16,7 @@ TEST_CASE("default pipeline order", "[pipeline]") {
       "InlineFunctions", "UnrollLoops", "ConvertToSSA", "Simplify", "NormalizeStmtStructure", "FlattenCallExpr",
       "OutlineIncoreScopes", "ConvertTensorToTileOps", "LegalizeTileCast", "FlattenTileNdTo2D", "InferTileMemorySpace",
       "ResolveBackendOpLayouts", "ExpandMixedKernel", "CheckKernelForms", "NormalizeReturnOrder", "MaterializeTensorStrides",
-      "PreserveOverwrittenValues", "InitMemRef", "MemoryReuse", "AllocateMemoryAddr"};
+      "InitMemRef", "MemoryReuse", "AllocateMemoryAddr"};
   // An InsertPipeSync pass may sit right after AllocateMemoryAddr.
   size_t i = 0;
   for (; i < expected.size(); ++i) REQUIRE(names.at(i) == expected[i]);
