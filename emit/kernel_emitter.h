@@ -3,12 +3,11 @@
 // type aliases, a static compute function fenced by the core macro with one pto-isa call per
 // tile op (kernel_op_table.h) and the sync ops translated 1:1, and the kernel_entry ABI wrapper.
 // Expects the full pipeline's output (planned MemRef offsets, syncs inserted).
-// Not supported yet (CompileError E900 at the op's span): tile.slice (the planner does not yet
-// encode the view offset in the MemRef), tiles with a dynamic valid shape, loads with a smaller
-// valid_shape or clamp, while / break / continue, pl.unroll / pl.pipeline loops left over, early
-// returns, cube/vector mixed kernels and cross-core tpush/tpop, block / sub-block ids, gather /
-// scatter / sort ops, non-ND GM layouts, store atomics other than AtomicAdd, ops without a row
-// in kernel_op_table.cpp.
+// It only translates: the forms it cannot write (tile.slice, dynamic valid shapes, smaller load
+// valid_shapes or clamp, while / break / continue / early return, pipeline loops, mixed kernels,
+// non-ND or dynamically strided GM views, unspelled memory spaces and element types, ...) are
+// rejected by CheckKernelForms at their line before emission; meeting one here is an
+// InternalError naming that rule.
 #pragma once
 
 #include <string>

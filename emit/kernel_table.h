@@ -18,7 +18,9 @@ struct KernelRef {
   std::vector<ir::ArgDirection> signature;      // first call's tensor argument directions
 };
 
-// The Orchestration function of the program; CompileError when there is none or several.
+// The Orchestration function of the program. A program without one (kernels only: valid IR, but
+// nothing to build a project from) is CompileError E900; several are an InternalError
+// (CheckOrchestrationForms rejects a second).
 const ir::Function& entry_function(const ir::Program& p);
 
 // Kernels in func_id order.

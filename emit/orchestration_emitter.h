@@ -3,10 +3,10 @@
 // scope, TensorCreateInfo + one alloc_tensors per alloc_batch of tensor.create (PlanTensorAllocs),
 // one CoreTaskArgs + submit per kernel call (directions from Call::arg_directions), loops / ifs as
 // C++ control flow, tensor views (slice / reshape / transpose) and element reads / writes.
-// Not supported yet (CompileError E900): several Orchestration functions, Group / Spmd / mixed
-// submissions, manual scopes' explicit dependencies (pl.submit deps, TaskId arrays), runtime-
-// allocated outputs (add_output(TensorCreateInfo)), tensor.assemble and other tensor compute
-// in orchestration code, loop carries rebound to a different tensor.
+// It only translates: the forms it cannot write (several Orchestration functions, calls to
+// non-kernels, tensor compute outside pl.at, loop carries rebound to another tensor, entry
+// parameters the runtime cannot describe, ...) are rejected by CheckOrchestrationForms at their
+// line before emission; meeting one here is an InternalError naming that rule.
 #pragma once
 
 #include <string>

@@ -2,7 +2,9 @@
 // form it cannot write yet is an E501 error at its line naming the form (while, break, dynamic
 // load window, clamp, smaller load valid_shape, unused tile-op result, transpose without tmp, ops
 // the registry marks kernel_deferred, pipeline loops, tuple values, float floor division, calls to
-// program functions).
+// program functions; types the kernel emitter cannot spell — memory spaces, non-2-D tiles, GM
+// views of rank 6 or with dynamic strides, element types without a C++ spelling, dynamic
+// dimensions no parameter carries — and Group / Spmd functions, each at its line).
 #include <fmt/format.h>
 
 #include "pass_test_util.h"

@@ -2,7 +2,9 @@
 // Expected); each form it cannot write yet is an E501 error naming the form (while loop, tensor
 // creation with a non-ND layout, slice with a valid_shape, a tile op, a scope other than a
 // runtime scope, an unused creation or element read, the shared rules: pipeline loops, tuple
-// values, float modulo), calls to non-kernels and a second orchestration function.
+// values, float modulo), calls to non-kernels, a second orchestration function, entry parameters
+// the program table cannot describe (runtime-less element types, rank 6) and dynamic dimensions
+// no parameter carries, each at its line.
 #include "pass_test_util.h"
 
 using namespace pypto;
