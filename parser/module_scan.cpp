@@ -152,7 +152,7 @@ ModuleInfo::ModuleInfo(ModuleSet& set, const CstTree& tree, std::string module_n
         if (!k) continue;
         dsl = true;
         if (is_program && is(def, "class_definition")) {
-          scan_class(top, def, de[0], prev_row);
+          entries_.push_back(program_decl(def, de[0]));
         } else if (!is_program && is(def, "function_definition")) {
           FuncDecl fd;
           fd.name = text(field(def, "name"), f);
@@ -320,12 +320,6 @@ void ModuleInfo::scan_const_class(TSNode cls, TSNode decorated) {
   classes_[c->name] = std::move(c);
 }
 
-void ModuleInfo::scan_class(TSNode decorated, TSNode cls, TSNode decorator, int64_t prev_row) {
-  (void)decorated;
-  (void)prev_row;
-  entries_.push_back(program_decl(cls, decorator));
-}
-
 std::optional<FuncDecl> ModuleInfo::dsl_function_decl(TSNode decorated) {
   const auto& f = *file_;
   TSNode def = field(decorated, "definition");
@@ -458,8 +452,7 @@ std::optional<ConstValue> ModuleInfo::global(const std::string& name, TSNode at)
   return std::nullopt;
 }
 
-ModuleInfo* ModuleInfo::load(const Import& imp, TSNode at) {
-  (void)at;
+ModuleInfo* ModuleInfo::load(const Import& imp) {
   std::vector<std::string> searched;
   ModuleInfo* m = set_.import(imp.module, imp.level, *this, searched);
   if (m) return m;
@@ -484,11 +477,8 @@ std::optional<ConstValue> ModuleInfo::resolve_import(const Import& imp, TSNode a
       return imp.attr.empty() ? ConstValue{ConstBuiltin{m}} : ConstValue{ConstBuiltin{m + "." + imp.attr}};
     if (host_module(m)) return std::nullopt;
   }
-  if (imp.attr.empty()) {
-    ModuleInfo* target = load(imp, at);
-    return ConstValue{ConstModuleRef{target}};
-  }
-  ModuleInfo* target = load(imp, at);
+  ModuleInfo* target = load(imp);
+  if (imp.attr.empty()) return ConstValue{ConstModuleRef{target}};
   // `from pkg import sub` where sub is a module file and not a name in pkg/__init__.py.
   if (!target->defines_name(imp.attr) && target->module_name() != imp.module + "." + imp.attr &&
       !(imp.module.empty() && target->module_name() == imp.attr)) {
@@ -519,7 +509,7 @@ void ModuleInfo::check_imports(std::vector<ir::Diagnostic>& errors) {
                            imp.module == "operator" || imp.module.rfind("pypto", 0) == 0))
       continue;
     try {
-      ModuleInfo* target = load(imp, TSNode{});
+      ModuleInfo* target = load(imp);
       if (!imp.attr.empty() && !target->defines_name(imp.attr) && !target->module_binding(imp.attr, TSNode{}) &&
           !(target->module_name() == (imp.module.empty() ? imp.attr : imp.module + "." + imp.attr))) {
         std::vector<std::string> searched;
@@ -576,7 +566,7 @@ const FuncDecl* ModuleInfo::top_function(const std::string& name) {
   if (imp.level == 0 && (host_module(imp.module) || imp.module == "math" || imp.module == "dataclasses" ||
                          imp.module.rfind("pypto", 0) == 0))
     return nullptr;
-  ModuleInfo* target = load(imp, TSNode{});
+  ModuleInfo* target = load(imp);
   return target->top_function(imp.attr);
 }
 

@@ -107,11 +107,10 @@ class ModuleInfo : public ConstEnv {
     std::string attr;    // the imported member ("" for `import x as y`)
     TSNode node{};       // the import statement
   };
-  void scan_class(TSNode decorated, TSNode cls, TSNode decorator, int64_t prev_row);
   void scan_import(TSNode stmt);
   void scan_const_class(TSNode cls, TSNode decorated);
   std::optional<ConstValue> resolve_import(const Import& imp, TSNode at);
-  ModuleInfo* load(const Import& imp, TSNode at);
+  ModuleInfo* load(const Import& imp);
   [[noreturn]] void not_constant(const std::string& name, TSNode at, TSNode def);
 
   ModuleSet& set_;
