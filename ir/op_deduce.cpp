@@ -119,7 +119,9 @@ std::optional<MemorySpace> space_of(const ShapedType& t) {
 
 TypePtr make_like(const ShapedType& like, DataType dt, std::vector<ExprPtr> shape,
                   std::optional<MemorySpace> space, std::vector<ExprPtr> valid_shape) {
-  if (like.kind == TypeKind::Tensor) return std::make_shared<TensorType>(dt, std::move(shape));
+  if (like.kind == TypeKind::Tensor)  // a view of a DistributedTensor stays one
+    return std::make_shared<TensorType>(dt, std::move(shape), std::nullopt, std::nullopt,
+                                        static_cast<const TensorType&>(like).distributed);
   std::optional<TileView> view;
   if (!valid_shape.empty()) {
     bool differs = valid_shape.size() != shape.size();
@@ -315,7 +317,8 @@ TypePtr slice(const Ctx& c) {
   if (t.kind == TypeKind::Tensor && !valid.empty()) {
     TensorView v;
     v.valid_shape = std::move(valid);
-    return std::make_shared<TensorType>(t.dtype, std::move(shape), std::move(v));
+    return std::make_shared<TensorType>(t.dtype, std::move(shape), std::move(v), std::nullopt,
+                                        static_cast<const TensorType&>(t).distributed);
   }
   return make_like(t, t.dtype, std::move(shape), space_of(t), std::move(valid));
 }

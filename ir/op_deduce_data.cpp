@@ -227,7 +227,8 @@ TypePtr set_validshape(const Ctx& c) {
   if (t.kind == TypeKind::Tensor) {
     TensorView v;
     v.valid_shape = {c.arg(1), c.arg(2)};
-    return std::make_shared<TensorType>(t.dtype, t.shape, std::move(v));
+    return std::make_shared<TensorType>(t.dtype, t.shape, std::move(v), std::nullopt,
+                                        static_cast<const TensorType&>(t).distributed);
   }
   return make_like(t, t.dtype, t.shape, space_of(t), {c.arg(1), c.arg(2)});
 }
@@ -256,6 +257,8 @@ TypePtr block_index(const Ctx&) { return scalar_type(DataType::INDEX); }
 TypePtr shard(const Ctx& c) {
   require_rank(c, 0, 2);
   const auto& t = c.shaped(0);
+  if (is_distributed(c.arg(0)->type))
+    c.fail(fmt::format("operand {} is a pld.DistributedTensor; distributed tensors are not split across AIV lanes", c.name(0)));
   auto split = c.kw_int("split");
   if (!split || *split < 0 || *split > 2)
     c.fail("split must be 0 (none), 1 (up-down, rows) or 2 (left-right, columns)");

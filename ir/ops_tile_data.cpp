@@ -1,6 +1,8 @@
 // The tile op table, second half: gather / scatter / sort / concat, views and valid shapes, pads,
 // generators, SPMD block indices and the AIC↔AIV boundary markers (`tile.aiv_shard`,
 // `tile.aic_gather`, rewritten by the mixed-kernel split). Rules live in op_deduce_data.cpp.
+#include <fmt/format.h>
+
 #include "ir/op_deduce.h"
 
 namespace pypto::ir {
@@ -11,6 +13,21 @@ using MS = MemorySpace;
 
 void add(OpRegistry& r, OpRow row) { r.add(std::move(row).build()); }
 
+// tpush / tfree: (tile; split=, id=) → no value; split is 0 (whole), 1 (up-down) or 2 (left-right).
+TypePtr fifo_push(const Ctx& c) {
+  c.shaped(0);
+  if (auto s = c.kw_int("split"); s && (*s < 0 || *s > 4)) c.fail(fmt::format("split = {} is not 0..4", *s));
+  return void_type();
+}
+
+// tpop: the received tile's type from shape= and dtype=; without them the result is typed by the
+// annotation of the assignment (`t: pl.Tile[[64], pl.FP32] = pl.tile.tpop_from_aic()`), null here.
+TypePtr fifo_pop(const Ctx& c) {
+  auto dt = c.kw_dtype("dtype");
+  if (!c.has(0) && !dt) return nullptr;
+  if (!c.has(0) || !dt) c.fail("give both shape= and dtype= (or neither, and annotate the assignment)");
+  return std::make_shared<TileType>(*dt, c.list(0), MemorySpace::Vec);
+}
 
 // Metadata only: the result is operand 0's buffer seen differently.
 OpRow view(std::string name, std::vector<ArgSpec> args, Rule rule) {
@@ -65,6 +82,18 @@ void register_tile_data_ops(OpRegistry& r) {
              .inherit_memory(0).no_instruction());
   add(r, OpRow("tile.aic_gather", {tile("tile")}, shard).kw("split", AttrKind::Int).out_memory(MS::Mat)
              .no_instruction());
+  // Cross-core FIFO between the AIC and its AIV lanes: push a tile, pop it on the peer, free the slot.
+  add(r, OpRow("tile.tpush_to_aiv", {tile("tile")}, fifo_push).kw("split", AttrKind::Int).kw("lane_stride", AttrKind::Int)
+             .kw("id", AttrKind::Int).affinity(CoreAffinity::Cube).pipe(Pipe::FIX));
+  add(r, OpRow("tile.tpush_to_aic", {tile("tile")}, fifo_push).kw("split", AttrKind::Int).kw("id", AttrKind::Int)
+             .affinity(CoreAffinity::Vector).pipe(Pipe::MTE3));
+  for (const char* n : {"tile.tpop_from_aic", "tile.tpop_from_aiv"})
+    add(r, OpRow(n, {indices("shape", true)}, fifo_pop).kw("dtype", AttrKind::DType).kw("split", AttrKind::Int, int64_t{0})
+               .kw("lane_stride", AttrKind::Int).kw("id", AttrKind::Int)
+               .affinity(std::string_view(n) == "tile.tpop_from_aic" ? CoreAffinity::Vector : CoreAffinity::Cube)
+               .pipe(Pipe::MTE2));
+  for (const char* n : {"tile.tfree_to_aic", "tile.tfree_to_aiv"})
+    add(r, OpRow(n, {tile("tile")}, fifo_push).kw("split", AttrKind::Int).kw("id", AttrKind::Int).no_instruction());
   // Range-reduced trigonometry: LowerCompositeOps turns them into primitive ops.
   for (const char* n : {"tile.sin", "tile.cos"}) add(r, vec_row(n, {tile("x")}, float_unary));
 }
