@@ -69,6 +69,7 @@ void FunctionBuilder::fail(TSNode n, const std::string& code, const std::string&
 
 std::optional<ConstValue> FunctionBuilder::try_const(TSNode n) {
   ConstEvaluator ev(file_, [this](const std::string& name, TSNode at) -> std::optional<ConstValue> {
+    if (auto it = const_scope_.find(name); it != const_scope_.end()) return it->second;
     if (names_.count(name) || poisoned_.count(name)) return std::nullopt;
     return mod().lookup(name, at);
   }, &mod());
@@ -121,6 +122,7 @@ ExprPtr FunctionBuilder::expr(TSNode n) {
   }
   if (k == "identifier") {
     std::string name = txt(n);
+    if (auto it = const_scope_.find(name); it != const_scope_.end()) return const_to_expr(it->second, n);
     if (auto it = names_.find(name); it != names_.end()) return it->second;
     if (poisoned_.count(name)) throw PoisonedName{};
     if (auto v = mod().lookup(name, n)) return const_to_expr(*v, n);
@@ -313,15 +315,9 @@ AttrValue FunctionBuilder::attr_value(TSNode n, const KwSpec* spec, std::string_
   if (v->is_bool()) return AttrValue{std::get<bool>(v->v)};
   if (v->is_str()) return AttrValue{std::get<std::string>(v->v)};
   if (v->is_none()) return AttrValue{};
+  if (v->is_dtype()) return AttrValue{std::get<DataType>(v->v)};
   fail(n, "E302", fmt::format("'{}' cannot be an op attribute (a single value is required)", txt(n)));
 }
-
-namespace {
-
-struct CallArgsCst {
-  std::vector<TSNode> pos;
-  std::vector<std::pair<std::string, TSNode>> kw;
-};
 
 CallArgsCst split_args(FunctionBuilder& b, TSNode call) {
   CallArgsCst r;
@@ -342,8 +338,6 @@ CallArgsCst split_args(FunctionBuilder& b, TSNode call) {
   }
   return r;
 }
-
-}  // namespace
 
 static ExprPtr op_call(FunctionBuilder& b, const OpDef& op, const CallArgsCst& a, std::vector<ExprPtr> prebuilt,
                        TSNode call) {
@@ -385,7 +379,66 @@ static ExprPtr op_call(FunctionBuilder& b, const OpDef& op, const CallArgsCst& a
       if (k2 == name) b.fail(val, "E302", fmt::format("pl.{}() got multiple values for '{}'", op.name, name));
     kw.emplace_back(name, b.attr_value(val, spec, op.name));
   }
+  // Inside `for lane in pl.split_aiv(2, mode=M)`, aiv_shard / aic_gather take the region's split.
+  if (op.name.ends_with(".aiv_shard") || op.name.ends_with(".aic_gather")) {
+    const bool given = std::any_of(kw.begin(), kw.end(), [](const auto& p) { return p.first == "split"; });
+    if (!b.split_aiv_modes_.empty()) {
+      if (given)
+        b.fail(call, "E302", fmt::format("pl.{}() inside pl.split_aiv takes the region's split; do not pass split=", op.name),
+               "drop split=: the mode= of the enclosing pl.split_aiv applies");
+      kw.emplace_back("split", AttrValue{int64_t(b.split_aiv_modes_.back())});
+    }
+  }
   return make_call(op, std::move(args), std::move(kw), b.sp(call));
+}
+
+// pld.<category>.<op>(...) and the two-segment short forms pld.<op>(...) (language.md §10.8); the
+// short remote_load / remote_store pick the tile or tensor form by their first operand.
+static ExprPtr pld_call(FunctionBuilder& b, TSNode n, const std::vector<std::string>& parts) {
+  auto& reg = OpRegistry::instance();
+  TSNode fnode = field(n, "function");
+  std::string dn = b.txt(fnode);
+  auto a = split_args(b, n);
+  const OpDef* op = nullptr;
+  std::vector<ExprPtr> prebuilt;
+  if (parts.size() == 3 && (parts[1] == "system" || parts[1] == "tensor" || parts[1] == "tile")) {
+    op = reg.find(dn);
+  } else if (parts.size() == 2) {
+    if (parts[1] == "remote_store" || parts[1] == "remote_load" || parts[1] == "put" || parts[1] == "get") {
+      if (!a.pos.empty()) {
+        prebuilt.push_back(b.expr(a.pos[0]));
+        const bool tile = prebuilt[0]->type && prebuilt[0]->type->kind == TypeKind::Tile;
+        op = reg.find(std::string(tile ? "pld.tile." : "pld.tensor.") + parts[1]);
+        if (!op) op = reg.find("pld.tile." + parts[1]);
+      }
+    } else {
+      for (const char* cat : {"pld.system.", "pld.tensor.", "pld.tile."})
+        if (!op) op = reg.find(cat + parts[1]);
+    }
+  }
+  if (!op)
+    b.fail(fnode, "E300", fmt::format("Unknown distributed operation '{}'", dn),
+           "pld ops: pld.alloc_window_buffer, window, world_size, get_comm_ctx, rank, nranks, remote_load, "
+           "remote_store, pld.system.notify / wait / defer_wait, pld.tensor.put / get / barrier");
+  // Window buffers and the world size belong to the host orchestrator, outside any device scope.
+  if (op->name == "pld.tensor.alloc_window_buffer" || op->name == "pld.system.world_size") {
+    const bool host = b.fn_->level == Level::HOST && b.fn_->role == Role::Orchestrator;
+    if (!host || !b.scope_stack_.empty())
+      b.fail(n, "E302",
+             fmt::format("{}() is only valid in a host orchestrator (@pl.function(level=pl.Level.HOST, "
+                         "role=pl.Role.Orchestrator)), outside device scopes",
+                         dn),
+             "allocate window buffers and query the world size on the host, then pass them to device code");
+    if (op->name == "pld.tensor.alloc_window_buffer") {
+      if (!ts_node_eq(b.window_alloc_rhs_, n))
+        b.fail(n, "E302", fmt::format("{}(...) must be bound to a plain name: buf = {}(nbytes)", dn, dn),
+               "the name of the target is the window buffer's name");
+      for (const auto& [k, v] : a.kw)
+        if (k == "name")
+          b.fail(v, "E302", fmt::format("{}() takes no name=: the buffer is named by the variable it is bound to", dn));
+    }
+  }
+  return op_call(b, *op, a, std::move(prebuilt), n);
 }
 
 ExprPtr FunctionBuilder::call_expr(TSNode n) {
@@ -427,15 +480,12 @@ ExprPtr FunctionBuilder::call_expr(TSNode n) {
       fail(fnode, "E200", fmt::format("module '{}' has no DSL function '{}'", m->module_name(), parts[1]),
            "only @pl.function / @pl.jit.* functions of an imported module can be called from DSL code");
     }
-  // Distributed ops are registered (pld.<ns>.<name>, with type rules over plain tensors), but their
-  // operands are pld.DistributedTensor window tensors, which the front end does not type yet: a
-  // call is rejected here rather than accepted on a plain tensor the reference refuses.
-  if (parts[0] == "pld") {
-    const bool known = parts.size() == 3 && OpRegistry::instance().find(dn);
-    fail(fnode, "E300", fmt::format("{} distributed operation '{}'", known ? "Unsupported" : "Unknown", dn),
-         "distributed (pld.*) programs are not supported by pypto yet: they need pld.DistributedTensor operands");
-  }
+  if (parts[0] == "pld") return pld_call(*this, n, parts);
   if (parts[0] != "pl") fail(fnode, "E301", fmt::format("Unsupported function call '{}'", dn));
+  if (dn == "pl.submit" || dn == "pl.spmd_submit") return submit_expr(n, dn == "pl.spmd_submit");
+  if (dn == "pl.no_dep")
+    fail(n, "E302", "pl.no_dep(x) marks an argument of a kernel call: self.k(a, pl.no_dep(x))");
+  if (dn == "pl.dump_tag" || dn == "pl.func_attr") fail(n, "E302", fmt::format("{}() must be a statement", dn));
   auto a = split_args(*this, n);
   const std::string rest = dn.substr(3);
   if (rest == "yield_") fail(n, "E008", "pl.yield_ must be a statement: x = pl.yield_(...)");
@@ -564,67 +614,6 @@ ExprPtr FunctionBuilder::call_expr(TSNode n) {
   return op_call(*this, *op, a, std::move(prebuilt), n);
 }
 
-ExprPtr FunctionBuilder::function_call(FunctionBuilder& callee, TSNode n, bool bare) {
-  if (!callee.sig_ok_) throw PoisonedName{};
-  if (!callee.ret_known_) {
-    if (callee.body_state_ == 1)
-      fail(n, "E302", fmt::format("recursive call to '{}' needs a return annotation", callee.decl_.name));
-    callee.build_body();
-    if (!callee.ret_known_) throw PoisonedName{};
-  }
-  const auto& cf = *callee.fn_;
-  const std::string& name = cf.name;
-  auto a = split_args(*this, n);
-  std::vector<ExprPtr> slots(cf.params.size());
-  std::vector<ArgDirection> dirs;
-  if (a.pos.size() > cf.params.size())
-    fail(n, "E302", fmt::format("Function '{}' takes {} arguments but {} were given", name, cf.params.size(), a.pos.size()));
-  for (size_t i = 0; i < a.pos.size(); ++i) slots[i] = expr(a.pos[i]);
-  for (const auto& [k, v] : a.kw) {
-    if (k == "attrs") {
-      TSNode d = unparen(v);
-      if (!is(d, "dictionary")) fail(v, "E302", "attrs= must be a dict literal");
-      for (TSNode pair : children(d)) {
-        std::string key;
-        if (!is(pair, "pair") || !string_value(unparen(field(pair, "key")), *file_, key))
-          fail(pair, "E302", "attrs= keys must be string literals");
-        if (key != "arg_directions") fail(pair, "E302", fmt::format("unknown call attribute '{}'", key));
-        TSNode lst = unparen(field(pair, "value"));
-        if (!is(lst, "list") && !is(lst, "tuple")) fail(lst, "E302", "arg_directions must be a list literal");
-        for (TSNode e : children(lst)) {
-          std::string dd = dotted_name(e, *file_);
-          auto ad = dd.rfind("pl.adir.", 0) == 0 ? arg_direction_from_name(dd.substr(8)) : std::nullopt;
-          if (!ad) fail(e, "E302", fmt::format("expected pl.adir.<direction>, got '{}'", txt(e)));
-          dirs.push_back(*ad);
-        }
-      }
-      continue;
-    }
-    size_t j = 0;
-    while (j < callee.param_names_.size() && callee.param_names_[j] != k) ++j;
-    if (j == callee.param_names_.size())
-      fail(v, "E302", fmt::format("Function '{}' does not accept keyword argument '{}'", name, k));
-    if (slots[j]) fail(v, "E302", fmt::format("Function '{}' got multiple values for argument '{}'", name, k));
-    slots[j] = expr(v);
-  }
-  for (size_t i = 0; i < slots.size(); ++i) {
-    if (!slots[i])
-      fail(n, "E302", fmt::format("Function '{}' missing argument '{}'", name, callee.param_names_[i]));
-    auto pk = cf.params[i]->type->kind;
-    auto ak = slots[i]->type ? slots[i]->type->kind : TypeKind::Ptr;
-    if (pk != ak)
-      fail(i < a.pos.size() ? a.pos[i] : n, "E302",
-           fmt::format("argument '{}' of '{}' must be {}, got {}", callee.param_names_[i], name, type_noun(cf.params[i]->type),
-                       type_noun(slots[i]->type)));
-  }
-  if (!dirs.empty() && dirs.size() != slots.size())
-    fail(n, "E302", fmt::format("arg_directions has {} entries but the call has {} arguments", dirs.size(), slots.size()));
-  TypePtr rt = cf.return_types.size() == 1 ? cf.return_types[0] : std::make_shared<TupleType>(cf.return_types);
-  (void)bare;
-  return std::make_shared<Call>(nullptr, name, std::move(slots), std::vector<std::pair<std::string, AttrValue>>{}, rt,
-                                sp(n), std::move(dirs));
-}
-
 FunctionBuilder::Window FunctionBuilder::window(const ShapedType& t, const std::vector<TSNode>& subs, TSNode at,
                                                 bool for_write) {
   Window w;
@@ -700,6 +689,10 @@ ExprPtr FunctionBuilder::subscript_expr(TSNode n) {
       fail(subs[0], "E301", fmt::format("tuple index {} out of range (size {})", i, tt->elems.size()));
     if (const auto* mt = as<MakeTuple>(base)) return mt->elems[size_t(i)];
     return std::make_shared<TupleGetItem>(base, int(i), tt->elems[size_t(i)], s);
+  }
+  if (as_array(base->type)) {  // arr[i] → array.get_element
+    if (subs.size() != 1 || is(subs[0], "slice")) fail(n, "E301", "a pl.Array is read one element at a time: arr[i]");
+    return make_call("array.get_element", {base, index_expr(subs[0], "an array index")}, {}, s);
   }
   const auto* st = as_shaped(base->type);
   if (!st) fail(n, "E301", fmt::format("cannot subscript {}", type_noun(base->type)));
