@@ -350,16 +350,19 @@ TEST_CASE("generated projects are byte-identical whatever -o is", "[cli]") {
   CHECK(ta == tb);
 }
 
-TEST_CASE("hostile kernel names build and run; regenerating keeps ninja incremental", "[cli][ninja]") {
+// name_hint= must be an identifier (the front end rejects "../x" or "a b", as the reference does;
+// tests/emit/project_names_test.cpp sets such names on the IR directly): the awkward names left
+// are a 300-character one, runtime symbols and names that collide with the orchestration's.
+TEST_CASE("awkward kernel names build and run; regenerating keeps ninja incremental", "[cli][ninja]") {
   const std::string src = write_file("hostile/hostile.py", R"(import pypto.language as pl
 
 @pl.program
 class Hostile:
     @pl.function(type=pl.FunctionType.Orchestration)
     def main(self, x: pl.Tensor[[32, 64], pl.FP32], out: pl.Out[pl.Tensor[[32, 64], pl.FP32]]) -> pl.Tensor[[32, 64], pl.FP32]:
-        with pl.at(level=pl.Level.CORE_GROUP, name_hint="../../../escaped"):
+        with pl.at(level=pl.Level.CORE_GROUP, name_hint="escaped"):
             a = pl.add(x, 1.0)
-        with pl.at(level=pl.Level.CORE_GROUP, name_hint="a b:$c"):
+        with pl.at(level=pl.Level.CORE_GROUP, name_hint="main"):
             b = pl.add(a, 2.0)
         with pl.at(level=pl.Level.CORE_GROUP, name_hint=")" + std::string(300, 'n') + R"("):
             c = pl.add(b, 3.0)

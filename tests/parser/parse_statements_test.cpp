@@ -126,7 +126,7 @@ TEST_CASE("if/elif/else with yields builds phis", "[parser][stmt][if]") {
 TEST_CASE("scopes", "[parser][stmt][scope]") {
   auto p = parse(R"(import pypto.language as pl
 
-@pl.jit
+@pl.jit(auto_scope=False)
 def f(x: pl.Tensor[[64, 64], pl.FP32], out: pl.Out[pl.Tensor[[64, 64], pl.FP32]]):
     with pl.at(level=pl.Level.CORE_GROUP, name_hint="k"):
         out = pl.add(x, x)
@@ -135,7 +135,8 @@ def f(x: pl.Tensor[[64, 64], pl.FP32], out: pl.Out[pl.Tensor[[64, 64], pl.FP32]]
     with pl.cluster():
         pass
     with pl.spmd(4):
-        pass
+        with pl.at(level=pl.Level.CORE_GROUP):
+            pass
     with pl.scope():
         pass
     with pl.manual_scope():
@@ -161,7 +162,7 @@ TEST_CASE("subscripts: read, slice, write sugar", "[parser][stmt][subscript]") {
       "        v = x[1, n]\n"
       "        s = x[0:16, n:n + 8]\n"
       "        r = x[3]\n"
-      "        out[0:16, :] = s\n"
+      "        out[0:16, n:n + 8] = s\n"
       "        out[:] = x\n"
       "        return\n"));
   auto b = body_of(p);
