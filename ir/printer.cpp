@@ -319,9 +319,11 @@ class Printer {
     line(fmt::format("for {} in pl.split_aiv(2, mode=pl.SplitMode.{}):", lane_name,
                      to_string(s.split.value_or(SplitMode::NONE))));
     ++indent_;
+    ++split_aiv_depth_;
     size_t before = stmt_lines_;
     for (size_t i = lane ? 1 : 0; i < stmts.size(); ++i) stmt(stmts[i]);
     if (stmt_lines_ == before) line("pass");
+    --split_aiv_depth_;
     --indent_;
   }
 
@@ -390,9 +392,12 @@ class Printer {
         a = "pl.no_dep(" + a + ")";
       parts.push_back(a);
     }
+    // Inside a pl.split_aiv region aiv_shard / aic_gather take the region's split (the reader adds it).
+    const bool region_split = split_aiv_depth_ > 0 && c.op && (c.op->name.ends_with(".aiv_shard") || c.op->name.ends_with(".aic_gather"));
     for (const auto& [k, v] : c.kwargs) {
       const KwSpec* spec = c.op ? c.op->find_kwarg(k) : nullptr;
       if (spec && v == spec->default_value) continue;
+      if (region_split && k == "split") continue;
       if (const auto* e = std::get_if<EnumLit>(&v); e && is_pld_enum(e->enum_name)) uses_pld_ = true;
       parts.push_back(k + "=" + print_attr(v));
     }
@@ -507,6 +512,7 @@ class Printer {
   std::vector<const std::vector<VarPtr>*> targets_;  // return_vars of the enclosing for/while/if
   int indent_ = 0;
   bool uses_pld_ = false;  // the text names pld.* (the program header imports it)
+  int split_aiv_depth_ = 0;  // inside a pl.split_aiv region
   size_t stmt_lines_ = 0;  // printed non-comment lines (an empty block needs `pass`)
 
   const std::vector<VarPtr>& targets() {

@@ -214,7 +214,7 @@ std::vector<StmtPtr> FunctionBuilder::assignment(TSNode n) {
   }
   if (is(left, "attribute")) fail(left, "E001", "assignment to an attribute is not supported");
   if (callee == "pld.alloc_window_buffer" || callee == "pld.tensor.alloc_window_buffer") {
-    if (!is(left, "identifier") || !is_null(type))
+    if (!is(left, "identifier"))
       fail(left, "E302", fmt::format("{}(...) must be bound to a plain name: buf = {}(nbytes)", callee, callee),
            "the name of the target is the window buffer's name");
     const std::string name = txt(left);
