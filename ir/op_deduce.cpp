@@ -305,8 +305,12 @@ TypePtr slice(const Ctx& c) {
   if (shape.size() != t.shape.size())
     c.fail(fmt::format("a window of rank {} cannot be taken from operand {} of shape {}", shape.size(),
                        c.name(0), shape_str(t.shape)));
+  // A window may be padded past the operand when its valid_shape stays inside (the valid part is
+  // what is read): the bound checked is the valid extent where one is given.
+  std::vector<ExprPtr> valid_extent = c.has(3) ? c.list(3) : std::vector<ExprPtr>{};
   for (size_t k = 0; k < shape.size(); ++k) {
-    auto o = const_int_value(offset[k]), s = const_int_value(shape[k]), d = const_int_value(t.shape[k]);
+    const ExprPtr& ext = k < valid_extent.size() ? valid_extent[k] : shape[k];
+    auto o = const_int_value(offset[k]), s = const_int_value(ext), d = const_int_value(t.shape[k]);
     if (o && s && d && (*o < 0 || *o + *s > *d))
       c.fail(fmt::format("window [{}, {}) of dimension {} is outside {} {}", *o, *o + *s, k, c.name(0),
                          shape_str(t.shape)));

@@ -79,14 +79,14 @@ bool is_int_scalar(const ExprPtr& e) {
 const EnumLit* enum_kw(const Ctx& c, const char* k, const char* enum_name, const char* hint) {
   const auto* v = c.kw(k);
   const auto* e = v ? std::get_if<EnumLit>(v) : nullptr;
-  if (!e) c.fail(fmt::format("missing {}=pld.{}.<member>", k, enum_name), hint);
+  if (!e) c.fail(fmt::format("missing {}={}.<member>", k, enum_name), hint);
   return e;
 }
 
 TypePtr notify(const Ctx& c) {
   distributed(c, 0, "target");
   check_rank(c, 0, 2);
-  const auto* op = enum_kw(c, "op", "NotifyOp", "write op=pld.NotifyOp.AtomicAdd or pld.NotifyOp.Set");
+  const auto* op = enum_kw(c, "op", "pld.NotifyOp", "write op=pld.NotifyOp.AtomicAdd or pld.NotifyOp.Set");
   if (op->member != "AtomicAdd" && op->member != "Set") c.fail(fmt::format("op=pld.NotifyOp.{} is not AtomicAdd or Set", op->member));
   return void_type();
 }
@@ -94,7 +94,7 @@ TypePtr notify(const Ctx& c) {
 TypePtr wait(const Ctx& c) {
   distributed(c, 0, "signal");
   check_rank(c, 0, 1);
-  const auto* cmp = enum_kw(c, "cmp", "WaitCmp", "write cmp=pld.WaitCmp.Eq or pld.WaitCmp.Ge");
+  const auto* cmp = enum_kw(c, "cmp", "pld.WaitCmp", "write cmp=pld.WaitCmp.Eq or pld.WaitCmp.Ge");
   if (cmp->member != "Eq" && cmp->member != "Ge") c.fail(fmt::format("cmp=pld.WaitCmp.{} is not Eq or Ge", cmp->member));
   return void_type();
 }
@@ -109,7 +109,7 @@ TypePtr defer_wait(const Ctx& c) {
     if (!is_int_scalar(o)) c.fail("offsets must be integer scalars", "write offsets=[0]");
   if (!is_int_scalar(c.arg(2))) c.fail(fmt::format("expected must be an integer scalar, got {}", type_noun(c.arg(2)->type)));
   if (auto v = c.const_arg(2); v && *v < 0) c.fail("expected must not be negative");
-  const auto* cmp = enum_kw(c, "cmp", "WaitCmp", "write cmp=pld.WaitCmp.Ge");
+  const auto* cmp = enum_kw(c, "cmp", "pld.WaitCmp", "write cmp=pld.WaitCmp.Ge");
   if (cmp->member != "Ge") c.fail(fmt::format("cmp=pld.WaitCmp.{} is not supported: a deferred wait only tests >=", cmp->member),
                                   "write cmp=pld.WaitCmp.Ge");
   return void_type();
@@ -225,13 +225,13 @@ void register_other_ops(OpRegistry& r) {
   add(r, OpRow("prefetch.make_context", {}, handle));
   add(r, OpRow("prefetch.async_prefetch", {tensor("src"), any("ctx")}, prefetch));
   // pld: window buffers, communicators, signals and remote window tensors across ranks.
-  const EnumLit no_atomic{"AtomicType", "None_"};
+  const EnumLit no_atomic{"pld.AtomicType", "None_"};
   add(r, OpRow("pld.system.notify", {tensor("target"), scalar("peer"), indices("offsets"), scalar("value")}, notify)
-             .kw("op", AttrKind::Enum, {}, "NotifyOp"));
+             .kw("op", AttrKind::Enum, {}, "pld.NotifyOp"));
   add(r, OpRow("pld.system.wait", {tensor("signal"), indices("offsets"), scalar("expected")}, wait)
-             .kw("cmp", AttrKind::Enum, {}, "WaitCmp"));
+             .kw("cmp", AttrKind::Enum, {}, "pld.WaitCmp"));
   add(r, OpRow("pld.system.defer_wait", {tensor("signal"), indices("offsets"), scalar("expected")}, defer_wait)
-             .kw("cmp", AttrKind::Enum, {}, "WaitCmp"));
+             .kw("cmp", AttrKind::Enum, {}, "pld.WaitCmp"));
   add(r, OpRow("pld.system.world_size", {}, world_size));
   add(r, OpRow("pld.system.get_comm_ctx", {tensor("dist_tensor")}, get_comm_ctx));
   for (const char* n : {"pld.system.rank", "pld.system.nranks"}) add(r, OpRow(n, {any("ctx")}, rank_of));
@@ -241,7 +241,7 @@ void register_other_ops(OpRegistry& r) {
     const bool is_put = std::string_view(n) == "pld.tensor.put";
     OpRow row(n, {tensor("dst"), scalar("peer"), tensor("src"), indices("dst_offsets", true),
                   indices("src_offsets", true), indices("shape", true)}, is_put ? put : get);
-    if (is_put) row.kw("atomic", AttrKind::Enum, no_atomic, "AtomicType");
+    if (is_put) row.kw("atomic", AttrKind::Enum, no_atomic, "pld.AtomicType");
     row.kw("chunk_rows", AttrKind::Int, int64_t{0}).kw("chunk_cols", AttrKind::Int, int64_t{0}).kw("pipeline", AttrKind::Bool, false);
     add(r, std::move(row));
   }
@@ -250,9 +250,9 @@ void register_other_ops(OpRegistry& r) {
                                         indices("valid_shape", true)}, remote_load_d)
              .kw("allow_physical_tail_padding", AttrKind::Bool, false));
   add(r, OpRow("pld.tile.remote_store", {tile("src_tile"), tensor("target"), scalar("peer"), indices("offsets")},
-               remote_store_d).kw("atomic", AttrKind::Enum, no_atomic, "AtomicType"));
+               remote_store_d).kw("atomic", AttrKind::Enum, no_atomic, "pld.AtomicType"));
   add(r, OpRow("pld.tensor.remote_store", {tensor("src"), tensor("target"), scalar("peer"), indices("offsets")},
-               remote_store_d).kw("atomic", AttrKind::Enum, no_atomic, "AtomicType"));
+               remote_store_d).kw("atomic", AttrKind::Enum, no_atomic, "pld.AtomicType"));
 }
 
 }  // namespace pypto::ir

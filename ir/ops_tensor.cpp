@@ -99,7 +99,7 @@ void register_tensor_ops(OpRegistry& r) {
   // Creation.
   add(r, OpRow("tensor.create", {indices("shape")}, create_tensor).alias("create_tensor")
              .kw("dtype", AttrKind::DType).kw("layout", AttrKind::TensorLayout, TensorLayout::ND)
-             .kw("manual_dep", AttrKind::Bool, false).affinity(CoreAffinity::Control)
+             .kw("manual_dep", AttrKind::Bool, false).kw("init_value", AttrKind::Float).affinity(CoreAffinity::Control)
              .tile_form("tile.create", TileLowering::Create).orchestration());
   add(r, OpRow("tensor.full", {indices("shape")}, full).kw("dtype", AttrKind::DType).kw("value", AttrKind::Float)
              .tile_form("tile.full", TileLowering::Create));
@@ -110,7 +110,7 @@ void register_tensor_ops(OpRegistry& r) {
              .kw("pad_value", AttrKind::PadValue).kw("clamp", AttrKind::Bool, false)
              .tile_form("tile.slice", TileLowering::Slice).orchestration());
   add(r, OpRow("tensor.assemble", {tensor("target"), tensor("source"), indices("offset")}, assemble)
-             .tile_form("tile.assemble", TileLowering::Assemble));
+             .kw("atomic", AttrKind::Enum, {}, "AtomicType").tile_form("tile.assemble", TileLowering::Assemble));
   add(r, OpRow("tensor.dim", {tensor("x"), scalar("axis")}, dim).lowering(TileLowering::Scalar).orchestration());
   add(r, OpRow("tensor.read", {tensor("x"), indices("indices")}, read)
              .tile_form("tile.read", TileLowering::Compute).orchestration());
@@ -119,6 +119,9 @@ void register_tensor_ops(OpRegistry& r) {
              .tile_form("tile.transpose", TileLowering::Transpose).orchestration());
   // Sort / concat / gather / scatter, pads and valid shapes.
   add(r, same_tile("sort32", {tensor("src"), tensor("idx")}, sort32));
+  add(r, OpRow("tensor.mrgsort_format1", {tensor("src"), scalar("block_len")}, mrgsort1));
+  add(r, OpRow("tensor.mrgsort_format2", {tensor("src0"), tensor("src1"), tensor("src2", true), tensor("src3", true)}, mrgsort2)
+             .kw("exhausted", AttrKind::Bool, false));
   add(r, same_tile("concat", {tensor("src0"), tensor("src1")}, concat));
   add(r, OpRow("tensor.gather", {tensor("input"), tensor("index")}, gather).kw("dim", AttrKind::Int, int64_t{-1})
              .tile_form("tile.gather", TileLowering::Gather));
@@ -128,7 +131,7 @@ void register_tensor_ops(OpRegistry& r) {
   add(r, same_tile("fillpad_expand", {tensor("x"), indices("shape")}, fillpad_expand)
              .kw("pad_value", AttrKind::PadValue, PadValue::zero));
   add(r, same_tile("ci", {scalar("start"), indices("shape")}, ci, TileLowering::Create)
-             .kw("dtype", AttrKind::DType, DataType::INT32).kw("descending", AttrKind::Bool, false));
+             .kw("dtype", AttrKind::DType, DataType::INT32).kw("descending", AttrKind::Bool, false).alias("arange"));
   // SPMD identity and the AIC↔AIV boundary markers.
   for (const char* n : {"get_block_idx", "get_block_num", "get_subblock_idx"}) add(r, same_tile(n, {}, block_index));
   add(r, same_tile("aiv_shard", {tensor("x")}, shard).kw("split", AttrKind::Int).kw("lane_stride", AttrKind::Int));

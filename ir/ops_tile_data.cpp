@@ -43,6 +43,11 @@ void register_tile_data_ops(OpRegistry& r) {
   add(r, vec_row("tile.gather", {tile("src"), tile("indices"), tmp_tile("tmp")}, gather).not_inplace_safe());
   add(r, vec_row("tile.scatter", {tile("dst"), tile("src"), tile("indexes")}, scatter).reuses_input(0));
   add(r, vec_row("tile.sort32", {tile("src"), tile("idx")}, sort32).not_inplace_safe());
+  add(r, vec_row("tile.mrgsort_format1", {tile("src"), scalar("block_len")}, mrgsort1).not_inplace_safe());
+  // (src0, src1, [src2, [src3,]] tmp): the last operand is the merge destination's scratch.
+  add(r, vec_row("tile.mrgsort_format2", {tile("src0"), tile("src1"), tile("src2_or_tmp"), tile("src3_or_tmp", true),
+                                          tile("tmp", true)}, mrgsort2)
+             .kw("exhausted", AttrKind::Bool, false).not_inplace_safe());
   add(r, vec_row("tile.concat", {tile("src0"), tile("src1")}, concat).not_inplace_safe());
   add(r, OpRow("tile.gather_row", {tile("dst"), tensor("src"), indices("dst_offset"), indices("src_offset"),
                                    indices("shapes"), indices("valid_shape", true)}, gather_row)
@@ -65,7 +70,7 @@ void register_tile_data_ops(OpRegistry& r) {
              .kw("pad_value", AttrKind::PadValue, PadValue::zero).not_inplace_safe());
   // Generators.
   add(r, vec_row("tile.ci", {scalar("start"), indices("shape")}, ci).kw("dtype", AttrKind::DType, DataType::INT32)
-             .kw("descending", AttrKind::Bool, false).inherit_memory(-1).out_memory(MS::Vec));
+             .kw("descending", AttrKind::Bool, false).inherit_memory(-1).out_memory(MS::Vec).alias("tile.arange"));
   add(r, vec_row("tile.tri", {scalar("diagonal"), indices("shape"), indices("valid_shape", true)}, tri)
              .kw("dtype", AttrKind::DType, DataType::INT32).kw("upper", AttrKind::Bool, false)
              .inherit_memory(-1).out_memory(MS::Vec));

@@ -612,9 +612,7 @@ std::string format_float(double v) {
   return s;
 }
 
-bool is_pld_enum(std::string_view enum_name) {
-  return enum_name == "NotifyOp" || enum_name == "WaitCmp" || enum_name == "AtomicType" || enum_name == "ReduceOp";
-}
+bool is_pld_enum(std::string_view enum_name) { return enum_name.rfind("pld.", 0) == 0; }
 
 std::string print_attr(const AttrValue& v) {
   struct Visitor {
@@ -634,7 +632,8 @@ std::string print_attr(const AttrValue& v) {
     std::string operator()(PadValue p) const { return fmt::format("pl.PadValue.{}", to_string(p)); }
     std::string operator()(CompactMode c) const { return fmt::format("pl.CompactMode.{}", to_string(c)); }
     std::string operator()(const EnumLit& e) const {
-      return fmt::format("{}.{}.{}", is_pld_enum(e.enum_name) ? "pld" : "pl", e.enum_name, e.member);
+      return is_pld_enum(e.enum_name) ? fmt::format("{}.{}", e.enum_name, e.member)
+                                      : fmt::format("pl.{}.{}", e.enum_name, e.member);
     }
   };
   return std::visit(Visitor{}, v);

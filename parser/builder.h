@@ -131,6 +131,7 @@ class FunctionBuilder {
   std::vector<ir::StmtPtr> split_aiv_for(TSNode n, TSNode call);
   std::vector<ir::StmtPtr> func_attr_stmt(TSNode stmt, TSNode call);
   std::vector<ir::StmtPtr> dump_tag_stmt(TSNode call);
+  std::vector<ir::StmtPtr> bind_dynamic_stmt(TSNode call, const std::string& name);
   std::vector<ir::StmtPtr> return_stmt(TSNode n);
   std::vector<ir::StmtPtr> yield_assign(TSNode n, TSNode left, TSNode call);
   std::vector<ir::StmtPtr> subscript_write(TSNode n, TSNode target, TSNode value);

@@ -296,6 +296,7 @@ AttrValue FunctionBuilder::attr_value(TSNode n, const KwSpec* spec, std::string_
         if (!v) fail(n, "E105", fmt::format("Unknown dtype: {}", m));
         return AttrValue{*v};
       }
+      if (parts[0] == "pld") return AttrValue{EnumLit{"pld." + e, m}};
       return AttrValue{EnumLit{e, m}};
     }
     fail(n, "E302", fmt::format("'{}' is not a value pypto knows", d));
@@ -441,6 +442,38 @@ static ExprPtr pld_call(FunctionBuilder& b, TSNode n, const std::vector<std::str
   return op_call(b, *op, a, std::move(prebuilt), n);
 }
 
+// pl.mrgsort / pl.tile.mrgsort / pl.tensor.mrgsort: with block_len= one list of sorted runs
+// (mrgsort_format1), else 2-4 sorted lists merged (mrgsort_format2; the tile form takes tmp=).
+static ExprPtr mrgsort_call(FunctionBuilder& b, TSNode n, std::string family) {
+  auto a = split_args(b, n);
+  std::vector<ExprPtr> srcs;
+  for (TSNode p : a.pos) srcs.push_back(b.expr(p));
+  if (srcs.empty()) b.fail(n, "E302", "mrgsort() takes the sorted list(s) first");
+  if (family.empty()) family = srcs[0]->type && srcs[0]->type->kind == TypeKind::Tile ? "tile" : "tensor";
+  ExprPtr block_len, tmp;
+  std::vector<std::pair<std::string, AttrValue>> kw;
+  for (const auto& [k, v] : a.kw) {
+    if (k == "block_len") block_len = b.index_expr(v, "block_len");
+    else if (k == "tmp") tmp = b.expr(v);
+    else if (k == "exhausted") kw.emplace_back(k, AttrValue{b.bool_literal(v, "exhausted")});
+    else b.fail(v, "E302", fmt::format("pl.{}.mrgsort() got an unexpected keyword argument '{}'", family, k),
+                "keywords: block_len (one list of sorted runs), tmp (tile form), exhausted");
+  }
+  const Span s = b.sp(n);
+  if (block_len) {
+    if (srcs.size() != 1 || tmp || !kw.empty())
+      b.fail(n, "E302", "mrgsort(src, block_len=N) merges the sorted runs of one list; it takes no other operand");
+    return make_call(family + ".mrgsort_format1", {srcs[0], block_len}, {}, s);
+  }
+  if (family == "tensor" && tmp)
+    b.fail(n, "E302", "tmp= is only for tiles: at tensor level the scratch buffer is implicit");
+  if (family == "tile") {
+    if (!tmp) b.fail(n, "E302", "pl.tile.mrgsort of 2-4 lists needs tmp= (the merge destination's scratch tile)");
+    srcs.push_back(tmp);
+  }
+  return make_call(family + ".mrgsort_format2", std::move(srcs), std::move(kw), s);
+}
+
 ExprPtr FunctionBuilder::call_expr(TSNode n) {
   const auto& f = *file_;
   TSNode fnode = field(n, "function");
@@ -562,10 +595,16 @@ ExprPtr FunctionBuilder::call_expr(TSNode n) {
     }
   }
   auto& reg = OpRegistry::instance();
+  if (parts.back() == "mrgsort" && (parts.size() == 2 || parts[1] == "tile" || parts[1] == "tensor"))
+    return mrgsort_call(*this, n, parts.size() == 3 ? parts[1] : std::string());
   if (parts.size() == 3) {
     static const std::set<std::string> families = {"tensor", "tile", "system", "array", "prefetch"};
     if (!families.count(parts[1])) fail(fnode, "E300", fmt::format("Unknown operation '{}'", dn));
     const OpDef* op = reg.find(parts[1] + "." + parts[2]);
+    for (const std::string& key : {parts[1] + "." + parts[2], parts[2]})  // pl.tile.arange → tile.ci
+      if (auto it = alias_map().find(key); !op && it != alias_map().end())
+        for (const OpDef* o : it->second)
+          if (o->family() == parts[1]) op = o;
     if (!op) fail(fnode, "E300", fmt::format("Unknown operation '{}'", dn));
     return op_call(*this, *op, a, {}, n);
   }

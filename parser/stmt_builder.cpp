@@ -430,6 +430,8 @@ std::vector<StmtPtr> FunctionBuilder::expression_stmt(TSNode n, TSNode e) {
         fail(e, "E008", "a loop with init_values requires an assignment-form pl.yield_: x = pl.yield_(...)");
       fail(e, "E008", "pl.yield_ requires an assignment-form pl.yield_: x = pl.yield_(...)");
     }
+    if (dn.ends_with(".bind_dynamic") && std::count(dn.begin(), dn.end(), '.') == 1 && names_.count(dn.substr(0, dn.find('.'))))
+      return bind_dynamic_stmt(e, dn.substr(0, dn.find('.')));
     if (dn == "pl.func_attr") return func_attr_stmt(n, e);
     if (dn == "pl.dump_tag") return dump_tag_stmt(e);
     if (dn == "pl.submit" || dn == "pl.spmd_submit")
@@ -442,6 +444,30 @@ std::vector<StmtPtr> FunctionBuilder::expression_stmt(TSNode n, TSNode e) {
   if (is(e, "ellipsis")) return {};
   fail(n, "E001", fmt::format("Unsupported statement type: expression statement '{}'", txt(n)),
        "an expression statement must be a call such as pl.store(...) or self.k(...)");
+}
+
+// jit sugar `x.bind_dynamic(axis, M)`: dimension `axis` of tensor x is the pl.dynamic symbol M. With
+// x annotated with M there, it only confirms the annotation (no IR); a dimension that is
+// something else is an error.
+std::vector<StmtPtr> FunctionBuilder::bind_dynamic_stmt(TSNode call, const std::string& name) {
+  auto a = split_args(*this, call);
+  if (a.pos.size() != 2 || !a.kw.empty())
+    fail(call, "E302", fmt::format("{}.bind_dynamic() takes (axis, symbol)", name), "write x.bind_dynamic(0, M)");
+  const auto& v = names_.at(name);
+  const auto* t = as_tensor(v->type);
+  if (!t) fail(call, "E302", fmt::format("'{}' is {}; bind_dynamic applies to tensors", name, type_str(v->type)));
+  auto axis = try_const(a.pos[0]);
+  if (!axis || !axis->is_int() || axis->as_int() < 0 || axis->as_int() >= int64_t(t->shape.size()))
+    fail(a.pos[0], "E302", fmt::format("the axis must be a constant in 0..{} for '{}'", t->shape.size() - 1, name));
+  auto sym = expr(a.pos[1]);
+  const auto* sv = as<Var>(sym);
+  if (!sv) fail(a.pos[1], "E302", "the second argument of bind_dynamic is a pl.dynamic symbol", "write M = pl.dynamic(\"M\")");
+  const auto& dim = t->shape[size_t(axis->as_int())];
+  if (dim.get() != sym.get())
+    fail(call, "E302",
+         fmt::format("dimension {} of '{}' is {}, not the dynamic symbol {}", axis->as_int(), name, expr_str(dim), sv->name),
+         fmt::format("annotate '{}' with {} in that dimension", name, sv->name));
+  return {};
 }
 
 ExprPtr FunctionBuilder::cond_expr(TSNode n, const char* what) {

@@ -8,6 +8,8 @@
 //   * task dispatch on calls: pl.submit / pl.spmd_submit, pl.no_dep(...), dumped arguments
 //     (pl.dump_tag / dumps=), device= (the call rewrites would lose them);
 //   * function attributes: pl.func_attr / attrs= / external_source= / @pl.jit.extern;
+//   * tensor creation with init_value= (the runtime pre-fill is not emitted) and atomic tensor
+//     assembles (pl.assemble(..., atomic=...));
 //   * distributed programs (pld.DistributedTensor and pld.CommCtx values, pld.* ops) and
 //     pl.Array values (array.* ops).
 // Each is an E501 "not supported yet by the pass pipeline" error naming the form. The program is
@@ -84,6 +86,12 @@ class FormChecker : public IRVisitor {
                                                         : "device= on an orchestrator call";
       reject(c.span, what, "call the kernel directly (self.k(...)); explicit task dispatch comes with the manual-dependency issue");
     }
+    if (c.is_op("tensor.create"))
+      if (const AttrValue* v = c.kwarg("init_value"); v && !std::holds_alternative<std::monostate>(*v))
+        reject(c.span, "pl.tensor.create(..., init_value=...)", "fill the tensor explicitly (pl.full / a kernel) for now");
+    if (c.is_op("tensor.assemble"))
+      if (const AttrValue* v = c.kwarg("atomic"); v && !std::holds_alternative<std::monostate>(*v))
+        reject(c.span, "pl.tensor.assemble(..., atomic=...)", "accumulate with pl.add before the assemble for now");
     if (c.op && (c.op->family() == "pld" || c.op->family() == "array"))
       reject(c.span, fmt::format("pl.{}", c.op->name),
              c.op->family() == "pld" ? "distributed (pld) programs come with the distributed issue"

@@ -213,6 +213,10 @@ std::vector<Case> make_cases() {
                  std::string("pl.system.") + s + "(14, pipe=pl.PipeType.MTE3)"});
   for (const char* s : {"tpush_to_aic", "tpush_to_aiv", "tfree_to_aic", "tfree_to_aiv"})
     c.push_back({std::string("tile.") + s, std::string("pl.tile.") + s + "(a, split=0)", std::string("pl.tile.") + s + "(x, split=0)"});
+  c.push_back({"tile.mrgsort_format1", "v = pl.tile.mrgsort_format1(a, 64)", "v = pl.tile.mrgsort_format1(a, 48)"});
+  c.push_back({"tile.mrgsort_format2", "v = pl.tile.mrgsort_format2(a, b, b)", "v = pl.tile.mrgsort_format2(a, ah, b)"});
+  c.push_back({"tensor.mrgsort_format1", "v = pl.tensor.mrgsort_format1(x, 64)", "v = pl.tensor.mrgsort_format1(xi, 64)"});
+  c.push_back({"tensor.mrgsort_format2", "v = pl.tensor.mrgsort_format2(x, y)", "v = pl.tensor.mrgsort_format2(x, xh)"});
   for (const char* s : {"tpop_from_aic", "tpop_from_aiv"})
     c.push_back({std::string("tile.") + s, std::string("v = pl.tile.") + s + "(shape=[16, 16], dtype=pl.FP32)",
                  std::string("v = pl.tile.") + s + "(shape=[16, 16])"});
@@ -253,11 +257,11 @@ const std::vector<IrCase>& ir_cases() {
   static const std::vector<IrCase> c = {
       {"pld.system.notify", [] { return V{dist_arg(DataType::INT32), make_int(1), idx_arg({0, 0}), make_int(1)}; },
        [] { return V{tensor_arg(DataType::INT32), make_int(1), idx_arg({0, 0}), make_int(1)}; },
-       {{"op", EnumLit{"NotifyOp", "AtomicAdd"}}}},
+       {{"op", EnumLit{"pld.NotifyOp", "AtomicAdd"}}}},
       {"pld.system.wait", [] { return V{dist_arg(DataType::INT32), idx_arg({0, 0}), make_int(1)}; },
-       [] { return V{dist_arg(DataType::INT32), idx_arg({0}), make_int(1)}; }, {{"cmp", EnumLit{"WaitCmp", "Eq"}}}},
+       [] { return V{dist_arg(DataType::INT32), idx_arg({0}), make_int(1)}; }, {{"cmp", EnumLit{"pld.WaitCmp", "Eq"}}}},
       {"pld.system.defer_wait", [] { return V{dist_arg(DataType::INT32), idx_arg({0, 0}), make_int(1)}; },
-       [] { return V{dist_arg(DataType::FP32), idx_arg({0, 0}), make_int(1)}; }, {{"cmp", EnumLit{"WaitCmp", "Ge"}}}},
+       [] { return V{dist_arg(DataType::FP32), idx_arg({0, 0}), make_int(1)}; }, {{"cmp", EnumLit{"pld.WaitCmp", "Ge"}}}},
       {"pld.system.world_size", [] { return V{}; }, [] { return V{make_int(1)}; }},
       {"pld.system.get_comm_ctx", [] { return V{dist_arg()}; }, [] { return V{tensor_arg()}; }},
       {"pld.system.rank", [] { return V{make_var("ctx", comm_ctx_type())}; }, [] { return V{dist_arg()}; }},
@@ -325,6 +329,10 @@ const std::map<std::string, std::string> kDeferred = {
     {"tile.get_subblock_idx", "cube issue: SPMD launch geometry as kernel arguments"},
     {"tile.aiv_shard", "cube issue: ExpandMixedKernel rewrites it into cross-core push / pop"},
     {"tile.aic_gather", "cube issue: ExpandMixedKernel rewrites it into cross-core push / pop"},
+    {"tile.mrgsort_format1", "top-k issue: TMRGSORT (single list of sorted runs) in the kernel table"},
+    {"tile.mrgsort_format2", "top-k issue: TMRGSORT (2-4 way merge) in the kernel table"},
+    {"tensor.mrgsort_format1", "top-k issue: merge sort lowering to tile.mrgsort_format1"},
+    {"tensor.mrgsort_format2", "top-k issue: merge sort lowering to tile.mrgsort_format2 with a scratch tile"},
     {"tile.tpush_to_aic", "mixed-kernel issue: the cross-core FIFO (TPUSH / TPOP / TFREE) of split AIC + AIV kernels"},
     {"tile.tpush_to_aiv", "mixed-kernel issue: the cross-core FIFO (TPUSH / TPOP / TFREE) of split AIC + AIV kernels"},
     {"tile.tpop_from_aic", "mixed-kernel issue: the cross-core FIFO (TPUSH / TPOP / TFREE) of split AIC + AIV kernels"},
