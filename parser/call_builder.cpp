@@ -9,6 +9,8 @@
 
 #include <functional>
 
+#include "ir/op_deduce.h"
+#include "ir/visitor.h"
 #include "parser/builder.h"
 
 namespace pypto::parser {
@@ -201,7 +203,30 @@ ExprPtr FunctionBuilder::dispatch_call(FunctionBuilder& callee, TSNode n, const 
           std::find(d->dumps.begin(), d->dumps.end(), v) == d->dumps.end())
         d->dumps.push_back(v);
   std::sort(d->no_dep_args.begin(), d->no_dep_args.end());
-  std::vector<TypePtr> rts = cf.return_types;
+  // The callee's symbolic dimensions take the caller's extents: a kernel over [M, N] called with
+  // [128, 128] tensors returns [128, 128] here.
+  IRMutator subst;
+  for (size_t i = 0; i < slots.size(); ++i) {
+    const auto* ps = as_shaped(cf.params[i]->type);
+    const auto* sa = as_shaped(slots[i]->type);
+    if (!ps || !sa || ps->shape.size() != sa->shape.size()) continue;
+    for (size_t k = 0; k < ps->shape.size(); ++k) {
+      const auto* dv = as<Var>(ps->shape[k]);
+      if (!dv) continue;
+      auto it = subst.var_map.find(dv);
+      if (it == subst.var_map.end()) {
+        subst.var_map[dv] = sa->shape[k];
+      } else if (deduce::compare_dim(it->second, sa->shape[k]) == deduce::DimEq::Different) {
+        fail(i < pos.size() ? pos[i] : n, "E302",
+             fmt::format("argument '{}' of '{}' has {} = {} in dimension {}, but an earlier argument has {} = {}",
+                         callee.param_names_[i], name, dv->name, deduce::dim_str(sa->shape[k]), k, dv->name,
+                         deduce::dim_str(it->second)),
+             fmt::format("the arguments of '{}' must agree on its symbolic dimension {}", name, dv->name));
+      }
+    }
+  }
+  std::vector<TypePtr> rts;
+  for (const auto& t : cf.return_types) rts.push_back(subst.var_map.empty() ? t : subst.mutate_type(t));
   if (submit) rts.push_back(scalar_type(DataType::TASK_ID));
   TypePtr rt = rts.size() == 1 ? rts[0] : std::make_shared<TupleType>(rts);
   auto call = std::make_shared<Call>(nullptr, name, std::move(slots), std::vector<std::pair<std::string, AttrValue>>{}, rt,

@@ -200,3 +200,26 @@ TEST_CASE("misused dispatch forms are located errors", "[parser][forms][errors]"
     CHECK(line == c.line);
   }
 }
+
+TEST_CASE("a callee's symbolic dimensions take the caller's extents", "[parser][forms][calls]") {
+  const std::string head = R"(import pypto.language as pl
+
+M = pl.dynamic("M")
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, a: pl.Tensor[[M, 64], pl.FP32], b: pl.Tensor[[M, 64], pl.FP32]) -> pl.Tensor[[M, 64], pl.FP32]:
+        return pl.add(a, b)
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, a: pl.Tensor[[128, 64], pl.FP32], b: pl.Tensor[[)";
+  auto p = parse(head + "128, 64], pl.FP32]) -> pl.Tensor[[128, 64], pl.FP32]:\n"
+                        "        c: pl.Tensor[[128, 64], pl.FP32] = self.k(a, b)\n        return c\n");
+  const auto* c = as<AssignStmt>(main_body(p).at(0));
+  CHECK(const_int_value(as_tensor(c->value->type)->shape[0]) == 128);
+  auto [msg, line] = first_error(head + "127, 64], pl.FP32]) -> pl.Tensor[[128, 64], pl.FP32]:\n"
+                                        "        c = self.k(a, b)\n        return c\n");
+  CHECK(msg.find("argument 'b' of 'k' has M = 127 in dimension 0, but an earlier argument has M = 128") != std::string::npos);
+  CHECK(line == 13);
+}
