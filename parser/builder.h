@@ -1,7 +1,8 @@
 // Internal: the per-program context and the per-function IR builder shared by type_parser.cpp
 // (annotations), expr_builder.cpp (expressions, op dispatch), call_builder.cpp (calls to program
 // functions, task dispatch), stmt_builder.cpp (statements), loop_builder.cpp (loops),
-// scope_builder.cpp (with-scopes, spmd / split_aiv regions) and function_builder.cpp
+// scope_builder.cpp (with-scopes, spmd / split_aiv regions), dispatch_options.cpp (deps= and
+// the other option values), func_attr_builder.cpp (function attributes) and function_builder.cpp
 // (decorators, signatures, bodies). Not a public header.
 #pragma once
 
@@ -94,6 +95,7 @@ class FunctionBuilder {
   // `pl.submit(self.k, ...)` / `pl.spmd_submit(self.k, ..., core_num=N)`: a Call whose result is
   // the callee's results followed by the producer TaskId.
   ir::ExprPtr submit_expr(TSNode call, bool spmd);
+  // dispatch option values (dispatch_options.cpp)
   // deps=[...]: TaskId scalars and TaskId arrays (None entries dropped, comprehensions unrolled).
   std::vector<ir::ExprPtr> task_deps(TSNode value, const std::string& owner);
   // no_dep_args=[t, ...] / dumps=[t, ...]: distinct bare names of tensors in scope.
