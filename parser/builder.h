@@ -99,7 +99,8 @@ class FunctionBuilder {
   // deps=[...]: TaskId scalars and TaskId arrays (None entries dropped, comprehensions unrolled).
   std::vector<ir::ExprPtr> task_deps(TSNode value, const std::string& owner);
   // no_dep_args=[t, ...] / dumps=[t, ...]: distinct bare names of tensors in scope.
-  std::vector<ir::VarPtr> tensor_names(TSNode value, const std::string& owner, const std::string& kw);
+  // With `dedupe`, a repeated name is kept once instead of being an error (pl.submit dumps=).
+  std::vector<ir::VarPtr> tensor_names(TSNode value, const std::string& owner, const std::string& kw, bool dedupe = false);
   bool bool_literal(TSNode value, const std::string& what);
   // A positive integer expression (constant or runtime scalar) for core_num.
   ir::ExprPtr core_num_expr(TSNode value, const std::string& owner);

@@ -189,7 +189,7 @@ ExprPtr FunctionBuilder::dispatch_call(FunctionBuilder& callee, TSNode n, const 
     reads(d->predicate);
   }
   if (!is_null(dumps_node)) {
-    for (const auto& t : tensor_names(dumps_node, owner, "dumps")) {
+    for (const auto& t : tensor_names(dumps_node, owner, "dumps", /*dedupe=*/true)) {
       if (std::find(slots.begin(), slots.end(), ExprPtr(t)) == slots.end())
         fail(dumps_node, "E302", fmt::format("{} dumps= entry '{}' is not an argument of this submit", owner, t->name),
              "dumps= names tensors passed to the submitted kernel");

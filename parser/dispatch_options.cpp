@@ -138,7 +138,8 @@ std::vector<ExprPtr> FunctionBuilder::task_deps(TSNode value, const std::string&
   return out;
 }
 
-std::vector<VarPtr> FunctionBuilder::tensor_names(TSNode value, const std::string& owner, const std::string& kw) {
+std::vector<VarPtr> FunctionBuilder::tensor_names(TSNode value, const std::string& owner, const std::string& kw,
+                                                  bool dedupe) {
   TSNode lst = unparen(value);
   if (!is(lst, "list") && !is(lst, "tuple"))
     fail(value, "E302", fmt::format("{}({}=...) must be a list literal of tensor names", owner, kw),
@@ -156,8 +157,10 @@ std::vector<VarPtr> FunctionBuilder::tensor_names(TSNode value, const std::strin
     if (!as_tensor(it->second->type))
       fail(e, "E302", fmt::format("{}({}=[...]) entry '{}' is not a tensor (got {})", owner, kw, txt(u),
                                   type_str(it->second->type)));
-    if (std::find(out.begin(), out.end(), it->second) != out.end())
+    if (std::find(out.begin(), out.end(), it->second) != out.end()) {
+      if (dedupe) continue;
       fail(e, "E302", fmt::format("{}({}=[...]) lists '{}' more than once", owner, kw, txt(u)));
+    }
     out.push_back(it->second);
   }
   return out;

@@ -696,6 +696,8 @@ FunctionBuilder::Window FunctionBuilder::window(const ShapedType& t, const std::
       }
       ExprPtr lo = is_null(part[0]) ? make_int(0, sp(s)) : index_expr(part[0], "a slice bound");
       ExprPtr hi = is_null(part[1]) ? t.shape[d] : index_expr(part[1], "a slice bound");
+      // Python slicing: a static upper bound past the end stops at the end.
+      if (auto h = const_int_value(hi), n = const_int_value(t.shape[d]); !for_write && h && n && *h > *n) hi = t.shape[d];
       for (const auto& e : {lo, hi})
         if (auto v = const_int_value(e); v && *v < 0)
           fail(s, "E301", "negative indices are not supported");
@@ -739,7 +741,25 @@ ExprPtr FunctionBuilder::subscript_expr(TSNode n) {
   auto w = window(*st, subs, n, false);
   if (w.all_scalar && subs.size() == st->shape.size())
     return make_call(fam + ".read", {base, make_tuple(w.offsets, s)}, {}, s);
-  ExprPtr r = make_call(fam + ".slice", {base, make_tuple(w.extents, s), make_tuple(w.offsets, s)}, {}, s);
+  // A tile window with a runtime extent from the start of an axis keeps the axis's static extent and
+  // takes the runtime one as its valid extent (tiles have static shapes).
+  std::vector<ExprPtr> valid;
+  if (st->kind == TypeKind::Tile) {
+    bool dynamic = false;
+    std::vector<ExprPtr> stat = w.extents;
+    for (size_t d = 0; d < stat.size(); ++d)
+      if (!const_int_value(stat[d]) && const_int_value(w.offsets[d]) == 0 && const_int_value(st->shape[d])) {
+        stat[d] = st->shape[d];
+        dynamic = true;
+      }
+    if (dynamic) {
+      valid = w.extents;
+      w.extents = stat;
+    }
+  }
+  std::vector<ExprPtr> slice_args = {base, make_tuple(w.extents, s), make_tuple(w.offsets, s)};
+  if (!valid.empty()) slice_args.push_back(make_tuple(valid, s));
+  ExprPtr r = make_call(fam + ".slice", std::move(slice_args), {}, s);
   std::vector<ExprPtr> kept;
   for (size_t d = 0; d < w.extents.size(); ++d)
     if (!w.dropped[d]) kept.push_back(w.extents[d]);

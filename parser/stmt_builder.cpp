@@ -305,25 +305,38 @@ std::vector<StmtPtr> FunctionBuilder::subscript_write(TSNode n, TSNode target, T
   for (size_t d = 0; d < w.extents.size(); ++d)
     if (!w.dropped[d]) kept.push_back(w.extents[d]);
   const auto* ss = as_shaped(src->type);
-  if (ss && ss->shape.size() != kept.size() && ss->shape.size() != w.extents.size())
+  std::vector<ExprPtr> sshape = ss ? ss->shape : std::vector<ExprPtr>{};
+  std::vector<ExprPtr> valid;
+  if (const auto* tv = as_tensor(src->type); tv && tv->view) valid = tv->view->valid_shape;
+  if (const auto* lv = as_tile(src->type); lv && lv->view) valid = lv->view->valid_shape;
+  // A tile kept at 2-D ([1, N] for a row) has leading unit axes the window does not slice.
+  while (sshape.size() > kept.size() && const_int_value(sshape.front()) == 1) {
+    sshape.erase(sshape.begin());
+    if (!valid.empty()) valid.erase(valid.begin());
+  }
+  if (ss && sshape.size() != kept.size() && ss->shape.size() != w.extents.size())
     fail(value, "E302",
          fmt::format("the source of this subscript-write must be {}D to match the {} sliced axes of the window, got {}",
                      kept.size(), kept.size(), type_str(src->type)),
          "slice the target so its window has the source's rank, or reshape the source");
-  if (ss && ss->shape.size() == kept.size()) {
-    std::vector<ExprPtr> valid;
-    if (const auto* tv = as_tensor(src->type); tv && tv->view) valid = tv->view->valid_shape;
-    if (const auto* lv = as_tile(src->type); lv && lv->view) valid = lv->view->valid_shape;
+  if (ss && sshape.size() == kept.size()) {
     for (size_t k = 0; k < kept.size(); ++k) {
-      auto we = const_int_value(kept[k]), se = const_int_value(ss->shape[k]);
+      auto we = const_int_value(kept[k]), se = const_int_value(sshape[k]);
+      if (k < valid.size() && !const_int_value(valid[k])) continue;  // a runtime valid extent is trusted
       auto ve = k < valid.size() ? const_int_value(valid[k]) : std::nullopt;
       if (we && se && *we != *se && !(ve && *ve == *we))
         fail(value, "E302",
              fmt::format("shape mismatch on source axis {}: the window is {} wide, the source {}", k, *we, *se),
              "make the slice as wide as the source");
     }
-    if (kept.size() < w.extents.size())  // rank-reducing write: lift the source to the window's rank
-      src = make_call(fam + ".reshape", {src, make_tuple(w.extents, sp(value))}, {}, sp(value));
+    // A rank-reducing write lifts the source to the window's rank: a unit axis per indexed axis,
+    // the source's own extents elsewhere (a padded source keeps its static shape).
+    if (ss->shape.size() != w.extents.size()) {
+      std::vector<ExprPtr> lifted;
+      size_t next = 0;
+      for (size_t d = 0; d < w.extents.size(); ++d) lifted.push_back(w.dropped[d] ? make_int(1, sp(value)) : sshape[next++]);
+      src = make_call(fam + ".reshape", {src, make_tuple(lifted, sp(value))}, {}, sp(value));
+    }
   }
   auto call = make_call(fam + ".assemble", {dst, src, make_tuple(w.offsets, sp(target))}, {}, s);
   return {bind(name, base, call, nullptr, s)};

@@ -200,3 +200,24 @@ TEST_CASE("comments and docstrings ride along; static_assert", "[parser][stmt][c
   CHECK(b[1]->leading_comments == std::vector<std::string>{"between", "second"});
   CHECK(b[2]->leading_comments.empty());
 }
+
+TEST_CASE("tile subscripts clamp a static upper bound, take a runtime extent as valid; writes lift the source",
+          "[parser][stmt][subscript]") {
+  auto p = parse(kernel(
+      "        t = pl.load(x, [0, 0], [64, 64])\n"
+      "        a = t[:, :256]\n"
+      "        b = t[:, :n]\n"
+      "        r = t[0:1, :]\n"
+      "        out[3, :] = x[3, :]\n"
+      "        return\n"));
+  auto b = body_of(p);
+  const auto* ta = as_tile(as<AssignStmt>(b[1])->var->type);
+  CHECK(const_int_value(ta->shape[1]) == 64);  // 256 stops at the end
+  const auto* tb = as_tile(as<AssignStmt>(b[2])->var->type);
+  CHECK(const_int_value(tb->shape[1]) == 64);  // static extent kept ...
+  REQUIRE(tb->view);
+  CHECK(as<Var>(tb->view->valid_shape.at(1)));  // ... the runtime one is the valid extent
+  const auto* w = as<Call>(as<AssignStmt>(b[4])->value);
+  REQUIRE(w->is_op("tensor.assemble"));
+  CHECK(as<Call>(w->args[1])->is_op("tensor.reshape"));  // the [64] row lifted to [1, 64]
+}
