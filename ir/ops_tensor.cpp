@@ -125,6 +125,9 @@ void register_tensor_ops(OpRegistry& r) {
   add(r, same_tile("concat", {tensor("src0"), tensor("src1")}, concat));
   add(r, OpRow("tensor.gather", {tensor("input"), tensor("index")}, gather).kw("dim", AttrKind::Int, int64_t{-1})
              .tile_form("tile.gather", TileLowering::Gather));
+  // pl.gather(x, mask_pattern=...): the columns a fixed pattern selects (pl.tile.MaskPattern.P0101 = 1 ...).
+  add(r, same_tile("gather_mask", {tensor("src")}, gather_mask).kw("mask_pattern", AttrKind::Int)
+             .kw("output_dtype", AttrKind::DType));
   add(r, OpRow("tensor.scatter", {tensor("input"), tensor("index"), tensor("src")}, scatter).kw("dim", AttrKind::Int, int64_t{-1}));
   add(r, same_tile("set_validshape", {tensor("x"), scalar("valid_rows"), scalar("valid_cols")}, set_validshape));
   add(r, same_tile("fillpad", {tensor("x")}, fillpad).kw("pad_value", AttrKind::PadValue, PadValue::zero));

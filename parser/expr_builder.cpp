@@ -262,6 +262,13 @@ AttrValue FunctionBuilder::attr_value(TSNode n, const KwSpec* spec, std::string_
       if (spec && spec->kind == AttrKind::DType) fail(n, "E105", fmt::format("Unknown dtype: {}", parts[1]));
       fail(n, "E302", fmt::format("'{}' is not a value pypto knows", d));
     }
+    if (parts.size() == 4 && parts[1] == "tile" && parts[2] == "MaskPattern") {  // pl.tile.MaskPattern.P0101 = 1, ...
+      static const std::map<std::string, int64_t> kMask = {{"P0101", 1}, {"P1010", 2}, {"P0001", 3}, {"P0010", 4},
+                                                           {"P0100", 5}, {"P1000", 6}, {"P1111", 7}};
+      auto it = kMask.find(parts[3]);
+      if (it == kMask.end()) fail(n, "E302", fmt::format("'{}' is not a member of pl.tile.MaskPattern", parts[3]));
+      return AttrValue{it->second};
+    }
     if (parts.size() == 3) {
       const std::string& e = parts[1];
       const std::string& m = parts[2];
@@ -597,6 +604,16 @@ ExprPtr FunctionBuilder::call_expr(TSNode n) {
   auto& reg = OpRegistry::instance();
   if (parts.back() == "mrgsort" && (parts.size() == 2 || parts[1] == "tile" || parts[1] == "tensor"))
     return mrgsort_call(*this, n, parts.size() == 3 ? parts[1] : std::string());
+  // pl.gather(x, mask_pattern=P) is the pattern gather (tensor / tile gather_mask).
+  if (dn == "pl.gather" || dn == "pl.tensor.gather" || dn == "pl.tile.gather") {
+    auto ga = split_args(*this, n);
+    const bool masked = std::any_of(ga.kw.begin(), ga.kw.end(), [](const auto& k) { return k.first == "mask_pattern"; });
+    if (masked && !ga.pos.empty()) {
+      auto src = expr(ga.pos[0]);
+      const bool tile = parts.size() == 3 ? parts[1] == "tile" : src->type && src->type->kind == TypeKind::Tile;
+      return op_call(*this, *reg.find(tile ? "tile.gather_mask" : "tensor.gather_mask"), ga, {src}, n);
+    }
+  }
   if (parts.size() == 3) {
     static const std::set<std::string> families = {"tensor", "tile", "system", "array", "prefetch"};
     if (!families.count(parts[1])) fail(fnode, "E300", fmt::format("Unknown operation '{}'", dn));

@@ -175,6 +175,7 @@ std::vector<Case> make_cases() {
     c.push_back({std::string("tile.") + n, std::string("v = pl.tile.") + n + "(a, 2.0, b)", std::string("v = pl.tile.") + n + "(a, 2.0, ah)"});
   c.push_back({"tile.gatherb", "v = pl.tile.gatherb(a, ou)", "v = pl.tile.gatherb(a, ai)"});
   c.push_back({"tile.gather_mask", "v = pl.tile.gather_mask(a, mask_pattern=1)", "v = pl.tile.gather_mask(a, mask_pattern=9)"});
+  c.push_back({"tensor.gather_mask", "v = pl.tensor.gather_mask(x, mask_pattern=1)", "v = pl.tensor.gather_mask(x, mask_pattern=9)"});
   c.push_back({"tile.scatter_mask", "v = pl.tile.scatter_mask(a, b, mask_pattern=2)", "v = pl.tile.scatter_mask(a, ah, mask_pattern=2)"});
   // SPMD identity, AIC↔AIV boundary markers, L1 staging.
   for (const char* k : {"get_block_idx", "get_block_num", "get_subblock_idx"}) both(k, "", "a", "", "x");

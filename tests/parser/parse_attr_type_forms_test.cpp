@@ -155,3 +155,22 @@ TEST_CASE("misused attribute, decorator and distributed forms are located errors
     CHECK(line == c.line);
   }
 }
+
+TEST_CASE("pl.gather with mask_pattern= is the pattern gather at either level", "[parser][forms][ops]") {
+  auto p = parse(std::string(kHead) + R"(@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, x: pl.Tensor[[16, 64], pl.FP32], out: pl.Out[pl.Tensor[[16, 32], pl.FP32]]):
+        g = pl.gather(x, mask_pattern=pl.tile.MaskPattern.P1010)
+        t = pl.load(x, [0, 0], [16, 64])
+        h = pl.gather(t, mask_pattern=pl.tile.MaskPattern.P0101)
+        s = pl.mrgsort(x, block_len=64)
+        out = pl.store(h, [0, 0], out)
+)");
+  auto b = flatten_body(p->find("k")->body);
+  const auto* g = as<Call>(as<AssignStmt>(b[0])->value);
+  REQUIRE(g->is_op("tensor.gather_mask"));
+  CHECK(std::get<int64_t>(*g->kwarg("mask_pattern")) == 2);
+  CHECK(as<Call>(as<AssignStmt>(b[2])->value)->is_op("tile.gather_mask"));
+  CHECK(as<Call>(as<AssignStmt>(b[3])->value)->is_op("tensor.mrgsort_format1"));
+}
