@@ -11,7 +11,8 @@
 
 namespace pypto::ir {
 
-// An enumerator of an enum the IR does not model as a C++ enum: `pl.PipeType.V` → {"PipeType","V"}.
+// An enumerator of an enum the IR does not model as a C++ enum: `pl.PipeType.V` → {"PipeType","V"};
+// enums of the distributed module keep their module: `pld.WaitCmp.Ge` → {"pld.WaitCmp","Ge"}.
 struct EnumLit {
   std::string enum_name;
   std::string member;

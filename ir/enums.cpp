@@ -62,9 +62,11 @@ constexpr std::array<std::pair<AD, std::string_view>, 6> kArgDir = {{
 constexpr std::array<std::pair<ForKind, std::string_view>, 4> kForKind = {{
     {ForKind::Sequential, "range"}, {ForKind::Parallel, "parallel"}, {ForKind::Unroll, "unroll"},
     {ForKind::Pipeline, "pipeline"}}};
-constexpr std::array<std::pair<ScopeKind, std::string_view>, 5> kScope = {{
+constexpr std::array<std::pair<ScopeKind, std::string_view>, 6> kScope = {{
     {ScopeKind::InCore, "InCore"}, {ScopeKind::Cluster, "Cluster"}, {ScopeKind::Spmd, "Spmd"},
-    {ScopeKind::Hierarchy, "Hierarchy"}, {ScopeKind::Runtime, "Runtime"}}};
+    {ScopeKind::Hierarchy, "Hierarchy"}, {ScopeKind::Runtime, "Runtime"}, {ScopeKind::SplitAiv, "SplitAiv"}}};
+constexpr std::array<std::pair<SplitMode, std::string_view>, 3> kSplit = {{
+    {SplitMode::NONE, "NONE"}, {SplitMode::UP_DOWN, "UP_DOWN"}, {SplitMode::LEFT_RIGHT, "LEFT_RIGHT"}}};
 
 }  // namespace
 
@@ -80,6 +82,7 @@ std::string_view to_string(ParamDirection v) { return name_of(kParamDir, v); }
 std::string_view to_string(ArgDirection v) { return name_of(kArgDir, v); }
 std::string_view to_string(ForKind v) { return name_of(kForKind, v); }
 std::string_view to_string(ScopeKind v) { return name_of(kScope, v); }
+std::string_view to_string(SplitMode v) { return name_of(kSplit, v); }
 
 std::optional<MemorySpace> memory_space_from_name(std::string_view s) { return value_of(kMem, s); }
 std::optional<TensorLayout> tensor_layout_from_name(std::string_view s) { return value_of(kTensorLayout, s); }
@@ -90,5 +93,6 @@ std::optional<FunctionType> function_type_from_name(std::string_view s) { return
 std::optional<Level> level_from_name(std::string_view s) { return value_of(kLevel, s); }
 std::optional<Role> role_from_name(std::string_view s) { return value_of(kRole, s); }
 std::optional<ArgDirection> arg_direction_from_name(std::string_view s) { return value_of(kArgDir, s); }
+std::optional<SplitMode> split_mode_from_name(std::string_view s) { return value_of(kSplit, s); }
 
 }  // namespace pypto::ir

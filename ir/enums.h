@@ -31,8 +31,10 @@ enum class ParamDirection : uint8_t { In, Out, InOut };
 enum class ArgDirection : uint8_t { input, output, output_existing, inout, no_dep, scalar };
 // Loop kinds.
 enum class ForKind : uint8_t { Sequential, Parallel, Unroll, Pipeline };
-// Scope kinds (ScopeStmt).
-enum class ScopeKind : uint8_t { InCore, Cluster, Spmd, Hierarchy, Runtime };
+// Scope kinds (ScopeStmt). SplitAiv: a `for lane in pl.split_aiv(2, mode=...)` region.
+enum class ScopeKind : uint8_t { InCore, Cluster, Spmd, Hierarchy, Runtime, SplitAiv };
+// pl.SplitMode.X: how a mixed kernel's vector work is halved across the two AIV lanes.
+enum class SplitMode : uint8_t { NONE, UP_DOWN, LEFT_RIGHT };
 
 std::string_view to_string(MemorySpace v);
 std::string_view to_string(TensorLayout v);
@@ -46,6 +48,7 @@ std::string_view to_string(ParamDirection v);
 std::string_view to_string(ArgDirection v);
 std::string_view to_string(ForKind v);
 std::string_view to_string(ScopeKind v);
+std::string_view to_string(SplitMode v);
 
 std::optional<MemorySpace> memory_space_from_name(std::string_view s);
 std::optional<TensorLayout> tensor_layout_from_name(std::string_view s);
@@ -56,6 +59,7 @@ std::optional<FunctionType> function_type_from_name(std::string_view s);
 std::optional<Level> level_from_name(std::string_view s);  // accepts the aliases (PROCESSOR, ...)
 std::optional<Role> role_from_name(std::string_view s);
 std::optional<ArgDirection> arg_direction_from_name(std::string_view s);
+std::optional<SplitMode> split_mode_from_name(std::string_view s);
 
 // Execution-plane helpers.
 inline bool is_incore_like(FunctionType t) {

@@ -62,6 +62,18 @@ bool is_comparison(BinOp op) {
          op == BinOp::Gt || op == BinOp::Ge;
 }
 
+std::vector<ExprPtr> Dispatch::exprs() const {
+  std::vector<ExprPtr> out;
+  if (core_num) out.push_back(core_num);
+  for (const auto& d : deps)
+    if (d) out.push_back(d);
+  for (const auto& v : dumps)
+    if (v) out.push_back(v);
+  if (predicate) out.push_back(predicate);
+  if (device) out.push_back(device);
+  return out;
+}
+
 bool Call::is_op(std::string_view n) const { return op != nullptr && op->name == n; }
 
 const AttrValue* Call::kwarg(std::string_view n) const {

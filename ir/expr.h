@@ -102,6 +102,31 @@ struct Unary : Expr {
 
 struct OpDef;
 
+// How a call to a program function is dispatched as a task, beyond its arguments: the forms
+// `pl.submit(self.k, ...)` / `pl.spmd_submit(self.k, ..., core_num=N)` (whose result is the
+// callee's results followed by the producer TaskId), `pl.no_dep(arg)` markers and the tensors
+// `pl.dump_tag` / `dumps=` select for dumping. Only on calls with `callee` set.
+struct Dispatch {
+  bool submit = false;              // pl.submit / pl.spmd_submit: the result ends with a TASK_ID
+  bool spmd = false;                // pl.spmd_submit
+  ExprPtr core_num;                 // spmd_submit: core_num=
+  bool sync_start = false;          // spmd_submit: sync_start=True
+  std::vector<ExprPtr> deps;        // deps=[tid, ...]: TaskIds / TaskId arrays
+  std::vector<VarPtr> dumps;        // dumps=[t, ...] / pl.dump_tag(t): tensors to dump
+  bool allow_early_resolve = false; // allow_early_resolve=True
+  ExprPtr predicate;                // predicate=<bool expression>
+  std::vector<int> no_dep_args;     // argument positions marked pl.no_dep(...), ascending
+  ExprPtr device;                   // device=: the device an orchestrator dispatch runs on
+
+  bool empty() const {
+    return !submit && !spmd && !core_num && !sync_start && deps.empty() && dumps.empty() &&
+           !allow_early_resolve && !predicate && no_dep_args.empty() && !device;
+  }
+  // Every expression it reads (core_num, deps, dumps, predicate, device), nulls skipped.
+  std::vector<ExprPtr> exprs() const;
+};
+using DispatchPtr = std::shared_ptr<const Dispatch>;
+
 // A call: to a registered op (`op` set) or to a function of the program (`callee` set).
 struct Call : Expr {
   Call(const OpDef* op_, std::string callee_, std::vector<ExprPtr> args_,
@@ -114,6 +139,7 @@ struct Call : Expr {
   std::vector<ExprPtr> args;
   std::vector<std::pair<std::string, AttrValue>> kwargs;  // op attributes
   std::vector<ArgDirection> arg_directions;  // one per arg once DeriveCallDirections ran
+  DispatchPtr dispatch;                      // function calls only; null = a plain call
 
   bool is_op(std::string_view name) const;
   const AttrValue* kwarg(std::string_view name) const;

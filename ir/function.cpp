@@ -5,6 +5,12 @@
 
 namespace pypto::ir {
 
+const FuncAttr* find_attr(const Function& f, std::string_view key) {
+  for (const auto& a : f.attrs)
+    if (a.key == key) return &a;
+  return nullptr;
+}
+
 FunctionPtr Program::find(std::string_view fname) const {
   for (const auto& f : functions)
     if (f->name == fname) return f;
@@ -59,6 +65,28 @@ StmtPtr make_body(std::vector<StmtPtr> stmts, Span span) {
   if (flat.size() == 1) return flat[0];
   if (!span.valid() && !flat.empty()) span = flat.front()->span;
   return std::make_shared<SeqStmts>(std::move(flat), std::move(span));
+}
+
+}  // namespace pypto::ir
+
+namespace pypto::ir {
+
+std::vector<ExprPtr> ScopeStmt::header_exprs() const {
+  std::vector<ExprPtr> out;
+  if (core_num) out.push_back(core_num);
+  for (const auto& d : deps)
+    if (d) out.push_back(d);
+  for (const auto& v : no_dep_args)
+    if (v) out.push_back(v);
+  for (const auto& v : dumps)
+    if (v) out.push_back(v);
+  if (predicate) out.push_back(predicate);
+  return out;
+}
+
+bool ScopeStmt::has_dispatch_options() const {
+  return split || slot_num || !deps.empty() || !no_dep_args.empty() || !dumps.empty() || task_id ||
+         allow_early_resolve || sync_start || windowize || predicate;
 }
 
 }  // namespace pypto::ir

@@ -1,6 +1,7 @@
 // Functions and programs. A Function has typed parameter Vars with directions, return types, a
-// body, and its placement (FunctionType, level, role). A Program is a named set of functions
-// kept sorted by name (deterministic output) plus the module-level dynamic dims.
+// body, its placement (FunctionType, level, role) and free-form attributes (pl.func_attr /
+// attrs= / external_source=). A Program is a named set of functions kept sorted by name
+// (deterministic output) plus the module-level dynamic dims.
 #pragma once
 
 #include <memory>
@@ -12,6 +13,18 @@
 
 namespace pypto::ir {
 
+// One function attribute, `pl.func_attr({"key": value})` (or the decorator's attrs= / external_source=
+// / the @pl.jit.extern options): a constant, a list of constants, or an expression.
+struct FuncAttr {
+  std::string key;
+  AttrValue value;               // when neither `expr` nor `is_list`
+  std::vector<AttrValue> list;   // when `is_list`
+  bool is_list = false;
+  // A parameter of the function (`{"stationary": w}`) or an op call the decorator form evaluates
+  // (`{"core_num": pl.system.available_cluster_count()}`).
+  ExprPtr expr;
+};
+
 struct Function {
   std::string name;
   std::vector<VarPtr> params;
@@ -22,10 +35,14 @@ struct Function {
   std::optional<Level> level;
   std::optional<Role> role;
   bool auto_scope = true;
+  std::vector<FuncAttr> attrs;  // in source order, keys unique
   Span span;
   std::vector<std::string> leading_comments;  // docstring / comments before the body
 };
 using FunctionPtr = std::shared_ptr<const Function>;
+
+// The attribute `key` of `f`, or nullptr.
+const FuncAttr* find_attr(const Function& f, std::string_view key);
 
 struct Program {
   std::string name;

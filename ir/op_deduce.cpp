@@ -119,7 +119,9 @@ std::optional<MemorySpace> space_of(const ShapedType& t) {
 
 TypePtr make_like(const ShapedType& like, DataType dt, std::vector<ExprPtr> shape,
                   std::optional<MemorySpace> space, std::vector<ExprPtr> valid_shape) {
-  if (like.kind == TypeKind::Tensor) return std::make_shared<TensorType>(dt, std::move(shape));
+  if (like.kind == TypeKind::Tensor)  // a view of a DistributedTensor stays one
+    return std::make_shared<TensorType>(dt, std::move(shape), std::nullopt, std::nullopt,
+                                        static_cast<const TensorType&>(like).distributed);
   std::optional<TileView> view;
   if (!valid_shape.empty()) {
     bool differs = valid_shape.size() != shape.size();
@@ -303,8 +305,12 @@ TypePtr slice(const Ctx& c) {
   if (shape.size() != t.shape.size())
     c.fail(fmt::format("a window of rank {} cannot be taken from operand {} of shape {}", shape.size(),
                        c.name(0), shape_str(t.shape)));
+  // A window may be padded past the operand when its valid_shape stays inside (the valid part is
+  // what is read): the bound checked is the valid extent where one is given.
+  std::vector<ExprPtr> valid_extent = c.has(3) ? c.list(3) : std::vector<ExprPtr>{};
   for (size_t k = 0; k < shape.size(); ++k) {
-    auto o = const_int_value(offset[k]), s = const_int_value(shape[k]), d = const_int_value(t.shape[k]);
+    const ExprPtr& ext = k < valid_extent.size() ? valid_extent[k] : shape[k];
+    auto o = const_int_value(offset[k]), s = const_int_value(ext), d = const_int_value(t.shape[k]);
     if (o && s && d && (*o < 0 || *o + *s > *d))
       c.fail(fmt::format("window [{}, {}) of dimension {} is outside {} {}", *o, *o + *s, k, c.name(0),
                          shape_str(t.shape)));
@@ -315,7 +321,8 @@ TypePtr slice(const Ctx& c) {
   if (t.kind == TypeKind::Tensor && !valid.empty()) {
     TensorView v;
     v.valid_shape = std::move(valid);
-    return std::make_shared<TensorType>(t.dtype, std::move(shape), std::move(v));
+    return std::make_shared<TensorType>(t.dtype, std::move(shape), std::move(v), std::nullopt,
+                                        static_cast<const TensorType&>(t).distributed);
   }
   return make_like(t, t.dtype, std::move(shape), space_of(t), std::move(valid));
 }

@@ -142,6 +142,8 @@ TypePtr gather(const Ctx& c);            // (src, indices[, tmp]) → indices' s
 TypePtr scatter(const Ctx& c);           // tile (dst, src, indexes) / tensor (input, index, src) → operand 0
 TypePtr sort32(const Ctx& c);            // (src, idx) → [R, 2C] (value, index) pairs of src's dtype
 TypePtr concat(const Ctx& c);            // (src0, src1) → [R, C0 + C1]
+TypePtr mrgsort1(const Ctx& c);          // (src, block_len) → src's shape
+TypePtr mrgsort2(const Ctx& c);          // tensors (src0..src3) → last axes joined; tiles (src0, src1, .., tmp) → tmp's shape
 TypePtr transpose_view(const Ctx& c);    // trailing two dims swapped
 TypePtr set_validshape(const Ctx& c);    // (x, valid_rows, valid_cols) → x with that valid shape
 TypePtr fillpad(const Ctx& c);           // x with its whole shape valid

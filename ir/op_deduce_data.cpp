@@ -212,6 +212,51 @@ TypePtr sort32(const Ctx& c) {
   return make_like(src, src.dtype, {src.shape[0], make_int(2 * *cols)}, space_of(src));
 }
 
+// mrgsort format1 (src, block_len): merges the sorted runs of length block_len (a positive multiple
+// of 64) inside src; the result is shaped like src.
+TypePtr mrgsort1(const Ctx& c) {
+  const auto& src = c.shaped(0);
+  if (src.dtype != DataType::FP16 && src.dtype != DataType::FP32)
+    c.fail(fmt::format("operand {} has dtype {}; mrgsort merges FP16 or FP32 pairs", c.name(0), dtype_name(src.dtype)));
+  const auto* bl = as_scalar(c.arg(1)->type);
+  if (!bl || !dtype_is_int(bl->dtype)) c.fail("block_len must be an integer");
+  if (auto v = c.const_arg(1); v && (*v <= 0 || *v % 64 != 0))
+    c.fail(fmt::format("block_len must be a positive multiple of 64, got {}", *v));
+  return make_like(src, src.dtype, src.shape, space_of(src));
+}
+
+// mrgsort format2: 2-4 sorted lists merged into one. Tensor form (src0..src3): the lists joined
+// along the last axis; tile form (src0, src1, [src2, [src3,]] tmp): shaped like the tmp tile.
+TypePtr mrgsort2(const Ctx& c) {
+  const auto& s0 = c.shaped(0);
+  if (s0.dtype != DataType::FP16 && s0.dtype != DataType::FP32)
+    c.fail(fmt::format("operand {} has dtype {}; mrgsort merges FP16 or FP32 pairs", c.name(0), dtype_name(s0.dtype)));
+  size_t n = 0;
+  while (c.has(n)) ++n;
+  const bool tile = s0.kind == TypeKind::Tile;
+  const size_t srcs = tile ? n - 1 : n;
+  if (srcs < 2 || srcs > 4)
+    c.fail(tile ? "the tile form takes 2 to 4 sorted tiles and a tmp tile" : "it merges 2 to 4 sorted tensors");
+  for (size_t i = 0; i < n; ++i) {
+    const auto& si = c.shaped(i);
+    if (si.kind != s0.kind) c.fail("the operands must all be tiles or all tensors");
+    if (i < srcs && si.dtype != s0.dtype)
+      c.fail(fmt::format("operand {} has dtype {} but operand {} has {}", c.name(i), dtype_name(si.dtype), c.name(0),
+                         dtype_name(s0.dtype)));
+  }
+  if (tile) return make_like(s0, s0.dtype, c.shaped(n - 1).shape, space_of(s0));
+  auto shape = s0.shape;
+  ExprPtr last = shape.back();
+  for (size_t i = 1; i < srcs; ++i) {
+    const auto& si = c.shaped(i);
+    if (si.shape.size() != s0.shape.size()) c.fail("the sorted tensors must have one rank");
+    auto a = const_int_value(last), b = const_int_value(si.shape.back());
+    last = a && b ? make_int(*a + *b) : std::make_shared<Binary>(BinOp::Add, last, si.shape.back(), scalar_type(DataType::INDEX), Span{});
+  }
+  shape.back() = last;
+  return make_like(s0, s0.dtype, std::move(shape), std::nullopt);
+}
+
 TypePtr concat(const Ctx& c) {
   require_rank(c, 0, 2);
   require_rank(c, 1, 2);
@@ -249,7 +294,8 @@ TypePtr set_validshape(const Ctx& c) {
   if (t.kind == TypeKind::Tensor) {
     TensorView v;
     v.valid_shape = {c.arg(1), c.arg(2)};
-    return std::make_shared<TensorType>(t.dtype, t.shape, std::move(v));
+    return std::make_shared<TensorType>(t.dtype, t.shape, std::move(v), std::nullopt,
+                                        static_cast<const TensorType&>(t).distributed);
   }
   return make_like(t, t.dtype, t.shape, space_of(t), {c.arg(1), c.arg(2)});
 }
@@ -278,6 +324,8 @@ TypePtr block_index(const Ctx&) { return scalar_type(DataType::INDEX); }
 TypePtr shard(const Ctx& c) {
   require_rank(c, 0, 2);
   const auto& t = c.shaped(0);
+  if (is_distributed(c.arg(0)->type))
+    c.fail(fmt::format("operand {} is a pld.DistributedTensor; distributed tensors are not split across AIV lanes", c.name(0)));
   auto split = c.kw_int("split");
   if (!split || *split < 0 || *split > 2)
     c.fail("split must be 0 (none), 1 (up-down, rows) or 2 (left-right, columns)");
@@ -308,7 +356,7 @@ TypePtr ci(const Ctx& c) {
   if (shape.size() != 2) c.fail(fmt::format("the shape must be 2-D, got {}", shape_str(shape)));
   auto dt = c.kw_dtype("dtype").value_or(DataType::INT32);
   if (!dtype_is_int(dt)) c.fail(fmt::format("dtype {} is not an integer type", dtype_name(dt)));
-  // No operand to take the kind from: tensor.ci makes a tensor, tile.ci a Vec tile.
+  // No operand to take the kind from: tensor.ci (pl.arange) makes a tensor, tile.ci a Vec tile.
   if (c.op.rfind("tensor.", 0) == 0) return std::make_shared<TensorType>(dt, std::move(shape));
   return std::make_shared<TileType>(dt, std::move(shape), MemorySpace::Vec);
 }

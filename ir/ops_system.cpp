@@ -42,7 +42,7 @@ TypePtr syncall(const Ctx& c) {
 TypePtr task_dummy(const Ctx& c) {
   for (const auto& d : c.list(0)) {
     const auto* s = as_scalar(d->type);
-    const bool task = (s && s->dtype == DataType::TASK_ID) || (d->type && d->type->kind == TypeKind::Ptr);
+    const bool task = (s && s->dtype == DataType::TASK_ID) || (as_array(d->type) && as_array(d->type)->dtype == DataType::TASK_ID);
     if (!task)
       c.fail(fmt::format("deps holds {}; it takes TaskIds (pl.submit results) and TaskId arrays", type_noun(d->type)),
              "write pl.system.task_dummy(deps=[tid, ...])");
@@ -60,6 +60,35 @@ TypePtr task_is_valid(const Ctx& c) {
 }
 
 TypePtr core_count(const Ctx&) { return scalar_type(DataType::INDEX); }
+
+// Cross-core event flags: sync_set(event_id; pipe=) / sync_wait(event_id; pipe=); ids 0..13 (14 and
+// 15 are reserved by the runtime), or a runtime INDEX scalar.
+TypePtr cross_core_flag(const Ctx& c) {
+  const auto* s = as_scalar(c.arg(0)->type);
+  if (!s || !dtype_is_int(s->dtype)) c.fail(fmt::format("event_id {} must be an integer", c.name(0)));
+  if (auto v = c.const_arg(0); v && (*v < 0 || *v > 13)) c.fail(fmt::format("event_id {} is outside 0..13", *v));
+  if (!c.kw("pipe") || !std::holds_alternative<EnumLit>(*c.kw("pipe")))
+    c.fail("missing pipe=", "write pipe=pl.PipeType.MTE3");
+  const auto* ct = c.kw("core_type");
+  const auto* cs = ct ? std::get_if<std::string>(ct) : nullptr;
+  if (cs && *cs != "aic" && *cs != "aiv") c.fail(fmt::format("core_type \"{}\" is not \"aic\" or \"aiv\"", *cs));
+  return void_type();
+}
+
+TypePtr set_ffts(const Ctx& c) {
+  c.shaped(0);
+  return void_type();
+}
+
+// cacheinvalid(): the whole GM; cacheinvalid(tensor, shapes, offsets): the line of one view.
+TypePtr cacheinvalid(const Ctx& c) {
+  if (!c.has(0)) return void_type();
+  if (!c.has(2)) c.fail("the region form takes (tensor, shapes, offsets)", "write pl.system.cacheinvalid(x, [16, 16], [0, 0])");
+  const auto& t = c.shaped(0);
+  if (c.list(1).size() != t.shape.size() || c.list(2).size() != t.shape.size())
+    c.fail(fmt::format("shapes and offsets need one entry per dimension of {} (rank {})", c.name(0), t.shape.size()));
+  return void_type();
+}
 
 }  // namespace
 
@@ -84,6 +113,13 @@ void register_system_ops(OpRegistry& r) {
   add(r, OpRow("system.fence", {}, none).kernel_deferred(cross_core));
   add(r, OpRow("system.task_dummy", {any("deps")}, task_dummy).affinity(CoreAffinity::Control)
              .kernel_deferred(orchestration_side));
+  add(r, OpRow("system.sync_set", {scalar("event_id")}, cross_core_flag).kw("pipe", AttrKind::Enum, {}, "PipeType")
+             .kw("ffts_mode", AttrKind::Int).kw("core_type", AttrKind::String).kernel_deferred(cross_core));
+  add(r, OpRow("system.sync_wait", {scalar("event_id")}, cross_core_flag).kw("pipe", AttrKind::Enum, {}, "PipeType")
+             .kw("core_type", AttrKind::String).kernel_deferred(cross_core));
+  add(r, OpRow("system.set_ffts", {tensor("workspace")}, set_ffts).kernel_deferred(cross_core));
+  add(r, OpRow("system.cacheinvalid", {tensor("tensor", true), indices("shapes", true), indices("offsets", true)},
+               cacheinvalid).kernel_deferred(cross_core));
 }
 
 }  // namespace pypto::ir

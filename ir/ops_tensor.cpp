@@ -102,7 +102,7 @@ void register_tensor_ops(OpRegistry& r) {
   add(r, OpRow("tensor.create", {indices("shape")}, create_tensor).alias("create_tensor")
              .kw("dtype", AttrKind::DType).kw("layout", AttrKind::TensorLayout, TensorLayout::ND)
              .kw("manual_dep", AttrKind::Bool, false)
-             .kw("init_value", AttrKind::Float)  // pre-fill (the back ends reject it until alloc can fill)
+             .kw("init_value", AttrKind::Float)  // pre-fill (CheckProgramForms rejects it until alloc can fill)
              .kw("alloc_batch", AttrKind::Int)  // the alloc_tensors batch, set by PlanTensorAllocs
              .affinity(CoreAffinity::Control)
              .tile_form("tile.create", TileLowering::Create).orchestration());
@@ -126,14 +126,17 @@ void register_tensor_ops(OpRegistry& r) {
              .tile_form("tile.transpose", TileLowering::Transpose).orchestration());
   // Sort / concat / gather / scatter, pads and valid shapes.
   add(r, same_tile("sort32", {tensor("src"), tensor("idx")}, sort32));
+  add(r, OpRow("tensor.mrgsort_format1", {tensor("src"), scalar("block_len")}, mrgsort1));
+  add(r, OpRow("tensor.mrgsort_format2", {tensor("src0"), tensor("src1"), tensor("src2", true), tensor("src3", true)}, mrgsort2)
+             .kw("exhausted", AttrKind::Bool, false));
   add(r, same_tile("concat", {tensor("src0"), tensor("src1")}, concat));
   add(r, OpRow("tensor.gather", {tensor("input"), tensor("index")}, gather).kw("dim", AttrKind::Int, int64_t{-1})
              .tile_form("tile.gather", TileLowering::Gather));
   add(r, OpRow("tensor.scatter", {tensor("input"), tensor("index"), tensor("src")}, scatter).kw("dim", AttrKind::Int, int64_t{-1})
              .tile_form("tile.scatter", TileLowering::Scatter));
-  // Mask-pattern forms: the pattern's columns, compacted / spread back (pl.gather / pl.scatter
-  // with mask_pattern= in the reference's DSL).
-  add(r, same_tile("gather_mask", {tensor("input")}, gather_mask).kw("mask_pattern", AttrKind::Int)
+  // Mask-pattern forms: the columns a fixed pattern selects (pl.tile.MaskPattern.P0101 = 1 ...),
+  // compacted / spread back (pl.gather / pl.scatter with mask_pattern= in the reference's DSL).
+  add(r, same_tile("gather_mask", {tensor("src")}, gather_mask).kw("mask_pattern", AttrKind::Int)
              .kw("output_dtype", AttrKind::DType));
   add(r, OpRow("tensor.scatter_mask", {tensor("input"), tensor("dst")}, scatter_mask).kw("mask_pattern", AttrKind::Int)
              .tile_form("tile.scatter_mask", TileLowering::ScatterMask));

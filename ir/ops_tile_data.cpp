@@ -1,6 +1,8 @@
 // The tile op table, second half: gather / scatter / sort / concat, views and valid shapes, pads,
 // generators, SPMD block indices and the AIC↔AIV boundary markers (`tile.aiv_shard`,
 // `tile.aic_gather`, rewritten by the mixed-kernel split). Rules live in op_deduce_data.cpp.
+#include <fmt/format.h>
+
 #include "ir/op_deduce.h"
 
 namespace pypto::ir {
@@ -11,6 +13,21 @@ using MS = MemorySpace;
 
 void add(OpRegistry& r, OpRow row) { r.add(std::move(row).build()); }
 
+// tpush / tfree: (tile; split=, id=) → no value; split is 0 (whole), 1 (up-down) or 2 (left-right).
+TypePtr fifo_push(const Ctx& c) {
+  c.shaped(0);
+  if (auto s = c.kw_int("split"); s && (*s < 0 || *s > 4)) c.fail(fmt::format("split = {} is not 0..4", *s));
+  return void_type();
+}
+
+// tpop: the received tile's type from shape= and dtype=; without them the result is typed by the
+// annotation of the assignment (`t: pl.Tile[[64], pl.FP32] = pl.tile.tpop_from_aic()`), null here.
+TypePtr fifo_pop(const Ctx& c) {
+  auto dt = c.kw_dtype("dtype");
+  if (!c.has(0) && !dt) return nullptr;
+  if (!c.has(0) || !dt) c.fail("give both shape= and dtype= (or neither, and annotate the assignment)");
+  return std::make_shared<TileType>(*dt, c.list(0), MemorySpace::Vec);
+}
 
 // Metadata only: the result is operand 0's buffer seen differently.
 OpRow view(std::string name, std::vector<ArgSpec> args, Rule rule) {
@@ -26,6 +43,13 @@ void register_tile_data_ops(OpRegistry& r) {
   add(r, vec_row("tile.gather", {tile("src"), tile("indices"), tmp_tile("tmp")}, gather).not_inplace_safe());
   add(r, vec_row("tile.scatter", {tile("dst"), tile("src"), tile("indexes")}, scatter).reuses_input(0));
   add(r, vec_row("tile.sort32", {tile("src"), tile("idx")}, sort32).not_inplace_safe());
+  add(r, vec_row("tile.mrgsort_format1", {tile("src"), scalar("block_len")}, mrgsort1).not_inplace_safe()
+             .kernel_deferred("top-k issue: TMRGSORT (single list of sorted runs) in the kernel table"));
+  // (src0, src1, [src2, [src3,]] tmp): the last operand is the merge destination's scratch.
+  add(r, vec_row("tile.mrgsort_format2", {tile("src0"), tile("src1"), tile("src2_or_tmp"), tile("src3_or_tmp", true),
+                                          tile("tmp", true)}, mrgsort2)
+             .kw("exhausted", AttrKind::Bool, false).not_inplace_safe()
+             .kernel_deferred("top-k issue: TMRGSORT (2-4 way merge) in the kernel table"));
   add(r, vec_row("tile.concat", {tile("src0"), tile("src1")}, concat).not_inplace_safe());
   add(r, OpRow("tile.gather_row", {tile("dst"), tensor("src"), indices("dst_offset"), indices("src_offset"),
                                    indices("shapes"), indices("valid_shape", true)}, gather_row)
@@ -52,7 +76,8 @@ void register_tile_data_ops(OpRegistry& r) {
              .kw("pad_value", AttrKind::PadValue, PadValue::zero).not_inplace_safe().kernel_deferred(pad_later));
   // Generators.
   add(r, vec_row("tile.ci", {scalar("start"), indices("shape")}, ci).kw("dtype", AttrKind::DType, DataType::INT32)
-             .kw("descending", AttrKind::Bool, false).inherit_memory(-1).out_memory(MS::Vec).alias("arange"));
+             .kw("descending", AttrKind::Bool, false).inherit_memory(-1).out_memory(MS::Vec).alias("arange")
+             .alias("tile.arange"));
   add(r, vec_row("tile.tri", {scalar("diagonal"), indices("shape"), indices("valid_shape", true)}, tri)
              .kw("dtype", AttrKind::DType, DataType::INT32).kw("upper", AttrKind::Bool, false)
              .inherit_memory(-1).out_memory(MS::Vec));
@@ -72,6 +97,20 @@ void register_tile_data_ops(OpRegistry& r) {
              .kernel_deferred("cube issue: ExpandMixedKernel rewrites it into cross-core push / pop"));
   add(r, OpRow("tile.aic_gather", {tile("tile")}, shard).kw("split", AttrKind::Int).out_memory(MS::Mat)
              .no_instruction().kernel_deferred("cube issue: ExpandMixedKernel rewrites it into cross-core push / pop"));
+  // Cross-core FIFO between the AIC and its AIV lanes: push a tile, pop it on the peer, free the slot.
+  const char* fifo = "mixed-kernel issue: the cross-core FIFO (TPUSH / TPOP / TFREE) of split AIC + AIV kernels";
+  add(r, OpRow("tile.tpush_to_aiv", {tile("tile")}, fifo_push).kw("split", AttrKind::Int).kw("lane_stride", AttrKind::Int)
+             .kw("id", AttrKind::Int).affinity(CoreAffinity::Cube).pipe(Pipe::FIX).kernel_deferred(fifo));
+  add(r, OpRow("tile.tpush_to_aic", {tile("tile")}, fifo_push).kw("split", AttrKind::Int).kw("id", AttrKind::Int)
+             .affinity(CoreAffinity::Vector).pipe(Pipe::MTE3).kernel_deferred(fifo));
+  for (const char* n : {"tile.tpop_from_aic", "tile.tpop_from_aiv"})
+    add(r, OpRow(n, {indices("shape", true)}, fifo_pop).kw("dtype", AttrKind::DType).kw("split", AttrKind::Int, int64_t{0})
+               .kw("lane_stride", AttrKind::Int).kw("id", AttrKind::Int)
+               .affinity(std::string_view(n) == "tile.tpop_from_aic" ? CoreAffinity::Vector : CoreAffinity::Cube)
+               .pipe(Pipe::MTE2).kernel_deferred(fifo));
+  for (const char* n : {"tile.tfree_to_aic", "tile.tfree_to_aiv"})
+    add(r, OpRow(n, {tile("tile")}, fifo_push).kw("split", AttrKind::Int).kw("id", AttrKind::Int).no_instruction()
+               .kernel_deferred(fifo));
   // Range-reduced trigonometry: LowerCompositeOps turns them into primitive ops.
   for (const char* n : {"tile.sin", "tile.cos"})
     add(r, vec_row(n, {tile("x")}, float_unary)

@@ -16,208 +16,13 @@
 
 #include "ir/call_graph.h"
 #include "ir/op_registry.h"
+#include "ir/printer_names.h"
 #include "ir/visitor.h"
 
 namespace pypto::ir {
 namespace {
 
-// ------------------------------------------------------------------ literals and names
-
-std::string quote(std::string_view s) {
-  std::string out = "\"";
-  for (unsigned char c : s) {
-    switch (c) {
-      case '\\': out += "\\\\"; break;
-      case '"': out += "\\\""; break;
-      case '\n': out += "\\n"; break;
-      case '\t': out += "\\t"; break;
-      case '\r': out += "\\r"; break;
-      default:
-        if (c < 0x20 || c == 0x7f) {
-          out += fmt::format("\\x{:02x}", c);
-        } else {
-          out += static_cast<char>(c);
-        }
-    }
-  }
-  return out + "\"";
-}
-
-std::string join(const std::vector<std::string>& parts, std::string_view sep = ", ") {
-  std::string out;
-  for (size_t i = 0; i < parts.size(); ++i) {
-    if (i) out += sep;
-    out += parts[i];
-  }
-  return out;
-}
-
-// Names that cannot be used as a local in the printed text (they get a trailing '_').
-bool is_reserved_name(std::string_view s) {
-  static const std::set<std::string_view> kReserved = {
-      "pl", "self", "False", "None", "True", "and", "as", "assert", "async", "await", "break",
-      "class", "continue", "def", "del", "elif", "else", "except", "finally", "for", "from",
-      "global", "if", "import", "in", "is", "lambda", "nonlocal", "not", "or", "pass", "raise",
-      "return", "try", "while", "with", "yield"};
-  return kReserved.count(s) != 0;
-}
-
-// A valid, non-reserved Python identifier derived from a name hint.
-std::string sanitize(std::string_view hint) {
-  std::string s;
-  for (char c : hint) {
-    unsigned char u = static_cast<unsigned char>(c);
-    s += (std::isalnum(u) || c == '_') ? c : '_';
-  }
-  if (s.empty()) s = "v";
-  if (std::isdigit(static_cast<unsigned char>(s[0]))) s = "v" + s;
-  if (is_reserved_name(s)) s += '_';
-  return s;
-}
-
-// Printed names of the Vars of one scope. The first Var with a hint keeps it; later distinct
-// Vars with the same hint get `_1`, `_2`, ... (first suffix that is neither taken nor the hint
-// of another Var of the scope, so the result is stable under re-reading).
-class Namer {
- public:
-  void reserve_hint(const Var* v) { hints_.insert(sanitize(v->name)); }
-  void fix(const Var* v, const std::string& name) {
-    names_[v] = name;
-    used_.insert(name);
-  }
-  const std::string& name(const Var* v) {
-    auto it = names_.find(v);
-    if (it != names_.end()) return it->second;
-    std::string base = sanitize(v->name), cand = base;
-    if (used_.count(cand)) {
-      for (int k = 1;; ++k) {
-        cand = fmt::format("{}_{}", base, k);
-        if (!used_.count(cand) && !hints_.count(cand)) break;
-      }
-    }
-    used_.insert(cand);
-    return names_.emplace(v, cand).first->second;
-  }
-
- private:
-  std::unordered_map<const Var*, std::string> names_;
-  std::unordered_set<std::string> used_;
-  std::unordered_set<std::string> hints_;
-};
-
-// ------------------------------------------------------------------ pre-scan
-
-// Every Var a function's text mentions, in print order, plus the set with a binding site.
-struct Scan {
-  std::unordered_set<const Var*> bound;
-  std::unordered_set<const Var*> seen;
-  std::vector<const Var*> order;
-
-  void var(const Var* v) {
-    if (!v || !seen.insert(v).second) return;
-    order.push_back(v);
-    type(v->type);
-  }
-  void bind(const Var* v) {
-    if (!v) return;
-    bound.insert(v);
-    var(v);
-  }
-  void exprs(const std::vector<ExprPtr>& es) {
-    for (const auto& e : es) expr(e);
-  }
-  void type(const TypePtr& t) {
-    if (const auto* sh = as_shaped(t)) {
-      exprs(sh->shape);
-      if (const auto* tt = as_tensor(t); tt && tt->view) {
-        exprs(tt->view->stride);
-        exprs(tt->view->valid_shape);
-      }
-      if (sh->memref) {
-        var(sh->memref->base.get());
-        expr(sh->memref->offset);
-      }
-      if (const auto* tl = as_tile(t); tl && tl->view) {
-        exprs(tl->view->valid_shape);
-        exprs(tl->view->stride);
-        expr(tl->view->start_offset);
-      }
-    } else if (const auto* tu = as_tuple(t)) {
-      for (const auto& e : tu->elems) type(e);
-    }
-  }
-  void expr(const ExprPtr& e) {
-    if (!e) return;
-    switch (e->kind) {
-      case NodeKind::Var:
-      case NodeKind::IterArg: var(static_cast<const Var*>(e.get())); break;
-      case NodeKind::Binary: {
-        const auto& b = static_cast<const Binary&>(*e);
-        expr(b.a);
-        expr(b.b);
-        break;
-      }
-      case NodeKind::Unary: expr(static_cast<const Unary&>(*e).a); break;
-      case NodeKind::Call: exprs(static_cast<const Call&>(*e).args); break;
-      case NodeKind::MakeTuple: exprs(static_cast<const MakeTuple&>(*e).elems); break;
-      case NodeKind::TupleGetItem: expr(static_cast<const TupleGetItem&>(*e).tuple); break;
-      default: break;
-    }
-  }
-  void stmt(const StmtPtr& s) {
-    if (!s) return;
-    switch (s->kind) {
-      case NodeKind::AssignStmt: {
-        const auto& a = static_cast<const AssignStmt&>(*s);
-        bind(a.var.get());
-        expr(a.value);
-        break;
-      }
-      case NodeKind::EvalStmt: expr(static_cast<const EvalStmt&>(*s).expr); break;
-      case NodeKind::ReturnStmt: exprs(static_cast<const ReturnStmt&>(*s).values); break;
-      case NodeKind::YieldStmt: exprs(static_cast<const YieldStmt&>(*s).values); break;
-      case NodeKind::SeqStmts:
-        for (const auto& c : static_cast<const SeqStmts&>(*s).stmts) stmt(c);
-        break;
-      case NodeKind::IfStmt: {
-        const auto& i = static_cast<const IfStmt&>(*s);
-        expr(i.cond);
-        for (const auto& rv : i.return_vars) bind(rv.get());
-        stmt(i.then_body);
-        stmt(i.else_body);
-        break;
-      }
-      case NodeKind::ForStmt: {
-        const auto& f = static_cast<const ForStmt&>(*s);
-        bind(f.loop_var.get());
-        for (const auto& ia : f.iter_args) bind(ia.get());
-        expr(f.start);
-        expr(f.stop);
-        expr(f.step);
-        for (const auto& ia : f.iter_args) expr(ia->init);
-        for (const auto& rv : f.return_vars) bind(rv.get());
-        stmt(f.body);
-        break;
-      }
-      case NodeKind::WhileStmt: {
-        const auto& w = static_cast<const WhileStmt&>(*s);
-        for (const auto& ia : w.iter_args) bind(ia.get());
-        for (const auto& ia : w.iter_args) expr(ia->init);
-        expr(w.cond);
-        for (const auto& rv : w.return_vars) bind(rv.get());
-        stmt(w.body);
-        break;
-      }
-      case NodeKind::ScopeStmt: {
-        const auto& sc = static_cast<const ScopeStmt&>(*s);
-        expr(sc.core_num);
-        stmt(sc.body);
-        break;
-      }
-      default: break;
-    }
-  }
-};
+using namespace printer_detail;
 
 // ------------------------------------------------------------------ precedence
 
@@ -294,7 +99,9 @@ class Printer {
   // ---- program / function
   void program(const Program& p) {
     begin_program(p);
-    out += fmt::format("# pypto.program: {}\nimport pypto.language as pl\n\n", p.name);
+    std::string header = fmt::format("# pypto.program: {}\nimport pypto.language as pl\n", p.name);
+    std::string head_out;
+    std::swap(out, head_out);
     for (const auto& d : p.dynamic_dims) {
       if (!d) continue;
       const std::string& n = dyn_names_[d.get()];
@@ -310,11 +117,15 @@ class Printer {
     }
     if (fns.empty()) line("pass");
     indent_ = 0;
+    // The distributed module is imported only by programs that use it (known once printed).
+    if (uses_pld_) header += "import pypto.language.distributed as pld\n";
+    out = head_out + header + "\n" + out;
   }
 
   void function(const Function& f) {
     Scan scan;
     for (const auto& p : f.params) scan.bind(p.get());
+    for (const auto& a : f.attrs) scan.expr(a.expr);
     for (const auto& t : f.return_types) scan.type(t);
     scan.stmt(f.body);
     begin_scope(scan);
@@ -325,6 +136,8 @@ class Printer {
     if (f.level) deco.push_back(fmt::format("level=pl.Level.{}", to_string(*f.level)));
     if (f.role) deco.push_back(fmt::format("role=pl.Role.{}", to_string(*f.role)));
     if (!f.auto_scope) deco.push_back("auto_scope=False");
+    if (const FuncAttr* ext = find_attr(f, "external_source"); ext && !ext->expr && !ext->is_list)
+      deco.push_back("external_source=" + print_attr(ext->value));
     line(deco.empty() ? std::string("@pl.function") : "@pl.function(" + join(deco) + ")");
 
     std::vector<std::string> params;
@@ -347,7 +160,33 @@ class Printer {
       ret = " -> tuple[" + join(ts) + "]";
     }
     line(fmt::format("def {}({}){}:", f.name, join(params), ret));
-    block(f.body);
+    ++indent_;
+    size_t before = stmt_lines_;
+    func_attrs(f);
+    stmt(f.body);
+    if (stmt_lines_ == before) line("pass");
+    --indent_;
+  }
+
+  // The function attributes other than external_source, as the body's first statement:
+  // `pl.func_attr({"split": pl.SplitMode.UP_DOWN, "stationary": w})`.
+  void func_attrs(const Function& f) {
+    std::vector<std::string> items;
+    for (const auto& a : f.attrs) {
+      if (a.key == "external_source" && !a.expr && !a.is_list) continue;
+      std::string v;
+      if (a.expr) {
+        v = expr(a.expr);
+      } else if (a.is_list) {
+        std::vector<std::string> es;
+        for (const auto& x : a.list) es.push_back(print_attr(x));
+        v = "[" + join(es) + "]";
+      } else {
+        v = print_attr(a.value);
+      }
+      items.push_back(quote(a.key) + ": " + v);
+    }
+    if (!items.empty()) line("pl.func_attr({" + join(items) + "})");
   }
 
   // ---- statements
@@ -433,6 +272,7 @@ class Printer {
   }
 
   void scope_stmt(const ScopeStmt& s) {
+    if (s.scope == ScopeKind::SplitAiv) return split_aiv_stmt(s);
     std::vector<std::string> args;
     std::string head;
     switch (s.scope) {
@@ -447,13 +287,44 @@ class Printer {
       case ScopeKind::Spmd:
         head = "pl.spmd";
         if (s.core_num) args.push_back(expr(s.core_num));
+        if (s.sync_start) args.push_back("sync_start=True");
         break;
       case ScopeKind::Runtime: head = s.manual ? "pl.manual_scope" : "pl.scope"; break;
+      case ScopeKind::SplitAiv: break;
     }
-    if (!s.name_hint.empty() && s.scope != ScopeKind::Runtime)
-      args.push_back("name_hint=" + quote(s.name_hint));
-    line(fmt::format("with {}({}):", head, join(args)));
+    std::vector<std::string> opts;
+    if (s.split) opts.push_back(fmt::format("pl.split(pl.SplitMode.{})", to_string(*s.split)));
+    if (s.slot_num) opts.push_back(fmt::format("pl.cross_core_slot(slot_num={})", *s.slot_num));
+    if (!opts.empty()) args.push_back("optimizations=[" + join(opts) + "]");
+    if (!s.name_hint.empty() && s.scope != ScopeKind::Runtime) args.push_back("name_hint=" + quote(s.name_hint));
+    if (!s.deps.empty()) args.push_back("deps=[" + exprs(s.deps) + "]");
+    if (!s.no_dep_args.empty()) args.push_back("no_dep_args=[" + names(s.no_dep_args) + "]");
+    if (!s.dumps.empty()) args.push_back("dumps=[" + names(s.dumps) + "]");
+    if (s.allow_early_resolve) args.push_back("allow_early_resolve=True");
+    if (s.windowize) args.push_back("windowize=True");
+    if (s.predicate) args.push_back("predicate=" + expr(s.predicate));
+    std::string as_tid = s.task_id ? " as " + name(s.task_id.get()) : std::string();
+    line(fmt::format("with {}({}){}:", head, join(args), as_tid));
     block(s.body);
+  }
+
+  // `for lane in pl.split_aiv(2, mode=pl.SplitMode.X):` — the region's first statement
+  // `lane = pl.tile.get_subblock_idx()` is the loop variable.
+  void split_aiv_stmt(const ScopeStmt& s) {
+    auto stmts = flatten_body(s.body);
+    const auto* first = stmts.empty() ? nullptr : as<AssignStmt>(stmts[0]);
+    const auto* c = first ? as<Call>(first->value) : nullptr;
+    const bool lane = c && c->is_op("tile.get_subblock_idx") && first->leading_comments.empty();
+    std::string lane_name = lane ? name(first->var.get()) : std::string("_lane");
+    line(fmt::format("for {} in pl.split_aiv(2, mode=pl.SplitMode.{}):", lane_name,
+                     to_string(s.split.value_or(SplitMode::NONE))));
+    ++indent_;
+    ++split_aiv_depth_;
+    size_t before = stmt_lines_;
+    for (size_t i = lane ? 1 : 0; i < stmts.size(); ++i) stmt(stmts[i]);
+    if (stmt_lines_ == before) line("pass");
+    --split_aiv_depth_;
+    --indent_;
   }
 
   // ---- expressions
@@ -514,19 +385,49 @@ class Printer {
 
   std::string call(const Call& c) {
     std::vector<std::string> parts;
-    for (const auto& a : c.args) parts.push_back(expr(a));
+    const Dispatch* d = c.dispatch.get();
+    for (size_t i = 0; i < c.args.size(); ++i) {
+      std::string a = expr(c.args[i]);
+      if (d && std::find(d->no_dep_args.begin(), d->no_dep_args.end(), int(i)) != d->no_dep_args.end())
+        a = "pl.no_dep(" + a + ")";
+      parts.push_back(a);
+    }
+    // Inside a pl.split_aiv region aiv_shard / aic_gather take the region's split (the reader adds it).
+    const bool region_split = split_aiv_depth_ > 0 && c.op && (c.op->name.ends_with(".aiv_shard") || c.op->name.ends_with(".aic_gather"));
     for (const auto& [k, v] : c.kwargs) {
       const KwSpec* spec = c.op ? c.op->find_kwarg(k) : nullptr;
       if (spec && v == spec->default_value) continue;
+      if (region_split && k == "split") continue;
+      if (const auto* e = std::get_if<EnumLit>(&v); e && is_pld_enum(e->enum_name)) uses_pld_ = true;
       parts.push_back(k + "=" + print_attr(v));
     }
+    const bool submit = d && d->submit;
+    if (d) {
+      if (d->core_num) parts.push_back("core_num=" + expr(d->core_num));
+      if (d->sync_start) parts.push_back("sync_start=True");
+      if (!d->deps.empty()) parts.push_back("deps=[" + exprs(d->deps) + "]");
+      if (submit && !d->dumps.empty()) parts.push_back("dumps=[" + names(d->dumps) + "]");
+      if (d->allow_early_resolve) parts.push_back("allow_early_resolve=True");
+      if (d->predicate) parts.push_back("predicate=" + expr(d->predicate));
+      if (d->device) parts.push_back("device=" + expr(d->device));
+    }
+    std::vector<std::string> attrs;
     if (!c.arg_directions.empty()) {
       std::vector<std::string> ds;
-      for (auto d : c.arg_directions) ds.push_back(fmt::format("pl.adir.{}", to_string(d)));
-      parts.push_back("attrs={\"arg_directions\": [" + join(ds) + "]}");
+      for (auto dir : c.arg_directions) ds.push_back(fmt::format("pl.adir.{}", to_string(dir)));
+      attrs.push_back("\"arg_directions\": [" + join(ds) + "]");
     }
-    std::string head = c.op ? "pl." + c.op->name : "self." + c.callee;
-    return head + "(" + join(parts) + ")";
+    if (d && !submit && !d->dumps.empty()) attrs.push_back("\"dump_vars\": [" + names(d->dumps) + "]");
+    if (!attrs.empty()) parts.push_back("attrs={" + join(attrs) + "}");
+    if (c.op) {
+      if (c.op->family() == "pld") uses_pld_ = true;
+      return (c.op->family() == "pld" ? "" : "pl.") + c.op->name + "(" + join(parts) + ")";
+    }
+    if (submit) {
+      parts.insert(parts.begin(), "self." + c.callee);
+      return std::string(d->spmd ? "pl.spmd_submit(" : "pl.submit(") + join(parts) + ")";
+    }
+    return "self." + c.callee + "(" + join(parts) + ")";
   }
 
   // ---- types
@@ -534,7 +435,16 @@ class Printer {
     if (!t) return "None";
     switch (t->kind) {
       case TypeKind::Scalar: return "pl.Scalar[" + dtype_ref(static_cast<const ScalarType&>(*t).dtype) + "]";
-      case TypeKind::Ptr: return "pl.Ptr";
+      case TypeKind::Ptr:
+        if (is_comm_ctx(t)) {
+          uses_pld_ = true;
+          return "pld.CommCtx";
+        }
+        return "pl.Ptr";
+      case TypeKind::Array: {
+        const auto& a = static_cast<const ArrayType&>(*t);
+        return fmt::format("pl.Array[{}, {}]", a.extent, dtype_ref(a.dtype));
+      }
       case TypeKind::Tuple: {
         const auto& tu = static_cast<const TupleType&>(*t);
         if (tu.elems.empty()) return "pl.Tuple[()]";
@@ -547,6 +457,10 @@ class Printer {
         std::vector<std::string> slots{list(tt.shape), dtype_ref(tt.dtype)};
         if (tt.view) slots.push_back(tensor_view(*tt.view));
         if (tt.memref) slots.push_back(memref(*tt.memref));
+        if (tt.distributed) {
+          uses_pld_ = true;
+          return "pld.DistributedTensor[" + join(slots) + "]";
+        }
         return "pl.Tensor[" + join(slots) + "]";
       }
       case TypeKind::Tile: {
@@ -597,6 +511,8 @@ class Printer {
   std::unordered_set<const Var*> bound_;
   std::vector<const std::vector<VarPtr>*> targets_;  // return_vars of the enclosing for/while/if
   int indent_ = 0;
+  bool uses_pld_ = false;  // the text names pld.* (the program header imports it)
+  int split_aiv_depth_ = 0;  // inside a pl.split_aiv region
   size_t stmt_lines_ = 0;  // printed non-comment lines (an empty block needs `pass`)
 
   const std::vector<VarPtr>& targets() {
@@ -696,6 +612,8 @@ std::string format_float(double v) {
   return s;
 }
 
+bool is_pld_enum(std::string_view enum_name) { return enum_name.rfind("pld.", 0) == 0; }
+
 std::string print_attr(const AttrValue& v) {
   struct Visitor {
     std::string operator()(std::monostate) const { return "None"; }
@@ -713,7 +631,10 @@ std::string print_attr(const AttrValue& v) {
     std::string operator()(TensorLayout l) const { return fmt::format("pl.TensorLayout.{}", to_string(l)); }
     std::string operator()(PadValue p) const { return fmt::format("pl.PadValue.{}", to_string(p)); }
     std::string operator()(CompactMode c) const { return fmt::format("pl.CompactMode.{}", to_string(c)); }
-    std::string operator()(const EnumLit& e) const { return fmt::format("pl.{}.{}", e.enum_name, e.member); }
+    std::string operator()(const EnumLit& e) const {
+      return is_pld_enum(e.enum_name) ? fmt::format("{}.{}", e.enum_name, e.member)
+                                      : fmt::format("pl.{}.{}", e.enum_name, e.member);
+    }
   };
   return std::visit(Visitor{}, v);
 }

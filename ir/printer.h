@@ -19,6 +19,8 @@ std::string print_stmt(const StmtPtr& s);
 // An expression / a type annotation; free Vars print by their hints, MemRef bases as strings.
 std::string print_expr(const ExprPtr& e);
 std::string print_type(const TypePtr& t);
+// Enums of the distributed module: their EnumLit::enum_name is "pld.<Enum>" (pld.WaitCmp, ...).
+bool is_pld_enum(std::string_view enum_name);
 // The spelling of an op attribute value (`pl.Mem.Vec`, `True`, `"round"`, `2.0`, `None`).
 std::string print_attr(const AttrValue& v);
 // Python float literal in shortest round-trip form that always contains '.' or 'e' ("2.0",

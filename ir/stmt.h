@@ -91,11 +91,30 @@ struct ScopeStmt : Stmt {
   ScopeStmt(ScopeKind k, StmtPtr b, Span s) : Stmt(NodeKind::ScopeStmt, std::move(s)), scope(k), body(std::move(b)) {}
   ScopeKind scope;
   StmtPtr body;
-  std::string name_hint;        // pl.at(name_hint=...), pl.cluster(name_hint=...)
+  std::string name_hint;        // pl.at / pl.cluster / pl.spmd (name_hint=...)
   std::optional<Level> level;   // InCore (CORE_GROUP) and Hierarchy scopes
   std::optional<Role> role;     // Hierarchy
   ExprPtr core_num;             // Spmd
   bool manual = false;          // Runtime: PTO2_SCOPE(PTO2ScopeMode::MANUAL)
+  // ---- dispatch options (what the source wrote; the pipeline rejects those it cannot honour yet)
+  // InCore: optimizations=[pl.split(mode)] (nullopt = none written; NONE is dropped by the front
+  // end); SplitAiv: the required mode=.
+  std::optional<SplitMode> split;
+  std::optional<int64_t> slot_num;   // InCore: optimizations=[pl.cross_core_slot(slot_num=N)]
+  std::vector<ExprPtr> deps;         // InCore / Hierarchy / Spmd: deps=[tid, ...] (TaskIds, TaskId arrays)
+  std::vector<VarPtr> no_dep_args;   // InCore / Hierarchy: no_dep_args=[t, ...] (captured tensors)
+  std::vector<VarPtr> dumps;         // InCore / Hierarchy / Cluster: dumps=[t, ...] (tensors to dump)
+  VarPtr task_id;                    // `with ... as tid`: a TASK_ID scalar bound by the scope, visible after it
+  bool allow_early_resolve = false;  // InCore / Hierarchy / Spmd: allow_early_resolve=True
+  bool sync_start = false;           // Spmd: sync_start=True
+  bool windowize = false;            // InCore / Hierarchy: windowize=True
+  ExprPtr predicate;                 // Spmd: predicate=<bool expression> gating the dispatch
+
+  // Every expression the scope's header reads (core_num, deps, no_dep_args, dumps, predicate),
+  // in print order; nulls skipped. The body and the bound task_id are not included.
+  std::vector<ExprPtr> header_exprs() const;
+  // Does the scope carry any dispatch option beyond its kind, level, role and name?
+  bool has_dispatch_options() const;
 };
 
 template <class T> const T* as(const std::shared_ptr<const Stmt>& s) { return as<T>(s.get()); }

@@ -48,6 +48,7 @@ std::string_view type_name(TypeKind k) {
     case TypeKind::Tile: return "Tile";
     case TypeKind::Tuple: return "Tuple";
     case TypeKind::Ptr: return "Ptr";
+    case TypeKind::Array: return "Array";
   }
   return "?";
 }
@@ -130,6 +131,7 @@ class Equaler {
       Seg p(*this, fmt::format("params[{}]", i));
       if (!bind(a.params[i].get(), b.params[i].get(), a.span, b.span)) return false;
     }
+    if (!func_attrs(a, b)) return false;
     if (a.return_types.size() != b.return_types.size())
       return fail(fmt::format("return type count mismatch ({} != {})", a.return_types.size(), b.return_types.size()),
                   a.span, b.span);
@@ -139,6 +141,58 @@ class Equaler {
     }
     Seg body_seg(*this, "body");
     return body(a.body, b.body, a.span, b.span);
+  }
+
+  bool func_attrs(const Function& a, const Function& b) {
+    if (a.attrs.size() != b.attrs.size())
+      return fail(fmt::format("function attribute count mismatch ({} != {})", a.attrs.size(), b.attrs.size()), a.span, b.span);
+    for (size_t i = 0; i < a.attrs.size(); ++i) {
+      const auto& x = a.attrs[i];
+      const auto& y = b.attrs[i];
+      Seg s(*this, fmt::format("attrs[{}]", i));
+      if (x.key != y.key) return fail(fmt::format("function attribute name mismatch ('{}' != '{}')", x.key, y.key), a.span, b.span);
+      if (x.is_list != y.is_list || (x.expr == nullptr) != (y.expr == nullptr) || x.list.size() != y.list.size())
+        return fail(fmt::format("function attribute '{}' form mismatch", x.key), a.span, b.span);
+      if (x.expr && !expr(x.expr, y.expr)) return false;
+      bool same = attr_equal(x.value, y.value);
+      for (size_t k = 0; same && k < x.list.size(); ++k) same = attr_equal(x.list[k], y.list[k]);
+      if (!same) return fail(fmt::format("function attribute '{}' value mismatch", x.key), a.span, b.span);
+    }
+    return true;
+  }
+
+  bool dispatch(const DispatchPtr& pa, const DispatchPtr& pb, const Span& ls, const Span& rs) {
+    static const Dispatch kNone;
+    const Dispatch& a = pa ? *pa : kNone;
+    const Dispatch& b = pb ? *pb : kNone;
+    Seg s(*this, "dispatch");
+    if (a.submit != b.submit || a.spmd != b.spmd)
+      return fail(fmt::format("dispatch form mismatch (submit {}/{}, spmd {}/{})", a.submit, b.submit, a.spmd, b.spmd), ls, rs);
+    if (a.sync_start != b.sync_start || a.allow_early_resolve != b.allow_early_resolve)
+      return fail("dispatch flag mismatch (sync_start / allow_early_resolve)", ls, rs);
+    if (a.no_dep_args != b.no_dep_args) return fail("dispatch no_dep argument mismatch", ls, rs);
+    if (!expr_list(a.deps, b.deps, "deps", "deps count", ls, rs)) return false;
+    if (!var_list(a.dumps, b.dumps, "dumps", ls, rs)) return false;
+    {
+      Seg c(*this, "core_num");
+      if (!expr(a.core_num, b.core_num)) return false;
+    }
+    {
+      Seg p(*this, "predicate");
+      if (!expr(a.predicate, b.predicate)) return false;
+    }
+    Seg dv(*this, "device");
+    return expr(a.device, b.device);
+  }
+
+  bool var_list(const std::vector<VarPtr>& a, const std::vector<VarPtr>& b, std::string_view field, const Span& ls,
+                const Span& rs) {
+    if (a.size() != b.size()) return fail(fmt::format("{} count mismatch ({} != {})", field, a.size(), b.size()), ls, rs);
+    for (size_t i = 0; i < a.size(); ++i) {
+      Seg s(*this, fmt::format("{}[{}]", field, i));
+      if (!expr(a[i], b[i])) return false;
+    }
+    return true;
   }
 
   bool expr(const ExprPtr& a, const ExprPtr& b) {
@@ -304,6 +358,7 @@ class Equaler {
     if (a.arg_directions != b.arg_directions)
       return fail(fmt::format("arg_directions mismatch ({} != {})", dirs_text(a.arg_directions), dirs_text(b.arg_directions)),
                   a.span, b.span);
+    if (a.dispatch || b.dispatch) return dispatch(a.dispatch, b.dispatch, a.span, b.span);
     return true;
   }
 
@@ -320,7 +375,20 @@ class Equaler {
         if (x != y) return fail(fmt::format("dtype mismatch ({} != {})", dtype_name(x), dtype_name(y)), ls, rs);
         return true;
       }
-      case TypeKind::Ptr: return true;
+      case TypeKind::Ptr: {
+        auto x = static_cast<const PtrType&>(*a).handle, y = static_cast<const PtrType&>(*b).handle;
+        if (x != y) return fail("handle type mismatch (pl.Ptr != pld.CommCtx)", ls, rs);
+        return true;
+      }
+      case TypeKind::Array: {
+        const auto& x = static_cast<const ArrayType&>(*a);
+        const auto& y = static_cast<const ArrayType&>(*b);
+        if (x.dtype != y.dtype || x.extent != y.extent)
+          return fail(fmt::format("array type mismatch (pl.Array[{}, {}] != pl.Array[{}, {}])", x.extent, dtype_name(x.dtype),
+                                  y.extent, dtype_name(y.dtype)),
+                      ls, rs);
+        return true;
+      }
       case TypeKind::Tuple: {
         const auto& x = static_cast<const TupleType&>(*a);
         const auto& y = static_cast<const TupleType&>(*b);
@@ -340,6 +408,8 @@ class Equaler {
     if (x.dtype != y.dtype) return fail(fmt::format("dtype mismatch ({} != {})", dtype_name(x.dtype), dtype_name(y.dtype)), ls, rs);
     if (!expr_list(x.shape, y.shape, "shape", "shape rank", ls, rs)) return false;
     if (a->kind == TypeKind::Tensor) {
+      if (static_cast<const TensorType&>(x).distributed != static_cast<const TensorType&>(y).distributed)
+        return fail("tensor kind mismatch (pl.Tensor vs pld.DistributedTensor)", ls, rs);
       if (!tensor_view(static_cast<const TensorType&>(x).view, static_cast<const TensorType&>(y).view, ls, rs)) return false;
     } else {
       const auto& tx = static_cast<const TileType&>(x);
@@ -557,12 +627,28 @@ class Equaler {
           return fail(fmt::format("scope level mismatch ({} != {})", opt_name(x.level), opt_name(y.level)), ls, rs);
         if (x.role != y.role) return fail(fmt::format("scope role mismatch ({} != {})", opt_name(x.role), opt_name(y.role)), ls, rs);
         if (x.manual != y.manual) return fail(fmt::format("scope manual mismatch ({} != {})", x.manual, y.manual), ls, rs);
+        if (x.split != y.split)
+          return fail(fmt::format("scope split mismatch ({} != {})", opt_name(x.split), opt_name(y.split)), ls, rs);
+        if (x.slot_num != y.slot_num) return fail("scope slot_num mismatch", ls, rs);
+        if (x.allow_early_resolve != y.allow_early_resolve || x.sync_start != y.sync_start || x.windowize != y.windowize)
+          return fail("scope flag mismatch (allow_early_resolve / sync_start / windowize)", ls, rs);
         {
           Seg s(*this, "core_num");
           if (!expr(x.core_num, y.core_num)) return false;
         }
-        Seg s(*this, "body");
-        return body(x.body, y.body, ls, rs);
+        if (!expr_list(x.deps, y.deps, "deps", "scope deps count", ls, rs)) return false;
+        if (!var_list(x.no_dep_args, y.no_dep_args, "no_dep_args", ls, rs)) return false;
+        if (!var_list(x.dumps, y.dumps, "dumps", ls, rs)) return false;
+        {
+          Seg s(*this, "predicate");
+          if (!expr(x.predicate, y.predicate)) return false;
+        }
+        {
+          Seg s(*this, "body");
+          if (!body(x.body, y.body, ls, rs)) return false;
+        }
+        Seg t(*this, "task_id");
+        return bind(x.task_id.get(), y.task_id.get(), ls, rs);
       }
       default: return true;
     }

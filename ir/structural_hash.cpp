@@ -67,6 +67,14 @@ class Hasher {
     mix(f.param_directions.size());
     for (auto d : f.param_directions) mix(static_cast<uint64_t>(d));
     for (const auto& p : f.params) bind(p.get());
+    mix(f.attrs.size());
+    for (const auto& a : f.attrs) {
+      mix(fnv(a.key));
+      attr(a.value);
+      mix(a.is_list);
+      for (const auto& x : a.list) attr(x);
+      expr(a.expr);
+    }
     mix(f.return_types.size());
     for (const auto& t : f.return_types) type(t);
     body(f.body);
@@ -116,6 +124,20 @@ class Hasher {
         }
         mix(c.arg_directions.size());
         for (auto d : c.arg_directions) mix(static_cast<uint64_t>(d));
+        if (const auto& d = c.dispatch) {
+          mix(d->submit);
+          mix(d->spmd);
+          mix(d->sync_start);
+          mix(d->allow_early_resolve);
+          mix(d->no_dep_args.size());
+          for (int i : d->no_dep_args) mix(static_cast<uint64_t>(i));
+          exprs(d->deps);
+          mix(d->dumps.size());
+          for (const auto& v : d->dumps) expr(v);
+          expr(d->core_num);
+          expr(d->predicate);
+          expr(d->device);
+        }
         return;
       }
       case NodeKind::MakeTuple: return exprs(static_cast<const MakeTuple&>(*e).elems);
@@ -189,7 +211,12 @@ class Hasher {
     mix(static_cast<uint64_t>(t->kind));
     switch (t->kind) {
       case TypeKind::Scalar: return mix(static_cast<uint64_t>(static_cast<const ScalarType&>(*t).dtype));
-      case TypeKind::Ptr: return;
+      case TypeKind::Ptr: return mix(static_cast<uint64_t>(static_cast<const PtrType&>(*t).handle));
+      case TypeKind::Array: {
+        const auto& a = static_cast<const ArrayType&>(*t);
+        mix(static_cast<uint64_t>(a.dtype));
+        return mix(static_cast<uint64_t>(a.extent));
+      }
       case TypeKind::Tuple: {
         const auto& tu = static_cast<const TupleType&>(*t);
         mix(tu.elems.size());
@@ -203,6 +230,7 @@ class Hasher {
     mix(static_cast<uint64_t>(sh.dtype));
     exprs(sh.shape);
     if (t->kind == TypeKind::Tensor) {
+      mix(static_cast<const TensorType&>(sh).distributed);
       const auto& v = static_cast<const TensorType&>(sh).view;
       mix(v.has_value());
       if (v) {
@@ -305,8 +333,21 @@ class Hasher {
         opt(sc.level);
         opt(sc.role);
         mix(sc.manual);
+        opt(sc.split);
+        mix(sc.slot_num ? static_cast<uint64_t>(*sc.slot_num) + 1 : 0);
+        mix(sc.allow_early_resolve);
+        mix(sc.sync_start);
+        mix(sc.windowize);
         expr(sc.core_num);
-        return body(sc.body);
+        exprs(sc.deps);
+        mix(sc.no_dep_args.size());
+        for (const auto& v : sc.no_dep_args) expr(v);
+        mix(sc.dumps.size());
+        for (const auto& v : sc.dumps) expr(v);
+        expr(sc.predicate);
+        body(sc.body);
+        if (sc.task_id) bind(sc.task_id.get());
+        return;
       }
       default: return;
     }

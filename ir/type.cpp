@@ -23,14 +23,22 @@ TypePtr ptr_type() {
   return p;
 }
 
+TypePtr comm_ctx_type() {
+  static const TypePtr p = std::make_shared<PtrType>(HandleKind::CommCtx);
+  return p;
+}
+
+TypePtr array_type(DataType dt, int64_t extent) { return std::make_shared<ArrayType>(dt, extent); }
+
 std::string_view type_noun(const TypePtr& t) {
   if (!t) return "no value";
   switch (t->kind) {
     case TypeKind::Scalar: return "a scalar";
-    case TypeKind::Tensor: return "a Tensor";
+    case TypeKind::Tensor: return static_cast<const TensorType&>(*t).distributed ? "a DistributedTensor" : "a Tensor";
     case TypeKind::Tile: return "a Tile";
     case TypeKind::Tuple: return "a tuple";
-    case TypeKind::Ptr: return "a pointer";
+    case TypeKind::Ptr: return is_comm_ctx(t) ? "a CommCtx" : "a pointer";
+    case TypeKind::Array: return "an Array";
   }
   return "a value";
 }
@@ -61,10 +69,10 @@ std::shared_ptr<const TileType> with_memref(const TileType& t, std::optional<Mem
   return std::make_shared<TileType>(t.dtype, t.shape, t.space, t.view, std::move(m));
 }
 std::shared_ptr<const TensorType> with_memref(const TensorType& t, std::optional<MemRef> m) {
-  return std::make_shared<TensorType>(t.dtype, t.shape, t.view, std::move(m));
+  return std::make_shared<TensorType>(t.dtype, t.shape, t.view, std::move(m), t.distributed);
 }
 std::shared_ptr<const TensorType> with_view(const TensorType& t, std::optional<TensorView> v) {
-  return std::make_shared<TensorType>(t.dtype, t.shape, std::move(v), t.memref);
+  return std::make_shared<TensorType>(t.dtype, t.shape, std::move(v), t.memref, t.distributed);
 }
 
 }  // namespace pypto::ir

@@ -1,5 +1,8 @@
-// IR types: Scalar, Tensor (GM array, optional TensorView), Tile (on-chip 2-D block with memory
-// space, TileView and MemRef), Tuple, Ptr (an on-chip allocation handle from tile.alloc).
+// IR types: Scalar, Tensor (GM array, optional TensorView; `distributed` marks a
+// pld.DistributedTensor, a view of a cross-rank window buffer), Tile (on-chip 2-D block with
+// memory space, TileView and MemRef), Tuple, Ptr (an opaque handle: an on-chip allocation from
+// tile.alloc, a window buffer, or a pld.CommCtx communicator), Array (pl.Array[N, dtype], a small
+// on-core array of scalars such as TaskIds).
 // Types are immutable and shared; shapes are expressions (ConstInt when static, Vars for
 // symbolic dims).
 #pragma once
@@ -20,7 +23,7 @@ struct Var;
 using ExprPtr = std::shared_ptr<const Expr>;
 using VarPtr = std::shared_ptr<const Var>;
 
-enum class TypeKind : uint8_t { Scalar, Tensor, Tile, Tuple, Ptr };
+enum class TypeKind : uint8_t { Scalar, Tensor, Tile, Tuple, Ptr, Array };
 
 struct Type {
   explicit Type(TypeKind k) : kind(k) {}
@@ -69,9 +72,10 @@ struct ShapedType : Type {
 
 struct TensorType : ShapedType {
   TensorType(DataType dt, std::vector<ExprPtr> s, std::optional<TensorView> v = {},
-             std::optional<MemRef> m = {})
-      : ShapedType(TypeKind::Tensor, dt, std::move(s), std::move(m)), view(std::move(v)) {}
+             std::optional<MemRef> m = {}, bool dist = false)
+      : ShapedType(TypeKind::Tensor, dt, std::move(s), std::move(m)), view(std::move(v)), distributed(dist) {}
   std::optional<TensorView> view;
+  bool distributed;  // pld.DistributedTensor[...]: a window-bound tensor other ranks can reach
 };
 
 struct TileType : ShapedType {
@@ -87,13 +91,36 @@ struct TupleType : Type {
   std::vector<TypePtr> elems;
 };
 
+// What an opaque handle is: pl.Ptr (allocations, window buffers, prefetch contexts) or
+// pld.CommCtx (a communicator of a distributed tensor).
+enum class HandleKind : uint8_t { Ptr, CommCtx };
+
 struct PtrType : Type {
-  PtrType() : Type(TypeKind::Ptr) {}
+  explicit PtrType(HandleKind h = HandleKind::Ptr) : Type(TypeKind::Ptr), handle(h) {}
+  HandleKind handle;
+};
+
+// pl.Array[extent, dtype]: `extent` scalars of `dtype` (a constant extent).
+struct ArrayType : Type {
+  ArrayType(DataType dt, int64_t n) : Type(TypeKind::Array), dtype(dt), extent(n) {}
+  DataType dtype;
+  int64_t extent;
 };
 
 // Convenience constructors and queries.
 TypePtr scalar_type(DataType dt);  // shared instances
 TypePtr ptr_type();
+TypePtr comm_ctx_type();
+TypePtr array_type(DataType dt, int64_t extent);
+inline const ArrayType* as_array(const TypePtr& t) {
+  return t && t->kind == TypeKind::Array ? static_cast<const ArrayType*>(t.get()) : nullptr;
+}
+inline bool is_comm_ctx(const TypePtr& t) {
+  return t && t->kind == TypeKind::Ptr && static_cast<const PtrType&>(*t).handle == HandleKind::CommCtx;
+}
+inline bool is_distributed(const TypePtr& t) {
+  return t && t->kind == TypeKind::Tensor && static_cast<const TensorType&>(*t).distributed;
+}
 inline const ScalarType* as_scalar(const TypePtr& t) {
   return t && t->kind == TypeKind::Scalar ? static_cast<const ScalarType*>(t.get()) : nullptr;
 }

@@ -90,8 +90,10 @@ class ScopeWalker {
         return;
       case NodeKind::ScopeStmt: {
         const auto& sc = static_cast<const ScopeStmt&>(*s);
-        expr(sc.core_num, sp);
-        return stmt(sc.body);
+        for (const auto& e : sc.header_exprs()) expr(e, sp);
+        stmt(sc.body);
+        if (sc.task_id) def(sc.task_id.get(), sp);  // `as tid` is visible after the scope
+        return;
       }
       case NodeKind::IfStmt: {
         const auto& i = static_cast<const IfStmt&>(*s);

@@ -52,6 +52,8 @@ class TypeChecker {
         report(sp, fmt::format("operand of scalar operator {} must be a scalar, got {}", to_string(u->op), type_str(u->a->type)));
     } else if (const auto* c = as<Call>(e)) {
       for (const auto& a : c->args) expr(a, sp);
+      if (c->dispatch)
+        for (const auto& x : c->dispatch->exprs()) expr(x, sp);
       call(*c, sp);
     } else if (const auto* t = as<MakeTuple>(e)) {
       for (const auto& a : t->elems) expr(a, sp);
@@ -70,6 +72,7 @@ class TypeChecker {
       if (!c.op->deduce) return;
       try {
         TypePtr want = c.op->deduce(CallArgs{c.args, c.kwargs, sp});
+        if (!want) return;  // typed by its assignment's annotation (tile.tpop_from_* without shape=)
         // Memory spaces are refined by InferTileMemorySpace, so only shapes and dtypes must agree.
         auto why = type_mismatch(want, c.type, /*ignore_space=*/true);
         if (!why.empty()) report(sp, fmt::format("result of pl.{}: {}", c.op->name, why));
@@ -90,8 +93,9 @@ class TypeChecker {
     for (size_t i = 0; i < c.args.size(); ++i)
       mismatch(sp, fmt::format("argument {} ('{}') of '{}'", i + 1, callee->params[i]->name, c.callee),
                callee->params[i]->type, c.args[i] ? c.args[i]->type : nullptr);
-    TypePtr ret = callee->return_types.size() == 1 ? callee->return_types[0]
-                                                   : std::make_shared<TupleType>(callee->return_types);
+    std::vector<TypePtr> rts = callee->return_types;
+    if (c.dispatch && c.dispatch->submit) rts.push_back(scalar_type(DataType::TASK_ID));  // + the producer TaskId
+    TypePtr ret = rts.size() == 1 ? rts[0] : std::make_shared<TupleType>(rts);
     if (!callee->return_types.empty()) mismatch(sp, fmt::format("result of '{}'", c.callee), ret, c.type);
   }
 
@@ -173,7 +177,7 @@ class TypeChecker {
       carries(*w);
       stmt(w->body);
     } else if (const auto* sc = as<ScopeStmt>(s)) {
-      expr(sc->core_num, sp);
+      for (const auto& e : sc->header_exprs()) expr(e, sp);
       stmt(sc->body);
     }
   }

@@ -31,7 +31,8 @@ std::string type_str(const TypePtr& t) {
       for (size_t i = 0; i < x->elems.size(); ++i) s += (i ? ", " : "") + type_str(x->elems[i]);
       return s + "]";
     }
-    case TypeKind::Ptr: return "Ptr";
+    case TypeKind::Ptr: return is_comm_ctx(t) ? "CommCtx" : "Ptr";
+    case TypeKind::Array: return fmt::format("Array[{}, {}]", as_array(t)->extent, dtype_name(as_array(t)->dtype));
   }
   return "?";
 }
@@ -43,7 +44,9 @@ std::string type_mismatch(const TypePtr& want, const TypePtr& got, bool ignore_s
   switch (want->kind) {
     case TypeKind::Scalar:
       return as_scalar(want)->dtype == as_scalar(got)->dtype ? "" : differ();
-    case TypeKind::Ptr: return "";
+    case TypeKind::Ptr: return is_comm_ctx(want) == is_comm_ctx(got) ? "" : differ();
+    case TypeKind::Array:
+      return as_array(want)->dtype == as_array(got)->dtype && as_array(want)->extent == as_array(got)->extent ? "" : differ();
     case TypeKind::Tuple: {
       const auto& a = as_tuple(want)->elems;
       const auto& b = as_tuple(got)->elems;
@@ -76,7 +79,12 @@ void uses(const ExprPtr& e, const Span& site, const std::function<void(const Var
   if (const auto* v = as<Var>(e)) return f(*v, site);
   if (const auto* b = as<Binary>(e)) { uses(b->a, here, f); uses(b->b, here, f); return; }
   if (const auto* u = as<Unary>(e)) return uses(u->a, here, f);
-  if (const auto* c = as<Call>(e)) { for (const auto& a : c->args) uses(a, here, f); return; }
+  if (const auto* c = as<Call>(e)) {
+    for (const auto& a : c->args) uses(a, here, f);
+    if (c->dispatch)
+      for (const auto& x : c->dispatch->exprs()) uses(x, here, f);
+    return;
+  }
   if (const auto* t = as<MakeTuple>(e)) { for (const auto& a : t->elems) uses(a, here, f); return; }
   if (const auto* g = as<TupleGetItem>(e)) return uses(g->tuple, here, f);
 }
@@ -160,7 +168,9 @@ void for_each_call(const StmtPtr& body, const std::function<void(const Call&, co
       calls_in(l->step, s, f);
       for (const auto& ia : l->iter_args)
         if (ia) calls_in(ia->init, s, f);
-    } else if (const auto* sc = as<ScopeStmt>(&s)) calls_in(sc->core_num, s, f);
+    } else if (const auto* sc = as<ScopeStmt>(&s)) {
+      for (const auto& e : sc->header_exprs()) calls_in(e, s, f);
+    }
   });
 }
 
@@ -180,6 +190,8 @@ void for_each_binding(const Function& fn, const std::function<void(const Var&, c
       for (const auto& rv : w->return_vars) bind(rv.get(), s.span);
     } else if (const auto* i = as<IfStmt>(&s)) {
       for (const auto& rv : i->return_vars) bind(rv.get(), s.span);
+    } else if (const auto* sc = as<ScopeStmt>(&s)) {
+      bind(sc->task_id.get(), s.span);
     }
   });
 }

@@ -49,6 +49,8 @@ void IRVisitor::visit_binary(const Binary& e) { visit(e.a); visit(e.b); }
 void IRVisitor::visit_unary(const Unary& e) { visit(e.a); }
 void IRVisitor::visit_call(const Call& e) {
   for (const auto& a : e.args) visit(a);
+  if (e.dispatch)
+    for (const auto& x : e.dispatch->exprs()) visit(x);
 }
 void IRVisitor::visit_make_tuple(const MakeTuple& e) {
   for (const auto& a : e.elems) visit(a);
@@ -83,7 +85,7 @@ void IRVisitor::visit_while(const WhileStmt& s) {
   visit(s.body);
 }
 void IRVisitor::visit_scope(const ScopeStmt& s) {
-  visit(s.core_num);
+  for (const auto& e : s.header_exprs()) visit(e);
   visit(s.body);
 }
 
@@ -167,7 +169,7 @@ TypePtr IRMutator::mutate_type(const TypePtr& t) {
     }
     std::optional<MemRef> mr;
     changed |= mutate_memref(*this, tt->memref, mr);
-    return changed ? std::make_shared<TensorType>(tt->dtype, shape, view, mr) : t;
+    return changed ? std::make_shared<TensorType>(tt->dtype, shape, view, mr, tt->distributed) : t;
   }
   if (const auto* tl = as_tile(t)) {
     std::vector<ExprPtr> shape;
@@ -212,12 +214,47 @@ ExprPtr IRMutator::mutate_unary(const std::shared_ptr<const Unary>& e) {
   return std::make_shared<Unary>(e->op, a, e->type, e->span);
 }
 
+namespace {
+// A substituted Var-valued slot: the replacement when it is a Var, the original otherwise.
+VarPtr mutate_var_slot(IRMutator& m, const VarPtr& v, bool& changed) {
+  if (!v) return v;
+  ExprPtr e = m.mutate(ExprPtr(v));
+  if (e == v) return v;
+  if (auto nv = std::dynamic_pointer_cast<const Var>(e)) {
+    changed = true;
+    return nv;
+  }
+  return v;
+}
+std::vector<VarPtr> mutate_var_slots(IRMutator& m, const std::vector<VarPtr>& in, bool& changed) {
+  std::vector<VarPtr> out;
+  for (const auto& v : in) out.push_back(mutate_var_slot(m, v, changed));
+  return out;
+}
+}  // namespace
+
+DispatchPtr IRMutator::mutate_dispatch(const DispatchPtr& d) {
+  if (!d) return d;
+  bool changed = false;
+  auto n = std::make_shared<Dispatch>(*d);
+  changed |= mutate_list(d->deps, n->deps);
+  n->dumps = mutate_var_slots(*this, d->dumps, changed);
+  n->core_num = mutate(d->core_num);
+  n->predicate = mutate(d->predicate);
+  n->device = mutate(d->device);
+  changed |= n->core_num != d->core_num || n->predicate != d->predicate || n->device != d->device;
+  return changed ? n : d;
+}
+
 ExprPtr IRMutator::mutate_call(const std::shared_ptr<const Call>& e) {
   std::vector<ExprPtr> args;
   bool changed = mutate_list(e->args, args);
   TypePtr t = mutate_type(e->type);
-  if (!changed && t == e->type) return e;
-  return std::make_shared<Call>(e->op, e->callee, std::move(args), e->kwargs, t, e->span, e->arg_directions);
+  DispatchPtr d = mutate_dispatch(e->dispatch);
+  if (!changed && t == e->type && d == e->dispatch) return e;
+  auto c = std::make_shared<Call>(e->op, e->callee, std::move(args), e->kwargs, t, e->span, e->arg_directions);
+  c->dispatch = d;
+  return c;
 }
 
 ExprPtr IRMutator::mutate_make_tuple(const std::shared_ptr<const MakeTuple>& e) {
@@ -321,13 +358,16 @@ StmtPtr IRMutator::mutate_while(const std::shared_ptr<const WhileStmt>& s) {
 }
 
 StmtPtr IRMutator::mutate_scope(const std::shared_ptr<const ScopeStmt>& s) {
-  StmtPtr body = mutate(s->body);
-  ExprPtr cn = mutate(s->core_num);
-  if (body == s->body && cn == s->core_num) return s;
   auto n = std::make_shared<ScopeStmt>(*s);
-  n->body = body;
-  n->core_num = cn;
-  return n;
+  bool changed = false;
+  n->core_num = mutate(s->core_num);
+  n->predicate = mutate(s->predicate);
+  changed |= mutate_list(s->deps, n->deps);
+  n->no_dep_args = mutate_var_slots(*this, s->no_dep_args, changed);
+  n->dumps = mutate_var_slots(*this, s->dumps, changed);
+  n->body = mutate(s->body);
+  changed |= n->core_num != s->core_num || n->predicate != s->predicate || n->body != s->body;
+  return changed ? StmtPtr(n) : StmtPtr(s);
 }
 
 FunctionPtr IRMutator::mutate_function(const FunctionPtr& f) {

@@ -61,6 +61,8 @@ class IRMutator {
   virtual ExprPtr mutate_binary(const std::shared_ptr<const Binary>& e);
   virtual ExprPtr mutate_unary(const std::shared_ptr<const Unary>& e);
   virtual ExprPtr mutate_call(const std::shared_ptr<const Call>& e);
+  // A call's dispatch options with their expressions mutated (the same pointer when unchanged).
+  DispatchPtr mutate_dispatch(const DispatchPtr& d);
   virtual ExprPtr mutate_make_tuple(const std::shared_ptr<const MakeTuple>& e);
   virtual ExprPtr mutate_tuple_get_item(const std::shared_ptr<const TupleGetItem>& e);
 

@@ -1,6 +1,9 @@
 // Internal: the per-program context and the per-function IR builder shared by type_parser.cpp
-// (annotations), expr_builder.cpp (expressions, op dispatch), stmt_builder.cpp (statements) and
-// function_builder.cpp (signatures, bodies). Not a public header.
+// (annotations), expr_builder.cpp (expressions, op dispatch), call_builder.cpp (calls to program
+// functions, task dispatch), stmt_builder.cpp (statements), loop_builder.cpp (loops),
+// scope_builder.cpp (with-scopes, spmd / split_aiv regions), dispatch_options.cpp (deps= and
+// the other option values), func_attr_builder.cpp (function attributes) and function_builder.cpp
+// (decorators, signatures, bodies). Not a public header.
 #pragma once
 
 #include <functional>
@@ -38,6 +41,7 @@ struct ProgramCtx {
   std::function<const SpecTable*()> specs;
   std::vector<ir::Diagnostic> errors;
   std::map<std::string, std::unique_ptr<FunctionBuilder>> funcs;
+  std::set<std::string> window_buffers;  // names bound to pld.alloc_window_buffer (unique per program)
 
   FunctionBuilder* find(const std::string& name) const {
     auto it = funcs.find(name);
@@ -106,6 +110,25 @@ class FunctionBuilder {
   ir::AttrValue attr_value(TSNode n, const ir::KwSpec* spec, std::string_view op_name = {});
   ir::ExprPtr call_expr(TSNode n);
   ir::ExprPtr function_call(FunctionBuilder& callee, TSNode call, bool bare);
+
+  // calls to program functions and task dispatch (call_builder.cpp)
+  enum class CallForm { Call, Submit, SpmdSubmit };
+  ir::ExprPtr dispatch_call(FunctionBuilder& callee, TSNode call, const std::vector<TSNode>& pos,
+                            const std::vector<std::pair<std::string, TSNode>>& kw, CallForm form);
+  // `pl.submit(self.k, ...)` / `pl.spmd_submit(self.k, ..., core_num=N)`: a Call whose result is
+  // the callee's results followed by the producer TaskId.
+  ir::ExprPtr submit_expr(TSNode call, bool spmd);
+  // dispatch option values (dispatch_options.cpp)
+  // deps=[...]: TaskId scalars and TaskId arrays (None entries dropped, comprehensions unrolled).
+  std::vector<ir::ExprPtr> task_deps(TSNode value, const std::string& owner);
+  // no_dep_args=[t, ...] / dumps=[t, ...]: distinct bare names of tensors in scope.
+  // With `dedupe`, a repeated name is kept once instead of being an error (pl.submit dumps=).
+  std::vector<ir::VarPtr> tensor_names(TSNode value, const std::string& owner, const std::string& kw, bool dedupe = false);
+  bool bool_literal(TSNode value, const std::string& what);
+  // A positive integer expression (constant or runtime scalar) for core_num.
+  ir::ExprPtr core_num_expr(TSNode value, const std::string& owner);
+  // A predicate= expression: a Bool-typed scalar comparison.
+  ir::ExprPtr predicate_expr(TSNode value, const std::string& owner);
   ir::ExprPtr subscript_expr(TSNode n);
   ir::ExprPtr scalar_binary(ir::BinOp op, ir::ExprPtr a, ir::ExprPtr b, const ir::Span& s, TSNode at);
   ir::ExprPtr make_tuple(std::vector<ir::ExprPtr> elems, const ir::Span& s);
@@ -130,6 +153,11 @@ class FunctionBuilder {
   std::vector<ir::StmtPtr> while_stmt(TSNode n);
   std::vector<ir::StmtPtr> if_stmt(TSNode n, TSNode cond, TSNode cons, std::vector<TSNode> alts, size_t alt_index);
   std::vector<ir::StmtPtr> with_stmt(TSNode n);
+  std::vector<ir::StmtPtr> spmd_for(TSNode n, TSNode call);
+  std::vector<ir::StmtPtr> split_aiv_for(TSNode n, TSNode call);
+  std::vector<ir::StmtPtr> func_attr_stmt(TSNode stmt, TSNode call);
+  std::vector<ir::StmtPtr> dump_tag_stmt(TSNode call);
+  std::vector<ir::StmtPtr> bind_dynamic_stmt(TSNode call, const std::string& name);
   std::vector<ir::StmtPtr> return_stmt(TSNode n);
   std::vector<ir::StmtPtr> yield_assign(TSNode n, TSNode left, TSNode call);
   std::vector<ir::StmtPtr> subscript_write(TSNode n, TSNode target, TSNode value);
@@ -143,6 +171,9 @@ class FunctionBuilder {
   void apply_bind_dynamic();
 
  public:
+  std::vector<ir::StmtPtr> scope_body(TSNode n, std::shared_ptr<ir::ScopeStmt> scope);
+  bool inside_scope(ir::ScopeKind k) const;
+
   ProgramCtx& ctx_;
   FuncDecl decl_;
   ir::SourceFilePtr file_;
@@ -180,7 +211,31 @@ class FunctionBuilder {
   };
   std::vector<YieldFrame> yields_;
   bool in_manual_scope_ = false;
+  std::vector<ir::ScopeKind> scope_stack_;  // enclosing with-scopes / regions, innermost last
+  std::vector<ir::VarPtr> dump_tagged_;     // pl.dump_tag(t) so far (forward-sticky)
+  std::vector<ir::SplitMode> split_aiv_modes_;  // modes of the enclosing pl.split_aiv regions
+  std::map<std::string, ConstValue> const_scope_;  // comprehension variables being unrolled
+  TSNode window_alloc_rhs_{};  // the pld.alloc_window_buffer call an assignment binds (the one allowed place)
+  // Producer tracking for predicate= (see call_builder.cpp): tensor name → (TaskId name, binding
+  // generation of that name when the tensor was produced); and each name's binding count.
+  std::map<std::string, std::pair<std::string, int>> produced_by_;
+  std::map<std::string, int> binding_gen_;
+  bool body_started_ = false;               // a statement other than pl.func_attr was seen
 };
+
+// The arguments of a call node, positional and keyword (duplicates, splats and positional-after-
+// keyword are errors).
+struct CallArgsCst {
+  std::vector<TSNode> pos;
+  std::vector<std::pair<std::string, TSNode>> kw;
+};
+CallArgsCst split_args(FunctionBuilder& b, TSNode call);
+
+// Function attributes from the decorator (func_attr_builder.cpp): attrs={...}, external_source=,
+// and the @pl.jit.extern options (which also set the function type).
+void decorator_attrs(FunctionBuilder& b, TSNode dict);
+void decorator_external_source(FunctionBuilder& b, TSNode value);
+void jit_extern_options(FunctionBuilder& b, const std::vector<std::pair<std::string, TSNode>>& kw, TSNode deco);
 
 // Attaches comments to a statement this front end just created (the object is not shared yet).
 void attach_comments(const ir::StmtPtr& s, const std::vector<std::string>& comments);

@@ -70,6 +70,7 @@ void FunctionBuilder::fail(TSNode n, const std::string& code, const std::string&
 std::optional<ConstValue> FunctionBuilder::try_const(TSNode n) {
   ConstEvaluator ev(file_, [this](const std::string& name, TSNode at) -> std::optional<ConstValue> {
     if (auto it = specialized_.find(name); it != specialized_.end()) return it->second;
+    if (auto it = const_scope_.find(name); it != const_scope_.end()) return it->second;
     if (names_.count(name) || poisoned_.count(name)) return std::nullopt;
     return global_lookup(name, at);
   }, &mod());
@@ -123,6 +124,7 @@ ExprPtr FunctionBuilder::expr(TSNode n) {
   if (k == "identifier") {
     std::string name = txt(n);
     if (auto it = specialized_.find(name); it != specialized_.end()) return const_to_expr(it->second, n);
+    if (auto it = const_scope_.find(name); it != const_scope_.end()) return const_to_expr(it->second, n);
     if (auto it = names_.find(name); it != names_.end()) return it->second;
     if (poisoned_.count(name)) throw PoisonedName{};
     if (auto v = global_lookup(name, n)) return const_to_expr(*v, n);
@@ -275,6 +277,13 @@ AttrValue FunctionBuilder::attr_value(TSNode n, const KwSpec* spec, std::string_
       if (spec && spec->kind == AttrKind::DType) fail(n, "E105", fmt::format("Unknown dtype: {}", parts[1]));
       fail(n, "E302", fmt::format("'{}' is not a value pypto knows", d));
     }
+    if (parts.size() == 4 && parts[1] == "tile" && parts[2] == "MaskPattern") {  // pl.tile.MaskPattern.P0101 = 1, ...
+      static const std::map<std::string, int64_t> kMask = {{"P0101", 1}, {"P1010", 2}, {"P0001", 3}, {"P0010", 4},
+                                                           {"P0100", 5}, {"P1000", 6}, {"P1111", 7}};
+      auto it = kMask.find(parts[3]);
+      if (it == kMask.end()) fail(n, "E302", fmt::format("'{}' is not a member of pl.tile.MaskPattern", parts[3]));
+      return AttrValue{it->second};
+    }
     if (parts.size() == 3) {
       const std::string& e = parts[1];
       const std::string& m = parts[2];
@@ -309,6 +318,7 @@ AttrValue FunctionBuilder::attr_value(TSNode n, const KwSpec* spec, std::string_
         if (!v) fail(n, "E105", fmt::format("Unknown dtype: {}", m));
         return AttrValue{*v};
       }
+      if (parts[0] == "pld") return AttrValue{EnumLit{"pld." + e, m}};
       return AttrValue{EnumLit{e, m}};
     }
     fail(n, "E302", fmt::format("'{}' is not a value pypto knows", d));
@@ -328,15 +338,9 @@ AttrValue FunctionBuilder::attr_value(TSNode n, const KwSpec* spec, std::string_
   if (v->is_bool()) return AttrValue{std::get<bool>(v->v)};
   if (v->is_str()) return AttrValue{std::get<std::string>(v->v)};
   if (v->is_none()) return AttrValue{};
+  if (v->is_dtype()) return AttrValue{std::get<DataType>(v->v)};
   fail(n, "E302", fmt::format("'{}' cannot be an op attribute (a single value is required)", txt(n)));
 }
-
-namespace {
-
-struct CallArgsCst {
-  std::vector<TSNode> pos;
-  std::vector<std::pair<std::string, TSNode>> kw;
-};
 
 CallArgsCst split_args(FunctionBuilder& b, TSNode call) {
   CallArgsCst r;
@@ -357,8 +361,6 @@ CallArgsCst split_args(FunctionBuilder& b, TSNode call) {
   }
   return r;
 }
-
-}  // namespace
 
 static ExprPtr op_call(FunctionBuilder& b, const OpDef& op, const CallArgsCst& a, std::vector<ExprPtr> prebuilt,
                        TSNode call) {
@@ -404,7 +406,98 @@ static ExprPtr op_call(FunctionBuilder& b, const OpDef& op, const CallArgsCst& a
   for (size_t i = 0; i < args.size() && i < nargs; ++i)
     if (op.args[i].kind == ArgKind::IndexList && args[i] && as_scalar(args[i]->type))
       args[i] = b.make_tuple({args[i]}, args[i]->span);
+  // Inside `for lane in pl.split_aiv(2, mode=M)`, aiv_shard / aic_gather take the region's split.
+  if (op.name.ends_with(".aiv_shard") || op.name.ends_with(".aic_gather")) {
+    const bool given = std::any_of(kw.begin(), kw.end(), [](const auto& p) { return p.first == "split"; });
+    if (!b.split_aiv_modes_.empty()) {
+      if (given)
+        b.fail(call, "E302", fmt::format("pl.{}() inside pl.split_aiv takes the region's split; do not pass split=", op.name),
+               "drop split=: the mode= of the enclosing pl.split_aiv applies");
+      kw.emplace_back("split", AttrValue{int64_t(b.split_aiv_modes_.back())});
+    }
+  }
   return make_call(op, std::move(args), std::move(kw), b.sp(call));
+}
+
+// pld.<category>.<op>(...) and the two-segment short forms pld.<op>(...) (language.md §10.8); the
+// short remote_load / remote_store pick the tile or tensor form by their first operand.
+static ExprPtr pld_call(FunctionBuilder& b, TSNode n, const std::vector<std::string>& parts) {
+  auto& reg = OpRegistry::instance();
+  TSNode fnode = field(n, "function");
+  std::string dn = b.txt(fnode);
+  auto a = split_args(b, n);
+  const OpDef* op = nullptr;
+  std::vector<ExprPtr> prebuilt;
+  if (parts.size() == 3 && (parts[1] == "system" || parts[1] == "tensor" || parts[1] == "tile")) {
+    op = reg.find(dn);
+  } else if (parts.size() == 2) {
+    if (parts[1] == "remote_store" || parts[1] == "remote_load" || parts[1] == "put" || parts[1] == "get") {
+      if (!a.pos.empty()) {
+        prebuilt.push_back(b.expr(a.pos[0]));
+        const bool tile = prebuilt[0]->type && prebuilt[0]->type->kind == TypeKind::Tile;
+        op = reg.find(std::string(tile ? "pld.tile." : "pld.tensor.") + parts[1]);
+        if (!op) op = reg.find("pld.tile." + parts[1]);
+      }
+    } else {
+      for (const char* cat : {"pld.system.", "pld.tensor.", "pld.tile."})
+        if (!op) op = reg.find(cat + parts[1]);
+    }
+  }
+  if (!op)
+    b.fail(fnode, "E300", fmt::format("Unknown distributed operation '{}'", dn),
+           "pld ops: pld.alloc_window_buffer, window, world_size, get_comm_ctx, rank, nranks, remote_load, "
+           "remote_store, pld.system.notify / wait / defer_wait, pld.tensor.put / get / barrier");
+  // Window buffers and the world size belong to the host orchestrator, outside any device scope.
+  if (op->name == "pld.tensor.alloc_window_buffer" || op->name == "pld.system.world_size") {
+    const bool host = b.fn_->level == Level::HOST && b.fn_->role == Role::Orchestrator;
+    if (!host || !b.scope_stack_.empty())
+      b.fail(n, "E302",
+             fmt::format("{}() is only valid in a host orchestrator (@pl.function(level=pl.Level.HOST, "
+                         "role=pl.Role.Orchestrator)), outside device scopes",
+                         dn),
+             "allocate window buffers and query the world size on the host, then pass them to device code");
+    if (op->name == "pld.tensor.alloc_window_buffer") {
+      if (!ts_node_eq(b.window_alloc_rhs_, n))
+        b.fail(n, "E302", fmt::format("{}(...) must be bound to a plain name: buf = {}(nbytes)", dn, dn),
+               "the name of the target is the window buffer's name");
+      for (const auto& [k, v] : a.kw)
+        if (k == "name")
+          b.fail(v, "E302", fmt::format("{}() takes no name=: the buffer is named by the variable it is bound to", dn));
+    }
+  }
+  return op_call(b, *op, a, std::move(prebuilt), n);
+}
+
+// pl.mrgsort / pl.tile.mrgsort / pl.tensor.mrgsort: with block_len= one list of sorted runs
+// (mrgsort_format1), else 2-4 sorted lists merged (mrgsort_format2; the tile form takes tmp=).
+static ExprPtr mrgsort_call(FunctionBuilder& b, TSNode n, std::string family) {
+  auto a = split_args(b, n);
+  std::vector<ExprPtr> srcs;
+  for (TSNode p : a.pos) srcs.push_back(b.expr(p));
+  if (srcs.empty()) b.fail(n, "E302", "mrgsort() takes the sorted list(s) first");
+  if (family.empty()) family = srcs[0]->type && srcs[0]->type->kind == TypeKind::Tile ? "tile" : "tensor";
+  ExprPtr block_len, tmp;
+  std::vector<std::pair<std::string, AttrValue>> kw;
+  for (const auto& [k, v] : a.kw) {
+    if (k == "block_len") block_len = b.index_expr(v, "block_len");
+    else if (k == "tmp") tmp = b.expr(v);
+    else if (k == "exhausted") kw.emplace_back(k, AttrValue{b.bool_literal(v, "exhausted")});
+    else b.fail(v, "E302", fmt::format("pl.{}.mrgsort() got an unexpected keyword argument '{}'", family, k),
+                "keywords: block_len (one list of sorted runs), tmp (tile form), exhausted");
+  }
+  const Span s = b.sp(n);
+  if (block_len) {
+    if (srcs.size() != 1 || tmp || !kw.empty())
+      b.fail(n, "E302", "mrgsort(src, block_len=N) merges the sorted runs of one list; it takes no other operand");
+    return make_call(family + ".mrgsort_format1", {srcs[0], block_len}, {}, s);
+  }
+  if (family == "tensor" && tmp)
+    b.fail(n, "E302", "tmp= is only for tiles: at tensor level the scratch buffer is implicit");
+  if (family == "tile") {
+    if (!tmp) b.fail(n, "E302", "pl.tile.mrgsort of 2-4 lists needs tmp= (the merge destination's scratch tile)");
+    srcs.push_back(tmp);
+  }
+  return make_call(family + ".mrgsort_format2", std::move(srcs), std::move(kw), s);
 }
 
 ExprPtr FunctionBuilder::call_expr(TSNode n) {
@@ -447,15 +540,12 @@ ExprPtr FunctionBuilder::call_expr(TSNode n) {
       fail(fnode, "E200", fmt::format("module '{}' has no DSL function '{}'", m->module_name(), parts[1]),
            "only @pl.function / @pl.jit.* functions of an imported module can be called from DSL code");
     }
-  // Distributed ops are registered (pld.<ns>.<name>, with type rules over plain tensors), but their
-  // operands are pld.DistributedTensor window tensors, which the front end does not type yet: a
-  // call is rejected here rather than accepted on a plain tensor the reference refuses.
-  if (parts[0] == "pld") {
-    const bool known = parts.size() == 3 && OpRegistry::instance().find(dn);
-    fail(fnode, "E300", fmt::format("{} distributed operation '{}'", known ? "Unsupported" : "Unknown", dn),
-         "distributed (pld.*) programs are not supported by pypto yet: they need pld.DistributedTensor operands");
-  }
+  if (parts[0] == "pld") return pld_call(*this, n, parts);
   if (parts[0] != "pl") fail(fnode, "E301", fmt::format("Unsupported function call '{}'", dn));
+  if (dn == "pl.submit" || dn == "pl.spmd_submit") return submit_expr(n, dn == "pl.spmd_submit");
+  if (dn == "pl.no_dep")
+    fail(n, "E302", "pl.no_dep(x) marks an argument of a kernel call: self.k(a, pl.no_dep(x))");
+  if (dn == "pl.dump_tag" || dn == "pl.func_attr") fail(n, "E302", fmt::format("{}() must be a statement", dn));
   auto a = split_args(*this, n);
   const std::string rest = dn.substr(3);
   if (rest == "yield_") fail(n, "E008", "pl.yield_ must be a statement: x = pl.yield_(...)");
@@ -532,10 +622,26 @@ ExprPtr FunctionBuilder::call_expr(TSNode n) {
     }
   }
   auto& reg = OpRegistry::instance();
+  if (parts.back() == "mrgsort" && (parts.size() == 2 || parts[1] == "tile" || parts[1] == "tensor"))
+    return mrgsort_call(*this, n, parts.size() == 3 ? parts[1] : std::string());
+  // pl.gather(x, mask_pattern=P) is the pattern gather (tensor / tile gather_mask).
+  if (dn == "pl.gather" || dn == "pl.tensor.gather" || dn == "pl.tile.gather") {
+    auto ga = split_args(*this, n);
+    const bool masked = std::any_of(ga.kw.begin(), ga.kw.end(), [](const auto& k) { return k.first == "mask_pattern"; });
+    if (masked && !ga.pos.empty()) {
+      auto src = expr(ga.pos[0]);
+      const bool tile = parts.size() == 3 ? parts[1] == "tile" : src->type && src->type->kind == TypeKind::Tile;
+      return op_call(*this, *reg.find(tile ? "tile.gather_mask" : "tensor.gather_mask"), ga, {src}, n);
+    }
+  }
   if (parts.size() == 3) {
     static const std::set<std::string> families = {"tensor", "tile", "system", "array", "prefetch"};
     if (!families.count(parts[1])) fail(fnode, "E300", fmt::format("Unknown operation '{}'", dn));
     const OpDef* op = reg.find(parts[1] + "." + parts[2]);
+    for (const std::string& key : {parts[1] + "." + parts[2], parts[2]})  // pl.tile.arange → tile.ci
+      if (auto it = alias_map().find(key); !op && it != alias_map().end())
+        for (const OpDef* o : it->second)
+          if (o->family() == parts[1]) op = o;
     if (!op) fail(fnode, "E300", fmt::format("Unknown operation '{}'", dn));
     return op_call(*this, *op, a, {}, n);
   }
@@ -588,81 +694,6 @@ ExprPtr FunctionBuilder::call_expr(TSNode n) {
   return op_call(*this, *op, a, std::move(prebuilt), n);
 }
 
-ExprPtr FunctionBuilder::function_call(FunctionBuilder& callee, TSNode n, bool bare) {
-  if (!callee.sig_ok_) throw PoisonedName{};
-  const auto& cf = *callee.fn_;
-  const std::string& name = cf.name;
-  auto a = split_args(*this, n);
-  std::vector<ExprPtr> slots(cf.params.size());
-  std::vector<ArgDirection> dirs;
-  if (a.pos.size() > cf.params.size())
-    fail(n, "E302", fmt::format("Function '{}' takes {} arguments but {} were given", name, cf.params.size(), a.pos.size()));
-  for (size_t i = 0; i < a.pos.size(); ++i) slots[i] = expr(a.pos[i]);
-  for (const auto& [k, v] : a.kw) {
-    if (k == "attrs") {
-      TSNode d = unparen(v);
-      if (!is(d, "dictionary")) fail(v, "E302", "attrs= must be a dict literal");
-      for (TSNode pair : children(d)) {
-        std::string key;
-        if (!is(pair, "pair") || !string_value(unparen(field(pair, "key")), *file_, key))
-          fail(pair, "E302", "attrs= keys must be string literals");
-        if (key != "arg_directions") fail(pair, "E302", fmt::format("unknown call attribute '{}'", key));
-        TSNode lst = unparen(field(pair, "value"));
-        if (!is(lst, "list") && !is(lst, "tuple")) fail(lst, "E302", "arg_directions must be a list literal");
-        for (TSNode e : children(lst)) {
-          std::string dd = dotted_name(e, *file_);
-          auto ad = dd.rfind("pl.adir.", 0) == 0 ? arg_direction_from_name(dd.substr(8)) : std::nullopt;
-          if (!ad) fail(e, "E302", fmt::format("expected pl.adir.<direction>, got '{}'", txt(e)));
-          dirs.push_back(*ad);
-        }
-      }
-      continue;
-    }
-    size_t j = 0;
-    while (j < callee.param_names_.size() && callee.param_names_[j] != k) ++j;
-    if (j == callee.param_names_.size())
-      fail(v, "E302", fmt::format("Function '{}' does not accept keyword argument '{}'", name, k));
-    if (slots[j]) fail(v, "E302", fmt::format("Function '{}' got multiple values for argument '{}'", name, k));
-    slots[j] = expr(v);
-  }
-  for (size_t i = 0; i < slots.size(); ++i)
-    if (!slots[i])
-      fail(n, "E302", fmt::format("Function '{}' missing argument '{}'", name, callee.param_names_[i]));
-  callee.resolve_pending_params(slots, n, *this);
-  if (!callee.ret_known_) {
-    if (callee.body_state_ == 1)
-      fail(n, "E302", fmt::format("recursive call to '{}' needs a return annotation", callee.decl_.name));
-    callee.build_body();
-    if (!callee.ret_known_) throw PoisonedName{};
-  }
-  for (size_t i = 0; i < slots.size(); ++i) {
-    auto pk = cf.params[i]->type->kind;
-    auto ak = slots[i]->type ? slots[i]->type->kind : TypeKind::Ptr;
-    if (pk != ak)
-      fail(i < a.pos.size() ? a.pos[i] : n, "E302",
-           fmt::format("argument '{}' of '{}' must be {}, got {}", callee.param_names_[i], name, type_noun(cf.params[i]->type),
-                       type_noun(slots[i]->type)));
-    // A scalar of another dtype converts as Python passes it (a literal 1 to a BOOL flag, an INDEX
-    // to an INT32 parameter): a typed literal, or an explicit cast.
-    const auto* ps = as_scalar(cf.params[i]->type);
-    const auto* as_ = as_scalar(slots[i]->type);
-    if (ps && as_ && ps->dtype != as_->dtype && ps->dtype != DataType::TASK_ID && as_->dtype != DataType::TASK_ID) {
-      if (const auto* ci = as<ConstInt>(slots[i]))
-        slots[i] = dtype_is_float(ps->dtype) ? make_float(double(ci->value), slots[i]->span, ps->dtype)
-                   : ps->dtype == DataType::BOOL ? make_bool(ci->value != 0, slots[i]->span)
-                                                 : make_int(ci->value, slots[i]->span, ps->dtype);
-      else
-        slots[i] = std::make_shared<Unary>(UnOp::Cast, slots[i], cf.params[i]->type, slots[i]->span);
-    }
-  }
-  if (!dirs.empty() && dirs.size() != slots.size())
-    fail(n, "E302", fmt::format("arg_directions has {} entries but the call has {} arguments", dirs.size(), slots.size()));
-  TypePtr rt = cf.return_types.size() == 1 ? cf.return_types[0] : std::make_shared<TupleType>(cf.return_types);
-  (void)bare;
-  return std::make_shared<Call>(nullptr, name, std::move(slots), std::vector<std::pair<std::string, AttrValue>>{}, rt,
-                                sp(n), std::move(dirs));
-}
-
 FunctionBuilder::Window FunctionBuilder::window(const ShapedType& t, const std::vector<TSNode>& subs, TSNode at,
                                                 bool for_write) {
   Window w;
@@ -706,6 +737,8 @@ FunctionBuilder::Window FunctionBuilder::window(const ShapedType& t, const std::
       }
       ExprPtr lo = is_null(part[0]) ? make_int(0, sp(s)) : index_expr(part[0], "a slice bound");
       ExprPtr hi = is_null(part[1]) ? t.shape[d] : index_expr(part[1], "a slice bound");
+      // Python slicing: a static upper bound past the end stops at the end.
+      if (auto h = const_int_value(hi), n = const_int_value(t.shape[d]); !for_write && h && n && *h > *n) hi = t.shape[d];
       for (const auto& e : {lo, hi})
         if (auto v = const_int_value(e); v && *v < 0)
           fail(s, "E301", "negative indices are not supported");
@@ -739,13 +772,35 @@ ExprPtr FunctionBuilder::subscript_expr(TSNode n) {
     if (const auto* mt = as<MakeTuple>(base)) return mt->elems[size_t(i)];
     return std::make_shared<TupleGetItem>(base, int(i), tt->elems[size_t(i)], s);
   }
+  if (as_array(base->type)) {  // arr[i] → array.get_element
+    if (subs.size() != 1 || is(subs[0], "slice")) fail(n, "E301", "a pl.Array is read one element at a time: arr[i]");
+    return make_call("array.get_element", {base, index_expr(subs[0], "an array index")}, {}, s);
+  }
   const auto* st = as_shaped(base->type);
   if (!st) fail(n, "E301", fmt::format("cannot subscript {}", type_noun(base->type)));
   const std::string fam = st->kind == TypeKind::Tile ? "tile" : "tensor";
   auto w = window(*st, subs, n, false);
   if (w.all_scalar && subs.size() == st->shape.size())
     return make_call(fam + ".read", {base, make_tuple(w.offsets, s)}, {}, s);
-  ExprPtr r = make_call(fam + ".slice", {base, make_tuple(w.extents, s), make_tuple(w.offsets, s)}, {}, s);
+  // A tile window with a runtime extent from the start of an axis keeps the axis's static extent and
+  // takes the runtime one as its valid extent (tiles have static shapes).
+  std::vector<ExprPtr> valid;
+  if (st->kind == TypeKind::Tile) {
+    bool dynamic = false;
+    std::vector<ExprPtr> stat = w.extents;
+    for (size_t d = 0; d < stat.size(); ++d)
+      if (!const_int_value(stat[d]) && const_int_value(w.offsets[d]) == 0 && const_int_value(st->shape[d])) {
+        stat[d] = st->shape[d];
+        dynamic = true;
+      }
+    if (dynamic) {
+      valid = w.extents;
+      w.extents = stat;
+    }
+  }
+  std::vector<ExprPtr> slice_args = {base, make_tuple(w.extents, s), make_tuple(w.offsets, s)};
+  if (!valid.empty()) slice_args.push_back(make_tuple(valid, s));
+  ExprPtr r = make_call(fam + ".slice", std::move(slice_args), {}, s);
   std::vector<ExprPtr> kept;
   for (size_t d = 0; d < w.extents.size(); ++d)
     if (!w.dropped[d]) kept.push_back(w.extents[d]);

@@ -20,7 +20,10 @@ void FunctionBuilder::parse_decorator() {
   const auto& f = *file_;
   TSNode d = decl_.decorator;
   switch (decl_.kind) {
-    case DeclKind::Function: fn_->type = FunctionType::Opaque; break;
+    case DeclKind::Function:
+      fn_->type = dotted_name(is(d, "call") ? field(d, "function") : d, f) == "pl.inline" ? FunctionType::Inline
+                                                                                         : FunctionType::Opaque;
+      break;
     case DeclKind::Jit: fn_->type = FunctionType::Orchestration; break;
     case DeclKind::JitHost:
       fn_->type = FunctionType::Orchestration;
@@ -30,11 +33,19 @@ void FunctionBuilder::parse_decorator() {
     case DeclKind::JitIncore: fn_->type = FunctionType::InCore; break;
     case DeclKind::JitInline: fn_->type = FunctionType::Inline; break;
     case DeclKind::JitOpaque: fn_->type = FunctionType::Opaque; break;
-    case DeclKind::JitExtern:
-      fail(d, "E301", "@pl.jit.extern is not supported by pypto yet");
+    case DeclKind::JitExtern: fn_->type = FunctionType::AIV; break;
   }
-  if (!is(d, "call")) return;
+  if (!is(d, "call")) {
+    if (decl_.kind == DeclKind::JitExtern) fail(d, "E302", "@pl.jit.extern needs its options: @pl.jit.extern(source=\"k.cpp\")");
+    return;
+  }
   const std::string deco = dotted_name(field(d, "function"), f);
+  if (decl_.kind == DeclKind::JitExtern) {
+    auto a = split_args(*this, d);
+    if (!a.pos.empty()) fail(a.pos[0], "E302", "@pl.jit.extern() takes keyword arguments only");
+    jit_extern_options(*this, a.kw, d);
+    return;
+  }
   for (TSNode a : children(field(d, "arguments"))) {
     if (!is(a, "keyword_argument")) fail(a, "E302", fmt::format("@{}() takes keyword arguments only", deco));
     std::string k = txt(field(a, "name"));
@@ -68,8 +79,10 @@ void FunctionBuilder::parse_decorator() {
       fn_->auto_scope = want_bool();
     } else if (k == "strict_ssa" && decl_.kind == DeclKind::Function) {
       if (want_bool()) fail(v, "E301", "strict_ssa=True on a single function is not supported; put it on @pl.program");
-    } else if (k == "external_source" || k == "attrs") {
-      fail(a, "E301", fmt::format("{}= is not supported by pypto yet", k));
+    } else if (k == "attrs" && decl_.kind == DeclKind::Function) {
+      decorator_attrs(*this, v);
+    } else if (k == "external_source" && decl_.kind == DeclKind::Function) {
+      decorator_external_source(*this, v);
     } else {
       fail(a, "E302", fmt::format("Unknown keyword argument '{}' in @{}()", k, deco));
     }

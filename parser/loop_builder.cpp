@@ -1,7 +1,7 @@
 // Loops → IR: pl.range / parallel / unroll / pipeline `for` loops and pl.while_ / natural
 // `while` loops, with init_values, the carried names bound to IterArgs, pl.yield_ results and
-// the scoping of names inside the body (language.md §5). Part of FunctionBuilder, split from
-// stmt_builder.cpp.
+// the scoping of names inside the body (language.md §5); the scope-shaped `for` forms
+// (pl.spmd, pl.split_aiv) are in scope_builder.cpp. Part of FunctionBuilder.
 #include <fmt/format.h>
 
 #include "parser/builder.h"
@@ -79,8 +79,8 @@ std::vector<StmtPtr> FunctionBuilder::for_stmt(TSNode n) {
                                                        {"pl.parallel", ForKind::Parallel},
                                                        {"pl.unroll", ForKind::Unroll},
                                                        {"pl.pipeline", ForKind::Pipeline}};
-  if (dn == "pl.spmd" || dn == "pl.split_aiv")
-    fail(right, "E301", fmt::format("{}() loops are not supported by pypto yet", dn));
+  if (dn == "pl.spmd") return spmd_for(n, right);
+  if (dn == "pl.split_aiv") return split_aiv_for(n, right);
   if (dn != "pl.while_" && !kinds.count(dn)) fail(right, "E005", range_msg);
   const std::string short_name = dn.substr(3);
   std::vector<TSNode> pos;

@@ -71,6 +71,7 @@ std::optional<DeclKind> classify_decorator(TSNode e, const ir::SourceFile& f, bo
     return DeclKind::Function;
   }
   if (n == "pl.function") return DeclKind::Function;
+  if (n == "pl.inline") return DeclKind::Function;  // a standalone @pl.inline: an Inline function (parse_decorator)
   if (n == "pl.jit") return DeclKind::Jit;
   if (n == "pl.jit.incore") return DeclKind::JitIncore;
   if (n == "pl.jit.inline") return DeclKind::JitInline;

@@ -1,7 +1,8 @@
 // Statements → IR: assignment / rebinding / annotated assignment / tuple unpacking, the
-// subscript-write sugar, expression statements, pl.static_assert, if/elif/else with yields,
-// with-scopes, return, break/continue, and the rejected Python statements (language.md §4-§6);
-// loops are in loop_builder.cpp. Errors are collected per statement so one run reports several.
+// subscript-write sugar, expression statements, pl.static_assert / static_print / func_attr /
+// dump_tag, if/elif/else with yields, return, break/continue, and the rejected Python statements
+// (language.md §4); loops are in loop_builder.cpp, with-scopes in scope_builder.cpp. Errors are
+// collected per statement so one run reports several.
 #include <fmt/format.h>
 
 #include "parser/builder.h"
@@ -110,6 +111,13 @@ std::vector<StmtPtr> FunctionBuilder::block(TSNode blk, int64_t prev_row, size_t
 
 std::vector<StmtPtr> FunctionBuilder::stmt(TSNode n) {
   const auto k = kind(n);
+  // pl.func_attr({...}) statements form the prologue; anything else starts the body proper.
+  bool prologue = false;
+  if (k == "expression_statement" && children(n).size() == 1) {
+    TSNode c = unparen(children(n)[0]);
+    prologue = is(c, "call") && dotted_name(field(c, "function"), *file_) == "pl.func_attr";
+  }
+  if (!prologue) body_started_ = true;
   if (k == "expression_statement") {
     auto inner = children(n);
     if (inner.size() != 1) fail(n, "E001", "Unsupported statement type: multiple expressions");
@@ -130,7 +138,7 @@ std::vector<StmtPtr> FunctionBuilder::stmt(TSNode n) {
     const char* w = k == "break_statement" ? "break" : "continue";
     if (loops_.empty()) fail(n, "E011", fmt::format("'{}' outside loop", w));
     const auto& lk = loops_.back().kind;
-    if (lk == "parallel" || lk == "unroll" || lk == "pipeline")
+    if (lk == "parallel" || lk == "unroll" || lk == "pipeline" || lk == "split_aiv")
       fail(n, "E011", fmt::format("'{}' not supported in {} loops", w, lk),
            "break/continue are allowed only in pl.range and while loops");
     if (k == "break_statement") return {std::make_shared<BreakStmt>(sp(n))};
@@ -142,6 +150,13 @@ std::vector<StmtPtr> FunctionBuilder::stmt(TSNode n) {
 }
 
 StmtPtr FunctionBuilder::bind(const std::string& name, TSNode name_node, ExprPtr value, TypePtr ann, const Span& s) {
+  // A cross-core pop without shape= / dtype= takes the annotated tile type.
+  if (const auto* c = as<Call>(value); c && !value->type && (c->is_op("tile.tpop_from_aic") || c->is_op("tile.tpop_from_aiv"))) {
+    if (!ann || !as_tile(ann))
+      fail(name_node, "E302", fmt::format("pl.{}() needs shape= and dtype=, or a pl.Tile annotation on '{}'", c->op->name, name),
+           fmt::format("write {}: pl.Tile[[64], pl.FP32] = pl.{}()", name, c->op->name));
+    value = std::make_shared<Call>(c->op, c->callee, c->args, c->kwargs, ann, c->span);
+  }
   if (!value->type || (as_tuple(value->type) && as_tuple(value->type)->elems.empty() && as<Call>(value)))
     fail(name_node, "E302", fmt::format("cannot assign '{}': the call returns no value", name));
   TypePtr t = value->type;
@@ -195,6 +210,7 @@ StmtPtr FunctionBuilder::bind(const std::string& name, TSNode name_node, ExprPtr
     var_block_[var.get()] = cur_block_;
   }
   poisoned_.erase(name);
+  ++binding_gen_[name];
   return std::make_shared<AssignStmt>(var, value, s);
 }
 
@@ -214,6 +230,16 @@ std::vector<StmtPtr> FunctionBuilder::assignment(TSNode n) {
     return subscript_write(n, left, right);
   }
   if (is(left, "attribute")) fail(left, "E001", "assignment to an attribute is not supported");
+  if (callee == "pld.alloc_window_buffer" || callee == "pld.tensor.alloc_window_buffer") {
+    if (!is(left, "identifier"))
+      fail(left, "E302", fmt::format("{}(...) must be bound to a plain name: buf = {}(nbytes)", callee, callee),
+           "the name of the target is the window buffer's name");
+    const std::string name = txt(left);
+    if (!ctx_.window_buffers.insert(name).second)
+      fail(left, "E302", fmt::format("window buffer name '{}' is already used in program '{}'", name, ctx_.program_name),
+           "each pld.alloc_window_buffer binds a name unique in the program");
+    window_alloc_rhs_ = rcall;
+  }
   if (is(left, "identifier")) {
     std::string name = txt(left);
     if (name == "self" || name == "pl") fail(left, "E001", fmt::format("cannot assign to '{}'", name));
@@ -228,7 +254,8 @@ std::vector<StmtPtr> FunctionBuilder::assignment(TSNode n) {
     }
     TypePtr ann;
     if (!is_null(type)) ann = parse_type(type, nullptr, "");
-    auto value = expr(right);
+    // `tid = None`: the "no producer yet" TaskId, pl.system.task_invalid().
+    auto value = is(unparen(right), "none") ? ExprPtr(make_call("system.task_invalid", {}, {}, sp(right))) : expr(right);
     // n = pl.tensor.dim(x, k) where dim k of x is a pl.dynamic symbol: n names that symbol (no copy),
     // so shapes built from n are the shapes annotated with the symbol.
     if (const auto* c = as<Call>(value); c && c->is_op("tensor.dim") && c->args.size() == 2 && (!ann || as_scalar(ann))) {
@@ -273,6 +300,11 @@ std::vector<StmtPtr> FunctionBuilder::assignment(TSNode n) {
       auto item = std::make_shared<TupleGetItem>(tmp, int(i), tt->elems[i], sp(targets[i]));
       out.push_back(bind(txt(targets[i]), targets[i], item, nullptr, s));
     }
+    // `out, tid = pl.submit(...)`: remember which TaskId binding produced each result (predicate=).
+    if (const auto* c = as<Call>(value); c && c->dispatch && c->dispatch->submit && targets.size() >= 2) {
+      const std::string tid = txt(targets.back());
+      for (size_t i = 0; i + 1 < targets.size(); ++i) produced_by_[txt(targets[i])] = {tid, binding_gen_[tid]};
+    }
     return out;
   }
   fail(left, "E003", fmt::format("unsupported assignment target '{}'", txt(left)));
@@ -284,6 +316,13 @@ std::vector<StmtPtr> FunctionBuilder::subscript_write(TSNode n, TSNode target, T
   if (ctx_.strict_ssa) fail(target, "E201", "subscript-write sugar is not allowed under strict_ssa");
   std::string name = txt(base);
   auto dst = expr(base);
+  const Span s = sp(n);
+  if (as_array(dst->type)) {  // arr[i] = v → array.update_element
+    auto subs = field_children(target, "subscript");
+    if (subs.size() != 1 || is(subs[0], "slice")) fail(target, "E301", "a pl.Array is written one element at a time: arr[i] = v");
+    auto call = make_call("array.update_element", {dst, index_expr(subs[0], "an array index"), expr(value)}, {}, s);
+    return {bind(name, base, call, nullptr, s)};
+  }
   const auto* st = as_shaped(dst->type);
   if (!st) fail(base, "E301", fmt::format("cannot subscript-write into {}", type_str(dst->type)));
   auto w = window(*st, field_children(target, "subscript"), target, true);
@@ -291,7 +330,45 @@ std::vector<StmtPtr> FunctionBuilder::subscript_write(TSNode n, TSNode target, T
   if (as_scalar(src->type))
     fail(n, "E301", "Element-write 'dst[i, j] = scalar' is not supported", "use pl.write(dst, [i, j], value)");
   const std::string fam = st->kind == TypeKind::Tile ? "tile" : "tensor";
-  const Span s = sp(n);
+  // The source fills the window: one source axis per sliced (not indexed) target axis, each of the
+  // window's extent (or of the source's valid extent) where both are known.
+  std::vector<ExprPtr> kept;
+  for (size_t d = 0; d < w.extents.size(); ++d)
+    if (!w.dropped[d]) kept.push_back(w.extents[d]);
+  const auto* ss = as_shaped(src->type);
+  std::vector<ExprPtr> sshape = ss ? ss->shape : std::vector<ExprPtr>{};
+  std::vector<ExprPtr> valid;
+  if (const auto* tv = as_tensor(src->type); tv && tv->view) valid = tv->view->valid_shape;
+  if (const auto* lv = as_tile(src->type); lv && lv->view) valid = lv->view->valid_shape;
+  // A tile kept at 2-D ([1, N] for a row) has leading unit axes the window does not slice.
+  while (sshape.size() > kept.size() && const_int_value(sshape.front()) == 1) {
+    sshape.erase(sshape.begin());
+    if (!valid.empty()) valid.erase(valid.begin());
+  }
+  if (ss && sshape.size() != kept.size() && ss->shape.size() != w.extents.size())
+    fail(value, "E302",
+         fmt::format("the source of this subscript-write must be {}D to match the {} sliced axes of the window, got {}",
+                     kept.size(), kept.size(), type_str(src->type)),
+         "slice the target so its window has the source's rank, or reshape the source");
+  if (ss && sshape.size() == kept.size()) {
+    for (size_t k = 0; k < kept.size(); ++k) {
+      auto we = const_int_value(kept[k]), se = const_int_value(sshape[k]);
+      if (k < valid.size() && !const_int_value(valid[k])) continue;  // a runtime valid extent is trusted
+      auto ve = k < valid.size() ? const_int_value(valid[k]) : std::nullopt;
+      if (we && se && *we != *se && !(ve && *ve == *we))
+        fail(value, "E302",
+             fmt::format("shape mismatch on source axis {}: the window is {} wide, the source {}", k, *we, *se),
+             "make the slice as wide as the source");
+    }
+    // A rank-reducing write lifts the source to the window's rank: a unit axis per indexed axis,
+    // the source's own extents elsewhere (a padded source keeps its static shape).
+    if (ss->shape.size() != w.extents.size()) {
+      std::vector<ExprPtr> lifted;
+      size_t next = 0;
+      for (size_t d = 0; d < w.extents.size(); ++d) lifted.push_back(w.dropped[d] ? make_int(1, sp(value)) : sshape[next++]);
+      src = make_call(fam + ".reshape", {src, make_tuple(lifted, sp(value))}, {}, sp(value));
+    }
+  }
   auto call = make_call(fam + ".assemble", {dst, src, make_tuple(w.offsets, sp(target))}, {}, s);
   return {bind(name, base, call, nullptr, s)};
 }
@@ -375,12 +452,25 @@ std::vector<StmtPtr> FunctionBuilder::expression_stmt(TSNode n, TSNode e) {
       return {};
     }
     if (dn == "pl.static_print") {
+      if (children(field(e, "arguments")).empty())
+        fail(e, "E302", "static_print() requires at least one argument", "write pl.static_print(x) or pl.static_print(\"msg\", x)");
       std::string out;
       for (TSNode a : children(field(e, "arguments"))) {
         auto v = try_const(a);
         std::string s;
         if (v && v->is_str()) s = std::get<std::string>(v->v);
         else if (v) s = v->repr();
+        else if (is(unparen(a), "string")) {  // an f-string over DSL values: printed as written
+          for (TSNode part : children(unparen(a)))
+            if (is(part, "interpolation"))
+              for (TSNode x : children(part))
+                if (is(x, "type_conversion") || is(x, "format_specifier"))
+                  fail(x, "E302",
+                       fmt::format("static_print() f-strings do not support {} ('{}')",
+                                   is(x, "type_conversion") ? "conversions" : "format specs", txt(x)),
+                       "write the placeholder plainly: f\"{x}\"");
+          s = txt(a);
+        }
         else s = type_str(expr(a)->type);
         out += (out.empty() ? "" : " ") + s;
       }
@@ -392,7 +482,13 @@ std::vector<StmtPtr> FunctionBuilder::expression_stmt(TSNode n, TSNode e) {
         fail(e, "E008", "a loop with init_values requires an assignment-form pl.yield_: x = pl.yield_(...)");
       fail(e, "E008", "pl.yield_ requires an assignment-form pl.yield_: x = pl.yield_(...)");
     }
-    if (dn == "pl.func_attr") fail(e, "E301", "pl.func_attr() is not supported by pypto yet");
+    if (dn.ends_with(".bind_dynamic") && std::count(dn.begin(), dn.end(), '.') == 1 && names_.count(dn.substr(0, dn.find('.'))))
+      return bind_dynamic_stmt(e, dn.substr(0, dn.find('.')));
+    if (dn == "pl.func_attr") return func_attr_stmt(n, e);
+    if (dn == "pl.dump_tag") return dump_tag_stmt(e);
+    if (dn == "pl.submit" || dn == "pl.spmd_submit")
+      fail(e, "E302", fmt::format("{}(...) must be assigned: out, tid = {}(self.k, ...)", dn, dn),
+           "the call returns the kernel's results and the producer TaskId");
     if (dn == "pl.dynamic") fail(e, "E302", "pl.dynamic() must be assigned: M = pl.dynamic(\"M\")");
     auto v = expr(e);
     return {std::make_shared<EvalStmt>(v, sp(n))};
@@ -400,6 +496,30 @@ std::vector<StmtPtr> FunctionBuilder::expression_stmt(TSNode n, TSNode e) {
   if (is(e, "ellipsis")) return {};
   fail(n, "E001", fmt::format("Unsupported statement type: expression statement '{}'", txt(n)),
        "an expression statement must be a call such as pl.store(...) or self.k(...)");
+}
+
+// jit sugar `x.bind_dynamic(axis, M)`: dimension `axis` of tensor x is the pl.dynamic symbol M. With
+// x annotated with M there, it only confirms the annotation (no IR); a dimension that is
+// something else is an error.
+std::vector<StmtPtr> FunctionBuilder::bind_dynamic_stmt(TSNode call, const std::string& name) {
+  auto a = split_args(*this, call);
+  if (a.pos.size() != 2 || !a.kw.empty())
+    fail(call, "E302", fmt::format("{}.bind_dynamic() takes (axis, symbol)", name), "write x.bind_dynamic(0, M)");
+  const auto& v = names_.at(name);
+  const auto* t = as_tensor(v->type);
+  if (!t) fail(call, "E302", fmt::format("'{}' is {}; bind_dynamic applies to tensors", name, type_str(v->type)));
+  auto axis = try_const(a.pos[0]);
+  if (!axis || !axis->is_int() || axis->as_int() < 0 || axis->as_int() >= int64_t(t->shape.size()))
+    fail(a.pos[0], "E302", fmt::format("the axis must be a constant in 0..{} for '{}'", t->shape.size() - 1, name));
+  auto sym = expr(a.pos[1]);
+  const auto* sv = as<Var>(sym);
+  if (!sv) fail(a.pos[1], "E302", "the second argument of bind_dynamic is a pl.dynamic symbol", "write M = pl.dynamic(\"M\")");
+  const auto& dim = t->shape[size_t(axis->as_int())];
+  if (dim.get() != sym.get())
+    fail(call, "E302",
+         fmt::format("dimension {} of '{}' is {}, not the dynamic symbol {}", axis->as_int(), name, expr_str(dim), sv->name),
+         fmt::format("annotate '{}' with {} in that dimension", name, sv->name));
+  return {};
 }
 
 ExprPtr FunctionBuilder::cond_expr(TSNode n, const char* what) {
@@ -482,115 +602,6 @@ std::vector<StmtPtr> FunctionBuilder::if_stmt(TSNode n, TSNode cond_node, TSNode
   }
   auto then_body = make_body(std::move(then_b), sp(cons));
   return {std::make_shared<IfStmt>(cond, then_body, else_body, std::move(rvs), sp(n))};
-}
-
-
-std::vector<StmtPtr> FunctionBuilder::with_stmt(TSNode n) {
-  const auto& f = *file_;
-  TSNode clause{};
-  for (TSNode c : children(n))
-    if (is(c, "with_clause")) clause = c;
-  auto items = children(clause);
-  if (items.size() != 1) fail(n, "E009", "Only single context manager supported in with statement");
-  TSNode val = unparen(field(items[0], "value"));
-  if (is(val, "as_pattern"))
-    fail(val, "E301", "'with ... as name' is not supported by pypto yet");
-  if (!is(val, "call")) fail(val, "E009", "Unsupported context manager in with statement");
-  std::string dn = dotted_name(field(val, "function"), f);
-  if (dn == "pl.incore")
-    fail(val, "E009", "There is no pl.incore(); use pl.at(level=pl.Level.CORE_GROUP)");
-  std::vector<TSNode> pos;
-  std::map<std::string, TSNode> kw;
-  for (TSNode a : children(field(val, "arguments"))) {
-    if (is(a, "keyword_argument")) kw[txt(field(a, "name"))] = field(a, "value");
-    else pos.push_back(a);
-  }
-  auto check_kw = [&](std::initializer_list<const char*> ok, std::initializer_list<const char*> later) {
-    for (auto& [k, v] : kw) {
-      bool good = false, p2 = false;
-      for (const char* x : ok) good = good || k == x;
-      for (const char* x : later) p2 = p2 || k == x;
-      if (p2) fail(v, "E301", fmt::format("{}={} in {}() is not supported by pypto yet", k, txt(v), dn));
-      if (!good) fail(v, "E009", fmt::format("Unknown keyword argument '{}' in {}()", k, dn));
-    }
-  };
-  auto name_hint = [&]() -> std::string {
-    if (!kw.count("name_hint")) return {};
-    std::string s;
-    if (!string_value(unparen(kw["name_hint"]), f, s)) fail(kw["name_hint"], "E009", "name_hint= must be a string literal");
-    for (char c : s)  // the name ends up in generated comments and string literals
-      if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f)
-        fail(kw["name_hint"], "E009", "name_hint= must not contain control characters (newline, tab, NUL, ...)",
-             "use a plain name such as name_hint=\"fused_add\"");
-    return s;
-  };
-  auto enum_kw = [&](const char* key, const char* enum_name) -> std::string {
-    TSNode v = unparen(kw[key]);
-    std::string d = dotted_name(v, f);
-    std::string prefix = std::string("pl.") + enum_name + ".";
-    if (d.rfind(prefix, 0) != 0)
-      fail(v, "E009", fmt::format("{}= must be written as an attribute literal like {}X", key, prefix));
-    return d.substr(prefix.size());
-  };
-  std::shared_ptr<ScopeStmt> scope;
-  bool manual = false;
-  if (dn == "pl.at") {
-    check_kw({"level", "name_hint", "role"},
-             {"optimizations", "deps", "no_dep_args", "dumps", "allow_early_resolve", "windowize"});
-    if (!pos.empty()) fail(pos[0], "E009", "pl.at() takes keyword arguments only: pl.at(level=pl.Level.CORE_GROUP)");
-    if (!kw.count("level")) fail(val, "E009", "pl.at() requires a level argument", "write pl.at(level=pl.Level.CORE_GROUP)");
-    auto lv = level_from_name(enum_kw("level", "Level"));
-    if (!lv) fail(kw["level"], "E009", fmt::format("Unknown level '{}'", txt(kw["level"])));
-    std::optional<Role> role;
-    if (kw.count("role")) {
-      role = role_from_name(enum_kw("role", "Role"));
-      if (!role) fail(kw["role"], "E009", fmt::format("Unknown role '{}'", txt(kw["role"])));
-      if (*lv == Level::CORE_GROUP) fail(kw["role"], "E009", "role= is not allowed with pl.Level.CORE_GROUP");
-    }
-    scope = std::make_shared<ScopeStmt>(*lv == Level::CORE_GROUP ? ScopeKind::InCore : ScopeKind::Hierarchy, nullptr, sp(n));
-    scope->level = *lv;
-    scope->role = role;
-    scope->name_hint = name_hint();
-  } else if (dn == "pl.cluster") {
-    check_kw({"name_hint"}, {});
-    if (!pos.empty()) fail(pos[0], "E009", "pl.cluster() takes no positional arguments");
-    scope = std::make_shared<ScopeStmt>(ScopeKind::Cluster, nullptr, sp(n));
-    scope->name_hint = name_hint();
-  } else if (dn == "pl.spmd") {
-    check_kw({"name_hint", "core_num"}, {"sync_start", "optimizations", "allow_early_resolve", "predicate", "deps"});
-    TSNode cn = pos.empty() ? (kw.count("core_num") ? kw["core_num"] : TSNode{}) : pos[0];
-    if (is_null(cn) || pos.size() > 1) fail(val, "E009", "pl.spmd() takes the core count: pl.spmd(N)");
-    scope = std::make_shared<ScopeStmt>(ScopeKind::Spmd, nullptr, sp(n));
-    scope->core_num = index_expr(cn, "pl.spmd() core count");
-    scope->name_hint = name_hint();
-  } else if (dn == "pl.scope" || dn == "pl.manual_scope") {
-    check_kw(dn == "pl.scope" ? std::initializer_list<const char*>{"mode"} : std::initializer_list<const char*>{}, {});
-    if (!pos.empty()) fail(pos[0], "E009", fmt::format("{}() takes no positional arguments", dn));
-    manual = dn == "pl.manual_scope";
-    if (kw.count("mode")) {
-      std::string m = enum_kw("mode", "ScopeMode");
-      if (m != "MANUAL" && m != "AUTO") fail(kw["mode"], "E009", fmt::format("Unknown scope mode '{}'", m));
-      manual = m == "MANUAL";
-    }
-    if (manual && in_manual_scope_) fail(val, "E009", "manual scopes do not nest");
-    scope = std::make_shared<ScopeStmt>(ScopeKind::Runtime, nullptr, sp(n));
-    scope->manual = manual;
-  } else {
-    fail(val, "E009", "Unsupported context manager in with statement",
-         "use pl.at(level=...), pl.cluster(), pl.spmd(N), pl.scope() or pl.manual_scope()");
-  }
-  bool saved_manual = in_manual_scope_;
-  in_manual_scope_ = in_manual_scope_ || manual;
-  std::vector<StmtPtr> body;
-  try {
-    body = block(field(n, "body"), ts_node_start_point(n).row);
-  } catch (...) {
-    in_manual_scope_ = saved_manual;
-    throw;
-  }
-  in_manual_scope_ = saved_manual;
-  scope->body = make_body(std::move(body), sp(field(n, "body")));
-  return {scope};
 }
 
 std::vector<StmtPtr> FunctionBuilder::return_stmt(TSNode n) {

@@ -1,6 +1,7 @@
-// Type annotations → ir::Type: pl.Tensor / pl.Tile / pl.Scalar / pl.Out / pl.InOut / pl.Tuple /
-// tuple[...] / pl.Ptr, dtypes, shapes with symbolic dims, pl.TensorView / pl.TileView /
-// pl.MemRef slots (language.md §3, ir/TEXT_FORMAT.md).
+// Type annotations → ir::Type: pl.Tensor / pld.DistributedTensor / pl.Tile / pl.Scalar / pl.Out /
+// pl.InOut / pl.Tuple / tuple[...] / pl.Ptr / pl.Array / pld.CommCtx, dtypes (also module
+// constants holding one), shapes with symbolic dims, pl.TensorView / pl.TileView / pl.MemRef
+// slots (language.md §3, ir/TEXT_FORMAT.md).
 #include <fmt/format.h>
 
 #include "parser/builder.h"
@@ -44,6 +45,16 @@ std::optional<ir::DataType> FunctionBuilder::parse_dtype(TSNode n, bool required
     if (required && d.rfind("pl.", 0) == 0 && std::count(d.begin(), d.end(), '.') == 1)
       fail(n, "E105", fmt::format("Unknown dtype: {}", last),
            "dtypes are INT4..INT64, UINT4..UINT64, FP4, FP8E4M3FN, FP8E5M2, FP8E8M0, HF4, HF8, FP16, BF16, FP32, BOOL, INDEX");
+  }
+  // A module constant (or imported name) bound to a dtype: `dtype = pl.FP32` ... `pl.Tensor[s, dtype]`.
+  if (!d.empty() && d.rfind("pl.", 0) != 0 && !names_.count(d)) {
+    std::optional<ConstValue> v;
+    try {
+      v = try_const(n);
+    } catch (const ir::CompileError&) {
+      if (required) throw;
+    }
+    if (v && v->is_dtype()) return std::get<ir::DataType>(v->v);
   }
   if (required) fail(n, "E105", fmt::format("Unknown dtype: {}", txt(n)), "write a dtype such as pl.FP32");
   return std::nullopt;
@@ -210,6 +221,11 @@ ir::TypePtr FunctionBuilder::parse_type(TSNode ann, ir::ParamDirection* dir, con
     }
     if (kind_name == "Scalar") fail(n, "E103", "Incomplete type annotation: " + head, "write pl.Scalar[pl.FP32]");
     if (kind_name == "Ptr") return ir::ptr_type();
+    if (head == "pld.CommCtx" || head == "pld.CommCtxType") return ir::comm_ctx_type();
+    if (kind_name == "DistributedTensor")
+      fail(n, "E103", fmt::format("Incomplete type annotation: {}", head), "write pld.DistributedTensor[[d0, d1], pl.FP32]");
+    if (kind_name == "Array")
+      fail(n, "E103", fmt::format("Incomplete type annotation: {}", head), "write pl.Array[8, pl.TASK_ID]");
     if (kind_name == "TaskId") return ir::scalar_type(ir::DataType::TASK_ID);
     if (auto dt = ir::dtype_from_name(kind_name)) {
       if (jit) return ir::scalar_type(*dt);
@@ -241,6 +257,18 @@ ir::TypePtr FunctionBuilder::parse_type(TSNode ann, ir::ParamDirection* dir, con
     for (TSNode t : slots) elems.push_back(parse_type(t, nullptr, pname));
     return std::make_shared<ir::TupleType>(std::move(elems));
   }
+  if (kind_name == "Array") {
+    if (slots.size() != 2) fail(n, "E101", "pl.Array[...] takes (extent, dtype): pl.Array[8, pl.TASK_ID]");
+    auto ext = try_const(slots[0]);
+    if (!ext || !ext->is_int() || ext->as_int() <= 0)
+      fail(slots[0], "E101", "the extent of a pl.Array must be a positive constant integer");
+    return ir::array_type(*parse_dtype(slots[1], true), ext->as_int());
+  }
+  const bool distributed = kind_name == "DistributedTensor";
+  if (distributed && head.rfind("pld.", 0) != 0)
+    fail(n, "E101", fmt::format("'{}' is spelled pld.DistributedTensor", head),
+         "import pypto.language.distributed as pld and write pld.DistributedTensor[[d0], pl.FP32]");
+  if (distributed) kind_name = "Tensor";
   if (kind_name == "Tensor" || kind_name == "Tile") {
     if (slots.size() < 2)
       fail(n, "E103", fmt::format("Incomplete type annotation: {}", txt(n)),
@@ -254,7 +282,10 @@ ir::TypePtr FunctionBuilder::parse_type(TSNode ann, ir::ParamDirection* dir, con
         TSNode s = unparen(slots[i]);
         std::string sd = is(s, "call") ? dotted_name(field(s, "function"), f) : dotted_name(s, f);
         std::string last = last_component(sd);
-        if (is(s, "call") && last == "MemRef" && !memref) {
+        std::string ignored;
+        if (distributed && string_value(s, *file_, ignored)) {
+          continue;  // a window-buffer marker string: the window comes from pld.window, not the annotation
+        } else if (is(s, "call") && last == "MemRef" && !memref) {
           memref = parse_memref(*this, s);
         } else if (i == 2 && is(s, "call") && last == "TensorView") {
           if (jit) fail(s, "E101", "pl.TensorView is not allowed in a @pl.jit tensor annotation; only a layout");
@@ -276,7 +307,7 @@ ir::TypePtr FunctionBuilder::parse_type(TSNode ann, ir::ParamDirection* dir, con
                "slots after the dtype: a layout or pl.TensorView(...), then pl.MemRef(...)");
         }
       }
-      return std::make_shared<ir::TensorType>(dt, std::move(shape), std::move(view), std::move(memref));
+      return std::make_shared<ir::TensorType>(dt, std::move(shape), std::move(view), std::move(memref), distributed);
     }
     std::optional<ir::MemorySpace> space;
     std::optional<ir::TileView> view;
@@ -305,8 +336,6 @@ ir::TypePtr FunctionBuilder::parse_type(TSNode ann, ir::ParamDirection* dir, con
     }
     return std::make_shared<ir::TileType>(dt, std::move(shape), space, std::move(view), std::move(memref));
   }
-  if (kind_name == "Array" || kind_name == "DistributedTensor")
-    fail(n, "E301", fmt::format("{} annotations are not supported by pypto yet", head));
   fail(n, "E101", fmt::format("Unsupported type annotation '{}'", txt(n)));
 }
 

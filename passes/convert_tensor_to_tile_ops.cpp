@@ -482,13 +482,7 @@ class Converter : public IRMutator {
         for (size_t i = 1; i < c.args.size(); ++i) args.push_back(mutate(c.args[i]));
         break;
       case TileLowering::Assemble:
-        if (const auto* at = c.kwarg("atomic"); at && std::holds_alternative<EnumLit>(*at) &&
-                                                std::get<EnumLit>(*at).member != "None_")
-          throw CompileError("E501", sp,
-                             fmt::format("pl.assemble(..., atomic=pl.AtomicType.{}) is not supported yet in a kernel",
-                                         std::get<EnumLit>(*at).member),
-                             "atomic accumulation into global memory needs an atomic store (TSTORE with AtomicAdd), "
-                             "which the kernel back end does not emit yet; accumulate in a tile and store once");
+        // An atomic= other than None_ never gets here: CheckProgramForms rejects it at its line.
         if (is_gm(c.args[0])) {
           ExprPtr src = tile_operand(c.args[1], MemorySpace::Vec, sp);
           return make_call("tile.store", {src, mutate(c.args[2]), mutate(c.args[0])}, {}, sp);

@@ -16,6 +16,7 @@ using namespace ir;
 
 const std::vector<Pass>& default_pipeline() {
   static const std::vector<Pass> list = {
+      check_program_forms_pass(),          // forms kept by the front end that no pass can compile yet
       inline_functions_pass(),             // splice @pl.inline function bodies into their callers
       unroll_loops_pass(),                 // expand pl.unroll loops with constant bounds
       convert_to_ssa_pass(),               // renaming, if-phis, loop iter_args → SSAForm

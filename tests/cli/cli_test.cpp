@@ -119,14 +119,14 @@ TEST_CASE("ir --dump-passes writes the IR after each pass, replacing the directo
   fs::path dir = work("ir_dumps");
   fs::remove_all(dir);
   REQUIRE(pypto(fmt::format("ir {} --passes all --dump-passes '{}'", program("e2e_chain.py"), dir.string())).code == 0);
-  REQUIRE(fs::exists(dir / "03_ConvertToSSA.py"));
+  REQUIRE(fs::exists(dir / "04_ConvertToSSA.py"));
   std::ofstream(dir / "notes.txt") << "the user's";
   auto r = pypto(fmt::format("ir {} --passes ConvertToSSA,Simplify --dump-passes '{}'", program("e2e_chain.py"), dir.string()));
   INFO(r.out);
   REQUIRE(r.code == 0);
   CHECK(fs::exists(dir / "01_ConvertToSSA.py"));
   CHECK(fs::exists(dir / "02_Simplify.py"));
-  CHECK_FALSE(fs::exists(dir / "03_ConvertToSSA.py"));  // a dump of the earlier run: gone
+  CHECK_FALSE(fs::exists(dir / "04_ConvertToSSA.py"));  // a dump of the earlier run: gone
   CHECK(slurp(dir / "notes.txt") == "the user's");       // not pypto's: kept
   CHECK(slurp(dir / "02_Simplify.py") == r.out);  // the last dump is what ir prints
   // A directory pypto did not write is refused (usage error), and left as it was.
@@ -180,7 +180,7 @@ TEST_CASE("build --emit-only writes the project deterministically and --dump-pas
   for (const char* f : {"kernels/aiv/square_tile.cpp", "orchestration/square.cpp", "kernel_config.py", "build.ninja",
                         "compile_commands.json", "README.md", "runner/program_table.cpp"})
     CHECK(fs::exists(out / f));
-  CHECK(fs::exists(out / "passes_dump" / "01_InlineFunctions.py"));
+  CHECK(fs::exists(out / "passes_dump" / "02_InlineFunctions.py"));
   size_t dumps = 0;
   for (const auto& e : fs::directory_iterator(out / "passes_dump")) dumps += e.path().extension() == ".py";
   CHECK(dumps >= 15);
@@ -297,16 +297,19 @@ TEST_CASE("generated projects are byte-identical whatever -o is", "[cli]") {
   CHECK(ta == tb);
 }
 
-TEST_CASE("hostile kernel names build and run; regenerating keeps ninja incremental", "[cli][ninja]") {
+// name_hint= must be an identifier (the front end rejects "../x" or "a b", as the reference does;
+// tests/emit/project_names_test.cpp sets such names on the IR directly): the awkward names left
+// are a 300-character one, runtime symbols and names that collide with the orchestration's.
+TEST_CASE("awkward kernel names build and run; regenerating keeps ninja incremental", "[cli][ninja]") {
   const std::string src = write_file("hostile/hostile.py", R"(import pypto.language as pl
 
 @pl.program
 class Hostile:
     @pl.function(type=pl.FunctionType.Orchestration)
     def main(self, x: pl.Tensor[[32, 64], pl.FP32], out: pl.Out[pl.Tensor[[32, 64], pl.FP32]]) -> pl.Tensor[[32, 64], pl.FP32]:
-        with pl.at(level=pl.Level.CORE_GROUP, name_hint="../../../escaped"):
+        with pl.at(level=pl.Level.CORE_GROUP, name_hint="escaped"):
             a = pl.add(x, 1.0)
-        with pl.at(level=pl.Level.CORE_GROUP, name_hint="a b:$c"):
+        with pl.at(level=pl.Level.CORE_GROUP, name_hint="main"):
             b = pl.add(a, 2.0)
         with pl.at(level=pl.Level.CORE_GROUP, name_hint=")" + std::string(300, 'n') + R"("):
             c = pl.add(b, 3.0)

@@ -11,6 +11,7 @@
 
 #include "emit/file_names.h"
 #include "emit_test_util.h"
+#include "ir/visitor.h"
 
 using namespace emit_test;
 using namespace pypto;
@@ -21,13 +22,13 @@ namespace {
 const std::vector<std::string> kHostile = {"../../../escaped", "a b", "/etc/passwd", "int", "Int", "class", "kernel_entry",
                                            "main", std::string(300, 'x'), "q\"\\z:$ \xc3\xa9", "a_b_10a3f9f2"};
 
-// One orchestration chaining a kernel per hostile name_hint (then "last" writing `out`).
+// One orchestration chaining a kernel per hostile name_hint (then "last" writing `out`). The front
+// end only admits identifiers as name_hint= (as the reference does), so the program names its
+// scopes hostile_<i> and compile_hostile() puts the hostile names on the IR before the pipeline.
 std::string hostile_program() {
   std::string body, prev = "x";
   for (size_t i = 0; i < kHostile.size(); ++i) {
-    std::string lit;
-    for (char c : kHostile[i]) lit += (c == '"' || c == '\\') ? std::string("\\") + c : std::string(1, c);
-    body += "        with pl.at(level=pl.Level.CORE_GROUP, name_hint=\"" + lit + "\"):\n            t" +
+    body += "        with pl.at(level=pl.Level.CORE_GROUP, name_hint=\"hostile_" + std::to_string(i) + "\"):\n            t" +
             std::to_string(i) + " = pl.add(" + prev + ", 1.0)\n";
     prev = "t" + std::to_string(i);
   }
@@ -37,6 +38,24 @@ std::string hostile_program() {
          "pl.Tensor[[32, 64], pl.FP32]:\n" +
          body + "        with pl.at(level=pl.Level.CORE_GROUP, name_hint=\"last\"):\n            out = pl.mul(" + prev +
          ", 2.0)\n        return out\n";
+}
+
+class SetHostileHints : public pypto::ir::IRMutator {
+ protected:
+  pypto::ir::StmtPtr mutate_scope(const std::shared_ptr<const pypto::ir::ScopeStmt>& s) override {
+    auto n = std::make_shared<pypto::ir::ScopeStmt>(*as_scope(pypto::ir::IRMutator::mutate_scope(s)));
+    if (n->name_hint.rfind("hostile_", 0) == 0) n->name_hint = kHostile.at(std::stoul(n->name_hint.substr(8)));
+    return n;
+  }
+  static const pypto::ir::ScopeStmt* as_scope(const pypto::ir::StmtPtr& s) { return pypto::ir::as<pypto::ir::ScopeStmt>(s); }
+};
+
+pypto::ir::ProgramPtr compile_hostile() {
+  pypto::ir::DiagnosticSink sink;
+  auto p = pypto::parser::parse_source(std::make_shared<pypto::ir::SourceFile>("hostile.py", hostile_program()), {}, sink);
+  p = SetHostileHints().mutate_program(p);
+  pypto::passes::PassContext ctx;
+  return pypto::passes::run_pipeline(p, ctx);
 }
 
 bool plain_path(const std::string& p) {
@@ -76,7 +95,7 @@ TEST_CASE("file stems: plain names verbatim, others sanitised, bounded and hashe
 }
 
 TEST_CASE("hostile kernel names give safe, unique, consistent file names and symbols", "[emit][names]") {
-  auto p = compile_text(hostile_program(), "hostile.py");
+  auto p = compile_hostile();
   const emit::ProjectNames names(*p);
   std::set<std::string> stems_lower;
   for (const auto& f : p->functions) {

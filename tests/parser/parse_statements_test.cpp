@@ -150,7 +150,7 @@ TEST_CASE("if/elif/else with yields builds phis", "[parser][stmt][if]") {
 TEST_CASE("scopes", "[parser][stmt][scope]") {
   auto p = parse(R"(import pypto.language as pl
 
-@pl.jit
+@pl.jit(auto_scope=False)
 def f(x: pl.Tensor[[64, 64], pl.FP32], out: pl.Out[pl.Tensor[[64, 64], pl.FP32]]):
     with pl.at(level=pl.Level.CORE_GROUP, name_hint="k"):
         out = pl.add(x, x)
@@ -159,7 +159,8 @@ def f(x: pl.Tensor[[64, 64], pl.FP32], out: pl.Out[pl.Tensor[[64, 64], pl.FP32]]
     with pl.cluster():
         pass
     with pl.spmd(4):
-        pass
+        with pl.at(level=pl.Level.CORE_GROUP):
+            pass
     with pl.scope():
         pass
     with pl.manual_scope():
@@ -185,7 +186,7 @@ TEST_CASE("subscripts: read, slice, write sugar", "[parser][stmt][subscript]") {
       "        v = x[1, n]\n"
       "        s = x[0:16, n:n + 8]\n"
       "        r = x[3]\n"
-      "        out[0:16, :] = s\n"
+      "        out[0:16, n:n + 8] = s\n"
       "        out[:] = x\n"
       "        return\n"));
   auto b = body_of(p);
@@ -222,4 +223,25 @@ TEST_CASE("comments and docstrings ride along; static_assert", "[parser][stmt][c
   CHECK(b[0]->leading_comments == std::vector<std::string>{"first"});
   CHECK(b[1]->leading_comments == std::vector<std::string>{"between", "second"});
   CHECK(b[2]->leading_comments.empty());
+}
+
+TEST_CASE("tile subscripts clamp a static upper bound, take a runtime extent as valid; writes lift the source",
+          "[parser][stmt][subscript]") {
+  auto p = parse(kernel(
+      "        t = pl.load(x, [0, 0], [64, 64])\n"
+      "        a = t[:, :256]\n"
+      "        b = t[:, :n]\n"
+      "        r = t[0:1, :]\n"
+      "        out[3, :] = x[3, :]\n"
+      "        return\n"));
+  auto b = body_of(p);
+  const auto* ta = as_tile(as<AssignStmt>(b[1])->var->type);
+  CHECK(const_int_value(ta->shape[1]) == 64);  // 256 stops at the end
+  const auto* tb = as_tile(as<AssignStmt>(b[2])->var->type);
+  CHECK(const_int_value(tb->shape[1]) == 64);  // static extent kept ...
+  REQUIRE(tb->view);
+  CHECK(as<Var>(tb->view->valid_shape.at(1)));  // ... the runtime one is the valid extent
+  const auto* w = as<Call>(as<AssignStmt>(b[4])->value);
+  REQUIRE(w->is_op("tensor.assemble"));
+  CHECK(as<Call>(w->args[1])->is_op("tensor.reshape"));  // the [64] row lifted to [1, 64]
 }

@@ -1,0 +1,140 @@
+// CheckProgramForms — the first pass of the pipeline: rejects, at their source line, the program
+// forms the front end accepts (and the IR keeps) but the pass pipeline cannot compile yet, before
+// any pass could silently drop what they say:
+//   * scope dispatch options: optimizations=[pl.split(...) / pl.cross_core_slot(...)], deps=,
+//     no_dep_args=, dumps=, `with ... as tid`, allow_early_resolve=, windowize=, sync_start=,
+//     predicate= (OutlineIncoreScopes and the SSA conversion would lose them);
+//   * pl.split_aiv regions (the mixed-kernel split that consumes them is missing);
+//   * task dispatch on calls: pl.submit / pl.spmd_submit, pl.no_dep(...), dumped arguments
+//     (pl.dump_tag / dumps=), device= (the call rewrites would lose them);
+//   * function attributes: pl.func_attr / attrs= / external_source= / @pl.jit.extern;
+//   * tensor creation with init_value= (the runtime pre-fill is not emitted) and atomic tensor
+//     assembles (pl.assemble(..., atomic=...));
+//   * distributed programs (pld.DistributedTensor and pld.CommCtx values, pld.* ops) and
+//     pl.Array values (array.* ops).
+// Each is an E501 "not supported yet by the pass pipeline" error naming the form. The program is
+// not changed. Forms handled later keep their own checks (other scope kinds are rejected by
+// CheckOrchestrationForms, ops without a kernel spelling by the kernel emitter).
+#include <fmt/format.h>
+
+#include "ir/op_registry.h"
+#include "ir/visitor.h"
+#include "passes/passes.h"
+
+namespace pypto::passes {
+
+using namespace ir;
+
+namespace {
+
+[[noreturn]] void reject(const Span& sp, const std::string& what, const std::string& hint) {
+  throw CompileError("E501", sp, what + " is not supported yet by the pass pipeline", hint);
+}
+
+std::string scope_option(const ScopeStmt& s) {
+  if (s.split) return fmt::format("optimizations=[pl.split(pl.SplitMode.{})]", to_string(*s.split));
+  if (s.slot_num) return "optimizations=[pl.cross_core_slot(...)]";
+  if (!s.deps.empty()) return "deps=";
+  if (!s.no_dep_args.empty()) return "no_dep_args=";
+  if (!s.dumps.empty()) return "dumps= (or pl.dump_tag)";
+  if (s.task_id) return "`with ... as tid`";
+  if (s.allow_early_resolve) return "allow_early_resolve=True";
+  if (s.windowize) return "windowize=True";
+  if (s.sync_start) return "sync_start=True";
+  if (s.predicate) return "predicate=";
+  return {};
+}
+
+std::string scope_name(const ScopeStmt& s) {
+  switch (s.scope) {
+    case ScopeKind::InCore:
+    case ScopeKind::Hierarchy: return "pl.at";
+    case ScopeKind::Spmd: return "pl.spmd";
+    case ScopeKind::Cluster: return "pl.cluster";
+    case ScopeKind::Runtime: return s.manual ? "pl.manual_scope" : "pl.scope";
+    case ScopeKind::SplitAiv: return "pl.split_aiv";
+  }
+  return "a scope";
+}
+
+void check_type(const TypePtr& t, const Span& sp, const std::string& what) {
+  if (!t) return;
+  if (is_distributed(t))
+    reject(sp, fmt::format("{} of type pld.DistributedTensor", what), "distributed (pld) programs come with the distributed issue");
+  if (is_comm_ctx(t)) reject(sp, fmt::format("{} of type pld.CommCtx", what), "distributed (pld) programs come with the distributed issue");
+  if (as_array(t)) reject(sp, fmt::format("{} of type pl.Array", what), "TaskId arrays come with the manual-dependency issue");
+  if (const auto* tu = as_tuple(t))
+    for (const auto& e : tu->elems) check_type(e, sp, what);
+}
+
+class FormChecker : public IRVisitor {
+ protected:
+  void visit_scope(const ScopeStmt& s) override {
+    if (s.scope == ScopeKind::SplitAiv)
+      reject(s.span, "a pl.split_aiv region", "write the two lanes' work as one vector kernel for now");
+    if (std::string o = scope_option(s); !o.empty())
+      reject(s.span, fmt::format("{}(..., {})", scope_name(s), o),
+             "drop the option; the dependency / split / dump options come with the manual-dependency and mixed-kernel issues");
+    IRVisitor::visit_scope(s);
+  }
+  void visit_call(const Call& c) override {
+    if (c.dispatch) {
+      const Dispatch& d = *c.dispatch;
+      const std::string what = d.submit ? (d.spmd ? "pl.spmd_submit(...)" : "pl.submit(...)")
+                               : !d.no_dep_args.empty() ? "a pl.no_dep(...) argument"
+                               : !d.dumps.empty()       ? "a dumped argument (pl.dump_tag / dump_vars)"
+                                                        : "device= on an orchestrator call";
+      reject(c.span, what, "call the kernel directly (self.k(...)); explicit task dispatch comes with the manual-dependency issue");
+    }
+    if (c.is_op("tensor.create"))
+      if (const AttrValue* v = c.kwarg("init_value"); v && !std::holds_alternative<std::monostate>(*v))
+        reject(c.span, "pl.tensor.create(..., init_value=...)", "fill the tensor explicitly (pl.full / a kernel) for now");
+    if (c.is_op("tensor.assemble"))
+      if (const auto* at = c.kwarg("atomic") ? std::get_if<EnumLit>(c.kwarg("atomic")) : nullptr; at && at->member != "None_")
+        reject(c.span, fmt::format("pl.assemble(..., atomic=pl.AtomicType.{})", at->member),
+               "atomic accumulation into global memory needs an atomic store (TSTORE with AtomicAdd), which the "
+               "back end does not emit for assembles yet; accumulate in a tile and store once");
+    if (c.op && (c.op->family() == "pld" || c.op->family() == "array"))
+      reject(c.span, fmt::format("pl.{}", c.op->name),
+             c.op->family() == "pld" ? "distributed (pld) programs come with the distributed issue"
+                                     : "TaskId arrays come with the manual-dependency issue");
+    check_type(c.type, c.span, fmt::format("a value of pl.{}", c.op ? c.op->name : "self." + c.callee));
+    IRVisitor::visit_call(c);
+  }
+  void visit_assign(const AssignStmt& s) override {
+    IRVisitor::visit_assign(s);
+    if (s.var) check_type(s.var->type, s.span, fmt::format("'{}'", s.var->name));
+  }
+};
+
+void check_function(const Function& f) {
+  if (!f.attrs.empty())
+    reject(f.span, fmt::format("function attribute '{}' of '{}'", f.attrs.front().key, f.name),
+           f.attrs.front().key == "external_source" || f.attrs.front().key == "aic_source"
+               ? "externally written kernels (@pl.jit.extern, external_source=) come with the mixed-kernel issue"
+               : "drop pl.func_attr / attrs=; the attributes steer passes the pipeline does not have yet");
+  for (size_t i = 0; i < f.params.size(); ++i)
+    if (f.params[i]) check_type(f.params[i]->type, f.params[i]->span.valid() ? f.params[i]->span : f.span,
+                                fmt::format("parameter '{}'", f.params[i]->name));
+  FormChecker checker;
+  checker.visit_function(f);
+}
+
+}  // namespace
+
+Pass check_program_forms_pass() {
+  return Pass{"CheckProgramForms",
+              "Rejects, at their source line and before any pass could drop them, the forms the front end keeps "
+              "but the pipeline cannot compile yet: scope dispatch options (optimizations=, deps=, no_dep_args=, "
+              "dumps=, as tid, allow_early_resolve=, windowize=, sync_start=, predicate=), pl.split_aiv regions, "
+              "pl.submit / pl.spmd_submit, pl.no_dep, dumped arguments, device=, function attributes and "
+              "externally written kernels, pld.DistributedTensor / pld.CommCtx / pl.Array values and the pld / "
+              "array ops; changes nothing.",
+              {{}, {}, {}},
+              [](const ProgramPtr& p, PassContext&) {
+                for (const auto& f : p->functions) check_function(*f);
+                return p;
+              }};
+}
+
+}  // namespace pypto::passes
