@@ -170,7 +170,8 @@ void register_tile_ops(OpRegistry& r) {
              .kw("target_memory", AttrKind::MemSpace, MS::Vec).kw("clamp", AttrKind::Bool, false)
              .out_memory_kwarg("target_memory").pipe(Pipe::MTE2));
   add(r, OpRow("tile.store", {tile("tile"), indices("offsets"), tensor("output_tensor"), indices("shapes", true)}, store)
-             .kw("atomic", AttrKind::Enum, {}, "AtomicType").in_memory(0, {MS::Vec, MS::Acc}).store_pipe());
+             .kw("atomic", AttrKind::Enum, {}, "AtomicType").in_memory(0, {MS::Vec, MS::Acc}).store_pipe()
+             .writes_tensor(2));
   add(r, OpRow("tile.move", {tile("tile")}, move).kw("target_memory", AttrKind::MemSpace)
              .kw("blayout", AttrKind::TileLayout).kw("slayout", AttrKind::TileLayout)
              .out_memory_kwarg("target_memory").affinity_by_space().not_inplace_safe().move_pipe(0));

@@ -35,10 +35,10 @@ const Var* TensorRoots::of_value(const Var& dst, const ExprPtr& e) {
     if (as_tuple(dst.type)) tuples_[&dst] = outs;
     return outs.empty() ? nullptr : outs[0];
   }
-  if (c->is_op("tile.store") && c->args.size() > 2) return root(c->args[2]);
+  if (c->op->written_tensor >= 0 && size_t(c->op->written_tensor) < c->args.size())
+    return root(c->args[size_t(c->op->written_tensor)]);
   if (c->op->output_reuses_input >= 0 && size_t(c->op->output_reuses_input) < c->args.size())
     return root(c->args[c->op->output_reuses_input]);
-  if (c->is_op("tensor.assemble") && !c->args.empty()) return root(c->args[0]);
   if (c->op->orchestration && as_tensor(dst.type)) return &dst;  // a creation or a view
   return nullptr;
 }

@@ -2,9 +2,9 @@
 // ends print tensors by (a GM pointer in a kernel, a ChipTensor handle in orchestration):
 //   * parameters, creations and views (tensor.create / slice / reshape / transpose) are their own
 //     roots;
-//   * a tile.store or tensor.assemble result, an in-place op's result (registry
-//     `output_reuses_input`, e.g. tensor.write) and a plain copy follow the tensor they write or
-//     copy;
+//   * a writer's result (registry `written_tensor`: tile.store, tensor.assemble, tensor.write),
+//     an in-place op's result (registry `output_reuses_input`) and a plain copy follow the tensor
+//     they write or copy;
 //   * a call to a program function returns its Out / InOut tensor arguments in order (a tuple of
 //     them when it returns several; `t[i]` is the i-th);
 //   * an iter_arg and the loop's return_var follow the loop's init, an if's return_var its arms'

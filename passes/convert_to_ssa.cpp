@@ -9,14 +9,18 @@
 //     refers to the loop's return_var (explicit init_values/yields are kept and extended);
 //   * escape promotion by forward use: carries and phis this pass created are dropped again when
 //     nothing reads them (mark-live over the carry/phi slots);
-//   * scopes are transparent; a name first bound inside a loop or one if-arm and read after it is
-//     a CompileError ("used outside its defining scope").
+//   * escapes: a name first bound in a loop body by a writer (`v = pl.store(t, offs, T)`, registry
+//     `written_tensor`) of a tensor T bound before the loop is carried with init T — what a
+//     zero-trip loop leaves;
+//   * scopes are transparent; any other name first bound inside a loop or one if-arm and read
+//     after it is a CompileError ("used outside its defining scope").
 // Produces SSAForm.
 #include <fmt/format.h>
 
 #include <unordered_set>
 
 #include "ir/op_registry.h"
+#include "ir/printer.h"
 #include "passes/pass_util.h"
 #include "passes/passes.h"
 
@@ -228,6 +232,26 @@ class Converter {
       ExprPtr init = env()[v.get()];
       int n = version_[v.get()]++;
       auto ia = std::make_shared<IterArg>(n == 0 ? v->name : suffixed(v->name, n), v->type, init, v->span);
+      created_iter_args.insert(ia.get());
+      c.iter_args.push_back(ia);
+      c.implicit_names.push_back(v);
+    }
+    // Escapes: a name first bound in the body by a writer (`v = pl.store(t, offs, T)`, a
+    // tensor.assemble / tensor.write) whose written tensor T is bound before the loop and read
+    // after it. It is carried with init T: the value a zero-trip loop leaves, since the writer's
+    // result is T updated. (Unread ones go again with the other unused carries.)
+    std::unordered_set<const Var*> first_seen;
+    for (const auto& st : flatten_body(body)) {
+      const auto* a = as<AssignStmt>(st);
+      if (!a || !first_seen.insert(a->var.get()).second) continue;
+      if (explicit_set.count(a->var.get()) || available(a->var.get())) continue;
+      const auto* call = as<Call>(a->value);
+      const int k = call && call->op ? call->op->written_tensor : -1;
+      const auto* t = k >= 0 && size_t(k) < call->args.size() ? as<Var>(call->args[size_t(k)]) : nullptr;
+      if (!t || !available(t) || print_type(env()[t]->type) != print_type(a->var->type)) continue;
+      const VarPtr& v = a->var;
+      int n = version_[v.get()]++;
+      auto ia = std::make_shared<IterArg>(n == 0 ? v->name : suffixed(v->name, n), v->type, env()[t], v->span);
       created_iter_args.insert(ia.get());
       c.iter_args.push_back(ia);
       c.implicit_names.push_back(v);

@@ -12,13 +12,6 @@ using namespace ir;
 
 namespace {
 
-// Writer ops and the operand they write: one row per op.
-struct WriterRow {
-  const char* op;
-  int operand;
-};
-constexpr WriterRow kWriters[] = {{"tensor.assemble", 0}, {"tensor.write", 0}, {"tile.store", 2}};
-
 class AccessScan : public IRVisitor {
  public:
   explicit AccessScan(const Var& root) { alias_.insert(&root); }
@@ -102,10 +95,7 @@ class AccessScan : public IRVisitor {
 }  // namespace
 
 int written_operand(const Call& c) {
-  if (!c.op) return -1;
-  for (const auto& w : kWriters)
-    if (c.op->name == w.op) return w.operand;
-  return -1;
+  return c.op ? c.op->written_tensor : -1;  // the registry's writes_tensor fact
 }
 
 TensorAccess analyze_access(const StmtPtr& body, const Var& root) {

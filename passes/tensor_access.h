@@ -10,8 +10,8 @@
 
 namespace pypto::passes {
 
-// Index of the operand a tensor/tile op writes in GM (tensor.assemble/tensor.write → 0,
-// tile.store → 2), or -1 when the op writes no GM operand.
+// Index of the operand a tensor/tile op writes in GM (the registry's `written_tensor`:
+// tensor.assemble/tensor.write → 0, tile.store → 2), or -1 when the op writes no GM operand.
 int written_operand(const ir::Call& c);
 
 struct TensorAccess {

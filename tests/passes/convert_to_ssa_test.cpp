@@ -212,3 +212,54 @@ class P:
   std::string err = pass_test::compile_error_of([&] { ssa(before); });
   CHECK(err.find("used outside its defining scope") != std::string::npos);
 }
+
+TEST_CASE("a store result first bound in a loop and read after it is carried from the stored tensor",
+          "[ConvertToSSA]") {
+  // `r` exists after the loop only because the loop body stored into `o`; a zero-trip loop leaves
+  // `o` itself, so `o` is the carry's init.
+  auto before = pass_test::parse(R"(
+import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, x: pl.Tensor[[64, 16], pl.FP32], n: pl.Scalar[pl.INDEX], o: pl.Out[pl.Tensor[[64, 16], pl.FP32]]) -> pl.Tensor[[64, 16], pl.FP32]:
+        for i in pl.range(n):
+            t: pl.Tile[[16, 16], pl.FP32] = pl.load(x, [i * 16, 0], [16, 16])
+            r: pl.Tensor[[64, 16], pl.FP32] = pl.store(t, [i * 16, 0], o)
+        return r
+)");
+  auto expected = pass_test::parse(R"(
+import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, x: pl.Tensor[[64, 16], pl.FP32], n: pl.Scalar[pl.INDEX], o: pl.Out[pl.Tensor[[64, 16], pl.FP32]]) -> pl.Tensor[[64, 16], pl.FP32]:
+        for i, (r,) in pl.range(n, init_values=(o,)):
+            t: pl.Tile[[16, 16], pl.FP32] = pl.load(x, [i * 16, 0], [16, 16])
+            r_1: pl.Tensor[[64, 16], pl.FP32] = pl.store(t, [i * 16, 0], o)
+            r_2 = pl.yield_(r_1)
+        return r_2
+)");
+  auto after = ssa(before);
+  require_ssa(after);
+  pass_test::require_equal(after, expected);
+}
+
+TEST_CASE("a loop-local value that is not a writer's result stays rejected after the loop", "[ConvertToSSA]") {
+  auto before = pass_test::parse(R"(
+import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, x: pl.Tensor[[16, 16], pl.FP32], o: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:
+        for i in pl.range(4):
+            t: pl.Tile[[16, 16], pl.FP32] = pl.load(x, [0, 0], [16, 16])
+        r: pl.Tensor[[16, 16], pl.FP32] = pl.store(t, [0, 0], o)
+        return r
+)");
+  std::string err = pass_test::compile_error_of([&] { ssa(before); });
+  CHECK(err.find("variable 't' is used outside its defining scope") != std::string::npos);
+}
