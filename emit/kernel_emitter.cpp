@@ -142,7 +142,11 @@ class KernelEmitter : CStmtPrinter {
       vc = expr(t->view->valid_shape[1]);
     }
     const std::string n = names_.name(&v);
-    line(fmt::format("{} {}({}, {}); TASSIGN({}, (uint64_t){});", a, n, vr, vc, n, tile_addr(*t, sp)));
+    // A window of another tile's buffer (tile.slice) sits start_offset elements past its base.
+    std::string addr = std::to_string(tile_addr(*t, sp));
+    if (t->view && t->view->start_offset && const_int_value(t->view->start_offset) != 0)
+      addr = fmt::format("{} + ({}) * {}", addr, expr(t->view->start_offset), dtype_bits(t->dtype) / 8);
+    line(fmt::format("{} {}({}, {}); TASSIGN({}, (uint64_t)({}));", a, n, vr, vc, n, addr));
   }
 
   // ---- GM views ----
@@ -230,9 +234,10 @@ class KernelEmitter : CStmtPrinter {
 
   std::string flat_index(const ExprPtr& tile, const ExprPtr& idx, const Span& sp) {
     const auto* tup = as<MakeTuple>(idx);
-    const auto shape = static_shape(as_tile(tile->type)->shape);
+    const auto* tt = as_tile(tile->type);
+    const auto shape = static_shape(tt->shape);
     if (!tup || tup->elems.size() != 2 || !shape) unreachable(sp, "element access with other than 2 indices");
-    return fmt::format("{} * {} + {}", expr(tup->elems[0]), (*shape)[1], expr(tup->elems[1]));
+    return fmt::format("{} * {} + {}", expr(tup->elems[0]), tile_row_pitch(*tt, sp), expr(tup->elems[1]));
   }
 
   void op_call(const Var* dst, const Call& c, const Span& sp) {
@@ -256,6 +261,14 @@ class KernelEmitter : CStmtPrinter {
         for (size_t i = 1; i < c.args.size(); ++i) ops.push_back(operand(c.args[i]));
         return line(fmt::format("{}({}, {});", call, dst_tile(), fmt::join(ops, ", ")));
       case OpForm::DstFirstOnly: return line(fmt::format("{}({}, {});", call, dst_tile(), operand(c.args[0])));
+      case OpForm::SubView: {
+        // The declaration is the view: the same buffer, start_offset elements in (InitMemRef).
+        const auto* src = as_tile(c.args[0]->type);
+        if (!dst || !as_tile(dst->type) || tile_addr(*src, sp) != tile_addr(*as_tile(dst->type), sp))
+          unreachable(sp, fmt::format("pl.{} whose result does not share its source's buffer", c.op->name), kAddressRule);
+        dst_tile();
+        return;
+      }
       case OpForm::View: {
         // A view must alias its source (the sync analysis treats it as moving no data).
         const auto* src = as_tile(c.args[0]->type);

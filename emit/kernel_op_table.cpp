@@ -62,6 +62,7 @@ constexpr KernelOpRow kRows[] = {
     {"tile.load", "TLOAD", F::Load}, {"tile.store", "TSTORE", F::Store},
     {"tile.move", "TMOV", F::DstArgs}, {"tile.extract", "TEXTRACT", F::Extract},
     {"tile.assemble", "TINSERT", F::Assemble}, {"tile.reshape", "TRESHAPE", F::View},
+    {"tile.slice", "", F::SubView},
     {"tile.create", "", F::DeclareOnly}, {"tile.alloc", "", F::Planned},
     // element access
     {"tile.read", "", F::Read}, {"tile.write", "", F::Write},

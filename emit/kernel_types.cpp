@@ -43,11 +43,22 @@ std::string_view pad_text(PadValue p) {
 
 }  // namespace
 
+int64_t tile_row_pitch(const TileType& t, const Span& sp) {
+  const auto shape = static_shape(t.shape);
+  if (!shape || shape->size() != 2) unreachable(sp, "a tile that is not 2-D with a static shape");
+  if (t.view && t.view->stride.size() == 2) {
+    const auto p = const_int_value(t.view->stride[0]);
+    if (!p || const_int_value(t.view->stride[1]) != 1) unreachable(sp, "a tile view with a dynamic or non-unit stride");
+    return *p;
+  }
+  return (*shape)[1];
+}
+
 TypeSpelling tile_type_spelling(const TileType& t, const SocInfo& soc, const Span& sp) {
   const auto shape = static_shape(t.shape);
   if (!shape || shape->size() != 2) unreachable(sp, "a tile that is not 2-D with a static shape");
   const MemorySpace space = t.space.value_or(MemorySpace::Vec);
-  const int64_t R = (*shape)[0], C = (*shape)[1];
+  const int64_t R = (*shape)[0], C = tile_row_pitch(t, sp);
   // Implicit layouts per memory space (ir-and-passes.md §1.3, output-format.md §2.2).
   TileLayout b = TileLayout::row_major, s = TileLayout::none_box;
   int64_t fractal = 512;

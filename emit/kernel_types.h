@@ -18,7 +18,13 @@ struct TypeSpelling {
   std::string text;        // the full template type
 };
 
+// The Tile<...> of `t`: its Cols is the row pitch, so a window of a wider tile (tile.slice, whose
+// TileView stride InitMemRef sets) is a Tile as wide as its source holding its own shape as the
+// valid extent.
 TypeSpelling tile_type_spelling(const ir::TileType& t, const ir::SocInfo& soc, const ir::Span& sp);
+
+// Elements between two rows of `t` in its buffer: the TileView's row stride, else its columns.
+int64_t tile_row_pitch(const ir::TileType& t, const ir::Span& sp);
 
 struct GmViewSpelling {
   TypeSpelling type;

@@ -183,8 +183,8 @@ void register_tile_ops(OpRegistry& r) {
   add(r, OpRow("tile.reshape", {tile("tile"), indices("shape")}, reshape).inherit_memory(0).reuses_input(0)
              .no_instruction());  // a view: the result is the source's buffer
   add(r, OpRow("tile.slice", {tile("tile"), indices("shape"), indices("offset"), indices("valid_shape", true)}, slice)
-             .kw("pad_value", AttrKind::PadValue).kw("clamp", AttrKind::Bool, false).inherit_memory(0).no_instruction()
-             .kernel_deferred("tensor-scale issue: views inside kernels (InitMemRef encodes no view offset yet)"));
+             .kw("pad_value", AttrKind::PadValue).kw("clamp", AttrKind::Bool, false).inherit_memory(0).reuses_input(0)
+             .no_instruction());  // a view: the result is a window of the source's buffer
   add(r, OpRow("tile.assemble", {tile("target"), tile("source"), indices("offset")}, assemble)
              .kw("atomic", AttrKind::Enum, EnumLit{"AtomicType", "None_"}, "AtomicType")
              .inherit_memory(0).reuses_input(0).move_pipe(1));

@@ -11,7 +11,8 @@
 //     a tile with a dynamic valid shape or without a static 2-D shape, a 2-D tile stored into a
 //     1-D tensor, an atomic mode other than none / add;
 //   * element access (`tile.read` / `tile.write`) and `tile.assemble` offsets with other than two
-//     indices, a `tile.transpose` without its tmp tile;
+//     indices, a `tile.transpose` without its tmp tile; a `tile.slice` window it cannot view (a
+//     source outside Vec, valid_shape / pad_value / clamp, a runtime or unaligned first column);
 //   * a tile op whose result is unused (an expression statement other than a store or a sync);
 //   * a loop / if whose carried tensor changes buffers (form_rules.h);
 //   * a kernel parameter that is neither a tensor nor a scalar;
@@ -116,6 +117,28 @@ class FormChecker : public FormRules {
       reject(c.span, fmt::format("pl.{} on a tensor with dynamic strides (a dynamic dimension after the first)", n));
   }
 
+  // A tile.slice is a view into its source's buffer (a Tile as wide as the source, at an element
+  // offset): a Vec source, 2-D offsets, no valid_shape / pad / clamp, and a first column the
+  // 32-byte alignment of Vec tiles allows.
+  void check_window(const Call& c) {
+    const Span& sp = c.span;
+    const auto* src = as_tile(c.args[0]->type);
+    if (!src || src->space != MemorySpace::Vec)
+      reject(sp, "pl.tile.slice of a tile outside Vec memory", "slice the tile in Vec memory, or load the window from GM");
+    if (list_size(c.args[2]) != 2) reject(sp, "pl.tile.slice with other than 2 offsets");
+    if (c.args.size() > 3 && c.args[3] && list_size(c.args[3]) > 0) reject(sp, "pl.tile.slice with a valid_shape");
+    const AttrValue* pad = c.kwarg("pad_value");
+    if (pad && std::get_if<PadValue>(pad) && *std::get_if<PadValue>(pad) != PadValue::null)
+      reject(sp, "pl.tile.slice with a pad_value");
+    if (kw_true(c, "clamp")) reject(sp, "pl.tile.slice(clamp=True)");
+    const auto* offs = as<MakeTuple>(c.args[2]);
+    const auto col = const_int_value(offs->elems[1]);
+    if (!col) reject(sp, "pl.tile.slice at a runtime column offset", "slice at a constant first column");
+    if ((*col * dtype_bits(src->dtype) / 8) % 32 != 0)
+      reject(sp, fmt::format("pl.tile.slice at column {} ({} bytes into a row; Vec tiles start on 32-byte boundaries)", *col,
+                             *col * dtype_bits(src->dtype) / 8));
+  }
+
   void visit_eval(const EvalStmt& s) override {
     const auto* c = as<Call>(s.expr);
     const bool effect = c && c->op &&
@@ -171,6 +194,8 @@ class FormChecker : public FormRules {
         reject(sp, fmt::format("pl.{} with other than 2 indices into a static tile", n));
     } else if (n == "tile.assemble") {
       if (list_size(c.args[2]) != 2) reject(sp, "pl.tile.assemble with other than 2 offsets");
+    } else if (n == "tile.slice") {
+      check_window(c);
     } else if (n == "tile.transpose") {
       if (c.args.size() < 4 || !c.args[3])
         reject(sp, "pl.tile.transpose without a tmp tile", "pass a scratch tile shaped like the input");

@@ -10,6 +10,9 @@
 //     tile.reshape) ↔ that input; `a = b`; a loop's init, iter_arg, yielded value and return_var
 //     (the carried accumulator lives in one buffer); an if's return_var and both yielded values.
 //     The AllocatedMemoryAddr verifier rule checks the same relation on the planned addresses.
+//   * a window (tile.slice) shares its source's buffer and gets TileView stride [pitch, 1] and
+//     start_offset (its first element: row offset × pitch + column offset, summed through
+//     windows of windows);
 //   * first, copies where that sharing would clobber a value that is still read (SSA values must
 //     survive; memref_copies.h decides on a liveness model of the kernel). A buffer may hold
 //     several values over time only if every write into it — an op result, an in-place op, the
@@ -141,6 +144,46 @@ std::string space_tag(MemorySpace s) {
   return n;
 }
 
+// Windows of a tile (tile.slice): the row pitch of the buffer they sit in and their first
+// element, as the TileView's stride [pitch, 1] and start_offset. A window of a window adds up.
+struct Window {
+  ExprPtr pitch, start;
+};
+// a + b and a * b over index expressions, folding constants (0 + x, 1 * x, c1 op c2).
+ExprPtr index_op(BinOp op, const ExprPtr& a, const ExprPtr& b, const Span& sp) {
+  auto x = const_int_value(a), y = const_int_value(b);
+  if (x && y) return make_int(op == BinOp::Add ? *x + *y : *x * *y, sp, DataType::INDEX);
+  if (op == BinOp::Add && x == 0) return b;
+  if (op == BinOp::Add && y == 0) return a;
+  if (const auto* ab = as<Binary>(a); op == BinOp::Add && y && ab && ab->op == BinOp::Add)
+    if (auto c = const_int_value(ab->b)) return index_op(BinOp::Add, ab->a, make_int(*c + *y, sp, DataType::INDEX), sp);
+  if (op == BinOp::Mul && (x == 0 || y == 0)) return make_int(0, sp, DataType::INDEX);
+  if (op == BinOp::Mul && x == 1) return b;
+  if (op == BinOp::Mul && y == 1) return a;
+  return std::make_shared<Binary>(op, a, b, scalar_type(DataType::INDEX), sp);
+}
+class WindowScan : public IRVisitor {
+ public:
+  std::unordered_map<const Var*, Window> windows;
+
+ protected:
+  void visit_assign(const AssignStmt& s) override {
+    const auto* c = as<Call>(s.value);
+    const auto* src = c && c->is_op("tile.slice") ? as<Var>(c->args[0]) : nullptr;
+    const auto* st = src ? as_tile(src->type) : nullptr;
+    const auto* offs = c ? as<MakeTuple>(c->args[2]) : nullptr;
+    if (st && offs && st->shape.size() == 2 && offs->elems.size() == 2) {
+      Window w;
+      if (auto it = windows.find(src); it != windows.end()) w = it->second;
+      else w = {st->shape[1], make_int(0, s.span, DataType::INDEX)};
+      w.start = index_op(BinOp::Add, index_op(BinOp::Add, w.start, index_op(BinOp::Mul, offs->elems[0], w.pitch, s.span), s.span),
+                         offs->elems[1], s.span);
+      windows[s.var.get()] = w;
+    }
+    IRVisitor::visit_assign(s);
+  }
+};
+
 FunctionPtr init_function(const FunctionPtr& in, Soc soc) {
   if (!is_incore_like(in->type)) return in;
   const FunctionPtr f = insert_buffer_copies(in);
@@ -197,13 +240,24 @@ FunctionPtr init_function(const FunctionPtr& in, Soc soc) {
     b.base = make_var(name, ptr_type(), f->span);
     if (b.space) allocs.push_back(make_alloc_stmt(b.base, *b.space, b.size, f->span));
   }
+  WindowScan ws;
+  ws.visit_function(*f);
   auto zero = make_int(0, {}, DataType::INT64);
   FunctionPtr g = retype_vars(f, [&](const Var& v) -> TypePtr {
     if (!as_shaped(v.type)) return nullptr;
     auto it = buffers.find(sh.uf.find(&v));
     if (it == buffers.end()) return nullptr;
     auto sz = var_size.find(&v);
-    return with_memref_any(v.type, MemRef{it->second.base, zero, sz == var_size.end() ? it->second.size : sz->second});
+    TypePtr t = v.type;
+    if (auto w = ws.windows.find(&v); w != ws.windows.end()) {
+      auto tl = std::make_shared<TileType>(*as_tile(v.type));
+      TileView view = tl->view.value_or(TileView{});
+      view.stride = {w->second.pitch, make_int(1, v.span, DataType::INDEX)};
+      view.start_offset = w->second.start;
+      tl->view = std::move(view);
+      t = tl;
+    }
+    return with_memref_any(t, MemRef{it->second.base, zero, sz == var_size.end() ? it->second.size : sz->second});
   });
   if (allocs.empty()) return g;
   std::vector<StmtPtr> body = std::move(allocs);

@@ -41,6 +41,23 @@ Arrays softmax(const Arrays& in) {
   return {{"out", out}};
 }
 
+// e2e_tile_windows.py: windows (pl.slice) of Vec tiles.
+Arrays tile_windows(const Arrays& in) {
+  const auto& x = in.at("x");    // [32, 64]
+  const auto& s = in.at("src");  // [32, 16]
+  const int R = 32, C = 64;
+  std::vector<float> rows(x), cols(R * 16), nested(64), picked(8);
+  for (int i = 0; i < R; ++i)
+    for (int j = 0; j < 16; ++j) {
+      rows[i * C + 16 + j] = s[i * 16 + j] * 2.0f;
+      cols[i * 16 + j] = x[i * C + 32 + j] + 1.0f;
+    }
+  for (int i = 0; i < 8; ++i)
+    for (int j = 0; j < 8; ++j) nested[i * 8 + j] = x[(12 + i) * C + 24 + j] * 3.0f;
+  for (auto& p : picked) p = x[14 * C + 27];
+  return {{"rows", rows}, {"cols", cols}, {"nested", nested}, {"picked", picked}};
+}
+
 Arrays row_offset(const Arrays& in) {
   const auto& x = in.at("x");
   std::vector<float> out(x.size());
@@ -127,6 +144,8 @@ const std::vector<ProgramCase>& program_cases() {
       {"softmax", "e2e_softmax.py", {}, {"out"}, softmax, 1e-6f, 1e-4f},
       {"row_offset", "e2e_row_offset.py", {}, {"out"}, row_offset, 1e-6f, 1e-6f},
       {"chain", "e2e_chain.py", {}, {"out"}, chain, 1e-6f, 1e-6f},
+      // Exact: windows move no data and each output is one FP32 operation.
+      {"tile_windows", "e2e_tile_windows.py", {}, {"rows", "cols", "nested", "picked"}, tile_windows, 0.0f, 0.0f},
       // FP32 accumulation of 128 products of FP16 values in [-1, 1): order-dependent rounding only.
       {"matmul", "e2e_matmul.py", {}, {"out"}, matmul, 1e-4f, 1e-4f},
       {"control_flow_double", "e2e_control_flow.py", {"n=3"}, {"out"}, control_flow_double, 1e-5f, 1e-6f},

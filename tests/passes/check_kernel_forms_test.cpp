@@ -1,6 +1,6 @@
 // CheckKernelForms: a kernel the tile backend can write is unchanged (Before == Expected); each
 // form it cannot write yet is an E501 error at its line naming the form (while, break, dynamic
-// load window, clamp, smaller load valid_shape, unused tile-op result, transpose without tmp, ops
+// load window, unaligned / runtime-column / valid-shaped tile windows, clamp, smaller load valid_shape, unused tile-op result, transpose without tmp, ops
 // the registry marks kernel_deferred, pipeline loops, tuple values, float floor division, calls to
 // program functions; types the kernel emitter cannot spell — memory spaces, non-2-D tiles, GM
 // views of rank 6 or with dynamic strides, element types without a C++ spelling, dynamic
@@ -47,7 +47,10 @@ TEST_CASE("forms the backend cannot write are E501 errors naming the form", "[Ch
       {load + "        u = pl.tile.transpose(t, 0, 1)\n", "pl.tile.transpose without a tmp tile"},
       // Ops the registry marks kernel_deferred (fence / syncall as statements reached the emitter
       // as internal errors before).
-      {load + "        s = pl.tile.slice(t, [8, 16], [0, 0])\n", "pl.tile.slice"},
+      // Windows the view cannot spell (a tile.slice is a view into its source's buffer).
+      {load + "        s = pl.tile.slice(t, [8, 8], [0, 4])\n", "pl.tile.slice at column 4 (16 bytes into a row; Vec tiles start on 32-byte boundaries)"},
+      {load + "        s = pl.tile.slice(t, [8, 8], [0, n])\n", "pl.tile.slice at a runtime column offset"},
+      {load + "        s = pl.tile.slice(t, [8, 8], [0, 0], [4, 8])\n", "pl.tile.slice with a valid_shape"},
       {"        pl.system.fence()\n", "pl.system.fence"},
       {"        pl.system.syncall()\n", "pl.system.syncall"},
       {"        v = pl.system.task_invalid()\n", "pl.system.task_invalid"},

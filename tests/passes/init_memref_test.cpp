@@ -201,3 +201,42 @@ class P:
   REQUIRE((c && d));
   CHECK(ir::as_shaped(c->var->type)->memref->base == ir::as_shaped(d->var->type)->memref->base);
 }
+
+TEST_CASE("a window shares its source's buffer and records its pitch and first element", "[InitMemRef]") {
+  // w = rows n.., columns 16.. of t; v = rows 4.., columns 8.. of w: both sit in t's buffer with
+  // t's row pitch (64), v at element n * 64 + 16 + 4 * 64 + 8.
+  auto before = pass_test::parse(R"(
+import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.AIV)
+    def k(self, x: pl.Tensor[[32, 64], pl.FP32], n: pl.Scalar[pl.INDEX], o: pl.Out[pl.Tensor[[8, 16], pl.FP32]]) -> pl.Tensor[[8, 16], pl.FP32]:
+        t: pl.Tile[[32, 64], pl.FP32, pl.Mem.Vec] = pl.load(x, [0, 0], [32, 64])
+        w: pl.Tile[[16, 32], pl.FP32, pl.Mem.Vec] = pl.tile.slice(t, [16, 32], [n, 16])
+        v: pl.Tile[[8, 16], pl.FP32, pl.Mem.Vec] = pl.tile.slice(w, [8, 16], [4, 8])
+        r: pl.Tensor[[8, 16], pl.FP32] = pl.store(v, [0, 0], o)
+        return r
+)");
+  auto expected = pass_test::parse(R"(
+import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.AIV)
+    def k(self, x: pl.Tensor[[32, 64], pl.FP32, pl.MemRef("mem_ddr_0", pl.const(0, pl.INT64), 8192)], n: pl.Scalar[pl.INDEX],
+          o: pl.Out[pl.Tensor[[8, 16], pl.FP32, pl.MemRef("mem_ddr_1", pl.const(0, pl.INT64), 512)]]) -> pl.Tensor[[8, 16], pl.FP32]:
+        mem_vec_2: pl.Ptr = pl.tile.alloc(pl.Mem.Vec, 8192)
+        t: pl.Tile[[32, 64], pl.FP32, pl.MemRef(mem_vec_2, pl.const(0, pl.INT64), 8192), pl.Mem.Vec] = pl.load(x, [0, 0], [32, 64])
+        w: pl.Tile[[16, 32], pl.FP32, pl.MemRef(mem_vec_2, pl.const(0, pl.INT64), 2048), pl.Mem.Vec,
+                   pl.TileView(stride=[64, 1], start_offset=n * 64 + 16)] = pl.tile.slice(t, [16, 32], [n, 16])
+        v: pl.Tile[[8, 16], pl.FP32, pl.MemRef(mem_vec_2, pl.const(0, pl.INT64), 512), pl.Mem.Vec,
+                   pl.TileView(stride=[64, 1], start_offset=n * 64 + 280)] = pl.tile.slice(w, [8, 16], [4, 8])
+        r: pl.Tensor[[8, 16], pl.FP32, pl.MemRef("mem_ddr_1", pl.const(0, pl.INT64), 512)] = pl.store(v, [0, 0], o)
+        return r
+)");
+  auto after = init(before);
+  ir::DiagnosticSink sink;
+  CHECK(ir::verify(*after, {ir::Property::HasMemRefs}, sink));
+  pass_test::require_equal(after, expected);
+}
