@@ -145,8 +145,8 @@ class KernelEmitter : CStmtPrinter {
     // A window of another tile's buffer (tile.slice) sits start_offset elements past its base.
     std::string addr = std::to_string(tile_addr(*t, sp));
     if (t->view && t->view->start_offset && const_int_value(t->view->start_offset) != 0)
-      addr = fmt::format("{} + ({}) * {}", addr, expr(t->view->start_offset), dtype_bits(t->dtype) / 8);
-    line(fmt::format("{} {}({}, {}); TASSIGN({}, (uint64_t)({}));", a, n, vr, vc, n, addr));
+      addr = fmt::format("({} + ({}) * {})", addr, expr(t->view->start_offset), dtype_bits(t->dtype) / 8);
+    line(fmt::format("{} {}({}, {}); TASSIGN({}, (uint64_t){});", a, n, vr, vc, n, addr));
   }
 
   // ---- GM views ----
@@ -318,6 +318,20 @@ class KernelEmitter : CStmtPrinter {
         const std::string n = names_.name(dst);
         return line(fmt::format("{} {} = {}.GetValue({});", c_type(as_scalar(dst->type)->dtype), n, operand(c.args[0]),
                                 flat_index(c.args[0], c.args[1], sp)));
+      }
+      case OpForm::GmRead: {
+        const auto* tt = as_tensor(c.args[0]->type);
+        const auto* idx = as<MakeTuple>(c.args[1]);
+        if (!dst || !as_scalar(dst->type) || !tt || !idx || idx->elems.size() != tt->shape.size())
+          unreachable(sp, "pl.tensor.read without a scalar result and one index per dimension", kTypeRule);
+        std::vector<int64_t> unit(tt->shape.size(), 1);
+        const auto strides = gm_view_spelling(*tt, unit, sp).strides;
+        std::vector<std::string> terms;
+        for (size_t k = 0; k < strides.size(); ++k)
+          if (const_int_value(idx->elems[k]) != 0)
+            terms.push_back(strides[k] == 1 ? expr(idx->elems[k]) : fmt::format("({}) * {}", expr(idx->elems[k]), strides[k]));
+        return line(fmt::format("{} {} = {}[{}];", c_type(as_scalar(dst->type)->dtype), names_.name(dst), handle(c.args[0]),
+                                terms.empty() ? std::string("0") : fmt::format("{}", fmt::join(terms, " + "))));
       }
       case OpForm::Write: {
         const std::string d = dst_tile();

@@ -27,6 +27,7 @@ enum class OpForm : unsigned char {
   Write,          // dst.SetValue(flat, value), dst shares the tile
   DeclareOnly,    // a Tile declaration, no instruction              tile.create
   View,           // CALL(dst, src) where dst shares src's bytes     tile.reshape
+  GmRead,         // T v = gm[flat index]: a scalar load from a GM tensor   tensor.read
   SubView,        // no call: dst is declared at src's address + its start_offset  tile.slice
   Cmp,            // CALL(dst, operands, CmpMode::X)                 tile.cmp / tile.cmps
   Ci,             // CALL<DstTile, T, descending>(dst, start)        tile.ci

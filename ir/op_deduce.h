@@ -53,6 +53,7 @@ class OpRow {
   OpRow& in_memory(int i, std::vector<MemorySpace> s) { d_.input_memory.emplace_back(i, std::move(s)); return *this; }
   OpRow& reuses_input(int i) { d_.output_reuses_input = i; return *this; }
   OpRow& writes_tensor(int i) { d_.written_tensor = i; return *this; }
+  OpRow& kernel_gm_scalar() { d_.kernel_gm_scalar = true; return *this; }
   OpRow& not_inplace_safe() { d_.not_inplace_safe = true; return *this; }
   OpRow& forbid_alias(int i) { d_.forbid_output_alias.push_back(i); return *this; }
   // Execution facets: the pipe, the pipe rule, or the explicit marker "no instruction".

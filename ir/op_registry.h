@@ -117,6 +117,9 @@ struct OpDef {
   int output_memory_inherit_input = -1;               // result space = that input's space
   std::vector<std::pair<int, std::vector<MemorySpace>>> input_memory;  // allowed input spaces
   int output_reuses_input = -1;                       // in-place: result shares that input's buffer
+  // Element access a kernel keeps on a GM tensor operand (a scalar load from global memory, the
+  // reference's pto.load_scalar) instead of lowering it to its tile form.
+  bool kernel_gm_scalar = false;
   int written_tensor = -1;  // the op writes this tensor operand and returns it, updated (tile.store → 2)
   bool not_inplace_safe = false;                      // result may not alias any input
   std::vector<int> forbid_output_alias;               // result may not alias these inputs

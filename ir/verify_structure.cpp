@@ -89,7 +89,8 @@ void check_tile_ops_only(const Env& env) {
   for (const auto& f : env.program.functions) {
     if (!is_incore_like(f->type)) continue;
     for_each_call(f->body, [&](const Call& c, const Stmt& s) {
-      if (c.op && c.op->family() == "tensor")
+      const bool gm_scalar = c.op && c.op->kernel_gm_scalar && !c.args.empty() && as_tensor(c.args[0]->type);
+      if (c.op && c.op->family() == "tensor" && !gm_scalar)
         env.report("TileOpsOnly", c.span.valid() ? c.span : s.span,
                    fmt::format("tensor op 'pl.{}' left in kernel '{}'", c.op->name, f->name),
                    "ConvertTensorToTileOps lowers tensor ops in kernels to tile ops");

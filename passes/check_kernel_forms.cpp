@@ -155,6 +155,7 @@ class FormChecker : public FormRules {
       reject(sp, fmt::format("a call to function '{}'", c.callee),
              "make it an @pl.inline function, or call it from the orchestration function");
     if (!c.op->kernel_deferred.empty()) reject(sp, fmt::format("pl.{}", c.op->name));
+    if (c.op->kernel_gm_scalar) check_gm_tensor(c, c.args[0], list_size(c.args[1]));  // a scalar load from GM
     if (c.op->family() != "tile") return;
     const std::string& n = c.op->name;
     if (n == "tile.load") {

@@ -3,7 +3,9 @@
 //   * a tensor param read by a tensor op is loaded whole (`tile.load(p, [0..], shape)`) once, at
 //     the function entry, in first-use order — into Vec, or Mat for matmul operands; a GM value
 //     produced by a write (tensor.assemble result) is loaded where it is read;
-//   * every tensor op maps to its tile form as its registry entry says (OpDef::tile_op and
+//   * a scalar load from a GM tensor (tensor.read of a parameter; registry kernel_gm_scalar) stays
+//     as it is: the kernel reads that one element;
+//   * every other tensor op maps to its tile form as its registry entry says (OpDef::tile_op and
 //     OpDef::lowering: plain compute, compute + scratch tile (also rsqrt's high_precision), matmul,
 //     memory, compare + select, gather / scatter with flat indices, mask scatter + select);
 //     keyword attributes the tile op does not have must hold the tensor op's default; an in-place
@@ -53,7 +55,8 @@ Kwargs carry_kwargs(const Call& c, const OpDef& tile) {
   return out;
 }
 
-// A tensor op call this pass rewrites (or rejects: no tensor op may stay in a kernel).
+// A tensor op call this pass rewrites (or rejects: no tensor op stays in a kernel but a scalar
+// load from a GM tensor, registry kernel_gm_scalar).
 bool lowers(const Call* c) { return c && c->op && c->op->family() == "tensor"; }
 
 struct KernelInfo {
@@ -429,6 +432,12 @@ class Converter : public IRMutator {
   // The converted value of one tensor op call (its extra statements go to pre_).
   ExprPtr convert(const Call& c, const std::string& name) {
     if (c.op->lowering == TileLowering::Scalar) reject_scalar_query(c);
+    // An element of a GM tensor stays a scalar load (registry kernel_gm_scalar: tensor.read).
+    if (c.op->kernel_gm_scalar && !c.args.empty() && is_gm(c.args[0])) {
+      std::vector<ExprPtr> args;
+      for (const auto& a : c.args) args.push_back(mutate(a));
+      return rebuild_call(c, std::move(args));
+    }
     const OpDef* tile = c.op->tile_op;
     if (!tile || c.op->lowering == TileLowering::None)
       throw CompileError("E501", c.span, fmt::format("tensor-level op 'pl.{}' inside a kernel is not supported yet", c.op->name),

@@ -58,6 +58,16 @@ Arrays tile_windows(const Arrays& in) {
   return {{"rows", rows}, {"cols", cols}, {"nested", nested}, {"picked", picked}};
 }
 
+// e2e_gm_scalars.py: row block b of x scaled by w[b, 1], a scalar loaded from GM in the kernel.
+Arrays gm_scalars(const Arrays& in) {
+  const auto& x = in.at("x");  // [64, 32]
+  const auto& w = in.at("w");  // [4, 8]
+  std::vector<float> out(x.size());
+  for (size_t i = 0; i < 64; ++i)
+    for (size_t j = 0; j < 32; ++j) out[i * 32 + j] = x[i * 32 + j] * w[(i / 16) * 8 + 1];
+  return {{"out", out}};
+}
+
 Arrays row_offset(const Arrays& in) {
   const auto& x = in.at("x");
   std::vector<float> out(x.size());
@@ -145,6 +155,7 @@ const std::vector<ProgramCase>& program_cases() {
       {"row_offset", "e2e_row_offset.py", {}, {"out"}, row_offset, 1e-6f, 1e-6f},
       {"chain", "e2e_chain.py", {}, {"out"}, chain, 1e-6f, 1e-6f},
       // Exact: windows move no data and each output is one FP32 operation.
+      {"gm_scalars", "e2e_gm_scalars.py", {}, {"out"}, gm_scalars, 0.0f, 0.0f},
       {"tile_windows", "e2e_tile_windows.py", {}, {"rows", "cols", "nested", "picked"}, tile_windows, 0.0f, 0.0f},
       // FP32 accumulation of 128 products of FP16 values in [-1, 1): order-dependent rounding only.
       {"matmul", "e2e_matmul.py", {}, {"out"}, matmul, 1e-4f, 1e-4f},

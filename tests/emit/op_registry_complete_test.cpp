@@ -417,7 +417,10 @@ TEST_CASE("every tile op has a pipe fact; an op kernels may hold has a kernel ro
           "[ops][registry]") {
   for (const OpDef* op : OpRegistry::instance().all()) {
     if (op->family() == "tensor") {  // lowered to tile ops in kernels (ConvertTensorToTileOps)
+      INFO(op->name);
       CHECK(op->kernel_deferred.empty());
+      // ... but a scalar load from a GM tensor, which kernels keep and the kernel table spells.
+      CHECK(op->kernel_gm_scalar == (kernel_row(*op) != nullptr));
       continue;
     }
     INFO(op->name);

@@ -371,7 +371,8 @@ class P:
   CHECK(i8.find("'pl.tensor.scatter' of INT8 elements is not supported yet inside a kernel") != std::string::npos);
 }
 
-TEST_CASE("tensor.read of a GM tensor reads its loaded tile; tensor.write into a computed tensor is tile.write",
+TEST_CASE("tensor.read of a GM tensor stays a scalar load; of a computed tensor it is tile.read; tensor.write into a "
+          "computed tensor is tile.write",
           "[ConvertTensorToTileOps]") {
   auto before = pass_test::parse(R"(
 import pypto.language as pl
@@ -383,7 +384,9 @@ class P:
         v: pl.Scalar[pl.FP32] = pl.tensor.read(x, [3, 5])
         f: pl.Tensor[[16, 16], pl.FP32] = pl.tensor.full([16, 16], dtype=pl.FP32, value=0.0)
         w: pl.Tensor[[16, 16], pl.FP32] = pl.tensor.write(f, [2, 7], v)
-        r: pl.Tensor[[16, 16], pl.FP32] = pl.tensor.assemble(o, w, [0, 0])
+        u: pl.Scalar[pl.FP32] = pl.tensor.read(w, [2, 7])
+        w2: pl.Tensor[[16, 16], pl.FP32] = pl.tensor.adds(w, u)
+        r: pl.Tensor[[16, 16], pl.FP32] = pl.tensor.assemble(o, w2, [0, 0])
         return r
 )");
   auto expected = pass_test::parse(R"(
@@ -393,11 +396,12 @@ import pypto.language as pl
 class P:
     @pl.function(type=pl.FunctionType.InCore)
     def k(self, x: pl.Tensor[[16, 16], pl.FP32], o: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:
-        x_tile: pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec] = pl.tile.load(x, [0, 0], [16, 16])
-        v: pl.Scalar[pl.FP32] = pl.tile.read(x_tile, [3, 5])
+        v: pl.Scalar[pl.FP32] = pl.tensor.read(x, [3, 5])
         f: pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec] = pl.tile.full([16, 16], dtype=pl.FP32, value=0.0)
         w: pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec] = pl.tile.write(f, [2, 7], v)
-        r: pl.Tensor[[16, 16], pl.FP32] = pl.tile.store(w, [0, 0], o)
+        u: pl.Scalar[pl.FP32] = pl.tile.read(w, [2, 7])
+        w2: pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec] = pl.tile.adds(w, u)
+        r: pl.Tensor[[16, 16], pl.FP32] = pl.tile.store(w2, [0, 0], o)
         return r
 )");
   pass_test::require_equal(convert(before), expected);
