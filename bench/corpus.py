@@ -40,9 +40,11 @@ FACTORIES = {
     "SpmdPagedAttentionProgram": ("build_paged_attention_spmd_program",
                                   "batch=4 num_heads=16 head_dim=128 block_size=128 max_num_blocks_per_req=256"),
 }
-# Module values that pypto-lib files read from sys.argv (pypto never evaluates argv): the value a
-# run without that command-line flag gets, as an expression over the module's own constants.
-ARGV_DEFAULTS = {"ACTIVE_VARIANT": "pro", "TP_SIZE": "_TP_DEFAULT", "DP_SIZE": "TP_SIZE", "CP_SIZE": "CP_DEFAULT"}
+# Module values that pypto-lib files read from sys.argv or the environment (pypto evaluates
+# neither): the value a run without that command-line flag / environment variable gets, as an
+# expression over the module's own constants.
+ARGV_DEFAULTS = {"ACTIVE_VARIANT": "pro", "TP_SIZE": "_TP_DEFAULT", "DP_SIZE": "TP_SIZE", "CP_SIZE": "CP_DEFAULT",
+                 "HC_PRE_IMPL": "'separate'"}
 
 # Scalar values their __main__ passes (the rest stay runtime arguments).
 SCALARS = {"dyn_valid_shape": {"scale": "0.5", "vlen": "64"}, "dyn_valid_shape_1": {"scale": "0.5", "vlen": "32"}}
@@ -135,8 +137,8 @@ def main():
     argv_files = 0
     for f in files:
         rc, out = run([pypto, "check", f])
-        # A value read from sys.argv: -D with the default a run without the flag gets (as the
-        # diagnostic asks), then check again; only for such values.
+        # A value read from sys.argv / the environment: -D with the default a run without the flag
+        # gets (as the diagnostic asks), then check again; only for such values.
         flags = []
         for _ in range(4):
             m = re.search(r"its value comes from the command line or the environment; pass -D ([\w.]+)=VALUE", out)
@@ -157,7 +159,7 @@ def main():
                                         "{}/{}".format(emitted, total)))
     print("{:<44} {:>10} {:>10}".format("pypto-lib DSL files: pypto check", ANCHOR["lib_check"],
                                         "{}/{}".format(lib_ok, len(files))))
-    print("  ({} of them with -D for a value their source reads from sys.argv)".format(argv_files))
+    print("  ({} of them with -D for a value their source reads from sys.argv or the environment)".format(argv_files))
     if a.peer:
         tool = os.path.join(HERE, "..", "..", "shared", "tools", "peer_run.py")
         p = subprocess.run([sys.executable, tool, pypto, a.peer, "-j", "2"], stdout=subprocess.PIPE,

@@ -88,6 +88,10 @@ class FunctionBuilder {
   bool global_defined(const std::string& name) const {
     return (decl_.closure && decl_.closure->count(name)) || mod().defines_name(name);
   }
+  // The DSL function a bare call `name(...)` in this body reaches: a DSL function value in the
+  // closure (a sibling reference takes this function's closure), else the module's
+  // (ModuleInfo::dsl_function). Throws when a module global it needs cannot be evaluated.
+  std::optional<FuncDecl> dsl_callee(const std::string& name, TSNode at) const;
   // Names of bare-name calls in the body (jit dependency discovery) and self.f calls.
   std::vector<std::string> called_names(bool self_calls) const;
 

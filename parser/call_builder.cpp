@@ -265,7 +265,7 @@ ExprPtr FunctionBuilder::submit_expr(TSNode n, bool spmd) {
   } else if (is(k, "identifier")) {
     callee = ctx_.find(dn);
     if (!callee)
-      if (const FuncDecl* d = mod().top_function(dn)) callee = ctx_.find(*d);
+      if (auto d = dsl_callee(dn, k)) callee = ctx_.find(*d);
     if (!callee || callee->is_method_) fail(k, "E200", fmt::format("'{}' is not a DSL function of this program", dn));
   } else {
     fail(k, "E302", fmt::format("{}() takes the kernel as self.<name>, got '{}'", what, txt(k)));

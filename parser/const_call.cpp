@@ -1,26 +1,21 @@
 // Calls inside the constant evaluator (see const_eval.h): builtins, comprehensions, dataclass
-// construction and `dataclasses.replace`, and the bodies of module-level functions and methods,
-// interpreted statement by statement over constants. Budgets bound recursion depth, loop steps
-// and sequence sizes, so a config that would not terminate is a diagnostic, not a hang.
+// construction and `dataclasses.replace`; function bodies are interpreted in const_body.cpp.
+// Budgets (const_budget.h) bound recursion depth, loop steps and sequence sizes, so a config that
+// would not terminate is a diagnostic, not a hang.
 #include <algorithm>
 #include <cmath>
 #include <fmt/format.h>
 #include <numeric>
 
 #include "ir/diagnostic.h"
+#include "parser/const_budget.h"
 #include "parser/const_eval.h"
 
 namespace pypto::parser {
 
 namespace {
 
-constexpr int kMaxCallDepth = 64;
-constexpr int64_t kMaxSteps = 2'000'000;  // loop iterations + statements per top-level evaluation
-constexpr int64_t kMaxSequence = 1'000'000;
-
-thread_local int g_call_depth = 0;
 thread_local int g_host_specs = 0;
-thread_local int64_t g_steps = 0;
 
 bool numeric(const ConstValue& v) { return const_numeric(v); }
 double to_f(const ConstValue& v) { return const_to_f(v); }
@@ -33,7 +28,6 @@ const std::set<std::string>& builtin_names() {
       "dict", "sorted", "any", "all", "zip", "enumerate", "reversed", "divmod", "isinstance", "pow"};
   return names;
 }
-
 
 }  // namespace
 
@@ -136,6 +130,17 @@ std::optional<ConstValue> ConstEvaluator::call(TSNode n) {
       for (const auto& [k, v] : d.items)
         out.push_back(attr == "keys" ? k : attr == "values" ? v : ConstValue::of_list({k, v}));
       return ConstValue::of_list(std::move(out));
+    }
+    if (obj->is_list() && (attr == "count" || attr == "index") && args.pos.size() == 1 && args.kw.empty()) {
+      const ConstList& l = obj->as_list();
+      int64_t hits = 0;
+      for (size_t i = 0; i < l.size(); ++i)
+        if (const_equal(l[i], args.pos[0])) {
+          if (attr == "index") return ConstValue{int64_t(i)};
+          ++hits;
+        }
+      if (attr == "index") fail(n, fmt::format("{} is not in the sequence", args.pos[0].repr()));
+      return ConstValue{hits};
     }
     if (obj->is_str() && (attr == "upper" || attr == "lower") && args.pos.empty()) {
       std::string s = obj->as_str();
@@ -260,7 +265,8 @@ std::optional<ConstValue> ConstEvaluator::builtin(const std::string& fn, const A
     if (step == 0) fail(at, "range() arg 3 must not be zero");
     ConstList out;
     for (int64_t i = start; step > 0 ? i < stop : i > stop; i += step) {
-      if (int64_t(out.size()) >= kMaxSequence) fail(at, "range() is too long for compile-time evaluation");
+      if (int64_t(out.size()) >= const_budget::kMaxSequence)
+        fail(at, "range() is too long for compile-time evaluation");
       out.push_back(ConstValue{i});
     }
     return ConstValue::of_list(std::move(out));
@@ -401,7 +407,7 @@ std::optional<ConstValue> ConstEvaluator::comprehension(TSNode n) {
   const bool is_dict = is(n, "dictionary_comprehension");
   auto bind = [&](TSNode t, const ConstValue& v) { return bind_target(t, v, f, locals); };
   std::function<bool(size_t)> run = [&](size_t ci) -> bool {
-    if (++g_steps > kMaxSteps) fail(n, "constant evaluation takes too many steps");
+    if (++const_budget::steps > const_budget::kMaxSteps) fail(n, "constant evaluation takes too many steps");
     if (ci == clauses.size()) {
       if (is_dict) {
         auto k = inner.try_eval(field(body, "key"));
@@ -461,238 +467,6 @@ std::optional<ConstValue> ConstEvaluator::construct(const ConstClass& cls, const
     obj->fields.emplace_back(fd.name, *v);
   }
   return ConstValue{std::shared_ptr<const ConstObject>(obj)};
-}
-
-namespace {
-
-// The statement interpreter of one function activation.
-struct Frame {
-  ConstEvaluator& ev;
-  std::map<std::string, ConstValue>& locals;
-  const ir::SourceFilePtr& file;
-  const ConstEvaluator::DefHook* on_def = nullptr;  // factories: nested DSL definitions
-  enum class Flow { Next, Return, Break, Continue, NotConstant };
-  std::optional<ConstValue> result;
-
-  bool bind(TSNode t, const ConstValue& v) { return bind_target(t, v, *file, locals); }
-
-  Flow block(TSNode b) {
-    for (TSNode s : children(b)) {
-      Flow fl = stmt(s);
-      if (fl != Flow::Next) return fl;
-    }
-    return Flow::Next;
-  }
-
-  [[noreturn]] void raise(TSNode at, const std::string& msg) {
-    throw ir::CompileError("E305", span_of(at, file), msg,
-                           "the constant configuration rejects these values; change them (or the -D override)");
-  }
-
-  Flow stmt(TSNode s) {
-    if (++g_steps > kMaxSteps)
-      throw ir::CompileError("E304", span_of(s, file), "constant evaluation takes too many steps",
-                             "a loop in a config function runs too long to fold at compile time");
-    const auto k = kind(s);
-    if (k == "pass_statement") return Flow::Next;
-    if (on_def && (k == "decorated_definition" || k == "class_definition" || k == "function_definition")) {
-      TSNode def = k == "decorated_definition" ? field(s, "definition") : s;
-      (*on_def)(s);
-      locals[text(field(def, "name"), *file)] = ConstValue{ConstBuiltin{"dsl:" + text(field(def, "name"), *file)}};
-      return Flow::Next;
-    }
-    if (k == "import_statement" || k == "import_from_statement") return Flow::Next;  // host imports (torch …)
-    if (k == "break_statement") return Flow::Break;
-    if (k == "continue_statement") return Flow::Continue;
-    if (k == "expression_statement") {
-      auto c = children(s);
-      if (c.size() == 1 && (is(c[0], "string") || is(c[0], "concatenated_string"))) return Flow::Next;  // docstring
-      if (c.size() == 1 && is(c[0], "assignment")) return assign(c[0]);
-      if (c.size() == 1 && is(c[0], "augmented_assignment")) return augmented(c[0]);
-      // `xs.append(v)` on a local list: rebinds the local (lists are values here).
-      if (c.size() == 1 && is(c[0], "call") && is(field(c[0], "function"), "attribute")) {
-        TSNode fn = field(c[0], "function");
-        TSNode obj = field(fn, "object");
-        std::string meth = text(field(fn, "attribute"), *file);
-        auto args = children(field(c[0], "arguments"));
-        if (is(obj, "identifier") && locals.count(text(obj, *file)) && (meth == "append" || meth == "extend") &&
-            args.size() == 1) {
-          auto& cur = locals[text(obj, *file)];
-          auto v = ev.try_eval(args[0]);
-          if (!v || !cur.is_list()) return Flow::NotConstant;
-          ConstList l = cur.as_list();
-          if (meth == "append") l.push_back(*v);
-          else if (auto items = const_iterate(*v)) l.insert(l.end(), items->begin(), items->end());
-          else return Flow::NotConstant;
-          cur = ConstValue::of_list(std::move(l));
-          return Flow::Next;
-        }
-      }
-      return Flow::NotConstant;
-    }
-    if (k == "return_statement") {
-      auto c = children(s);
-      if (c.empty()) {
-        result = ConstValue{ConstValue::None{}};
-        return Flow::Return;
-      }
-      result = ev.try_eval(c[0]);
-      return result ? Flow::Return : Flow::NotConstant;
-    }
-    if (k == "if_statement") {
-      auto cond = ev.try_eval(field(s, "condition"));
-      if (!cond) return Flow::NotConstant;
-      if (const_truthy(*cond)) return block(field(s, "consequence"));
-      for (TSNode alt : field_children(s, "alternative")) {
-        if (is(alt, "elif_clause")) {
-          auto c2 = ev.try_eval(field(alt, "condition"));
-          if (!c2) return Flow::NotConstant;
-          if (const_truthy(*c2)) return block(field(alt, "consequence"));
-        } else if (is(alt, "else_clause")) {
-          return block(field(alt, "body"));
-        }
-      }
-      return Flow::Next;
-    }
-    if (k == "for_statement") {
-      auto seq = ev.try_eval(field(s, "right"));
-      auto items = seq ? const_iterate(*seq) : std::nullopt;
-      if (!items) return Flow::NotConstant;
-      for (const auto& x : *items) {
-        if (!bind(field(s, "left"), x)) return Flow::NotConstant;
-        Flow fl = block(field(s, "body"));
-        if (fl == Flow::Break) break;
-        if (fl == Flow::Return || fl == Flow::NotConstant) return fl;
-      }
-      return Flow::Next;
-    }
-    if (k == "assert_statement") {
-      auto c = children(s);
-      if (c.empty()) return Flow::NotConstant;
-      auto cond = ev.try_eval(c[0]);
-      if (!cond) return Flow::NotConstant;
-      if (!const_truthy(*cond)) {
-        std::string msg = "assertion failed";
-        if (c.size() > 1)
-          if (auto m = ev.try_eval(c[1]); m && m->is_str()) msg += ": " + m->as_str();
-        raise(s, msg);
-      }
-      return Flow::Next;
-    }
-    if (k == "raise_statement") {
-      auto c = children(s);
-      std::string msg = "a config function raised an exception";
-      if (!c.empty() && is(c[0], "call")) {
-        auto args = children(field(c[0], "arguments"));
-        std::string what = text(field(c[0], "function"), *file);
-        msg = what;
-        if (!args.empty())
-          if (auto m = ev.try_eval(args[0]); m && m->is_str()) msg += ": " + m->as_str();
-      }
-      raise(s, msg);
-    }
-    return Flow::NotConstant;
-  }
-
-  Flow assign(TSNode a) {
-    TSNode right = field(a, "right");
-    if (is_null(right)) return Flow::Next;  // a bare annotation
-    if (is(right, "assignment")) return Flow::NotConstant;
-    auto v = ev.try_eval(right);
-    if (!v) return Flow::NotConstant;
-    return bind(field(a, "left"), *v) ? Flow::Next : Flow::NotConstant;
-  }
-
-  Flow augmented(TSNode a) {
-    TSNode left = field(a, "left");
-    if (!is(left, "identifier")) return Flow::NotConstant;
-    // Evaluate `x op= e` as `x op e`: build the value with the evaluator on a synthetic pair.
-    auto cur = locals.find(text(left, *file));
-    if (cur == locals.end()) return Flow::NotConstant;
-    auto rhs = ev.try_eval(field(a, "right"));
-    if (!rhs) return Flow::NotConstant;
-    std::string op = text(field(a, "operator"), *file);
-    op.pop_back();  // "+=" → "+"
-    std::map<std::string, ConstValue> tmp = {{"__l", cur->second}, {"__r", *rhs}};
-    auto v = eval_expression_text("__l " + op + " __r", "augmented assignment",
-                                  [&](const std::string& n, TSNode) -> std::optional<ConstValue> {
-                                    auto it = tmp.find(n);
-                                    return it == tmp.end() ? std::nullopt : std::optional<ConstValue>(it->second);
-                                  });
-    cur->second = v;
-    return Flow::Next;
-  }
-};
-
-}  // namespace
-
-std::optional<ConstValue> ConstEvaluator::run_factory(const ConstFunction& fn, const Args& args, TSNode at,
-                                                      const DefHook& on_def, std::map<std::string, ConstValue>& locals) {
-  return invoke(fn, args, at, nullptr, &on_def, &locals);
-}
-
-std::optional<ConstValue> ConstEvaluator::invoke(const ConstFunction& fn, const Args& args, TSNode at,
-                                                 const ConstValue* self, const DefHook* on_def,
-                                                 std::map<std::string, ConstValue>* locals_out) {
-  if (g_call_depth >= kMaxCallDepth)
-    fail(at, fmt::format("calls to '{}' nest too deeply for compile-time evaluation", fn.name));
-  struct DepthGuard {
-    DepthGuard() { ++g_call_depth; }
-    ~DepthGuard() {
-      if (--g_call_depth == 0) g_steps = 0;
-    }
-  } depth_guard;
-  const ir::SourceFilePtr& file = fn.env->env_file();
-  const auto& f = *file;
-  std::map<std::string, ConstValue> locals;
-  ConstEnv* env = fn.env;
-  ConstEvaluator ev(file, [&](const std::string& name, TSNode a) -> std::optional<ConstValue> {
-    if (auto it = locals.find(name); it != locals.end()) return it->second;
-    return env->global(name, a);
-  }, env);
-  // Parameters: positional in order (`self` first for methods), then keywords, then defaults.
-  size_t next_pos = 0;
-  bool self_bound = self == nullptr;
-  for (TSNode prm : children(field(fn.def, "parameters"))) {
-    std::string name;
-    TSNode dflt{};
-    if (is(prm, "identifier")) name = text(prm, f);
-    else if (is(prm, "typed_parameter")) {
-      auto c = children(prm);
-      if (c.empty() || !is(c[0], "identifier")) return std::nullopt;  // *args: typed
-      name = text(c[0], f);
-    } else if (is(prm, "default_parameter") || is(prm, "typed_default_parameter")) {
-      name = text(field(prm, "name"), f);
-      dflt = field(prm, "value");
-    } else if (is(prm, "keyword_separator") || is(prm, "positional_separator")) {
-      continue;
-    } else {
-      return std::nullopt;  // *args / **kwargs
-    }
-    if (!self_bound) {
-      locals[name] = *self;
-      self_bound = true;
-      continue;
-    }
-    std::optional<ConstValue> v;
-    if (next_pos < args.pos.size()) v = args.pos[next_pos++];
-    for (const auto& [k, kv] : args.kw)
-      if (k == name) v = kv;
-    if (!v && !ts_node_is_null(dflt)) {
-      ConstEvaluator dev(file, [env](const std::string& nm, TSNode a) { return env->global(nm, a); }, env);
-      v = dev.try_eval(dflt);
-      if (!v) return std::nullopt;
-    }
-    if (!v) fail(at, fmt::format("{}() missing required argument: '{}'", fn.name, name));
-    locals[name] = *v;
-  }
-  if (next_pos < args.pos.size()) fail(at, fmt::format("{}() got too many positional arguments", fn.name));
-  Frame fr{ev, locals, file, on_def, std::nullopt};
-  auto flow = fr.block(field(fn.def, "body"));
-  if (locals_out) *locals_out = locals;
-  if (flow == Frame::Flow::NotConstant) return std::nullopt;
-  if (flow == Frame::Flow::Return) return fr.result;
-  return ConstValue{ConstValue::None{}};
 }
 
 }  // namespace pypto::parser

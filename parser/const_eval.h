@@ -48,14 +48,21 @@ class ConstEvaluator {
   };
   std::optional<ConstValue> apply(const ConstValue& callee, const Args& args, TSNode at);
 
-  // Runs a factory function (a builder that defines DSL classes / functions and returns one):
-  // like a call, but a nested `def` / `class` statement is handed to `on_def` and binds its name
-  // to a marker (ConstBuiltin "dsl:NAME"), so `return Program` evaluates. `locals` receives the
-  // final local variables (the closure of the nested DSL functions, late-bound as in Python).
-  // nullopt when the body leaves the constant subset.
+  // Any function body may define DSL functions (`@pl.jit.inline def f(...)`): the name is bound to
+  // a DSL function value whose closure is the call's final locals (late-bound, as in Python).
+  // Runs a factory function (a builder that defines a @pl.program class and returns it): like a
+  // call, but a nested `class` / plain `def` statement is handed to `on_def` and binds its name to
+  // a marker (ConstBuiltin "dsl:NAME"), so `return Program` evaluates. `closure` receives the
+  // call's closure (what the program's methods see). nullopt when the body leaves the constant
+  // subset.
   using DefHook = std::function<void(TSNode def)>;
+  using Closure = std::shared_ptr<const std::map<std::string, ConstValue>>;
   std::optional<ConstValue> run_factory(const ConstFunction& fn, const Args& args, TSNode at, const DefHook& on_def,
-                                        std::map<std::string, ConstValue>& locals);
+                                        Closure& closure);
+  // After an evaluation that gave nullopt: the statement of a function body where it left the
+  // constant subset (the innermost one), when the failure was inside a function body.
+  static std::optional<ir::Span> non_constant_site();
+  static void clear_non_constant_site();  // before an evaluation whose failure will be reported
 
  private:
   std::optional<ConstValue> binary(TSNode n);
@@ -70,7 +77,7 @@ class ConstEvaluator {
   std::optional<ConstValue> construct(const ConstClass& cls, const Args& args, TSNode at);
   std::optional<ConstValue> invoke(const ConstFunction& fn, const Args& args, TSNode at,
                                    const ConstValue* self = nullptr, const DefHook* on_def = nullptr,
-                                   std::map<std::string, ConstValue>* locals_out = nullptr);
+                                   Closure* closure_out = nullptr);
   [[noreturn]] void fail(TSNode n, const std::string& msg, const std::string& hint = {});
   ir::SourceFilePtr file_;
   ConstLookup lookup_;

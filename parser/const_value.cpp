@@ -4,6 +4,8 @@
 #include <cmath>
 #include <fmt/format.h>
 
+#include "parser/module_scan.h"
+
 namespace pypto::parser {
 
 namespace {
@@ -52,6 +54,7 @@ std::string ConstValue::repr() const {
   if (is_function()) return fmt::format("<function {}>", std::get<const ConstFunction*>(v)->name);
   if (is_module()) return fmt::format("<module '{}'>", std::get<ConstModuleRef>(v).env->module_name());
   if (is_builtin()) return fmt::format("<built-in {}>", std::get<ConstBuiltin>(v).name);
+  if (is_dsl_function()) return fmt::format("<DSL function {}>", as_dsl_function().decl.name);
   if (is_object()) {
     const auto& o = as_object();
     std::string s = o.cls->name + "(";
@@ -84,6 +87,7 @@ std::string ConstValue::type_name() const {
   if (is_object()) return as_object().cls->name;
   if (is_class()) return "type";
   if (is_function()) return "function";
+  if (is_dsl_function()) return "DSL function";
   if (is_module()) return "module";
   if (is_dict()) return "dict";
   return "builtin_function";
@@ -119,6 +123,10 @@ bool const_equal(const ConstValue& a, const ConstValue& b) {
       if (!o || !const_equal(v, *o)) return false;
     }
     return true;
+  }
+  if (a.is_dsl_function() && b.is_dsl_function()) {
+    const auto &x = a.as_dsl_function(), &y = b.as_dsl_function();
+    return x.sibling == y.sibling && same_dsl_function(x.decl, y.decl);
   }
   return a.v == b.v;
 }

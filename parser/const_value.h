@@ -3,6 +3,8 @@
 // built from — @dataclass classes and their frozen instances, module-level functions, imported
 // modules and a few builtins (`dataclasses.replace`, `math.ceil` …). A class, function or module
 // value points at the ConstEnv (the module) whose file defines it, so its body is evaluated there.
+// A DSL function value is a @pl.function / @pl.jit.* def that a Python function run at compile
+// time defined and returned (`hc_pre = _bind_hc_pre()`, `_qk = make_kernel_qk(16, 128)`).
 #pragma once
 
 #include <map>
@@ -48,6 +50,9 @@ struct ConstFunction {
 
 struct ConstObject;
 struct ConstDict;
+// A DSL function made by a builder call: its declaration and that call's locals as its closure.
+// Defined in module_scan.h (it carries the FuncDecl the program builder needs).
+struct ConstDslFunction;
 
 struct ConstModuleRef {
   ConstEnv* env = nullptr;
@@ -65,7 +70,8 @@ struct ConstValue {
   };
   std::variant<None, int64_t, double, bool, std::string, std::shared_ptr<const ConstList>, ir::VarPtr,
                ir::DataType, std::shared_ptr<const ConstObject>, const ConstClass*, const ConstFunction*,
-               ConstModuleRef, std::shared_ptr<const ConstDict>, ConstBuiltin>
+               ConstModuleRef, std::shared_ptr<const ConstDict>, ConstBuiltin,
+               std::shared_ptr<const ConstDslFunction>>
       v;
 
   bool is_int() const { return std::holds_alternative<int64_t>(v); }
@@ -82,14 +88,18 @@ struct ConstValue {
   bool is_module() const { return std::holds_alternative<ConstModuleRef>(v); }
   bool is_dict() const { return std::holds_alternative<std::shared_ptr<const ConstDict>>(v); }
   bool is_builtin() const { return std::holds_alternative<ConstBuiltin>(v); }
+  bool is_dsl_function() const { return std::holds_alternative<std::shared_ptr<const ConstDslFunction>>(v); }
   // Plain data a DSL body can use (numbers, strings, symbols, dtypes and sequences of them).
-  bool is_data() const { return !is_class() && !is_function() && !is_module() && !is_builtin(); }
+  bool is_data() const {
+    return !is_class() && !is_function() && !is_module() && !is_builtin() && !is_dsl_function();
+  }
   int64_t as_int() const { return std::get<int64_t>(v); }
   double as_float() const { return std::get<double>(v); }
   const std::string& as_str() const { return std::get<std::string>(v); }
   const ConstList& as_list() const { return *std::get<std::shared_ptr<const ConstList>>(v); }
   const ConstObject& as_object() const { return *std::get<std::shared_ptr<const ConstObject>>(v); }
   const ConstDict& as_dict() const { return *std::get<std::shared_ptr<const ConstDict>>(v); }
+  const ConstDslFunction& as_dsl_function() const { return *std::get<std::shared_ptr<const ConstDslFunction>>(v); }
   // Python repr-like text ("3", "2.5", "True", "(1, 2)") for messages.
   std::string repr() const;
   // The Python type name for messages ("int", "tuple", "Qwen3Config").
@@ -128,7 +138,8 @@ inline int64_t const_to_i(const ConstValue& v) { return v.is_bool() ? (std::get<
 bool bind_target(TSNode target, const ConstValue& v, const ir::SourceFile& f, std::map<std::string, ConstValue>& locals);
 
 // Python `==` on constants (numbers compare across int/float/bool; sequences element-wise;
-// objects field-wise; classes, functions, modules by identity).
+// objects field-wise; classes, functions, modules by identity; DSL functions by declaration and
+// closure, see dsl_function_equal in module_scan.h).
 bool const_equal(const ConstValue& a, const ConstValue& b);
 bool const_truthy(const ConstValue& v);
 

@@ -517,6 +517,12 @@ ExprPtr FunctionBuilder::call_expr(TSNode n) {
     if (FunctionBuilder* callee = ctx_.find(dn); callee && !callee->is_method_) return function_call(*callee, n, true);
     if (const FuncDecl* d = mod().top_function(dn))
       if (FunctionBuilder* callee = ctx_.find(*d); callee && !callee->is_method_) return function_call(*callee, n, true);
+    // A DSL function value: made by a builder call (`hc_pre = _bind_hc_pre()`, a factory's
+    // `_qk = make_kernel_qk(...)`), possibly imported.
+    if (auto d = dsl_callee(dn, fnode)) {
+      if (FunctionBuilder* callee = ctx_.find(*d); callee && !callee->is_method_) return function_call(*callee, n, true);
+      if (ctx_.find(d->name)) throw PoisonedName{};  // another build of it holds the name (E201 reported)
+    }
     if (dn == "min" || dn == "max" || dn == "abs")
       fail(n, "E303", fmt::format("{}() on DSL values is not supported", dn),
            fmt::format("use pl.{}(...) for scalars; Python {}() is only folded for constants", dn, dn));
@@ -534,7 +540,7 @@ ExprPtr FunctionBuilder::call_expr(TSNode n) {
   // mod.fn(...) through `import kernels as mod`: a DSL function of another module.
   if (parts.size() == 2 && parts[0] != "pl" && parts[0] != "pld" && !names_.count(parts[0]))
     if (ModuleInfo* m = mod().module_binding(parts[0], fnode)) {
-      const FuncDecl* d = m->top_function(parts[1]);
+      auto d = m->dsl_function(parts[1], fnode);
       if (FunctionBuilder* callee = d ? ctx_.find(*d) : nullptr) return function_call(*callee, n, true);
       if (auto v = try_const(n)) return const_to_expr(*v, n);  // C.ceil_div(100, 30): a config helper
       fail(fnode, "E200", fmt::format("module '{}' has no DSL function '{}'", m->module_name(), parts[1]),

@@ -94,44 +94,43 @@ FactoryOutcome run_factory(ModuleInfo& mod, const std::string& name, const std::
   ConstEvaluator::DefHook on_def = [&](TSNode stmt) {
     if (!is(stmt, "decorated_definition")) return;
     TSNode d = field(stmt, "definition");
-    if (is(d, "class_definition")) {
-      for (TSNode dec : children(stmt)) {
-        if (!is(dec, "decorator") || children(dec).empty()) continue;
-        bool is_program = false;
-        if (classify_decorator(children(dec)[0], f, is_program) && is_program)
-          programs[text(field(d, "name"), f)] = mod.program_decl(d, children(dec)[0]);
-      }
-    } else if (auto fd = mod.dsl_function_decl(stmt)) {
-      out.functions[fd->name] = *fd;
+    if (!is(d, "class_definition")) return;
+    for (TSNode dec : children(stmt)) {
+      if (!is(dec, "decorator") || children(dec).empty()) continue;
+      bool is_program = false;
+      if (classify_decorator(children(dec)[0], f, is_program) && is_program)
+        programs[text(field(d, "name"), f)] = mod.program_decl(d, children(dec)[0]);
     }
   };
   ConstFunction fn{name, &mod, def};
   ConstEvaluator ev(file, [&mod](const std::string& n, TSNode at) { return mod.global(n, at); }, &mod);
-  std::map<std::string, ConstValue> locals;
-  auto result = ev.run_factory(fn, call, def, on_def, locals);
-  if (!result)
-    throw ir::CompileError("E108", span_of(field(def, "name"), file),
-                           fmt::format("factory '{}' cannot be run at compile time: its body leaves the constant "
-                                       "subset pypto evaluates",
-                                       name),
-                           "a factory may assign constants, branch and loop over them and define DSL code; it may "
-                           "not call host libraries or read files");
+  ConstEvaluator::Closure closure;
+  auto result = ev.run_factory(fn, call, def, on_def, closure);
+  if (!result) {
+    // Located at the statement that leaves the constant subset (maybe inside a builder the
+    // factory calls), with the factory as a note.
+    auto site = ConstEvaluator::non_constant_site();
+    ir::Diagnostic d{ir::Severity::Error, "E108",
+                     fmt::format("factory '{}' cannot be run at compile time: {} leaves the constant subset pypto "
+                                 "evaluates",
+                                 name, site ? "this statement" : "its body"),
+                     site ? *site : span_of(field(def, "name"), file),
+                     "a factory may assign constants, branch and loop over them, call builder functions and define "
+                     "DSL code; it may not call host libraries or read files",
+                     {}};
+    if (site) d.notes.emplace_back(span_of(field(def, "name"), file), fmt::format("while running factory '{}'", name));
+    throw ir::CompileError({d});
+  }
   const std::string marker = result->is_builtin() ? std::get<ConstBuiltin>(result->v).name : "";
   const std::string returned = marker.rfind("dsl:", 0) == 0 ? marker.substr(4) : "";
-  // The closure: the factory's final locals, less the markers of its own definitions.
-  auto closure = std::make_shared<std::map<std::string, ConstValue>>();
-  for (const auto& [k, v] : locals)
-    if (!(v.is_builtin() && std::get<ConstBuiltin>(v.v).name.rfind("dsl:", 0) == 0)) (*closure)[k] = v;
-  for (auto& [k, fd] : out.functions) fd.closure = closure;
   for (auto& [k, p] : programs)
     for (auto& m : p.methods) m.closure = closure;
+  const FuncDecl* fd = result->is_dsl_function() ? &result->as_dsl_function().decl : nullptr;
   if (auto it = programs.find(returned); it != programs.end()) {
     out.entry = it->second;
-  } else if (auto ft = out.functions.find(returned); ft != out.functions.end() &&
-                                                      (ft->second.kind == DeclKind::Jit || ft->second.kind == DeclKind::JitHost ||
-                                                       ft->second.kind == DeclKind::Function)) {
-    out.entry = EntryDecl{returned, false, ft->second.def, ft->second.decorator, {}};
-    out.entry_function = ft->second;
+  } else if (fd && (fd->kind == DeclKind::Jit || fd->kind == DeclKind::JitHost || fd->kind == DeclKind::Function)) {
+    out.entry = EntryDecl{fd->name, false, fd->def, fd->decorator, {}};
+    out.entry_function = *fd;
   } else {
     throw ir::CompileError("E108", span_of(field(def, "name"), file),
                            fmt::format("factory '{}' returns {}, not a @pl.program class or @pl.jit function it defines",

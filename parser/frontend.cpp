@@ -24,13 +24,19 @@ void sort_diags(std::vector<Diagnostic>& d) {
   std::stable_sort(d.begin(), d.end(), [](const Diagnostic& a, const Diagnostic& b) {
     return std::tie(a.span.line, a.span.col) < std::tie(b.span.line, b.span.col);
   });
+  // One error reached from several places (a module value two calls need) is reported once.
+  auto same = [](const Diagnostic& a, const Diagnostic& b) {
+    return a.code == b.code && a.message == b.message && a.span.filename() == b.span.filename() &&
+           a.span.line == b.span.line && a.span.col == b.span.col;
+  };
+  d.erase(std::unique(d.begin(), d.end(), same), d.end());
 }
 
 }  // namespace
 
 FunctionBuilder* ProgramCtx::find(const FuncDecl& d) const {
   for (const auto& [name, b] : funcs)
-    if (b->decl().def.id == d.def.id) return b.get();
+    if (same_dsl_function(b->decl(), d)) return b.get();
   return nullptr;
 }
 
@@ -140,9 +146,20 @@ ProgramPtr parse_source(SourceFilePtr file, const FrontendOptions& opts, Diagnos
   }
   std::vector<std::string> order;  // insertion order for dependency discovery
   auto add = [&](const FuncDecl& d, bool is_method) {
-    if (ctx.funcs.count(d.name)) {
-      ctx.errors.push_back(Diagnostic{Severity::Error, "E201", fmt::format("function '{}' is defined twice", d.name),
-                                      span_of(field(d.def, "name"), file), "", {}});
+    if (auto it = ctx.funcs.find(d.name); it != ctx.funcs.end()) {
+      const FuncDecl& had = it->second->decl();
+      const bool rebuilt = had.def.id == d.def.id;  // one def, two builder calls with other arguments
+      Diagnostic e{Severity::Error, "E201",
+                   rebuilt ? fmt::format("DSL function '{}' is built twice with different closures", d.name)
+                           : fmt::format("function '{}' is defined twice", d.name),
+                   span_of(field(d.def, "name"), d.module->file()),
+                   rebuilt ? "a program holds one function per name: call its builder with the same arguments "
+                             "everywhere, or give the variants different names"
+                           : "",
+                   {}};
+      if (!rebuilt && had.module && had.def.id != d.def.id)
+        e.notes.emplace_back(span_of(field(had.def, "name"), had.module->file()), "the other definition");
+      ctx.errors.push_back(std::move(e));
       return;
     }
     ctx.funcs[d.name] = std::make_unique<FunctionBuilder>(ctx, d, is_method);
@@ -184,14 +201,25 @@ ProgramPtr parse_source(SourceFilePtr file, const FrontendOptions& opts, Diagnos
     ModuleInfo& in = b->mod();
     for (const auto& callee : b->called_names(false)) {
       const FuncDecl* d = nullptr;
+      std::optional<FuncDecl> found;
+      // A DSL function value (closure, module global, import) that cannot be evaluated is not an
+      // error here: the call reports it.
+      auto value = [&](auto&& get) {
+        try {
+          if ((found = get())) d = &*found;
+        } catch (const CompileError&) {
+        }
+      };
       try {
         if (auto dot = callee.find('.'); dot != std::string::npos) {
-          if (ModuleInfo* m = in.module_binding(callee.substr(0, dot), TSNode{}))
+          if (ModuleInfo* m = in.module_binding(callee.substr(0, dot), TSNode{})) {
             d = m->top_function(callee.substr(dot + 1));
-        } else if (factory && b->decl().closure && factory->functions.count(callee)) {
-          d = &factory->functions.at(callee);  // a DSL function the factory defined
+            if (!d) value([&] { return m->dsl_function(callee.substr(dot + 1), TSNode{}); });
+          }
         } else {
-          d = in.top_function(callee);
+          // The closure's names shadow the module's.
+          if (!b->decl().closure || !b->decl().closure->count(callee)) d = in.top_function(callee);
+          if (!d) value([&] { return b->dsl_callee(callee, TSNode{}); });
         }
       } catch (const CompileError& e) {
         ctx.record(e);

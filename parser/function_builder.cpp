@@ -378,6 +378,18 @@ void FunctionBuilder::build_body() {
   body_state_ = 2;
 }
 
+std::optional<FuncDecl> FunctionBuilder::dsl_callee(const std::string& name, TSNode at) const {
+  if (decl_.closure)
+    if (auto it = decl_.closure->find(name); it != decl_.closure->end()) {
+      if (!it->second.is_dsl_function()) return std::nullopt;
+      const ConstDslFunction& f = it->second.as_dsl_function();
+      FuncDecl d = f.decl;
+      if (f.sibling) d.closure = decl_.closure;
+      return d;
+    }
+  return mod().dsl_function(name, at);
+}
+
 // Pre-order walk with a tree cursor (ts_node_named_child(n, i) is O(i), which made this quadratic
 // in the length of a block). Only the callee node is inspected, no dotted names are built:
 // `f(...)` is a bare-name call, `self.f(...)` a method call.

@@ -122,6 +122,19 @@ ModuleInfo::ModuleInfo(ModuleSet& set, const CstTree& tree, std::string module_n
       // `try: from x import y / except ImportError: ...`: the imports of the try body count.
       for (TSNode s : children(field(top, "body")))
         if (is(s, "import_statement") || is(s, "import_from_statement")) scan_import(s);
+    } else if (is(top, "if_statement")) {
+      // `if M.name == "flash": @pl.jit.inline def f(...) ... else: ...`: f is the definition of the
+      // branch the (constant) condition selects, decided when f is first needed.
+      std::vector<TSNode> bodies{field(top, "consequence")};
+      for (TSNode alt : field_children(top, "alternative"))
+        bodies.push_back(field(alt, is(alt, "elif_clause") ? "consequence" : "body"));
+      for (TSNode b : bodies)
+        for (TSNode st : children(b))
+          if (is(st, "decorated_definition"))
+            if (auto fd = dsl_function_decl(st)) {
+              cond_defs_[fd->name] = top;
+              values_.erase(fd->name);
+            }
     } else if (is(top, "class_definition")) {
       scan_const_class(top, TSNode{});
     } else if (is(top, "function_definition")) {
@@ -321,6 +334,25 @@ void ModuleInfo::scan_const_class(TSNode cls, TSNode decorated) {
   classes_[c->name] = std::move(c);
 }
 
+bool same_dsl_function(const FuncDecl& a, const FuncDecl& b) {
+  if (a.def.id != b.def.id) return false;
+  if (a.closure == b.closure) return true;
+  if (!a.closure || !b.closure || a.closure->size() != b.closure->size()) return false;
+  for (auto i = a.closure->begin(), j = b.closure->begin(); i != a.closure->end(); ++i, ++j)
+    if (i->first != j->first || !const_equal(i->second, j->second)) return false;
+  return true;
+}
+
+std::optional<FuncDecl> ModuleInfo::dsl_function(const std::string& name, TSNode at) {
+  if (const FuncDecl* d = top_function(name)) return *d;
+  if (top_functions_.count(name) ||
+      (!assigns_.count(name) && !tuple_assigns_.count(name) && !imports_.count(name) && !cond_defs_.count(name)))
+    return std::nullopt;
+  auto v = global(name, at);
+  if (!v || !v->is_dsl_function()) return std::nullopt;
+  return v->as_dsl_function().decl;
+}
+
 std::optional<FuncDecl> ModuleInfo::dsl_function_decl(TSNode decorated) {
   const auto& f = *file_;
   TSNode def = field(decorated, "definition");
@@ -374,7 +406,8 @@ EntryDecl ModuleInfo::program_decl(TSNode cls, TSNode decorator) {
 
 bool ModuleInfo::defines_name(const std::string& name) const {
   return values_.count(name) || assigns_.count(name) || tuple_assigns_.count(name) || dyn_.count(name) ||
-         imports_.count(name) || classes_.count(name) || functions_.count(name) || top_functions_.count(name);
+         imports_.count(name) || classes_.count(name) || functions_.count(name) || top_functions_.count(name) ||
+         cond_defs_.count(name);
 }
 
 void ModuleInfo::not_constant(const std::string& name, TSNode at, TSNode def) {
@@ -391,6 +424,21 @@ void ModuleInfo::not_constant(const std::string& name, TSNode at, TSNode def) {
   const std::string qual = name_.empty() ? name : fmt::format("{}.{}", name_, name);
   const bool main = !set_.files_read().empty() && set_.files_read().front() == file_->path;
   const std::string dname = main ? name : qual;
+  // A call whose body left the constant subset: where (the innermost statement).
+  if (auto site = ConstEvaluator::non_constant_site(); site && !reads_environment(def_text)) {
+    ir::Diagnostic d{ir::Severity::Error, "E202",
+                     fmt::format("cannot evaluate {} at compile time: the function it calls leaves the constant "
+                                 "subset pypto evaluates",
+                                 name),
+                     span_of(at, file_),
+                     fmt::format("'{}' is defined at line {} of {}; a function run at compile time may assign "
+                                 "constants, branch and loop over them and define DSL functions (-D {}=VALUE "
+                                 "overrides a data value)",
+                                 name, ts_node_start_point(def).row + 1, file_->path, dname),
+                     {}};
+    d.notes.emplace_back(*site, "this statement is outside the constant subset");
+    throw ir::CompileError({d});
+  }
   if (reads_environment(def_text))
     throw ir::CompileError("E202", span_of(at, file_),
                            fmt::format("cannot evaluate {} at compile time: its value comes from the command line or "
@@ -419,6 +467,7 @@ std::optional<ConstValue> ModuleInfo::global(const std::string& name, TSNode at)
                                          set_.files_read().size() > 1 ? " or of imports" : ""),
                              "break the cycle: define the value in one module and import it elsewhere");
     evaluating_.insert(name);
+    ConstEvaluator::clear_non_constant_site();
     std::optional<ConstValue> v;
     try {
       ConstEvaluator ev(file_, [this](const std::string& n, TSNode a) { return global(n, a); }, this);
@@ -450,7 +499,53 @@ std::optional<ConstValue> ModuleInfo::global(const std::string& name, TSNode at)
   if (auto it = functions_.find(name); it != functions_.end())
     return ConstValue{static_cast<const ConstFunction*>(it->second.get())};
   if (auto it = imports_.find(name); it != imports_.end()) return resolve_import(it->second, at);
+  if (auto it = cond_defs_.find(name); it != cond_defs_.end()) {
+    auto v = conditional_def(name, it->second);
+    if (v) values_[name] = *v;
+    return v;
+  }
   return std::nullopt;
+}
+
+std::optional<ConstValue> ModuleInfo::conditional_def(const std::string& name, TSNode if_stmt) {
+  if (evaluating_.count(name))
+    throw ir::CompileError("E202", span_of(field(if_stmt, "condition"), file_),
+                           fmt::format("the condition that selects the definition of '{}' depends on '{}' itself", name,
+                                       name));
+  struct Guard {
+    std::set<std::string>& s;
+    std::string n;
+    ~Guard() { s.erase(n); }
+  } guard{evaluating_, name};
+  evaluating_.insert(name);
+  ConstEvaluator ev(file_, [this](const std::string& n, TSNode a) { return global(n, a); }, this);
+  auto taken = [&](TSNode cond) {
+    auto v = ev.try_eval(cond);
+    if (!v)
+      throw ir::CompileError("E202", span_of(cond, file_),
+                             fmt::format("cannot evaluate the condition that selects the definition of '{}' at "
+                                         "compile time",
+                                         name),
+                             "a module-level `if` around DSL definitions must test constants (-D NAME=VALUE sets a "
+                             "value the module reads from the command line or the environment)");
+    return const_truthy(*v);
+  };
+  TSNode body{};
+  if (taken(field(if_stmt, "condition"))) {
+    body = field(if_stmt, "consequence");
+  } else {
+    for (TSNode alt : field_children(if_stmt, "alternative")) {
+      if (is(alt, "elif_clause") && !taken(field(alt, "condition"))) continue;
+      body = field(alt, is(alt, "elif_clause") ? "consequence" : "body");
+      break;
+    }
+  }
+  if (is_null(body)) return std::nullopt;
+  for (TSNode st : children(body))
+    if (is(st, "decorated_definition"))
+      if (auto fd = dsl_function_decl(st); fd && fd->name == name)
+        return ConstValue{std::make_shared<const ConstDslFunction>(ConstDslFunction{std::move(*fd), false})};
+  return std::nullopt;  // the branch taken does not define it
 }
 
 ModuleInfo* ModuleInfo::load(const Import& imp) {

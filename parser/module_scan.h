@@ -3,8 +3,8 @@
 // imports (resolved lazily through the ModuleSet: `from config import B`, `import config as C`,
 // package-relative `from .kernels import attn`), pure-Python classes and functions the constant
 // evaluator can run (@dataclass configs, helpers), the DSL declarations (@pl.program classes,
-// @pl.function methods, @pl.jit family functions) and all full-line `#` comments (attached to
-// statements / functions by line position).
+// @pl.function methods, @pl.jit family functions, also those a module-level `if` on constants
+// selects) and all full-line `#` comments (attached to statements / functions by line position).
 #pragma once
 
 #include <map>
@@ -40,6 +40,19 @@ struct FuncDecl {
   // Defined inside a factory (builder) function: that call's local variables.
   std::shared_ptr<const std::map<std::string, ConstValue>> closure;
 };
+
+// A DSL function as a compile-time value (const_value.h): a def that a Python function run by the
+// constant evaluator made, with that call's locals as `decl.closure` (late-bound, as in Python).
+// Inside a closure, a function the same call defined is a sibling reference: it has no closure of
+// its own and takes the closure of the function that looks it up, so closures never contain
+// themselves.
+struct ConstDslFunction {
+  FuncDecl decl;
+  bool sibling = false;
+};
+// The same DSL function: the same def, and closures that are the same object or equal value by
+// value (two calls of a builder with equal arguments make one function).
+bool same_dsl_function(const FuncDecl& a, const FuncDecl& b);
 
 struct EntryDecl {
   std::string name;
@@ -90,6 +103,11 @@ class ModuleInfo : public ConstEnv {
   const FuncDecl* top_function(const std::string& name);
   const FuncDecl* top_function(const std::string& name) const;  // this module's own only
   const std::map<std::string, FuncDecl>& top_functions() const { return top_functions_; }
+  // A DSL function by name, as a call `name(...)` in this module's DSL code reaches it: a
+  // top_function, or a global (own or imported) whose value is a DSL function a builder call made
+  // (`hc_pre = _bind_hc_pre()`, `from hc_pre import hc_pre`) or the branch of a module-level `if`
+  // defines. nullopt for other names; throws CompileError when the value cannot be evaluated.
+  std::optional<FuncDecl> dsl_function(const std::string& name, TSNode at);
   // The module `name` is bound to (`import config as name`, `from . import name`), else nullptr.
   ModuleInfo* module_binding(const std::string& name, TSNode at);
   // Resolves every import of a module pypto reads (host modules such as torch are skipped): the
@@ -110,6 +128,9 @@ class ModuleInfo : public ConstEnv {
   void scan_import(TSNode stmt);
   void scan_const_class(TSNode cls, TSNode decorated);
   std::optional<ConstValue> resolve_import(const Import& imp, TSNode at);
+  // The DSL function `name` of the branch a module-level `if` selects (nullopt: that branch does
+  // not define it).
+  std::optional<ConstValue> conditional_def(const std::string& name, TSNode if_stmt);
   ModuleInfo* load(const Import& imp);
   [[noreturn]] void not_constant(const std::string& name, TSNode at, TSNode def);
 
@@ -127,6 +148,7 @@ class ModuleInfo : public ConstEnv {
   std::vector<EntryDecl> entries_;
   std::map<std::string, TSNode> factories_;
   std::map<std::string, FuncDecl> top_functions_;
+  std::map<std::string, TSNode> cond_defs_;  // DSL defs inside a module-level `if`: name → the if
   std::vector<Comment> comments_;
 };
 

@@ -169,7 +169,7 @@ size_t dispatch_count(FunctionBuilder& b, TSNode body) {
     if (!is(c, "call")) return;
     TSNode fn = field(c, "function");
     if (is(fn, "attribute") && is(field(fn, "object"), "identifier") && b.txt(field(fn, "object")) == "self") ++n;
-    else if (is(fn, "identifier") && (b.ctx_.find(b.txt(fn)) || b.mod().top_function(b.txt(fn)))) ++n;
+    else if (is(fn, "identifier") && (b.ctx_.find(b.txt(fn)) || b.dsl_callee(b.txt(fn), fn))) ++n;
   });
   return n;
 }

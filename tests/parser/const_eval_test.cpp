@@ -1,4 +1,5 @@
-// Constant evaluator: literals, Python arithmetic semantics, tuples, builtins, names, -D text.
+// Constant evaluator: literals, Python arithmetic semantics, tuples (and their count / index),
+// builtins, names, -D text.
 #include <catch2/catch.hpp>
 
 #include "ir/diagnostic.h"
@@ -45,11 +46,14 @@ TEST_CASE("const_eval tuples, builtins, conditionals", "[const_eval]") {
   CHECK(ev("[1, 2] + [3]").as_list().size() == 3);
   CHECK(ev("'a' + 'b'").repr() == "'ab'");
   CHECK(ev("(1,)").repr() == "(1,)");
+  CHECK(ev("(4, 0, 4, 128)[:3].count(4)").as_int() == 2);
+  CHECK(ev("SHAPE.index(128)").as_int() == 1);
 }
 
 TEST_CASE("const_eval errors", "[const_eval]") {
   CHECK_THROWS_AS(ev("1 // 0"), pypto::ir::CompileError);
   CHECK_THROWS_AS(ev("SHAPE[5]"), pypto::ir::CompileError);
+  CHECK_THROWS_AS(ev("SHAPE.index(7)"), pypto::ir::CompileError);  // ValueError
   CHECK_THROWS_AS(ev("UNKNOWN + 1"), pypto::ir::CompileError);  // not a constant
   CHECK_THROWS_AS(ev("foo("), pypto::ir::CompileError);          // not an expression
 }
