@@ -236,17 +236,28 @@ ExprPtr FunctionBuilder::call_expr(TSNode n) {
     return function_call(*callee, n, false);
   }
   if (parts.size() == 1) {
-    if (FunctionBuilder* callee = ctx_.find(dn); callee && !callee->is_method_) return function_call(*callee, n, true);
+    // A @pl.jit orchestrator is a callee of a @pl.jit.host only (the host dispatches it per device).
+    auto callable = [&](const FunctionBuilder* callee) {
+      return callee && !callee->is_method_ &&
+             (callee->decl().kind != DeclKind::Jit || decl_.kind == DeclKind::JitHost) &&
+             callee->decl().kind != DeclKind::JitHost;
+    };
+    if (FunctionBuilder* callee = ctx_.find(dn); callable(callee)) return function_call(*callee, n, true);
     if (const FuncDecl* d = mod().top_function(dn))
-      if (FunctionBuilder* callee = ctx_.find(*d); callee && !callee->is_method_) return function_call(*callee, n, true);
+      if (FunctionBuilder* callee = ctx_.find(*d); callable(callee)) return function_call(*callee, n, true);
     if (dn == "min" || dn == "max" || dn == "abs")
       fail(n, "E303", fmt::format("{}() on DSL values is not supported", dn),
            fmt::format("use pl.{}(...) for scalars; Python {}() is only folded for constants", dn, dn));
     if (dn == "range") fail(n, "E301", "range() is only allowed as the iterator of a for loop, as pl.range()");
     if (const FuncDecl* d = mod().top_function(dn)) {
-      if (d->kind == DeclKind::Jit || d->kind == DeclKind::JitHost)
-        fail(n, "E301", fmt::format("'{}' is a @pl.jit entry; a @pl.jit function does not call other @pl.jit entries", dn),
-             "decorate it with @pl.jit.incore / .inline / .opaque to make it a dependency");
+      if (d->kind == DeclKind::JitHost)
+        fail(n, "E301", fmt::format("'{}' is a @pl.jit.host entry; no DSL function calls a host orchestrator", dn),
+             "a @pl.jit.host is called from Python; call the chip-level @pl.jit from it instead");
+      if (d->kind == DeclKind::Jit)
+        fail(n, "E301", fmt::format("'{}' is a @pl.jit entry; only a @pl.jit.host calls other @pl.jit entries", dn),
+             decl_.kind == DeclKind::Jit ? "decorate it with @pl.jit.incore / .inline / .opaque to make it a dependency"
+                                         : "call it from a @pl.jit.host (chip_orch(..., device=r)) or make it a "
+                                           "@pl.jit.incore / .inline / .opaque dependency");
       fail(n, "E301", fmt::format("'{}' is not part of this program", dn));
     }
     if (!global_defined(dn) && !names_.count(dn))
