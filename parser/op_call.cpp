@@ -405,9 +405,11 @@ ExprPtr FunctionBuilder::call_expr(TSNode n) {
                ? l_op : t_op;  // no operand to follow: the level of the code it is written in
     else if (first && first->kind == TypeKind::Scalar)
       fail(a.pos[0], "E302", fmt::format("{}() expects a Tensor or Tile as its first operand, got a scalar", dn));
-    // Mixing levels is a type error.
+    // Mixing levels is a type error, except where the op takes the other level (tile.gather_row's
+    // GM source: the destination names the level).
     for (size_t i = 1; i < a.pos.size() && i < op->args.size(); ++i) {
       if (looks_like_attr_literal(a.pos[i], f)) continue;
+      if (op->args[i].kind == (op == l_op ? ArgKind::Tensor : ArgKind::Tile)) continue;
       if (!prebuilt[i]) prebuilt[i] = expr(a.pos[i]);
       auto k2 = prebuilt[i]->type ? prebuilt[i]->type->kind : TypeKind::Ptr;
       if (first && ((first->kind == TypeKind::Tile && k2 == TypeKind::Tensor) ||
