@@ -357,16 +357,10 @@ ExprPtr FunctionBuilder::call_expr(TSNode n) {
   auto& reg = OpRegistry::instance();
   if (parts.back() == "mrgsort" && (parts.size() == 2 || parts[1] == "tile" || parts[1] == "tensor"))
     return mrgsort_call(*this, n, parts.size() == 3 ? parts[1] : std::string());
-  // pl.gather(x, mask_pattern=P) is the pattern gather (tensor / tile gather_mask).
-  if (dn == "pl.gather" || dn == "pl.tensor.gather" || dn == "pl.tile.gather") {
-    auto ga = split_args(*this, n);
-    const bool masked = std::any_of(ga.kw.begin(), ga.kw.end(), [](const auto& k) { return k.first == "mask_pattern"; });
-    if (masked && !ga.pos.empty()) {
-      auto src = expr(ga.pos[0]);
-      const bool tile = parts.size() == 3 ? parts[1] == "tile" : src->type && src->type->kind == TypeKind::Tile;
-      return op_call(*this, *reg.find(tile ? "tile.gather_mask" : "tensor.gather_mask"), ga, {src}, n);
-    }
-  }
+  // pl.gather / pl.scatter: the reference's one spelling for the index and mask forms.
+  if ((parts.back() == "gather" || parts.back() == "scatter") && (parts.size() == 2 || parts[1] == "tile" || parts[1] == "tensor"))
+    if (auto e = gather_scatter_call(*this, n, parts.size() == 3 ? parts[1] : std::string(), parts.back() == "scatter", prebuilt))
+      return e;
   if (parts.size() == 3) {
     static const std::set<std::string> families = {"tensor", "tile", "system", "array", "prefetch"};
     if (!families.count(parts[1])) fail(fnode, "E300", fmt::format("Unknown operation '{}'", dn));

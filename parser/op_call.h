@@ -21,5 +21,11 @@ ir::ExprPtr pld_call(FunctionBuilder& b, TSNode n, const std::vector<std::string
 // pl[.tile|.tensor].mrgsort: one list of sorted runs (block_len=) or 2-4 sorted lists. `family`
 // is "tile", "tensor" or "" (by the first operand).
 ir::ExprPtr mrgsort_call(FunctionBuilder& b, TSNode n, std::string family);
+// pl[.tensor|.tile].gather / .scatter as the reference writes them: the mask form (mask_pattern=,
+// and for scatter dst=) and the tensor index form with dim in second place, (input, dim, index[,
+// src]). Null when the call is the registry's own form; prebuilt[0] may then hold the built
+// first operand.
+ir::ExprPtr gather_scatter_call(FunctionBuilder& b, TSNode n, const std::string& family, bool scatter,
+                                std::vector<ir::ExprPtr>& prebuilt);
 
 }  // namespace pypto::parser

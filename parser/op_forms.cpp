@@ -1,5 +1,6 @@
 // Op forms whose DSL spelling differs from their registry entry: the distributed pld.* ops
-// (categories and short forms), mrgsort's two formats.
+// (categories and short forms), mrgsort's two formats, gather / scatter's index and mask forms.
+#include <algorithm>
 #include <fmt/format.h>
 
 #include "parser/builder.h"
@@ -88,6 +89,66 @@ ExprPtr mrgsort_call(FunctionBuilder& b, TSNode n, std::string family) {
     srcs.push_back(tmp);
   }
   return make_call(family + ".mrgsort_format2", std::move(srcs), std::move(kw), s);
+}
+
+ExprPtr gather_scatter_call(FunctionBuilder& b, TSNode n, const std::string& family, bool scatter,
+                            std::vector<ExprPtr>& prebuilt) {
+  auto& reg = OpRegistry::instance();
+  const std::string name = (family.empty() ? "pl." : "pl." + family + ".") + (scatter ? "scatter" : "gather");
+  auto a = split_args(b, n);
+  if (a.pos.empty()) return nullptr;
+  auto kw_node = [&](const char* k) -> TSNode {
+    for (const auto& [k2, v] : a.kw)
+      if (k2 == k) return v;
+    return TSNode{};
+  };
+  const TSNode mask = kw_node("mask_pattern");
+  const TSNode dst = scatter ? kw_node("dst") : TSNode{};
+  if (prebuilt.empty()) prebuilt.resize(a.pos.size());
+  if (!prebuilt[0]) prebuilt[0] = b.expr(a.pos[0]);
+  const ExprPtr& input = prebuilt[0];
+  const bool tile = family.empty() ? input->type && input->type->kind == TypeKind::Tile : family == "tile";
+  if (!scatter && !is_null(mask))  // the pattern gather: the columns mask_pattern selects
+    return op_call(b, *reg.find(tile ? "tile.gather_mask" : "tensor.gather_mask"), a, {input}, n);
+  if (scatter && (!is_null(mask) || !is_null(dst))) {  // the pattern scatter into dst=
+    if (family == "tile")
+      b.fail(n, "E302", "pl.tile.scatter() has no mask form",
+             "write pl.tile.scatter_mask(dst, src, mask_pattern=...), or pl.scatter(src, mask_pattern=..., dst=dst)");
+    for (const auto& [k, v] : a.kw)
+      if (k != "mask_pattern" && k != "dst")
+        b.fail(v, "E302", fmt::format("{}() index form (dim, index, src) and mask form (mask_pattern, dst) are mutually "
+                                      "exclusive; '{}' belongs to the index form", name, k));
+    if (a.pos.size() > 1)
+      b.fail(a.pos[1], "E302", fmt::format("{}() mask form takes only the source positionally: {}(src, mask_pattern=P, "
+                                           "dst=d)", name, name));
+    if (is_null(mask) || is_null(dst))
+      b.fail(n, "E302", fmt::format("{}() mask form requires both mask_pattern and dst", name));
+    // tensor.scatter_mask(input, dst); the tile op takes (dst, src).
+    CallArgsCst m;
+    m.kw.emplace_back("mask_pattern", mask);
+    std::vector<ExprPtr> pre;
+    if (tile) {
+      m.pos = {dst, a.pos[0]};
+      pre = {b.expr(dst), input};
+    } else {
+      m.pos = {a.pos[0], dst};
+      pre = {input, nullptr};
+    }
+    return op_call(b, *reg.find(tile ? "tile.scatter_mask" : "tensor.scatter_mask"), m, std::move(pre), n);
+  }
+  // Tensor index form with dim second, (input, dim, index[, src]): the registry entry is
+  // (input, index[, src]; dim). A tensor in second place is the registry's own order.
+  if (tile || a.pos.size() < 2) return nullptr;
+  auto dim = b.try_const(a.pos[1]);
+  if (!dim || !dim->is_int()) return nullptr;
+  for (const auto& [k, v] : a.kw)
+    if (k == "dim") b.fail(v, "E302", fmt::format("{}() got multiple values for argument 'dim'", name));
+  CallArgsCst r;
+  r.pos.push_back(a.pos[0]);
+  r.pos.insert(r.pos.end(), a.pos.begin() + 2, a.pos.end());
+  r.kw = a.kw;
+  r.kw.emplace_back("dim", a.pos[1]);
+  return op_call(b, *reg.find(scatter ? "tensor.scatter" : "tensor.gather"), r, {input}, n);
 }
 
 }  // namespace pypto::parser
