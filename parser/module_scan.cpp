@@ -122,6 +122,14 @@ ModuleInfo::ModuleInfo(ModuleSet& set, const CstTree& tree, std::string module_n
       // `try: from x import y / except ImportError: ...`: the imports of the try body count.
       for (TSNode s : children(field(top, "body")))
         if (is(s, "import_statement") || is(s, "import_from_statement")) scan_import(s);
+    } else if (is(top, "if_statement")) {
+      // `if M.name == "flash": @pl.jit.inline def f ... else: ...`: the branch the constant
+      // condition takes defines them (resolve_conditional_defs, once the module is registered).
+      bool dsl = false;
+      for (TSNode c : children(top))
+        for (TSNode st : children(is(c, "block") ? c : field(c, is(c, "else_clause") ? "body" : "consequence")))
+          dsl = dsl || (is(st, "decorated_definition") && dsl_function_decl(st));
+      if (dsl) cond_defs_.push_back(top);
     } else if (is(top, "class_definition")) {
       scan_const_class(top, TSNode{});
     } else if (is(top, "function_definition")) {
@@ -579,6 +587,43 @@ std::vector<std::string> ModuleInfo::comments_between(int64_t first_row, int64_t
                              [](int64_t row, const Comment& c) { return row < int64_t(c.row); });
   for (; it != comments_.end() && int64_t(it->row) < last_row; ++it) out.push_back(it->text);
   return out;
+}
+
+void ModuleInfo::resolve_conditional_defs() {
+  auto lookup = [this](const std::string& n, TSNode at) { return global(n, at); };
+  for (TSNode top : cond_defs_) {
+    // The clauses in order: (clause, condition, block) for if / elif, (clause, null, block) for else.
+    struct Clause {
+      TSNode head, cond, body;
+    };
+    std::vector<Clause> clauses = {{top, field(top, "condition"), field(top, "consequence")}};
+    for (TSNode c : children(top)) {
+      if (is(c, "elif_clause")) clauses.push_back({c, field(c, "condition"), field(c, "consequence")});
+      else if (is(c, "else_clause")) clauses.push_back({c, TSNode{}, field(c, "body")});
+    }
+    const Clause* taken = nullptr;
+    for (const auto& c : clauses) {
+      if (!is_null(c.cond) &&
+          !const_truthy(ConstEvaluator(file_, lookup, this).eval(c.cond, "the condition of a module-level if that "
+                                                                          "defines DSL functions")))
+        continue;
+      taken = &c;
+      break;
+    }
+    if (!taken) continue;
+    int64_t prev_row = int64_t(ts_node_start_point(taken->head).row);
+    for (TSNode st : children(taken->body)) {
+      if (is(st, "decorated_definition"))
+        if (auto fd = dsl_function_decl(st)) {
+          fd->leading_comments = comments_between(prev_row, int64_t(ts_node_start_point(st).row));
+          if (fd->kind == DeclKind::Jit || fd->kind == DeclKind::JitHost)
+            entries_.push_back(EntryDecl{fd->name, false, fd->def, fd->decorator, {}});
+          top_functions_[fd->name] = *fd;
+        }
+      prev_row = int64_t(ts_node_end_point(st).row);
+    }
+  }
+  cond_defs_.clear();
 }
 
 }  // namespace pypto::parser

@@ -61,6 +61,10 @@ class ModuleInfo : public ConstEnv {
   // -D NAME=VALUE overrides (VALUE a Python expression) of this module's globals; evaluated now,
   // after the module is registered, so they may refer to its constants and imports.
   void apply_defines(const std::vector<std::pair<std::string, std::string>>& defines);
+  // DSL functions defined under a module-level `if` / `elif` / `else`: the branch whose constant
+  // condition holds defines them (as Python runs the module). Called after apply_defines; throws
+  // CompileError when a condition is not a compile-time constant.
+  void resolve_conditional_defs();
 
   const ir::SourceFilePtr& file() const { return file_; }
   // ConstEnv: a global of this module (constants, classes, functions, imported names): nullopt
@@ -127,6 +131,7 @@ class ModuleInfo : public ConstEnv {
   std::vector<EntryDecl> entries_;
   std::map<std::string, TSNode> factories_;
   std::map<std::string, FuncDecl> top_functions_;
+  std::vector<TSNode> cond_defs_;  // module-level if statements whose branches define DSL functions
   std::vector<Comment> comments_;
 };
 

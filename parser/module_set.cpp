@@ -126,6 +126,7 @@ ModuleInfo& ModuleSet::add(SourceFilePtr file, const std::string& name, const st
   dir_of_[raw->info.get()] = dir;
   by_path_[key] = raw->info.get();
   raw->info->apply_defines(mine);
+  raw->info->resolve_conditional_defs();
   return *raw->info;
 }
 
