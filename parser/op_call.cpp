@@ -205,10 +205,12 @@ ExprPtr op_call(FunctionBuilder& b, const OpDef& op, const CallArgsCst& a, std::
       if (k2 == name) b.fail(val, "E302", fmt::format("pl.{}() got multiple values for '{}'", op.name, name));
     kw.emplace_back(name, b.attr_value(val, spec, op.name));
   }
-  // One scalar where a list of indices goes (pl.tensor.read(t, i) on a 1-D tensor) is that list.
-  for (size_t i = 0; i < args.size() && i < nargs; ++i)
-    if (op.args[i].kind == ArgKind::IndexList && args[i] && as_scalar(args[i]->type))
-      args[i] = b.make_tuple({args[i]}, args[i]->span);
+  // One scalar index of read / write (pl.tensor.read(t, i) on a 1-D tensor) is that list; other
+  // ops take lists only (a scalar there is a type error, as in the reference).
+  if (op.name.ends_with(".read") || op.name.ends_with(".write"))
+    for (size_t i = 0; i < args.size() && i < nargs; ++i)
+      if (op.args[i].kind == ArgKind::IndexList && args[i] && as_scalar(args[i]->type))
+        args[i] = b.make_tuple({args[i]}, args[i]->span);
   // Inside `for lane in pl.split_aiv(2, mode=M)`, aiv_shard / aic_gather take the region's split.
   if (op.name.ends_with(".aiv_shard") || op.name.ends_with(".aic_gather")) {
     const bool given = std::any_of(kw.begin(), kw.end(), [](const auto& p) { return p.first == "split"; });
