@@ -5,8 +5,9 @@ write pypto takes. Prints, side by side with the figures the issues were filed w
   1. the reference's example entry points (hw-native-sys/pypto examples/, with the shapes their
      __main__ uses, from ../shared/reference/examples.json): `pypto check`, and `pypto build
      --emit-only`, each entry typed with --arg / --scalar, or built by its factory;
-  2. pypto-lib's DSL files (examples/ + models/, not *_draft.py): `pypto check` of every entry
-     (-D config.ACTIVE_VARIANT=pro only for the DeepSeek-V4 model files whose config reads argv);
+  2. pypto-lib's DSL files (examples/ + models/, not *_draft.py): `pypto check` of every entry,
+     with -I for the repository root (its PYTHONPATH) and, for a value a file reads from sys.argv,
+     -D with the default a run without that flag gets (ARGV_DEFAULTS);
   3. with --peer DIR (the output of ../shared/tools/peer_extract.py): the parser/pass replay.
 
 Usage: bench/corpus.py BUILD_DIR --ref PYPTO_CHECKOUT --lib PYPTO_LIB_CHECKOUT [--peer DIR] [-v]
@@ -44,7 +45,7 @@ FACTORIES = {
 # neither): the value a run without that command-line flag / environment variable gets, as an
 # expression over the module's own constants.
 ARGV_DEFAULTS = {"ACTIVE_VARIANT": "pro", "TP_SIZE": "_TP_DEFAULT", "DP_SIZE": "TP_SIZE", "CP_SIZE": "CP_DEFAULT",
-                 "HC_PRE_IMPL": "'separate'"}
+                 "HC_PRE_IMPL": "'separate'", "EP": "_EP_DEFAULT", "READBACK_ROW_TILE": "16"}
 
 # Scalar values their __main__ passes (the rest stay runtime arguments).
 SCALARS = {"dyn_valid_shape": {"scale": "0.5", "vlen": "64"}, "dyn_valid_shape_1": {"scale": "0.5", "vlen": "32"}}
@@ -135,8 +136,11 @@ def main():
     files = lib_files(a.lib)
     lib_ok = 0
     argv_files = 0
+    # pypto-lib runs its files with the repository root on PYTHONPATH (docs/get-started/installation.md):
+    # `from contract.base import ...`, `from golden import ...` resolve there.
+    lib_root = ["-I", os.path.abspath(a.lib)]
     for f in files:
-        rc, out = run([pypto, "check", f])
+        rc, out = run([pypto, "check", f] + lib_root)
         # A value read from sys.argv / the environment: -D with the default a run without the flag
         # gets (as the diagnostic asks), then check again; only for such values.
         flags = []
@@ -145,7 +149,7 @@ def main():
             if rc == 0 or not m or m.group(1).split(".")[-1] not in ARGV_DEFAULTS:
                 break
             flags += ["-D", "{}={}".format(m.group(1), ARGV_DEFAULTS[m.group(1).split(".")[-1]])]
-            rc, out = run([pypto, "check", f] + flags)
+            rc, out = run([pypto, "check", f] + lib_root + flags)
         argv_files += bool(flags)
         if rc == 0:
             lib_ok += 1

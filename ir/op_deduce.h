@@ -156,12 +156,12 @@ TypePtr gather_row(const Ctx& c);        // (dst, src tensor, dst_offset, src_of
 TypePtr ci(const Ctx& c);                // (start, shape; dtype) → an index sequence
 TypePtr tri(const Ctx& c);               // (diagonal, shape; dtype) → a triangular 0/1 mask
 TypePtr prelu(const Ctx& c);             // (x, slope tile, tmp) → x
-TypePtr create_l1(const Ctx& c);
+TypePtr create_l1(const Ctx& c);          // tensor.create_l1(shape; dtype) → an L1-backed tensor
 TypePtr carry3(const Ctx& c);            // addc / subc (tile, tile, tile), addsc / subsc (tile, scalar, tile)
 TypePtr gatherb(const Ctx& c);           // (src, offset UINT32 [R, C']) → [R, C' * 32 / elem bytes]
 TypePtr gather_mask(const Ctx& c);       // (src; mask_pattern 1..7) → the pattern's columns, compacted
 TypePtr scatter_mask(const Ctx& c);      // (dst, src; mask_pattern) → dst
-TypePtr random(const Ctx& c);            // (key0, key1, counter0..3, shape[, valid]; dtype) → a tile         // tensor.create_l1(shape; dtype) → a Mat tile
+TypePtr random(const Ctx& c);            // (key0, key1, counter0..3, shape[, valid]; dtype) → a tile
 // Matmul family.
 TypePtr tile_matmul(const Ctx& c);      // Left [M,K] × Right [K,N] → Acc [M,N]
 TypePtr tile_matmul_acc(const Ctx& c);  // (acc, lhs, rhs) → acc

@@ -381,8 +381,9 @@ TypePtr create_l1(const Ctx& c) {
   if (shape.size() != 2) c.fail(fmt::format("the shape must be 2-D, got {}", shape_str(shape)));
   auto dt = c.kw_dtype("dtype");
   if (!dt) c.fail("missing the element dtype", "write pl.tensor.create_l1([M, K], pl.FP16)");
-  if (c.kw_bool("transpose")) std::swap(shape[0], shape[1]);
-  return std::make_shared<TileType>(*dt, std::move(shape), MemorySpace::Mat);
+  // A tensor at tensor level (it composes with tensor.matmul), lowered to a Mat tile; the shape is
+  // written as allocated (transpose= picks the ZN layout of an already transposed shape).
+  return std::make_shared<TensorType>(*dt, std::move(shape));
 }
 
 TypePtr tile_matmul_bias(const Ctx& c) {

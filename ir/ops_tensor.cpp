@@ -151,10 +151,10 @@ void register_tensor_ops(OpRegistry& r) {
   for (const char* n : {"get_block_idx", "get_block_num", "get_subblock_idx"}) add(r, same_tile(n, {}, block_index));
   add(r, same_tile("aiv_shard", {tensor("x")}, shard).kw("split", AttrKind::Int).kw("lane_stride", AttrKind::Int));
   add(r, same_tile("aic_gather", {tensor("x")}, shard).kw("split", AttrKind::Int));
-  // L1 staging for the cube (a Mat tile at tensor level) and row gathers into it.
+  // L1 staging for the cube (a tensor lowered to a Mat tile) and row gathers into it.
   add(r, OpRow("tensor.create_l1", {indices("shape")}, create_l1).kw("dtype", AttrKind::DType)
              .kw("transpose", AttrKind::Bool, false));
-  add(r, OpRow("tensor.gather_row", {tile("acc"), tensor("src"), indices("dst_offset"), indices("src_offset"),
+  add(r, OpRow("tensor.gather_row", {tensor("acc"), tensor("src"), indices("dst_offset"), indices("src_offset"),
                                      indices("shapes"), indices("valid_shape", true)}, gather_row)
              .kw("transpose", AttrKind::Bool, false));
   // Matmul (whole GEMM; tiled by passes).

@@ -1,9 +1,10 @@
 // Internal: the per-program context and the per-function IR builder shared by type_parser.cpp
-// (annotations), expr_builder.cpp (expressions, op dispatch), call_builder.cpp (calls to program
-// functions, task dispatch), stmt_builder.cpp (statements), loop_builder.cpp (loops),
-// scope_builder.cpp (with-scopes, spmd / split_aiv regions), dispatch_options.cpp (deps= and
-// the other option values), func_attr_builder.cpp (function attributes) and function_builder.cpp
-// (decorators, signatures, bodies). Not a public header.
+// (annotations), expr_builder.cpp (expressions), op_call.cpp / op_forms.cpp (call routing, op
+// dispatch), call_builder.cpp (calls to program functions, task dispatch), stmt_builder.cpp
+// (statements), loop_builder.cpp (loops), scope_builder.cpp (with-scopes, spmd / split_aiv
+// regions), dispatch_options.cpp (deps= and the other option values), func_attr_builder.cpp
+// (function attributes) and function_builder.cpp (decorators, signatures, bodies). Not a public
+// header.
 #pragma once
 
 #include <functional>
@@ -106,7 +107,7 @@ class FunctionBuilder {
   // `a.dtype` of a local value (the jit sugar), else nullopt.
   std::optional<ir::DataType> dtype_of_local(TSNode n);
 
-  // expressions (expr_builder.cpp)
+  // expressions (expr_builder.cpp; attr_value / call_expr: op_call.cpp)
   ir::ExprPtr expr(TSNode n);
   std::optional<ConstValue> try_const(TSNode n);
   ir::ExprPtr const_to_expr(const ConstValue& v, TSNode at);

@@ -188,12 +188,13 @@ ProgramPtr parse_source(SourceFilePtr file, const FrontendOptions& opts, Diagnos
     add(*d, false);
   }
   // Dependencies: bare-name calls to module-level DSL functions (jit: .incore/.inline/.opaque/
-  // .extern; program: standalone @pl.function), transitively.
-  auto is_dependency = [&](const FuncDecl& d) {
+  // .extern, and from a @pl.jit.host the chip-level @pl.jit orchestrators it dispatches; program:
+  // standalone @pl.function), transitively.
+  auto is_dependency = [&](const FuncDecl& d, const FuncDecl& caller) {
     if (d.module != &mod) return true;  // imported DSL functions are always callees
-    return ctx.is_jit ? (d.kind == DeclKind::JitIncore || d.kind == DeclKind::JitInline ||
-                         d.kind == DeclKind::JitOpaque || d.kind == DeclKind::JitExtern)
-                      : d.kind == DeclKind::Function;
+    if (!ctx.is_jit) return d.kind == DeclKind::Function;
+    return d.kind == DeclKind::JitIncore || d.kind == DeclKind::JitInline || d.kind == DeclKind::JitOpaque ||
+           d.kind == DeclKind::JitExtern || (d.kind == DeclKind::Jit && caller.kind == DeclKind::JitHost);
   };
   // Scanning the bodies for calls walks every node, so skip it when nothing could be added.
   for (size_t i = 0; i < order.size(); ++i) {
@@ -226,7 +227,7 @@ ProgramPtr parse_source(SourceFilePtr file, const FrontendOptions& opts, Diagnos
         continue;
       }
       if (!d || ctx.find(*d)) continue;
-      if (is_dependency(*d)) add(*d, false);
+      if (is_dependency(*d, b->decl())) add(*d, false);
     }
   }
   for (auto& [name, b] : ctx.funcs) {

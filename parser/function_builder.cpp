@@ -179,8 +179,9 @@ void FunctionBuilder::build_signature() {
       if (!is(name_node, "identifier")) fail(p, "E101", fmt::format("unsupported parameter '{}'", txt(p)));
       std::string name = txt(name_node);
       ParamDirection dir = ParamDirection::In;
+      // (a @pl.jit that is not the entry is a chip orchestrator a @pl.jit.host dispatches)
       const bool dependency = ctx_.is_jit && (decl_.kind == DeclKind::JitIncore || decl_.kind == DeclKind::JitInline ||
-                                              decl_.kind == DeclKind::JitOpaque);
+                                              decl_.kind == DeclKind::JitOpaque || (decl_.kind == DeclKind::Jit && !is_entry));
       if (dependency && bare_tensor(field(p, "type"), &dir)) {
         // Typed by its first call site (resolve_pending_params).
         for (const auto& pn : param_names_)

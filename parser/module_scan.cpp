@@ -530,21 +530,28 @@ std::optional<ConstValue> ModuleInfo::conditional_def(const std::string& name, T
                              "value the module reads from the command line or the environment)");
     return const_truthy(*v);
   };
-  TSNode body{};
+  TSNode body{}, clause{};
   if (taken(field(if_stmt, "condition"))) {
     body = field(if_stmt, "consequence");
+    clause = if_stmt;
   } else {
     for (TSNode alt : field_children(if_stmt, "alternative")) {
       if (is(alt, "elif_clause") && !taken(field(alt, "condition"))) continue;
       body = field(alt, is(alt, "elif_clause") ? "consequence" : "body");
+      clause = alt;
       break;
     }
   }
   if (is_null(body)) return std::nullopt;
-  for (TSNode st : children(body))
+  int64_t prev_row = int64_t(ts_node_start_point(clause).row);  // comments after the clause's `if ...:` / `else:` line
+  for (TSNode st : children(body)) {
     if (is(st, "decorated_definition"))
-      if (auto fd = dsl_function_decl(st); fd && fd->name == name)
+      if (auto fd = dsl_function_decl(st); fd && fd->name == name) {
+        fd->leading_comments = comments_between(prev_row, int64_t(ts_node_start_point(st).row));
         return ConstValue{std::make_shared<const ConstDslFunction>(ConstDslFunction{std::move(*fd), false})};
+      }
+    prev_row = int64_t(ts_node_end_point(st).row);
+  }
   return std::nullopt;  // the branch taken does not define it
 }
 
@@ -675,5 +682,6 @@ std::vector<std::string> ModuleInfo::comments_between(int64_t first_row, int64_t
   for (; it != comments_.end() && int64_t(it->row) < last_row; ++it) out.push_back(it->text);
   return out;
 }
+
 
 }  // namespace pypto::parser

@@ -190,10 +190,12 @@ StmtPtr FunctionBuilder::bind(const std::string& name, TSNode name_node, ExprPtr
       fail(name_node, "E201", fmt::format("Cannot reassign '{}' under strict_ssa", name), "bind the value to a new name");
     if (same_type(it->second->type, t)) {
       var = it->second;
-    } else if (var_block_.count(it->second.get()) && var_block_.at(it->second.get()) == cur_block_ &&
+    } else if (ctx_.is_jit && var_block_.count(it->second.get()) && var_block_.at(it->second.get()) == cur_block_ &&
                it->second->type && t && it->second->type->kind == t->kind) {
       // Rebound in the block that bound it (x = pl.row_sum(...); x = pl.reshape(x, ...)): straight-line
       // code, so the name simply denotes a new value of the same kind from here on, as in Python.
+      // Only in @pl.jit code, whose specialiser renames such rebindings (x_v1); a @pl.function
+      // keeps one variable per name, so there it is E201 as below.
       var = make_var(name, t, sp(name_node));
       names_[name] = var;
       var_block_[var.get()] = cur_block_;
@@ -201,8 +203,9 @@ StmtPtr FunctionBuilder::bind(const std::string& name, TSNode name_node, ExprPtr
       fail(name_node, "E201",
            fmt::format("Cannot reassign '{}' with a different type: was {}, got {}", name, type_str(it->second->type),
                        type_str(t)),
-           "it was bound outside this block (a loop or branch would carry it with two types); bind the value to a "
-           "new name");
+           !ctx_.is_jit ? "outside @pl.jit code one name is one variable of one type; bind the value to a new name"
+                        : "it was bound outside this block (a loop or branch would carry it with two types); bind the "
+                          "value to a new name");
     }
   } else {
     var = make_var(name, t, sp(name_node));

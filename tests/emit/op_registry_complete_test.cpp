@@ -156,8 +156,8 @@ std::vector<Case> make_cases() {
   both("concat", "a, b", "a, ah", "x, y", "x, xh");
   c.push_back({"tile.gather_row", "v = pl.tile.gather_row(a, x, [0, 0], [0, 0], [16, 16])",
                "v = pl.tile.gather_row(a, xh, [0, 0], [0, 0], [16, 16])"});
-  c.push_back({"tensor.gather_row", "v = pl.tensor.gather_row(a, x, [0, 0], [0, 0], [16, 16])",
-               "v = pl.tensor.gather_row(a, xh, [0, 0], [0, 0], [16, 16])"});
+  c.push_back({"tensor.gather_row", "v = pl.tensor.gather_row(y, x, [0, 0], [0, 0], [16, 16])",
+               "v = pl.tensor.gather_row(y, xh, [0, 0], [0, 0], [16, 16])"});
   // Views, valid shapes, pads, generators.
   c.push_back({"tile.transpose_view", "v = pl.tile.transpose_view(a)", "v = pl.tile.transpose_view(n)"});
   both("set_validshape", "a, 8, 8", "a, 32, 8", "x, 8, 8", "x, 32, 8");
@@ -318,7 +318,7 @@ ProgramPtr parse_case(const Case& c, bool good) {
 // so in the registry (OpDef::kernel_deferred).
 const std::map<std::string, std::string> kDeferred = {
     {"tensor.full", "lowered to tile.full in kernels; orchestration-level fill comes with the tensor-scale issue"},
-    {"tensor.create_l1", "cube issue: a Mat tile created at tensor level"},
+    {"tensor.create_l1", "cube issue: an L1 (Mat) accumulator created at tensor level"},
     {"tensor.gather_row", "cube issue: rows gathered into an L1 accumulator"},
     {"tensor.mrgsort_format1", "top-k issue: merge sort lowering to tile.mrgsort_format1"},
     {"tensor.mrgsort_format2", "top-k issue: merge sort lowering to tile.mrgsort_format2 with a scratch tile"},
