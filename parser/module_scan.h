@@ -90,6 +90,8 @@ class ModuleInfo : public ConstEnv {
   const FuncDecl* top_function(const std::string& name);
   const FuncDecl* top_function(const std::string& name) const;  // this module's own only
   const std::map<std::string, FuncDecl>& top_functions() const { return top_functions_; }
+  // The module's plain Python functions (host helpers, spec functions) by name.
+  const std::map<std::string, std::unique_ptr<ConstFunction>>& helper_functions() const { return functions_; }
   // The module `name` is bound to (`import config as name`, `from . import name`), else nullptr.
   ModuleInfo* module_binding(const std::string& name, TSNode at);
   // Resolves every import of a module pypto reads (host modules such as torch are skipped): the
