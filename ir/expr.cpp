@@ -1,4 +1,5 @@
-// Expression node helpers: Var ids, operator names, integer floor division, builders.
+// Expression node helpers: Var ids, operator names, integer floor division, constant differences of
+// linear index expressions (slice extents), builders.
 #include "ir/expr.h"
 
 #include "ir/op_registry.h"
@@ -85,6 +86,79 @@ const AttrValue* Call::kwarg(std::string_view n) const {
 std::optional<int64_t> const_int_value(const ExprPtr& e) {
   if (const auto* c = as<ConstInt>(e)) return c->value;
   return std::nullopt;
+}
+
+namespace {
+
+// Same value by construction: one Var, equal constants, or the same operator over such operands.
+bool same_term(const ExprPtr& a, const ExprPtr& b) {
+  if (a == b) return true;
+  if (!a || !b || a->kind != b->kind) return false;
+  if (auto x = const_int_value(a)) return x == const_int_value(b);
+  if (const auto* x = as<Binary>(a)) {
+    const auto* y = as<Binary>(b);
+    return x->op == y->op && same_term(x->a, y->a) && same_term(x->b, y->b);
+  }
+  if (const auto* x = as<Unary>(a)) {
+    const auto* y = as<Unary>(b);
+    const auto *tx = as_scalar(x->type), *ty = as_scalar(y->type);
+    return x->op == y->op && (!tx || !ty || tx->dtype == ty->dtype) && same_term(x->a, y->a);
+  }
+  return false;  // distinct Vars, calls, ...
+}
+
+// c0 + Σ coeff·term, accumulated with a sign/scale; false on overflow.
+struct Linear {
+  int64_t c0 = 0;
+  std::vector<std::pair<ExprPtr, int64_t>> terms;
+
+  static bool mul(int64_t a, int64_t b, int64_t& r) { return !__builtin_mul_overflow(a, b, &r); }
+  static bool add(int64_t a, int64_t b, int64_t& r) { return !__builtin_add_overflow(a, b, &r); }
+
+  bool add_term(const ExprPtr& t, int64_t k) {
+    for (auto& [e, c] : terms)
+      if (same_term(e, t)) return add(c, k, c);
+    terms.emplace_back(t, k);
+    return true;
+  }
+  // this += k * e
+  bool accumulate(const ExprPtr& e, int64_t k, int depth = 0) {
+    if (depth > 64) return add_term(e, k);
+    if (auto v = const_int_value(e)) {
+      int64_t p;
+      return mul(*v, k, p) && add(c0, p, c0);
+    }
+    if (const auto* b = as<Binary>(e)) {
+      if (b->op == BinOp::Add) return accumulate(b->a, k, depth + 1) && accumulate(b->b, k, depth + 1);
+      if (b->op == BinOp::Sub) {
+        int64_t nk;
+        return accumulate(b->a, k, depth + 1) && mul(k, -1, nk) && accumulate(b->b, nk, depth + 1);
+      }
+      if (b->op == BinOp::Mul) {
+        int64_t nk;
+        if (auto c = const_int_value(b->b)) return mul(k, *c, nk) && accumulate(b->a, nk, depth + 1);
+        if (auto c = const_int_value(b->a)) return mul(k, *c, nk) && accumulate(b->b, nk, depth + 1);
+      }
+    }
+    if (const auto* u = as<Unary>(e); u && u->op == UnOp::Neg) {
+      int64_t nk;
+      return mul(k, -1, nk) && accumulate(u->a, nk, depth + 1);
+    }
+    return add_term(e, k);
+  }
+};
+
+}  // namespace
+
+std::optional<int64_t> const_difference(const ExprPtr& a, const ExprPtr& b) {
+  if (!a || !b) return std::nullopt;
+  const auto *sa = as_scalar(a->type), *sb = as_scalar(b->type);
+  if (!sa || !sb || !dtype_is_int(sa->dtype) || !dtype_is_int(sb->dtype)) return std::nullopt;
+  Linear l;
+  if (!l.accumulate(a, 1) || !l.accumulate(b, -1)) return std::nullopt;
+  for (const auto& [t, c] : l.terms)
+    if (c != 0) return std::nullopt;
+  return l.c0;
 }
 
 ExprPtr make_int(int64_t v, Span s, DataType dt) { return std::make_shared<ConstInt>(v, dt, std::move(s)); }

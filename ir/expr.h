@@ -165,6 +165,12 @@ template <class T> const T* as(const std::shared_ptr<const Expr>& e) { return as
 // Integer value of a ConstInt, nullopt otherwise.
 std::optional<int64_t> const_int_value(const ExprPtr& e);
 
+// `a - b` when it is a constant although a and b are not: both read as linear integer sums
+// c0 + c1*t1 + ... (through +, -, unary -, and * by a constant) whose non-constant terms t (Vars,
+// or any other subexpression, compared structurally) cancel — `(q + 4) * 128 - q * 128` is 512.
+// Nullopt otherwise (also on overflow). The extent of a slice `x[lo:hi]` is hi - lo.
+std::optional<int64_t> const_difference(const ExprPtr& a, const ExprPtr& b);
+
 // Builders for the common leaves.
 ExprPtr make_int(int64_t v, Span s = {}, DataType dt = DataType::INDEX);
 ExprPtr make_float(double v, Span s = {}, DataType dt = DataType::FP32);

@@ -167,12 +167,18 @@ class FunctionBuilder {
   std::vector<ir::StmtPtr> yield_assign(TSNode n, TSNode left, TSNode call);
   std::vector<ir::StmtPtr> subscript_write(TSNode n, TSNode target, TSNode value);
   ir::StmtPtr bind(const std::string& name, TSNode name_node, ir::ExprPtr value, ir::TypePtr ann, const ir::Span& s);
+  bool sibling_rebinding(const ir::Var* old) const;
   ir::ExprPtr cond_expr(TSNode n, const char* what);
   void parse_decorator();
   ir::TypePtr entry_param_type(TSNode ann, ir::ParamDirection* dir, const std::string& name);
   // `pl.Tensor` / `pl.Out[pl.Tensor]` without a shape (sets the direction).
-  bool bare_tensor(TSNode ann, ir::ParamDirection* dir) const;
+  bool bare_tensor(TSNode ann, ir::ParamDirection* dir, TSNode* at = nullptr) const;
+  // The hint of an entry's bare pl.Tensor parameter without a shape: the flags, and (once per
+  // entry) where the file could give the shapes — its spec function, or another entry's call.
+  std::string bare_entry_hint(const std::string& name, const SpecTable* specs);
   void check_specialization(std::vector<ir::CompileError>& errs);
+  bool jit_bare_return(TSNode rt);
+  void check_jit_bare_return(TSNode ret, const std::vector<ir::ExprPtr>& values);
   void apply_bind_dynamic();
 
  public:
@@ -190,6 +196,12 @@ class FunctionBuilder {
   std::vector<size_t> pending_params_;  // bare pl.Tensor parameters of a jit dependency
   std::string pending_site_;            // the call that typed them ("" = none yet)
   bool sig_ok_ = false, ret_known_ = false, ret_annotated_ = false;
+  // A @pl.jit return annotation with bare pl.Tensor elements (jit_bare_return): each element's
+  // annotated type (null where bare) and node; empty when the function has no such annotation.
+  std::vector<ir::TypePtr> ret_bare_types_;
+  std::vector<TSNode> ret_bare_nodes_;
+  bool ret_bare_tuple_ = false;
+  bool bare_entry_hinted_ = false;  // bare_entry_hint gave its long form
   int body_state_ = 0;  // 0 not built, 1 building, 2 done
 
   // name scope (flat per function, Python semantics; loops restore their own targets)
@@ -197,7 +209,13 @@ class FunctionBuilder {
   std::map<std::string, ConstValue> specialized_;
   std::set<const void*> bound_dynamic_;   // bind_dynamic calls applied to the signature
   int cur_block_ = 0, next_block_ = 0;      // the block being built (ids are unique per function)
-  std::map<const ir::Var*, int> var_block_;  // the block each local was bound in  // entry scalars bound by --scalar NAME=VALUE
+  std::map<const ir::Var*, int> var_block_;  // the block each local was bound in
+  struct BlockInfo {
+    int parent = 0;
+    size_t scopes = 0;       // scope_stack_.size() when the block was entered
+    bool with_body = false;  // the body of a with-scope (pl.at, pl.spmd, ...)
+  };
+  std::map<int, BlockInfo> blocks_;  // by block id
   std::set<std::string> poisoned_;
   std::set<const ir::Var*> loop_vars_;            // loop variables / iter args (never reassigned)
   std::map<std::string, ir::VarPtr> ddr_bases_;  // pl.MemRef("mem_ddr_0", ...) bases

@@ -226,9 +226,8 @@ FunctionBuilder::Window FunctionBuilder::window(const ShapedType& t, const std::
     auto h = const_int_value(hi), l = const_int_value(lo);
     if (h && l) return make_int(*h - *l, s);
     if (l && *l == 0) return hi;
-    // (lo + c) - lo → c, the common `x[r:r + 16]` form.
-    if (const auto* add = as<Binary>(hi); add && add->op == BinOp::Add && same_expr(add->a, lo) && const_int_value(add->b))
-      return make_int(*const_int_value(add->b), s);
+    // (lo + c) - lo → c, the common `x[r:r + 16]` form, and its linear relatives ((q + 4) * 128 - q * 128).
+    if (auto c = const_difference(hi, lo)) return make_int(*c, s);
     return std::make_shared<Binary>(BinOp::Sub, hi, lo, scalar_type(DataType::INDEX), s);
   };
   for (size_t d = 0; d < rank; ++d) {

@@ -89,9 +89,11 @@ void FunctionBuilder::parse_decorator() {
   }
 }
 
+static void collect_calls(TSNode root, const SourceFile& f, bool self_calls, std::vector<std::string>& out);
+
 // The type of an entry parameter: its annotation, or what --arg NAME=SPEC says for a bare
 // `pl.Tensor` (also inside pl.Out[...] / pl.InOut[...]); a spec must agree with a full annotation.
-bool FunctionBuilder::bare_tensor(TSNode ann, ParamDirection* dir) const {
+bool FunctionBuilder::bare_tensor(TSNode ann, ParamDirection* dir, TSNode* at) const {
   TSNode inner = ann;
   if (is(inner, "type") && children(inner).size() == 1) inner = children(inner)[0];
   inner = unparen(inner);
@@ -108,17 +110,57 @@ bool FunctionBuilder::bare_tensor(TSNode ann, ParamDirection* dir) const {
   const std::string dn = dotted_name(inner, *file_);
   if (dn != "pl.Tensor" && dn != "Tensor") return false;
   *dir = d;
+  if (at) *at = inner;
   return true;
+}
+
+std::string FunctionBuilder::bare_entry_hint(const std::string& name, const SpecTable* specs) {
+  std::string h = fmt::format("annotate the shape (pl.Tensor[[d0, d1], pl.FP32]) or give it: --arg {}=FP32[d0,d1]", name);
+  if (bare_entry_hinted_) return h;
+  bare_entry_hinted_ = true;
+  if (specs) {
+    h += fmt::format("; the spec function '{}' has no TensorSpec named '{}'", specs->function, name);
+  } else {
+    std::string cands;
+    for (const auto& [f, fn] : mod().helper_functions()) {
+      if (f.find("spec") == std::string::npos) continue;
+      bool no_args = true;  // a spec function is read with its parameters at their defaults
+      for (TSNode p : children(field(fn->def, "parameters")))
+        no_args = no_args && (is(p, "default_parameter") || is(p, "typed_default_parameter"));
+      if (no_args) cands += (cands.empty() ? "'" : ", '") + f + "'";
+    }
+    h += "; the file has no spec function (build_tensor_specs / build_specs) to take the shapes from";
+    if (!cands.empty()) h += fmt::format(" (--specs FUNC names another: {})", cands);
+  }
+  // Another entry of the file that calls this one (a @pl.jit.host entry over a @pl.jit one) types
+  // it from its arguments.
+  for (const auto& e : mod().entries()) {
+    if (e.is_program || e.name == decl_.name) continue;
+    std::vector<std::string> calls;
+    collect_calls(field(e.node, "body"), *file_, false, calls);
+    if (std::find(calls.begin(), calls.end(), decl_.name) != calls.end()) {
+      h += fmt::format("; entry '{}' calls '{}' with typed arguments: check that entry (--entry {})", e.name,
+                       decl_.name, e.name);
+      break;
+    }
+  }
+  return h;
 }
 
 TypePtr FunctionBuilder::entry_param_type(TSNode ann, ParamDirection* dir, const std::string& name) {
   auto it = ctx_.spec.args.find(name);
+  TSNode bare{};
   if (it == ctx_.spec.args.end()) {
+    if (!bare_tensor(ann, dir, &bare)) return parse_type(ann, dir, name);
     // A bare parameter without --arg: the file's spec function, when it has one and names it.
-    if (ctx_.specs && bare_tensor(ann, dir))
-      if (const SpecTable* t = ctx_.specs())
-        if (auto s = t->tensors.find(name); s != t->tensors.end()) return s->second;
-    return parse_type(ann, dir, name);
+    const SpecTable* t = ctx_.specs ? ctx_.specs() : nullptr;
+    if (t)
+      if (auto s = t->tensors.find(name); s != t->tensors.end()) return s->second;
+    fail(bare, "E103",
+         fmt::format("cannot specialize from the signature because parameter '{}' has a bare 'pl.Tensor' annotation "
+                     "with no shape",
+                     name),
+         bare_entry_hint(name, t));
   }
   TypePtr want = parse_arg_spec(name, it->second, mod());
   if (bare_tensor(ann, dir)) return want;
@@ -181,7 +223,8 @@ void FunctionBuilder::build_signature() {
       ParamDirection dir = ParamDirection::In;
       // (a @pl.jit that is not the entry is a chip orchestrator a @pl.jit.host dispatches)
       const bool dependency = ctx_.is_jit && (decl_.kind == DeclKind::JitIncore || decl_.kind == DeclKind::JitInline ||
-                                              decl_.kind == DeclKind::JitOpaque || (decl_.kind == DeclKind::Jit && !is_entry));
+                                              decl_.kind == DeclKind::JitOpaque || decl_.kind == DeclKind::JitExtern ||
+                                              (decl_.kind == DeclKind::Jit && !is_entry));
       if (dependency && bare_tensor(field(p, "type"), &dir)) {
         // Typed by its first call site (resolve_pending_params).
         for (const auto& pn : param_names_)
@@ -229,6 +272,14 @@ void FunctionBuilder::build_signature() {
     }
   }
   TSNode rt = field(decl_.def, "return_type");
+  if (!is_null(rt) && ctx_.is_jit) {
+    try {
+      if (jit_bare_return(rt)) rt = TSNode{};
+    } catch (const CompileError& e) {
+      errs.push_back(e);
+      rt = TSNode{};
+    }
+  }
   if (!is_null(rt)) {
     try {
       TypePtr t = parse_type(rt, nullptr, "", true);
@@ -249,6 +300,87 @@ void FunctionBuilder::build_signature() {
     throw CompileError(std::move(all));
   }
   sig_ok_ = true;
+}
+
+// A @pl.jit return annotation with a bare `pl.Tensor` (`-> pl.Tensor`, `-> tuple[pl.Tensor,
+// pl.Scalar[pl.TASK_ID]]`): the reference re-derives a jit function's return annotation from its
+// return statement, so the bare element takes the type of the value returned there (a tensor
+// parameter's type, a dependency's result). The complete elements are kept and checked by
+// return_stmt, which also rejects the one form the reference cannot re-derive. True when the
+// annotation is one of these (the return types are then inferred from the body).
+bool FunctionBuilder::jit_bare_return(TSNode rt) {
+  TSNode inner = rt;
+  if (is(inner, "type") && children(inner).size() == 1) inner = children(inner)[0];
+  inner = unparen(inner);
+  auto is_bare = [&](TSNode n) {
+    const std::string dn = dotted_name(unparen(n), *file_);
+    return dn == "pl.Tensor" || dn == "Tensor";
+  };
+  std::vector<TSNode> elems;
+  if (is_bare(inner)) {
+    elems.push_back(inner);
+  } else if (is(inner, "generic_type")) {  // tuple[T1, T2]
+    auto c = children(inner);
+    if (c.size() != 2 || txt(c[0]) != "tuple") return false;
+    elems = children(c[1]);
+  } else if (is(inner, "subscript")) {
+    std::string head = dotted_name(field(inner, "value"), *file_);
+    if (head != "pl.Tuple" && head != "Tuple" && head != "tuple") return false;
+    elems = field_children(inner, "subscript");
+  } else {
+    return false;
+  }
+  for (TSNode& e : elems)
+    if (is(e, "type") && children(e).size() == 1) e = children(e)[0];
+  if (std::none_of(elems.begin(), elems.end(), is_bare)) return false;
+  std::vector<TypePtr> types;
+  for (TSNode e : elems) types.push_back(is_bare(e) ? nullptr : parse_type(e, nullptr, ""));
+  for (TSNode e : elems) ret_bare_nodes_.push_back(unparen(e));
+  ret_bare_types_ = std::move(types);
+  ret_bare_tuple_ = !is_bare(inner);
+  return true;
+}
+
+// A return in a function whose jit return annotation has bare elements, as the reference reads
+// it: when `return a, b, ...` matches the annotated tuple, an element returning a tensor parameter
+// takes the parameter's type; if another element is neither such a parameter nor bare, the
+// annotation is kept, so a bare element there stays incomplete (E103) and a complete one is
+// checked. Otherwise the annotation is dropped and the values' types are the return types.
+void FunctionBuilder::check_jit_bare_return(TSNode ret, const std::vector<ExprPtr>& values) {
+  if (!ret_bare_tuple_) return;
+  auto c = children(ret);
+  if (c.empty() || !(is(c[0], "expression_list") || is(c[0], "tuple"))) return;
+  auto elts = children(c[0]);
+  if (elts.size() != ret_bare_types_.size() || values.size() != elts.size()) return;
+  auto tensor_param = [&](TSNode e) {
+    e = unparen(e);
+    if (!is(e, "identifier")) return false;
+    auto pos = std::find(param_names_.begin(), param_names_.end(), txt(e));
+    if (pos == param_names_.end()) return false;
+    const auto& p = fn_->params[size_t(pos - param_names_.begin())];
+    return !p || as_tensor(p->type);  // an untyped parameter is a bare pl.Tensor
+  };
+  std::optional<size_t> bare_local;
+  bool kept = false;
+  for (size_t i = 0; i < elts.size(); ++i) {
+    if (tensor_param(elts[i])) continue;
+    if (!ret_bare_types_[i]) {
+      if (!bare_local) bare_local = i;
+    } else if (is(ret_bare_nodes_[i], "subscript")) {
+      kept = true;
+    }
+  }
+  if (!kept) return;
+  if (bare_local)
+    fail(ret_bare_nodes_[*bare_local], "E103", fmt::format("Incomplete type annotation: {}", txt(ret_bare_nodes_[*bare_local])),
+         fmt::format("return value {} ('{}') is not a tensor parameter, and the annotation's complete elements keep it, "
+                     "so its shape must be written: {}",
+                     *bare_local, txt(elts[*bare_local]), type_str(values[*bare_local]->type)));
+  for (size_t i = 0; i < elts.size(); ++i)
+    if (ret_bare_types_[i] && !tensor_param(elts[i]) && !same_type(values[i]->type, ret_bare_types_[i]))
+      fail(elts[i], "E104",
+           fmt::format("return value {} has type {} but '{}' declares {}", i, type_str(values[i]->type), fn_->name,
+                       type_str(ret_bare_types_[i])));
 }
 
 // `x.bind_dynamic(DIM, SYM)` statements at the top level of the body: dimension DIM of parameter x
@@ -374,6 +506,14 @@ void FunctionBuilder::build_body() {
   fn_->body = make_body(std::move(out), sp(body));
   if (!ret_known_) {
     fn_->return_types.clear();
+    // `-> pl.Tensor` on a body without a return (a @pl.jit.extern's `...`): the reference binds
+    // the result to the first pl.Out parameter.
+    if (!ret_bare_types_.empty() && !ret_bare_tuple_)
+      for (size_t i = 0; i < fn_->params.size(); ++i)
+        if (fn_->param_directions[i] == ParamDirection::Out && fn_->params[i] && as_tensor(fn_->params[i]->type)) {
+          fn_->return_types = {fn_->params[i]->type};
+          break;
+        }
     ret_known_ = true;
   }
   body_state_ = 2;

@@ -108,6 +108,8 @@ class ModuleInfo : public ConstEnv {
   // (`hc_pre = _bind_hc_pre()`, `from hc_pre import hc_pre`) or the branch of a module-level `if`
   // defines. nullopt for other names; throws CompileError when the value cannot be evaluated.
   std::optional<FuncDecl> dsl_function(const std::string& name, TSNode at);
+  // The module's plain Python functions (host helpers, spec functions) by name.
+  const std::map<std::string, std::unique_ptr<ConstFunction>>& helper_functions() const { return functions_; }
   // The module `name` is bound to (`import config as name`, `from . import name`), else nullptr.
   ModuleInfo* module_binding(const std::string& name, TSNode at);
   // Resolves every import of a module pypto reads (host modules such as torch are skipped): the

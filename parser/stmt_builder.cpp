@@ -43,6 +43,17 @@ std::vector<std::string> split_lines(const std::string& s) {
   return out;
 }
 
+// A scalar value as scalar type `to`: a literal is retyped, anything else cast.
+ExprPtr convert_scalar(ExprPtr value, const TypePtr& to) {
+  const DataType dt = as_scalar(to)->dtype;
+  if (const auto* ci = as<ConstInt>(value))
+    return dtype_is_float(dt) ? make_float(double(ci->value), value->span, dt)
+           : dt == DataType::BOOL ? make_bool(ci->value != 0, value->span)
+                                  : make_int(ci->value, value->span, dt);
+  if (const auto* cf = as<ConstFloat>(value); cf && dtype_is_float(dt)) return make_float(cf->value, value->span, dt);
+  return std::make_shared<Unary>(UnOp::Cast, value, to, value->span);
+}
+
 }  // namespace
 
 std::vector<StmtPtr> FunctionBuilder::block(TSNode blk, int64_t prev_row, size_t skip_first) {
@@ -53,6 +64,11 @@ std::vector<StmtPtr> FunctionBuilder::block(TSNode blk, int64_t prev_row, size_t
     BlockScope(int& c, int& next) : cur(c), saved(c) { cur = ++next; }
     ~BlockScope() { cur = saved; }
   } scope(cur_block_, next_block_);
+  {  // a with-scope body: its scope was pushed since the enclosing block was entered
+    auto parent = blocks_.find(scope.saved);
+    const size_t n = scope_stack_.size();
+    blocks_[cur_block_] = BlockInfo{scope.saved, n, parent != blocks_.end() && n > parent->second.scopes};
+  }
   std::vector<StmtPtr> out;
   std::vector<std::string> pending;
   size_t idx = 0;
@@ -149,6 +165,18 @@ std::vector<StmtPtr> FunctionBuilder::stmt(TSNode n) {
   fail(n, "E001", fmt::format("Unsupported statement type: {}", k));
 }
 
+// Is a rebinding of `old` here the reference's same-depth jit rename? In the block that bound
+// it, or in a with-scope body that follows the with-scope body binding it in the same block. Not
+// across loop bodies (the name is the loop's carry) or if branches (the merge needs one variable).
+bool FunctionBuilder::sibling_rebinding(const ir::Var* old) const {
+  auto vb = var_block_.find(old);
+  if (vb == var_block_.end()) return false;
+  if (vb->second == cur_block_) return true;
+  auto a = blocks_.find(vb->second), b = blocks_.find(cur_block_);
+  return a != blocks_.end() && b != blocks_.end() && a->second.with_body && b->second.with_body &&
+         a->second.parent == b->second.parent;
+}
+
 StmtPtr FunctionBuilder::bind(const std::string& name, TSNode name_node, ExprPtr value, TypePtr ann, const Span& s) {
   // A cross-core pop without shape= / dtype= takes the annotated tile type.
   if (const auto* c = as<Call>(value); c && !value->type && (c->is_op("tile.tpop_from_aic") || c->is_op("tile.tpop_from_aiv"))) {
@@ -165,16 +193,7 @@ StmtPtr FunctionBuilder::bind(const std::string& name, TSNode name_node, ExprPtr
       const auto* as_ = as_scalar(ann);
       const auto* vs = as_scalar(t);
       if (as_ && vs) {
-        // Scalars: a literal takes the annotated dtype; other values are cast.
-        if (const auto* ci = as<ConstInt>(value)) {
-          value = dtype_is_float(as_->dtype) ? make_float(double(ci->value), value->span, as_->dtype)
-                  : as_->dtype == DataType::BOOL ? make_bool(ci->value != 0, value->span)
-                                                 : make_int(ci->value, value->span, as_->dtype);
-        } else if (const auto* cf = as<ConstFloat>(value); cf && dtype_is_float(as_->dtype)) {
-          value = make_float(cf->value, value->span, as_->dtype);
-        } else {
-          value = std::make_shared<Unary>(UnOp::Cast, value, ann, value->span);
-        }
+        value = convert_scalar(value, ann);  // scalars: a literal takes the annotated dtype, others are cast
       } else {
         fail(name_node, "E104",
              fmt::format("annotation of '{}' does not match its value: annotated {}, value is {}", name, type_str(ann),
@@ -199,6 +218,20 @@ StmtPtr FunctionBuilder::bind(const std::string& name, TSNode name_node, ExprPtr
       var = make_var(name, t, sp(name_node));
       names_[name] = var;
       var_block_[var.get()] = cur_block_;
+    } else if (ctx_.is_jit && sibling_rebinding(it->second.get())) {
+      // @pl.jit: a rebinding in the block that bound the name, or in a later sibling with-scope
+      // body (two pl.spmd bodies one after the other), is a new name whatever its type, as the
+      // reference's jit rewrite renames it (x_v1); the earlier value is never read again there.
+      var = make_var(name, t, sp(name_node));
+      names_[name] = var;
+      var_block_[var.get()] = cur_block_;
+    } else if (const auto *was = as_scalar(it->second->type), *now = as_scalar(t);
+               was && now && dtype_is_int(was->dtype) && dtype_is_int(now->dtype)) {
+      // An integer scalar rebound in another block (a loop body, a branch) with another integer
+      // dtype (INDEX vs INT32 — in Python both are ints): the name keeps one variable, as in the
+      // reference, so the value converts to its type and the carry has one type.
+      value = convert_scalar(value, it->second->type);
+      var = it->second;
     } else {
       fail(name_node, "E201",
            fmt::format("Cannot reassign '{}' with a different type: was {}, got {}", name, type_str(it->second->type),
@@ -618,6 +651,7 @@ std::vector<StmtPtr> FunctionBuilder::return_stmt(TSNode n) {
       values.push_back(expr(v));
     }
   }
+  check_jit_bare_return(n, values);
   if (!ret_annotated_) {
     std::vector<TypePtr> ts;
     for (auto& v : values) ts.push_back(v->type);
