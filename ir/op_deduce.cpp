@@ -335,11 +335,16 @@ TypePtr assemble(const Ctx& c) {
   if (offset.size() != target.shape.size())
     c.fail(fmt::format("offset has {} dimensions but operand {} has shape {}", offset.size(), c.name(0),
                        shape_str(target.shape)));
+  // A padded source (a window with a valid_shape) places its valid part: that extent must fit.
+  std::vector<ExprPtr> valid = valid_shape_of(src);
+  if (const auto* tt = as_tensor(c.arg(1)->type); tt && tt->view) valid = tt->view->valid_shape;
   if (src.shape.size() == target.shape.size())
     for (size_t k = 0; k < offset.size(); ++k) {
-      auto o = const_int_value(offset[k]), s = const_int_value(src.shape[k]), d = const_int_value(target.shape[k]);
+      const ExprPtr& ext = k < valid.size() ? valid[k] : src.shape[k];
+      auto o = const_int_value(offset[k]), s = const_int_value(ext), d = const_int_value(target.shape[k]);
       if (o && s && d && (*o < 0 || *o + *s > *d))
-        c.fail(fmt::format("{} {} placed at offset {} does not fit in {} {}", c.name(1), shape_str(src.shape),
+        c.fail(fmt::format("{} {}{} placed at offset {} does not fit in {} {}", c.name(1), shape_str(src.shape),
+                           valid.empty() ? std::string() : fmt::format(" (valid {})", shape_str(valid)),
                            shape_str(offset), c.name(0), shape_str(target.shape)));
     }
   return c.arg(0)->type;

@@ -272,6 +272,11 @@ TEST_CASE("views, casts and element access", "[ops][deduce]") {
   CHECK(as->type == x->type);
   CHECK_THAT(error_of("tensor.assemble", {x, tensor_var("s", {16, 128}), idx({56, 0})}),
              Catch::Contains("does not fit"));
+  // A padded window places its valid part: [16, 128] with valid [8, 128] fits at row 56 of 64.
+  auto padded = make_call("tensor.slice", {tensor_var("p", {16, 128}), idx({16, 128}), idx({0, 0}), idx({8, 128})}, {},
+                          Span{});
+  CHECK(make_call("tensor.assemble", {x, padded, idx({56, 0})}, {}, Span{})->type == x->type);
+  CHECK_THAT(error_of("tensor.assemble", {x, padded, idx({57, 0})}), Catch::Contains("(valid [8, 128])"));
   auto f = make_call("tensor.full", {idx({4, 4})}, {{"dtype", DataType::FP32}, {"value", 0.0}}, Span{});
   CHECK(shape_of(f->type) == std::vector<int64_t>{4, 4});
 }
