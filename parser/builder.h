@@ -93,6 +93,7 @@ class FunctionBuilder {
   // closure (a sibling reference takes this function's closure), else the module's
   // (ModuleInfo::dsl_function). Throws when a module global it needs cannot be evaluated.
   std::optional<FuncDecl> dsl_callee(const std::string& name, TSNode at) const;
+  FunctionBuilder* jit_dependency(const std::string& name, TSNode at);
   // Names of bare-name calls in the body (jit dependency discovery) and self.f calls.
   std::vector<std::string> called_names(bool self_calls) const;
 

@@ -250,6 +250,14 @@ ExprPtr FunctionBuilder::dispatch_call(FunctionBuilder& callee, TSNode n, const 
   return call;
 }
 
+// In a @pl.jit function, `self.k` names the jit dependency k: the reference materialises the
+// entry and its dependencies as one @pl.program whose methods they become.
+FunctionBuilder* FunctionBuilder::jit_dependency(const std::string& name, TSNode at) {
+  if (FunctionBuilder* callee = ctx_.find(name); callee && !callee->is_method_) return callee;
+  if (auto d = dsl_callee(name, at)) return ctx_.find(*d);
+  return nullptr;
+}
+
 ExprPtr FunctionBuilder::submit_expr(TSNode n, bool spmd) {
   const char* what = spmd ? "pl.spmd_submit" : "pl.submit";
   auto a = split_args(*this, n);
@@ -260,7 +268,8 @@ ExprPtr FunctionBuilder::submit_expr(TSNode n, bool spmd) {
   FunctionBuilder* callee = nullptr;
   if (dn.rfind("self.", 0) == 0 && dn.find('.', 5) == std::string::npos) {
     callee = ctx_.find(dn.substr(5));
-    if (!callee || !callee->is_method_)
+    if ((!callee || !callee->is_method_) && !is_method_ && ctx_.is_jit) callee = jit_dependency(dn.substr(5), k);
+    if (!callee || (!callee->is_method_ && !(ctx_.is_jit && !is_method_)))
       fail(k, "E200", fmt::format("Function '{}' is not defined in program '{}'", dn.substr(5), ctx_.program_name));
   } else if (is(k, "identifier")) {
     callee = ctx_.find(dn);

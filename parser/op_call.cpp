@@ -233,6 +233,8 @@ ExprPtr FunctionBuilder::call_expr(TSNode n) {
   auto parts = split_dots(dn);
   if (parts.size() == 2 && parts[0] == "self") {
     FunctionBuilder* callee = ctx_.find(parts[1]);
+    if ((!callee || !callee->is_method_) && !is_method_ && ctx_.is_jit)
+      if (FunctionBuilder* dep = jit_dependency(parts[1], fnode)) return function_call(*dep, n, true);
     if (!callee || !callee->is_method_)
       fail(fnode, "E200", fmt::format("Function '{}' is not defined in program '{}'", parts[1], ctx_.program_name));
     return function_call(*callee, n, false);

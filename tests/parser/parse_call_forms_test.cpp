@@ -3,7 +3,7 @@
 // named by its destination with a GM source, create_l1 as a tensor, gather / scatter in the
 // reference's spellings (mask form, dim in second place), DSL functions defined under a
 // module-level if, a scalar index only for read / write, and same-block rebinding with another
-// type (renamed in @pl.jit code, E201 in a @pl.function).
+// type (renamed in @pl.jit code, E201 in a @pl.function), `self.k` naming a jit dependency.
 #include <catch2/catch.hpp>
 
 #include "ir/visitor.h"
@@ -286,4 +286,52 @@ TEST_CASE("rebinding a name with another shape: renamed in @pl.jit code, E201 in
   CHECK(e[0].span.line == 7);
   CHECK(e[0].hint.find("outside @pl.jit code") != std::string::npos);
   CHECK(errors(std::string(kHead) + "@pl.jit\ndef func" + body).empty());
+}
+
+TEST_CASE("in a @pl.jit function self.k names the jit dependency k", "[parser][calls][jit]") {
+  // The reference materialises the entry and its dependencies as one program whose methods they
+  // are; the dead `if False:` call types k's bare parameters from its arguments.
+  const std::string src = R"(import pypto.language as pl
+
+@pl.jit.incore
+def k(x: pl.Tensor, out: pl.Out[pl.Tensor]):
+    t = pl.load(x, [0, 0], [16, 16])
+    out = pl.store(t, [0, 0], out)
+    return out
+
+@pl.jit
+def top(x: pl.Tensor[[16, 16], pl.FP32], out: pl.Out[pl.Tensor[[16, 16], pl.FP32]]):
+    if False:
+        spec = pl.create_tensor([16, 16], dtype=pl.FP32)
+        k(x, spec)
+    with pl.manual_scope():
+        out, tid = pl.submit(self.k, x, out)
+    out = self.k(x, out)
+    return out
+)";
+  auto p = parse(src);
+  REQUIRE(p->find("k"));
+  const auto c = calls_of(p, "top");
+  int to_k = 0;
+  for (const Call* call : c.all) to_k += !call->op && call->callee == "k";
+  CHECK(to_k == 3);  // the dead call, the submit and the direct call
+  // Outside @pl.jit code, self.k must be a method of the program.
+  auto e = errors(R"(import pypto.language as pl
+
+@pl.function(type=pl.FunctionType.InCore)
+def k(x: pl.Tensor[[16, 16], pl.FP32]) -> pl.Tensor[[16, 16], pl.FP32]:
+    return x
+
+@pl.function(type=pl.FunctionType.Orchestration)
+def top(x: pl.Tensor[[16, 16], pl.FP32]) -> pl.Tensor[[16, 16], pl.FP32]:
+    y = self.k(x)
+    return y
+)", [] {
+    parser::FrontendOptions o;
+    o.entry = "top";
+    return o;
+  }());
+  bool e200 = false;
+  for (const auto& d : e) e200 = e200 || (d.code == "E200" && d.message.find("'k' is not defined in program") != std::string::npos);
+  CHECK(e200);
 }
