@@ -197,6 +197,11 @@ class FunctionBuilder {
   std::vector<size_t> pending_params_;  // bare pl.Tensor parameters of a jit dependency
   std::string pending_site_;            // the call that typed them ("" = none yet)
   bool sig_ok_ = false, ret_known_ = false, ret_annotated_ = false;
+  // A @pl.jit function's one-tensor return annotation: not binding (the returned value's type is),
+  // kept for the W012 warning when they disagree.
+  ir::TypePtr jit_declared_return_;
+  TSNode jit_declared_return_node_{};
+  bool jit_return_warned_ = false;
   // A @pl.jit return annotation with bare pl.Tensor elements (jit_bare_return): each element's
   // annotated type (null where bare) and node; empty when the function has no such annotation.
   std::vector<ir::TypePtr> ret_bare_types_;

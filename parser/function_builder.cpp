@@ -286,9 +286,18 @@ void FunctionBuilder::build_signature() {
       TSNode inner = children(rt).empty() ? rt : children(rt)[0];
       bool multi = is(inner, "generic_type") ||
                    (is(inner, "subscript") && dotted_name(field(inner, "value"), f).ends_with("Tuple"));
-      if (multi) fn_->return_types = as_tuple(t)->elems;
-      else fn_->return_types = {t};
-      ret_annotated_ = ret_known_ = true;
+      if (multi) {
+        fn_->return_types = as_tuple(t)->elems;
+        ret_annotated_ = ret_known_ = true;
+      } else if (ctx_.is_jit && as_tensor(t) && decl_.kind != DeclKind::JitExtern) {  // an extern has no body
+        // A @pl.jit function's one-tensor return type is the returned value's, as the reference's
+        // specializer re-derives it; the annotation only warns when it disagrees (return_stmt).
+        jit_declared_return_ = t;
+        jit_declared_return_node_ = rt;
+      } else {
+        fn_->return_types = {t};
+        ret_annotated_ = ret_known_ = true;
+      }
     } catch (const CompileError& e) {
       errs.push_back(e);
     }

@@ -652,6 +652,15 @@ std::vector<StmtPtr> FunctionBuilder::return_stmt(TSNode n) {
     }
   }
   check_jit_bare_return(n, values);
+  if (jit_declared_return_ && values.size() == 1 && !same_type(values[0]->type, jit_declared_return_) &&
+      !jit_return_warned_) {
+    jit_return_warned_ = true;
+    ctx_.sink.report(Diagnostic{Severity::Warning, "W012",
+                                fmt::format("'{}' is annotated to return {} but returns {}; a @pl.jit function returns "
+                                            "the type of the value it returns (as the reference derives it)",
+                                            fn_->name, type_str(jit_declared_return_), type_str(values[0]->type)),
+                                sp(jit_declared_return_node_), "fix the return annotation", {}});
+  }
   if (!ret_annotated_) {
     std::vector<TypePtr> ts;
     for (auto& v : values) ts.push_back(v->type);

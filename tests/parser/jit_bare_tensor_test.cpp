@@ -3,7 +3,8 @@
 // with the one tuple form it keeps incomplete rejected; @pl.jit.extern parameters are typed by
 // their call like other dependencies, an extern's `-> pl.Tensor` by its first pl.Out parameter;
 // an entry's bare parameter without a shape is a located E103 whose hint says where the file could
-// give it one. Bare annotations outside jit (and on locals) stay incomplete.
+// give it one. Bare annotations outside jit (and on locals) stay incomplete. A complete one-tensor
+// return annotation of jit code yields to the returned value (W012 when they disagree).
 #include <catch2/catch.hpp>
 
 #include "ir/ir.h"
@@ -186,4 +187,38 @@ def build_tensor_specs():
   REQUIRE(e.size() == 1);
   CHECK(e[0].span.col == 28);
   CHECK_THAT(e[0].hint, Catch::Contains("the spec function 'build_tensor_specs' has no TensorSpec named 'b'"));
+}
+
+TEST_CASE("a jit function's one-tensor return annotation yields to the returned value's type, with W012",
+          "[parser][jit][return]") {
+  const std::string src = std::string(kHead) + R"(@pl.jit.inline
+def dep(x: pl.Tensor[[16, 64], pl.FP32], o: pl.Out[pl.Tensor[[16, 64], pl.FP32]]) -> pl.Tensor[[16, 4, 64], pl.FP32]:
+    t = pl.load(x, [0, 0], [16, 64])
+    o = pl.store(t, [0, 0], o)
+    return o
+
+
+@pl.jit
+def top(x: pl.Tensor[[16, 64], pl.FP32], o: pl.Out[pl.Tensor[[16, 64], pl.FP32]]):
+    o = dep(x, o)
+    return o
+)";
+  ir::DiagnosticSink sink;
+  auto p = parser::parse_source(ptest::src(src), {}, sink);
+  REQUIRE(p->find("dep"));
+  CHECK(static_dims(p->find("dep")->return_types.at(0)) == std::vector<int64_t>{16, 64});
+  int w012 = 0;
+  for (const auto& d : sink.diagnostics()) w012 += d.code == "W012" && d.span.line == 5;
+  CHECK(w012 == 1);
+  // Outside jit code the annotation binds: the same function is E104.
+  auto e = errors(std::string(kHead) + R"(@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, x: pl.Tensor[[16, 64], pl.FP32], o: pl.Out[pl.Tensor[[16, 64], pl.FP32]]) -> pl.Tensor[[16, 4, 64], pl.FP32]:
+        t = pl.load(x, [0, 0], [16, 64])
+        o = pl.store(t, [0, 0], o)
+        return o
+)");
+  REQUIRE_FALSE(e.empty());
+  CHECK(e[0].code == "E104");
 }
