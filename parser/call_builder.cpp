@@ -240,6 +240,20 @@ ExprPtr FunctionBuilder::dispatch_call(FunctionBuilder& callee, TSNode n, const 
       }
     }
   }
+  // A callee local bound once to a constant (`rows = EPOCHS * ROWS_PER_EPOCH`, a shape of what it
+  // returns) is that constant here: the local does not exist at the call site.
+  struct ConstLocals : IRVisitor {
+    std::unordered_map<const Var*, std::pair<ExprPtr, int>> seen;
+    void visit_assign(const AssignStmt& a) override {
+      auto& [value, count] = seen[a.var.get()];
+      value = as<ConstInt>(a.value) ? a.value : nullptr;
+      ++count;
+      IRVisitor::visit_assign(a);
+    }
+  } locals;
+  if (cf.body) locals.visit(cf.body);
+  for (const auto& [v, vc] : locals.seen)
+    if (vc.first && vc.second == 1 && !subst.var_map.count(v)) subst.var_map[v] = vc.first;
   std::vector<TypePtr> rts;
   for (const auto& t : cf.return_types) rts.push_back(subst.var_map.empty() ? t : subst.mutate_type(t));
   if (submit) rts.push_back(scalar_type(DataType::TASK_ID));

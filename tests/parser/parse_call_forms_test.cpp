@@ -335,3 +335,29 @@ def top(x: pl.Tensor[[16, 16], pl.FP32]) -> pl.Tensor[[16, 16], pl.FP32]:
   for (const auto& d : e) e200 = e200 || (d.code == "E200" && d.message.find("'k' is not defined in program") != std::string::npos);
   CHECK(e200);
 }
+
+TEST_CASE("a callee's local bound once to a constant is that constant in the type it returns", "[parser][calls][jit]") {
+  auto p = parse(R"(import pypto.language as pl
+
+EPOCHS = 2
+
+@pl.jit.inline
+def make(x: pl.Tensor[[16, 16], pl.FP32]):
+    rows = EPOCHS * 8
+    t = pl.create_tensor([rows, 16], dtype=pl.FP32)
+    t = pl.assemble(t, x, [0, 0])
+    return t
+
+@pl.jit
+def top(x: pl.Tensor[[16, 16], pl.FP32], out: pl.Out[pl.Tensor[[16, 16], pl.FP32]]):
+    t = make(x)
+    out = pl.assemble(out, t, [0, 0])
+    return out
+)");
+  const auto c = calls_of(p, "top");
+  const Call* call = c.callee("make");
+  REQUIRE(call);
+  const auto* tt = as_tensor(call->type);
+  REQUIRE(tt);
+  CHECK(const_int_value(tt->shape[0]) == 16);  // not the callee's `rows`
+}
