@@ -333,6 +333,16 @@ std::shared_ptr<const Call> make_call(const OpDef& op, std::vector<ExprPtr> args
   }
   CallArgs ca{args, ordered, span};
   TypePtr t = op.deduce ? op.deduce(ca) : nullptr;
+  // A result that takes operand k's memory space, where the op accepts operand k in one space
+  // only, is in that space: a vector op on a tile still sitting in Acc yields a Vec tile (the
+  // operand moves to Vec in InferTileMemorySpace), as the reference leaves it to that pass.
+  if (const auto* rt = as_tile(t); rt && rt->space && op.output_memory_inherit_input >= 0)
+    for (const auto& [i, spaces] : op.input_memory)
+      if (i == op.output_memory_inherit_input && spaces.size() == 1 && *rt->space != spaces[0]) {
+        auto moved = std::make_shared<TileType>(*rt);
+        moved->space = spaces[0];
+        t = moved;
+      }
   return std::make_shared<Call>(&op, std::string(), std::move(args), std::move(ordered), std::move(t), span);
 }
 

@@ -207,7 +207,11 @@ StmtPtr FunctionBuilder::bind(const std::string& name, TSNode name_node, ExprPtr
   if (it != names_.end() && !loop_vars_.count(it->second.get())) {
     if (ctx_.strict_ssa)
       fail(name_node, "E201", fmt::format("Cannot reassign '{}' under strict_ssa", name), "bind the value to a new name");
-    if (same_type(it->second->type, t)) {
+    // A tile moving memory space (x = pl.matmul(...) in Acc, then x = pl.add(x, b) in Vec) is a
+    // new value for the jit renames below, though the same type to the front end otherwise.
+    const auto *old_tile = as_tile(it->second->type), *new_tile = as_tile(t);
+    const bool moves = old_tile && new_tile && old_tile->space && new_tile->space && *old_tile->space != *new_tile->space;
+    if (same_type(it->second->type, t) && !(moves && ctx_.is_jit && sibling_rebinding(it->second.get()))) {
       var = it->second;
     } else if (ctx_.is_jit && var_block_.count(it->second.get()) && var_block_.at(it->second.get()) == cur_block_ &&
                it->second->type && t && it->second->type->kind == t->kind) {

@@ -188,3 +188,27 @@ class P:
   CHECK(!const_difference(add(q, make_int(1)), r));
   CHECK(!const_difference(add(q, make_int(INT64_MAX)), add(q, make_int(-2))));  // overflow: no answer
 }
+
+TEST_CASE("@pl.jit: a tile rebound from Acc to Vec in its block is a new name; a vector op's result is Vec",
+          "[parser][jit][rebind]") {
+  // pl.mul / pl.add compute on the vector unit: their result is a Vec tile even while the matmul
+  // result they read is still in Acc (InferTileMemorySpace moves it), so `s` changes space.
+  auto p = parse(R"(import pypto.language as pl
+
+
+@pl.jit
+def main(a: pl.Tensor[[16, 16], pl.FP16], b: pl.Tensor[[16, 16], pl.FP16], out: pl.Out[pl.Tensor[[16, 16], pl.FP32]]):
+    with pl.at(level=pl.Level.CORE_GROUP):
+        ta = pl.load(a, [0, 0], [16, 16], target_memory=pl.MemorySpace.Mat)
+        tb = pl.load(b, [0, 0], [16, 16], target_memory=pl.MemorySpace.Mat)
+        s = pl.matmul(pl.move(ta, target_memory=pl.MemorySpace.Left), pl.move(tb, target_memory=pl.MemorySpace.Right))
+        s = pl.add(pl.mul(s, 0.5), 1.0)
+        out = pl.store(s, [0, 0], out)
+    return out
+)");
+  auto s = assigns_of(p, "main", "s");
+  REQUIRE(s.size() == 2);
+  CHECK(s[0]->var != s[1]->var);
+  CHECK(as_tile(s[0]->var->type)->space == MemorySpace::Acc);
+  CHECK(as_tile(s[1]->var->type)->space == MemorySpace::Vec);
+}
