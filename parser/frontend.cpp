@@ -78,10 +78,13 @@ ProgramPtr parse_source(SourceFilePtr file, const FrontendOptions& opts, Diagnos
   struct Report {
     ModuleSet& set;
     std::vector<std::string>* out;
+    DiagnosticSink& sink;
     ~Report() {
       if (out) *out = set.files_read();
+      // Warnings found while loading (W012), also when the build fails: they may be why.
+      for (auto& d : set.warnings()) sink.report(std::move(d));
     }
-  } report{set, opts.files_read};
+  } report{set, opts.files_read, sink};
   ModuleInfo& mod = set.load_main(file);
   const auto& entries = mod.entries();
   std::string names;

@@ -37,8 +37,14 @@ std::string deco_name(TSNode e, const ir::SourceFile& f) {
   return dotted_name(e, f);
 }
 
-// Host-side modules whose members never become DSL constants (their names simply stay unknown
-// to the evaluator, which is an error only if a DSL construct needs one).
+// Does the text of `n` read the environment, argv or files? (for the hint of a failed constant)
+bool reads_environment(const std::string& t) {
+  return t.find("sys.argv") != std::string::npos || t.find("os.environ") != std::string::npos ||
+         t.find("getenv") != std::string::npos || t.find("open(") != std::string::npos;
+}
+
+}  // namespace
+
 bool host_module(const std::string& m) {
   static const char* kHost[] = {"torch", "numpy", "np", "argparse", "os", "sys", "pathlib", "typing", "functools",
                                 "__future__", "golden", "collections", "itertools", "json", "re", "time", "logging",
@@ -54,14 +60,6 @@ bool host_module(const std::string& m) {
     if (root == h) return true;
   return root == "pypto" && m != "pypto.language";
 }
-
-// Does the text of `n` read the environment, argv or files? (for the hint of a failed constant)
-bool reads_environment(const std::string& t) {
-  return t.find("sys.argv") != std::string::npos || t.find("os.environ") != std::string::npos ||
-         t.find("getenv") != std::string::npos || t.find("open(") != std::string::npos;
-}
-
-}  // namespace
 
 std::optional<DeclKind> classify_decorator(TSNode e, const ir::SourceFile& f, bool& is_program) {
   is_program = false;
@@ -224,26 +222,28 @@ void ModuleInfo::apply_defines(const std::vector<std::pair<std::string, std::str
       values_[name] = ConstValue{value};
     else
       values_[name] = eval_expression_text(value, fmt::format("-D {}={}", name, value), lookup, this);
+    cli_defined_.insert(name);
     assigns_.erase(name);
     tuple_assigns_.erase(name);
   }
 }
 
-void ModuleInfo::scan_import(TSNode s) {
+std::vector<std::pair<std::string, ModuleInfo::Import>> ModuleInfo::imports_of(TSNode s) const {
   const auto& f = *file_;
+  std::vector<std::pair<std::string, Import>> out;
   if (is(s, "import_statement")) {
     // import a.b        → binds `a` (the package; a.b reachable as an attribute)
     // import a.b as c   → binds `c` to a.b
     for (TSNode n : children(s)) {
       if (is(n, "aliased_import")) {
-        imports_[text(field(n, "alias"), f)] = Import{text(field(n, "name"), f), 0, "", s};
+        out.emplace_back(text(field(n, "alias"), f), Import{text(field(n, "name"), f), 0, "", s});
       } else if (is(n, "dotted_name")) {
         std::string d = text(n, f);
         std::string root = d.substr(0, d.find('.'));
-        imports_[root] = Import{root, 0, "", s};
+        out.emplace_back(root, Import{root, 0, "", s});
       }
     }
-    return;
+    return out;
   }
   // from [.]*a.b import x [as y], ... | from . import x | from a import *
   TSNode mod = field(s, "module_name");
@@ -257,13 +257,18 @@ void ModuleInfo::scan_import(TSNode s) {
   } else {
     module = text(mod, f);
   }
-  if (module == "__future__") return;
+  if (module == "__future__") return out;
   for (TSNode n : field_children(s, "name")) {
     if (is(n, "aliased_import"))
-      imports_[text(field(n, "alias"), f)] = Import{module, level, text(field(n, "name"), f), s};
+      out.emplace_back(text(field(n, "alias"), f), Import{module, level, text(field(n, "name"), f), s});
     else if (is(n, "dotted_name"))
-      imports_[text(n, f)] = Import{module, level, text(n, f), s};
+      out.emplace_back(text(n, f), Import{module, level, text(n, f), s});
   }
+  return out;
+}
+
+void ModuleInfo::scan_import(TSNode s) {
+  for (auto& [name, imp] : imports_of(s)) imports_[name] = std::move(imp);
 }
 
 void ModuleInfo::scan_const_class(TSNode cls, TSNode decorated) {
@@ -407,7 +412,7 @@ EntryDecl ModuleInfo::program_decl(TSNode cls, TSNode decorator) {
 bool ModuleInfo::defines_name(const std::string& name) const {
   return values_.count(name) || assigns_.count(name) || tuple_assigns_.count(name) || dyn_.count(name) ||
          imports_.count(name) || classes_.count(name) || functions_.count(name) || top_functions_.count(name) ||
-         cond_defs_.count(name);
+         cond_defs_.count(name) || overrides_.count(name);
 }
 
 void ModuleInfo::not_constant(const std::string& name, TSNode at, TSNode def) {
@@ -455,6 +460,10 @@ void ModuleInfo::not_constant(const std::string& name, TSNode at, TSNode def) {
 }
 
 std::optional<ConstValue> ModuleInfo::global(const std::string& name, TSNode at) {
+  // -D wins over everything; then the last `M.name = ...` of some module's top level before now.
+  if (!cli_defined_.empty() && cli_defined_.count(name)) return values_.at(name);
+  if (!overrides_.empty())
+    if (Override* o = override_at(name)) return override_value(name, *o);
   if (auto it = values_.find(name); it != values_.end()) return it->second;
   if (auto it = dyn_.find(name); it != dyn_.end()) return ConstValue{it->second};
   // `at` may be a node of another file (a use through `C.name` or `from m import name`): errors
@@ -470,6 +479,8 @@ std::optional<ConstValue> ModuleInfo::global(const std::string& name, TSNode at)
     ConstEvaluator::clear_non_constant_site();
     std::optional<ConstValue> v;
     try {
+      // Evaluated as the module ran it: at the time of its own statement.
+      ModuleSet::At when(set_, seq_of(def));
       ConstEvaluator ev(file_, [this](const std::string& n, TSNode a) { return global(n, a); }, this);
       v = ev.try_eval(def);
     } catch (...) {
@@ -591,7 +602,12 @@ std::optional<ConstValue> ModuleInfo::resolve_import(const Import& imp, TSNode a
   }
   if (target->module_name() == (imp.module.empty() ? imp.attr : imp.module + "." + imp.attr))
     return ConstValue{ConstModuleRef{target}};
-  auto v = target->global(imp.attr, at);
+  // `from m import name` binds the value m's name has when the import statement runs.
+  std::optional<ConstValue> v;
+  {
+    ModuleSet::At when(set_, seq_of(imp.node));
+    v = target->global(imp.attr, at);
+  }
   if (!v && !target->defines_name(imp.attr))
     throw ir::CompileError("E206", span_of(imp.node, file_),
                            fmt::format("cannot import name '{}' from '{}'", imp.attr,

@@ -7,6 +7,8 @@
 // selects) and all full-line `#` comments (attached to statements / functions by line position).
 #pragma once
 
+#include <cstdint>
+#include <deque>
 #include <map>
 #include <memory>
 #include <optional>
@@ -72,8 +74,16 @@ class ModuleInfo : public ConstEnv {
   // Scans the module (top level only; nothing is evaluated yet).
   ModuleInfo(ModuleSet& set, const CstTree& tree, std::string module_name);
   // -D NAME=VALUE overrides (VALUE a Python expression) of this module's globals; evaluated now,
-  // after the module is registered, so they may refer to its constants and imports.
+  // after the module is registered, so they may refer to its constants and imports. They win over
+  // every assignment (module_exec.cpp).
   void apply_defines(const std::vector<std::pair<std::string, std::string>>& defines);
+  // Runs the module's top level in Python's order (module_exec.cpp): each statement gets the next
+  // program-wide sequence number, an import of a module not yet run runs it first, and a
+  // top-level `M.NAME = expr` (M a module binding) is recorded as an assignment to M's global NAME
+  // at that time. Assignments to a loaded module it cannot follow give warnings (W012).
+  void execute(TSNode root);
+  // The sequence number of the top-level statement that holds `n` (a node of this file).
+  uint64_t seq_of(TSNode n) const;
 
   const ir::SourceFilePtr& file() const { return file_; }
   // ConstEnv: a global of this module (constants, classes, functions, imported names): nullopt
@@ -130,6 +140,27 @@ class ModuleInfo : public ConstEnv {
   void scan_import(TSNode stmt);
   void scan_const_class(TSNode cls, TSNode decorated);
   std::optional<ConstValue> resolve_import(const Import& imp, TSNode at);
+  std::vector<std::pair<std::string, Import>> imports_of(TSNode stmt) const;  // name → what one import binds
+  // An assignment `M.NAME = value` another module's (or this module's) top level makes to this
+  // module's global NAME, at time `seq` (module_exec.cpp).
+  struct Override {
+    ModuleInfo* by = nullptr;  // the assigning module
+    TSNode stmt{}, value{};
+    uint64_t seq = 0;
+    std::optional<ConstValue> cached;
+    bool evaluating = false;
+  };
+  // The override of `name` a lookup at the current time sees (the last one before it, unless this
+  // module's own definition of `name` comes later), or nullptr.
+  Override* override_at(const std::string& name);
+  ConstValue override_value(const std::string& name, Override& o);
+  void run_import(TSNode stmt);
+  // The module `name` is bound to, without evaluating anything (nullptr: not a module / not found).
+  ModuleInfo* bound_module(const std::string& name);
+  // The time of this module's own definition of `name` (0: no statement), nullopt: none.
+  std::optional<uint64_t> own_seq(const std::string& name) const;
+  void record_assignment(TSNode stmt, uint64_t seq);
+  void warn_unfollowed_assignments(TSNode root);
   // The DSL function `name` of the branch a module-level `if` selects (nullopt: that branch does
   // not define it).
   std::optional<ConstValue> conditional_def(const std::string& name, TSNode if_stmt);
@@ -152,7 +183,14 @@ class ModuleInfo : public ConstEnv {
   std::map<std::string, FuncDecl> top_functions_;
   std::map<std::string, TSNode> cond_defs_;  // DSL defs inside a module-level `if`: name → the if
   std::vector<Comment> comments_;
+  std::map<std::string, std::deque<Override>> overrides_;  // by name, in sequence order (stable)
+  std::vector<std::pair<uint32_t, uint64_t>> stmt_seq_;     // top-level statement start byte → seq
+  std::set<std::string> cli_defined_;                       // names a -D sets
 };
+
+// Host-side modules whose members never become DSL constants (their names simply stay unknown
+// to the evaluator, which is an error only if a DSL construct needs one): torch, numpy, os, ...
+bool host_module(const std::string& module);
 
 // Classification of a decorator expression ("pl.jit.incore(...)" → JitIncore); nullopt when it is
 // not a DSL function decorator. `is_program` is set for @pl.program.

@@ -125,6 +125,9 @@ ModuleInfo& ModuleSet::add(SourceFilePtr file, const std::string& name, const st
   raw->info = std::make_unique<ModuleInfo>(*this, *raw->tree, name);
   dir_of_[raw->info.get()] = dir;
   by_path_[key] = raw->info.get();
+  // Python runs a module when it is first imported: its imports run theirs first (nothing is
+  // evaluated yet; this only fixes the order of statements).
+  raw->info->execute(raw->tree->root());
   raw->info->apply_defines(mine);
   return *raw->info;
 }

@@ -4,7 +4,14 @@
 // directories; relative imports (`from .kernels import x`) in the importing file's package.
 // Keeps the list of every source file read (for --depfile) and the program-wide order of
 // `pl.dynamic` symbols.
+// Modules run in Python's order when first imported (ModuleInfo::execute): every top-level
+// statement gets a program-wide sequence number, and a module global is looked up "at" a time —
+// the number of the module-level statement being evaluated, or after_all (DSL bodies, entry
+// signatures: everything traced after the imports ran) — so that `config.TP = 2` before
+// `from rope import ...` changes what rope sees but not what config computed from its own TP.
 #pragma once
+
+#include <cstdint>
 
 #include <map>
 #include <memory>
@@ -44,6 +51,25 @@ class ModuleSet {
   // -D overrides that named a module no import reached (for a warning).
   std::vector<std::string> unused_module_defines() const;
 
+  static constexpr uint64_t after_all = UINT64_MAX;
+  uint64_t next_seq() { return ++seq_; }
+  // The time of the lookup being made (after_all outside module-level statements).
+  uint64_t now() const { return now_; }
+  // Sets now() for its lifetime.
+  class At {
+   public:
+    At(ModuleSet& s, uint64_t t) : s_(s), saved_(s.now_) { s.now_ = t; }
+    ~At() { s_.now_ = saved_; }
+    At(const At&) = delete;
+    At& operator=(const At&) = delete;
+
+   private:
+    ModuleSet& s_;
+    uint64_t saved_;
+  };
+  // Warnings found while loading (W012: assignments to module globals pypto does not follow).
+  std::vector<ir::Diagnostic>& warnings() { return warnings_; }
+
  private:
   struct Loaded;
   ModuleInfo& add(ir::SourceFilePtr file, const std::string& name, const std::string& dir, const std::string& key);
@@ -56,6 +82,9 @@ class ModuleSet {
   std::vector<std::string> files_read_;
   std::vector<ir::VarPtr> dyn_order_;
   std::set<std::string> used_module_defines_;
+  uint64_t seq_ = 0;
+  uint64_t now_ = after_all;
+  std::vector<ir::Diagnostic> warnings_;
 };
 
 }  // namespace pypto::parser
