@@ -143,9 +143,10 @@ def main():
     for f in files:
         rc, out = run([pypto, "check", f] + lib_root)
         # A value read from sys.argv / the environment: -D with the default a run without the flag
-        # gets (as the diagnostic asks), then check again; only for such values.
+        # gets (as the diagnostic asks), then check again; only for such values (deepseek_v4_pro's
+        # decode_fwd.py / prefill_fwd.py read five: config, moe, lm_head, hc_pre and their own).
         flags = []
-        for _ in range(4):
+        for _ in range(8):
             m = re.search(r"its value comes from the command line or the environment; pass -D ([\w.]+)=VALUE", out)
             if rc == 0 or not m or m.group(1).split(".")[-1] not in ARGV_DEFAULTS:
                 break

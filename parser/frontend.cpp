@@ -81,7 +81,7 @@ ProgramPtr parse_source(SourceFilePtr file, const FrontendOptions& opts, Diagnos
     DiagnosticSink& sink;
     ~Report() {
       if (out) *out = set.files_read();
-      // Warnings found while loading (W012), also when the build fails: they may be why.
+      // Warnings found while loading (W013), also when the build fails: they may be why.
       for (auto& d : set.warnings()) sink.report(std::move(d));
     }
   } report{set, opts.files_read, sink};

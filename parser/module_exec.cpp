@@ -77,7 +77,13 @@ void ModuleInfo::run_import(TSNode stmt) {
     }
     return;
   }
-  for (const auto& [name, imp] : imports_of(stmt)) {
+  const auto bound = imports_of(stmt);
+  if (bound.empty()) {  // from m import *: m runs (its names are not bound here)
+    TSNode mod = field(stmt, "module_name");
+    if (is(mod, "dotted_name") && !not_a_file(text(mod, f))) run(text(mod, f), 0);
+    return;
+  }
+  for (const auto& [name, imp] : bound) {
     if (imp.level == 0 && not_a_file(imp.module)) continue;
     ModuleInfo* t = run(imp.module, imp.level);
     // `from pkg import sub`: sub may be a submodule.
@@ -185,7 +191,7 @@ void ModuleInfo::warn_unfollowed_assignments(TSNode root) {
       }
     const std::string qual = fmt::format("{}.{}", m->module_name(), attr.empty() ? "<name>" : attr);
     set_.warnings().push_back(ir::Diagnostic{
-        ir::Severity::Warning, "W012",
+        ir::Severity::Warning, "W013",
         fmt::format("pypto does not follow this {}{} of {}: the program is compiled with {}'s value without it",
                     form, where, qual, m->module_name()),
         span_of(at, file_),

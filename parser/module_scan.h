@@ -80,7 +80,7 @@ class ModuleInfo : public ConstEnv {
   // Runs the module's top level in Python's order (module_exec.cpp): each statement gets the next
   // program-wide sequence number, an import of a module not yet run runs it first, and a
   // top-level `M.NAME = expr` (M a module binding) is recorded as an assignment to M's global NAME
-  // at that time. Assignments to a loaded module it cannot follow give warnings (W012).
+  // at that time. Assignments to a loaded module it cannot follow give warnings (W013).
   void execute(TSNode root);
   // The sequence number of the top-level statement that holds `n` (a node of this file).
   uint64_t seq_of(TSNode n) const;

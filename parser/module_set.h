@@ -67,7 +67,7 @@ class ModuleSet {
     ModuleSet& s_;
     uint64_t saved_;
   };
-  // Warnings found while loading (W012: assignments to module globals pypto does not follow).
+  // Warnings found while loading (W013: assignments to module globals pypto does not follow).
   std::vector<ir::Diagnostic>& warnings() { return warnings_; }
 
  private:

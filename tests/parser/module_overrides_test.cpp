@@ -2,7 +2,7 @@
 // execution: an assignment made before a module is imported changes what that module's top level
 // sees, the assigned module's own derived constants keep their old values, DSL code (traced after
 // every import ran) sees the last value, `-D config.TP=...` wins over all, and assignments pypto
-// cannot follow (in a function, setattr, `+=`) give a located warning W012.
+// cannot follow (in a function, setattr, `+=`) give a located warning W013.
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
@@ -161,7 +161,7 @@ def entry(x: pl.Tensor[[config.PER_RANK, 64], pl.FP32]):
   CHECK(dims(p, "entry", 0) == std::vector<int64_t>{8, 64});
   std::vector<ir::Diagnostic> w;
   for (const auto& d : sink.diagnostics())
-    if (d.code == "W012") w.push_back(d);
+    if (d.code == "W013") w.push_back(d);
   REQUIRE(w.size() == 3);  // not for `_helper.__name__` (not a module)
   CHECK(w[0].span.line == 6);
   CHECK(w[0].message.find("inside function 'tweak' of config.TP") != std::string::npos);
