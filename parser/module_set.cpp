@@ -149,8 +149,12 @@ ModuleInfo* ModuleSet::import(const std::string& dotted, int level, const Module
     if (e > b) parts.push_back(dotted.substr(b, e - b));
     b = e + 1;
   }
-  std::vector<fs::path> roots;
   const std::string from_dir = dir_of_.count(&from) ? dir_of_.at(&from) : main_dir_;
+  // Found before from the same directory: the same module (running the modules in order asks
+  // once per imported name).
+  const std::string memo = fmt::format("{}|{}|{}", level, from_dir, dotted);
+  if (auto it = found_.find(memo); it != found_.end()) return it->second;
+  std::vector<fs::path> roots;
   if (level > 0) {
     fs::path base(from_dir);
     for (int i = 1; i < level; ++i) base = base.parent_path();
@@ -169,10 +173,11 @@ ModuleInfo* ModuleSet::import(const std::string& dotted, int level, const Module
       if (!fs::is_regular_file(cand, ec)) continue;
       auto canon = fs::weakly_canonical(cand, ec);
       const std::string key = ec ? cand.string() : canon.string();
-      if (auto it = by_path_.find(key); it != by_path_.end()) return it->second;
+      if (auto it = by_path_.find(key); it != by_path_.end()) return found_[memo] = it->second;
       // The module's name for -D MODULE.NAME: the dotted path as written (relative imports keep
       // the part after the dots).
-      return &add(read_source(cand.lexically_normal().string()), dotted, cand.parent_path().string(), key);
+      ModuleInfo* m = &add(read_source(cand.lexically_normal().string()), dotted, cand.parent_path().string(), key);
+      return found_[memo] = m;
     }
   }
   return nullptr;

@@ -77,6 +77,7 @@ class ModuleSet {
   Defines defines_;
   std::vector<std::unique_ptr<Loaded>> mods_;
   std::map<std::string, ModuleInfo*> by_path_;
+  std::map<std::string, ModuleInfo*> found_;  // "level|from dir|dotted" → the module import() found
   std::map<const ModuleInfo*, std::string> dir_of_;
   std::string main_dir_;
   std::vector<std::string> files_read_;
