@@ -41,7 +41,7 @@ FunctionBuilder* ProgramCtx::find(const FuncDecl& d) const {
 }
 
 std::vector<std::string> list_entries(SourceFilePtr file) {
-  ModuleSet set({}, {});
+  ModuleSet set({}, {}, false);
   ModuleInfo& mod = set.load_main(file);
   std::vector<std::string> out;
   for (const auto& e : mod.entries()) out.push_back(e.name);
@@ -49,7 +49,9 @@ std::vector<std::string> list_entries(SourceFilePtr file) {
 }
 
 ModuleReport check_module(SourceFilePtr file, const FrontendOptions& opts) {
-  ModuleSet set(opts.include_dirs, opts.defines);
+  // Only imports and entries are checked here: modules load as needed (the entries are built by
+  // parse_source, which runs them in order).
+  ModuleSet set(opts.include_dirs, opts.defines, false);
   ModuleInfo& mod = set.load_main(file);
   std::vector<Diagnostic> errors;
   mod.check_imports(errors);

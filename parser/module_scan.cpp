@@ -210,22 +210,38 @@ ModuleInfo::ModuleInfo(ModuleSet& set, const CstTree& tree, std::string module_n
 }
 
 void ModuleInfo::apply_defines(const std::vector<std::pair<std::string, std::string>>& defines) {
-  // Evaluated last so they may refer to module constants. A bare word that names nothing
-  // (-D config.ACTIVE_VARIANT=pro) is taken as that string.
   for (const auto& [name, value] : defines) {
-    auto lookup = [this](const std::string& n, TSNode at) { return global(n, at); };
-    bool word = !value.empty() && std::all_of(value.begin(), value.end(), [](char c) {
-      return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-';
-    });
-    bool number = !value.empty() && (std::isdigit(static_cast<unsigned char>(value[0])) || value[0] == '-');
-    if (word && !number && value != "True" && value != "False" && value != "None" && !defines_name(value))
-      values_[name] = ConstValue{value};
-    else
-      values_[name] = eval_expression_text(value, fmt::format("-D {}={}", name, value), lookup, this);
+    cli_text_[name] = value;
     cli_defined_.insert(name);
-    assigns_.erase(name);
-    tuple_assigns_.erase(name);
   }
+}
+
+void ModuleInfo::evaluate_defines() {
+  for (const auto& [name, text] : cli_text_) cli_value(name);
+}
+
+ConstValue ModuleInfo::cli_value(const std::string& name) {
+  if (auto it = cli_values_.find(name); it != cli_values_.end()) return it->second;
+  // Evaluated in the module's scope, after every module ran, so they may refer to module
+  // constants (in the value, `name` itself is the module's own value: -D N=N*2). A bare word that
+  // names nothing (-D config.ACTIVE_VARIANT=pro) is taken as that string.
+  const std::string& value = cli_text_.at(name);
+  struct Guard {
+    std::set<std::string>& s;
+    std::string n;
+    ~Guard() { s.erase(n); }
+  } guard{cli_evaluating_, name};
+  cli_evaluating_.insert(name);
+  ModuleSet::At when(set_, ModuleSet::after_all);
+  auto lookup = [this](const std::string& n, TSNode at) { return global(n, at); };
+  bool word = !value.empty() && std::all_of(value.begin(), value.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-';
+  });
+  bool number = !value.empty() && (std::isdigit(static_cast<unsigned char>(value[0])) || value[0] == '-');
+  ConstValue v = word && !number && value != "True" && value != "False" && value != "None" && !defines_name(value)
+                     ? ConstValue{value}
+                     : eval_expression_text(value, fmt::format("-D {}={}", name, value), lookup, this);
+  return cli_values_[name] = v;
 }
 
 std::vector<std::pair<std::string, ModuleInfo::Import>> ModuleInfo::imports_of(TSNode s) const {
@@ -461,8 +477,9 @@ void ModuleInfo::not_constant(const std::string& name, TSNode at, TSNode def) {
 
 std::optional<ConstValue> ModuleInfo::global(const std::string& name, TSNode at) {
   // -D wins over everything; then the last `M.name = ...` of some module's top level before now.
-  if (!cli_defined_.empty() && cli_defined_.count(name)) return values_.at(name);
-  if (!overrides_.empty())
+  if (!cli_defined_.empty() && cli_defined_.count(name) && !cli_evaluating_.count(name)) return cli_value(name);
+  // (A -D value that names its own variable, -D N=N*2, means the module's own definition.)
+  if (!overrides_.empty() && !cli_evaluating_.count(name))
     if (Override* o = override_at(name)) return override_value(name, *o);
   if (auto it = values_.find(name); it != values_.end()) return it->second;
   if (auto it = dyn_.find(name); it != dyn_.end()) return ConstValue{it->second};

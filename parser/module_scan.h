@@ -73,10 +73,12 @@ class ModuleInfo : public ConstEnv {
  public:
   // Scans the module (top level only; nothing is evaluated yet).
   ModuleInfo(ModuleSet& set, const CstTree& tree, std::string module_name);
-  // -D NAME=VALUE overrides (VALUE a Python expression) of this module's globals; evaluated now,
-  // after the module is registered, so they may refer to its constants and imports. They win over
-  // every assignment (module_exec.cpp).
+  // -D NAME=VALUE overrides (VALUE a Python expression) of this module's globals: they win over
+  // every assignment (module_exec.cpp). evaluate_defines() evaluates them (once all modules of
+  // the load are registered and ran, so they may refer to any module's constants; a -D that
+  // refers to another -D value gets that one).
   void apply_defines(const std::vector<std::pair<std::string, std::string>>& defines);
+  void evaluate_defines();
   // Runs the module's top level in Python's order (module_exec.cpp): each statement gets the next
   // program-wide sequence number, an import of a module not yet run runs it first, and a
   // top-level `M.NAME = expr` (M a module binding) is recorded as an assignment to M's global NAME
@@ -186,6 +188,10 @@ class ModuleInfo : public ConstEnv {
   std::map<std::string, std::deque<Override>> overrides_;  // by name, in sequence order (stable)
   std::vector<std::pair<uint32_t, uint64_t>> stmt_seq_;     // top-level statement start byte → seq
   std::set<std::string> cli_defined_;                       // names a -D sets
+  std::map<std::string, std::string> cli_text_;             // their -D values as written
+  std::map<std::string, ConstValue> cli_values_;
+  std::set<std::string> cli_evaluating_;
+  ConstValue cli_value(const std::string& name);
 };
 
 // Host-side modules whose members never become DSL constants (their names simply stay unknown

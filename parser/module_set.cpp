@@ -97,8 +97,8 @@ struct ModuleSet::Loaded {
   std::unique_ptr<ModuleInfo> info;
 };
 
-ModuleSet::ModuleSet(std::vector<std::string> search_dirs, Defines defines)
-    : search_dirs_(std::move(search_dirs)), defines_(std::move(defines)) {}
+ModuleSet::ModuleSet(std::vector<std::string> search_dirs, Defines defines, bool run)
+    : search_dirs_(std::move(search_dirs)), defines_(std::move(defines)), run_(run) {}
 ModuleSet::~ModuleSet() = default;
 
 ModuleInfo& ModuleSet::add(SourceFilePtr file, const std::string& name, const std::string& dir, const std::string& key) {
@@ -127,8 +127,23 @@ ModuleInfo& ModuleSet::add(SourceFilePtr file, const std::string& name, const st
   by_path_[key] = raw->info.get();
   // Python runs a module when it is first imported: its imports run theirs first (nothing is
   // evaluated yet; this only fixes the order of statements).
-  raw->info->execute(raw->tree->root());
-  raw->info->apply_defines(mine);
+  // -D values are evaluated once every module of this load ran (they may read any module's
+  // values, which must not be computed while statements are still being numbered).
+  pending_defines_.emplace_back(raw->info.get(), std::move(mine));
+  if (run_) {
+    ++running_;
+    struct Done {
+      int& n;
+      ~Done() { --n; }
+    } done{running_};
+    raw->info->execute(raw->tree->root());
+  }
+  if (running_ == 0) {
+    auto pending = std::move(pending_defines_);
+    pending_defines_.clear();
+    for (auto& [info, defs] : pending) info->apply_defines(defs);
+    for (auto& [info, defs] : pending) info->evaluate_defines();
+  }
   return *raw->info;
 }
 

@@ -34,7 +34,10 @@ class ModuleSet {
  public:
   using Defines = std::vector<std::pair<std::string, std::string>>;
   // `defines`: -D NAME=VALUE for the main module, -D MODULE.NAME=VALUE for an imported one.
-  ModuleSet(std::vector<std::string> search_dirs, Defines defines);
+  // `run`: run modules in order as they load (ModuleInfo::execute); without it modules load only
+  // when needed and no `M.NAME = ...` assignment is recorded (enough to list entries or check
+  // that imports resolve, and cheaper: the whole import graph is not read).
+  ModuleSet(std::vector<std::string> search_dirs, Defines defines, bool run = true);
   ~ModuleSet();
   ModuleSet(const ModuleSet&) = delete;
   ModuleSet& operator=(const ModuleSet&) = delete;
@@ -83,6 +86,9 @@ class ModuleSet {
   std::vector<std::string> files_read_;
   std::vector<ir::VarPtr> dyn_order_;
   std::set<std::string> used_module_defines_;
+  bool run_ = true;
+  int running_ = 0;  // modules being run (nested imports)
+  std::vector<std::pair<ModuleInfo*, Defines>> pending_defines_;
   uint64_t seq_ = 0;
   uint64_t now_ = after_all;
   std::vector<ir::Diagnostic> warnings_;

@@ -99,6 +99,13 @@ def entry(x: pl.Tensor[[config.BATCH // config.TP, 64], pl.FP32], y: pl.Tensor[[
   CHECK(dims(q, "rope", 0) == std::vector<int64_t>{4, 64});
   CHECK(dims(q, "entry", 0) == std::vector<int64_t>{4, 64});
   CHECK(dims(q, "entry", 1) == std::vector<int64_t>{4, 8});
+  // In a -D value the variable itself is the module's own definition (TP = 4, not main's 2), and a
+  // name another -D sets has that value, whatever the order of the flags.
+  o.defines = {{"config.TP", "TP * 4"}};
+  CHECK(dims(parse(main, o), "entry", 0) == std::vector<int64_t>{2, 64});
+  o.defines = {{"config.TP", "BATCH // 4"}, {"config.BATCH", "64"}};
+  CHECK(dims(parse(main, o), "entry", 0) == std::vector<int64_t>{4, 64});
+  CHECK(dims(parse(main, o), "entry", 1) == std::vector<int64_t>{4, 8});
 }
 
 TEST_CASE("assignments from several modules apply in execution order", "[parser][modules][overrides]") {
