@@ -19,22 +19,7 @@ using namespace pypto;
 
 namespace {
 
-struct TempTree {
-  fs::path root;
-  TempTree() {
-    static int counter = 0;
-    root = fs::temp_directory_path() /
-           fs::path("pypto_factory_fns_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
-    fs::remove_all(root);
-    fs::create_directories(root);
-  }
-  ~TempTree() { fs::remove_all(root); }
-  std::string write(const std::string& rel, const std::string& text) const {
-    fs::path p = root / rel;
-    std::ofstream(p) << text;
-    return p.string();
-  }
-};
+using ptest::TempTree;
 
 ir::ProgramPtr parse_path(const std::string& path, parser::FrontendOptions o = {}) {
   ir::DiagnosticSink sink;

@@ -8,6 +8,7 @@
 #include <fstream>
 
 #include "ir/ir.h"
+#include "parse_helpers.h"
 #include "parser/frontend.h"
 
 namespace fs = std::filesystem;
@@ -15,23 +16,7 @@ using namespace pypto;
 
 namespace {
 
-struct TempTree {
-  fs::path root;
-  TempTree() {
-    static int counter = 0;
-    root = fs::temp_directory_path() /
-           fs::path("pypto_overrides_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
-    fs::remove_all(root);
-    fs::create_directories(root);
-  }
-  ~TempTree() { fs::remove_all(root); }
-  std::string write(const std::string& rel, const std::string& text) const {
-    fs::path p = root / rel;
-    fs::create_directories(p.parent_path());
-    std::ofstream(p) << text;
-    return p.string();
-  }
-};
+using ptest::TempTree;
 
 ir::ProgramPtr parse(const std::string& path, parser::FrontendOptions o = {}, ir::DiagnosticSink* out = nullptr) {
   ir::DiagnosticSink sink;

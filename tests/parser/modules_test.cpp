@@ -8,6 +8,7 @@
 
 #include "ir/ir.h"
 #include "parser/const_eval.h"
+#include "parse_helpers.h"
 #include "parser/frontend.h"
 
 namespace fs = std::filesystem;
@@ -16,26 +17,7 @@ using namespace pypto;
 namespace {
 
 // A fresh directory under the system temp dir, removed at the end of the test.
-struct TempTree {
-  fs::path root;
-  TempTree() {
-    root = fs::temp_directory_path() / fs::path("pypto_modules_" + std::to_string(::getpid()) + "_" +
-                                                std::to_string(counter()++));
-    fs::remove_all(root);
-    fs::create_directories(root);
-  }
-  ~TempTree() { fs::remove_all(root); }
-  static int& counter() {
-    static int c = 0;
-    return c;
-  }
-  std::string write(const std::string& rel, const std::string& text) const {
-    fs::path p = root / rel;
-    fs::create_directories(p.parent_path());
-    std::ofstream(p) << text;
-    return p.string();
-  }
-};
+using ptest::TempTree;
 
 ir::ProgramPtr parse(const std::string& path, parser::FrontendOptions o = {}, std::vector<std::string>* read = nullptr) {
   ir::DiagnosticSink sink;

@@ -1,12 +1,38 @@
 // Test helpers for the front-end tests: parse DSL text from a string, capture the CompileError.
 #pragma once
 
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
 #include <string>
 
 #include "ir/ir.h"
 #include "parser/frontend.h"
 
 namespace ptest {
+
+// A directory of source files for the multi-module tests, removed with the object.
+struct TempTree {
+  std::filesystem::path root;
+  TempTree() {
+    static int counter = 0;
+    root = std::filesystem::temp_directory_path() /
+           ("pypto_tree_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
+    std::filesystem::remove_all(root);
+    std::filesystem::create_directories(root);
+  }
+  ~TempTree() { std::filesystem::remove_all(root); }
+  TempTree(const TempTree&) = delete;
+  TempTree& operator=(const TempTree&) = delete;
+  // Writes `text` to root/rel (creating directories) and returns its path.
+  std::string write(const std::string& rel, const std::string& text) const {
+    const std::filesystem::path p = root / rel;
+    std::filesystem::create_directories(p.parent_path());
+    std::ofstream(p) << text;
+    return p.string();
+  }
+};
 
 inline pypto::ir::SourceFilePtr src(const std::string& text, const std::string& name = "test.py") {
   return std::make_shared<const pypto::ir::SourceFile>(name, text);
