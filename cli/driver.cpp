@@ -90,7 +90,11 @@ static bool use_color(const CommonOptions& opts) {
   return isatty(fileno(stderr)) && !(no_color && *no_color);
 }
 
-static void render(const CommonOptions& opts, const std::vector<ir::Diagnostic>& diags) {
+static void render(const CommonOptions& opts, std::vector<ir::Diagnostic> diags, std::set<std::string>* shown) {
+  if (shown)
+    std::erase_if(diags, [&](const ir::Diagnostic& d) {
+      return !shown->insert(d.code + d.span.to_string() + d.message).second;
+    });
   if (diags.empty()) return;
   if (opts.diagnostics_format == "json") {
     std::fputs(parser::render_diagnostics_json(diags).c_str(), stderr);
@@ -110,30 +114,31 @@ static void render_internal(const std::string& stage, const std::string& msg, co
   std::fputs("   = note: this is a bug in pypto, not in your program; please report it with the input file\n", stderr);
 }
 
-int guarded(const CommonOptions& opts, const std::function<int(ir::DiagnosticSink&)>& body) {
+int guarded(const CommonOptions& opts, const std::function<int(ir::DiagnosticSink&)>& body,
+            std::set<std::string>* shown) {
   ir::DiagnosticSink sink;
   try {
     int rc = body(sink);
-    render(opts, sink.diagnostics());
+    render(opts, sink.diagnostics(), shown);
     return rc;
   } catch (const ir::CompileError& e) {
     auto all = sink.take();
     for (const auto& d : e.diagnostics()) all.push_back(d);
-    render(opts, all);
+    render(opts, all, shown);
     return kUserError;
   } catch (const UsageError& e) {
-    render(opts, sink.diagnostics());
+    render(opts, sink.diagnostics(), shown);
     std::fputs(fmt::format("error: {}\n", e.what()).c_str(), stderr);
     return kUsageError;
   } catch (const ir::InternalError& e) {
-    render(opts, sink.diagnostics());
+    render(opts, sink.diagnostics(), shown);
     render_internal(e.stage(), e.what(), e.span());
     return kInternalError;
   } catch (const std::bad_alloc&) {
     render_internal("memory", "out of memory", {});
     return kInternalError;
   } catch (const std::exception& e) {
-    render(opts, sink.diagnostics());
+    render(opts, sink.diagnostics(), shown);
     render_internal("unknown stage", e.what(), {});
     return kInternalError;
   } catch (...) {

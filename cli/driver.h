@@ -5,6 +5,7 @@
 #pragma once
 
 #include <functional>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -38,7 +39,10 @@ struct UsageError : std::runtime_error {
 
 // Runs `body` inside the barrier: renders CompileError diagnostics and warnings, maps exceptions
 // to exit codes. `stage` names what was running for unexpected exceptions.
-int guarded(const CommonOptions& opts, const std::function<int(ir::DiagnosticSink&)>& body);
+// With `shown` given, a diagnostic already in it (same code, place and text) is not printed
+// again: `pypto check` over several entries that share a callee or module says each thing once.
+int guarded(const CommonOptions& opts, const std::function<int(ir::DiagnosticSink&)>& body,
+            std::set<std::string>* shown = nullptr);
 
 // Front end + structural verification; throws CompileError on errors. With opts.depfile set, the
 // depfile is written once the front end succeeded.

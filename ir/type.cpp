@@ -62,6 +62,18 @@ std::optional<int64_t> byte_size(const ShapedType& t) {
   return (n * dtype_bits(t.dtype) + 7) / 8;
 }
 
+bool binds_as_leading_elements(const TypePtr& param, const TypePtr& arg) {
+  const auto* p = as_tensor(param);
+  const auto* a = as_tensor(arg);
+  if (!p || !a || p->dtype != a->dtype) return false;
+  auto ps = static_shape(p->shape), as = static_shape(a->shape);
+  if (!ps || !as || *ps == *as) return false;
+  int64_t np = 1, na = 1;
+  for (int64_t d : *ps) np *= d;
+  for (int64_t d : *as) na *= d;
+  return np <= na;
+}
+
 std::shared_ptr<const TileType> with_space(const TileType& t, std::optional<MemorySpace> sp) {
   return std::make_shared<TileType>(t.dtype, t.shape, sp, t.view, t.memref);
 }

@@ -146,6 +146,11 @@ std::string_view type_noun(const TypePtr& t);
 std::optional<std::vector<int64_t>> static_shape(const std::vector<ExprPtr>& shape);
 // Element count × storage bits / 8 (nibble types packed), nullopt if the shape is not static.
 std::optional<int64_t> byte_size(const ShapedType& t);
+// The reference's calling convention for a tensor argument whose static shape differs from the
+// parameter's static shape, both of one dtype: the callee sees the argument's leading elements
+// (row-major) at its own shape, so the call is valid when the parameter has no more elements than
+// the argument. True for exactly that case (shapes differ, both static, same dtype, fits).
+bool binds_as_leading_elements(const TypePtr& param, const TypePtr& arg);
 
 // Copies with one facet replaced (types are immutable).
 std::shared_ptr<const TileType> with_space(const TileType& t, std::optional<MemorySpace> sp);

@@ -1,6 +1,7 @@
 // TypeChecked: binding types agree with their values, conditions are BOOL scalars, loop bounds
 // are integer (INDEX) scalars, yields agree with iter_args / return_vars, returns agree with the
-// function's return types, calls to program functions match the callee's parameters, and every
+// function's return types, calls to program functions match the callee's parameters (a larger
+// static tensor binds to a smaller static parameter by its leading elements), and every
 // op call's type is what its registry rule deduces from its operands (re-run here).
 // Also reports "OpPlacement": tile ops on the control plane (in an Orchestration function outside
 // an InCore scope) and tensor.create inside kernels.
@@ -91,7 +92,8 @@ class TypeChecker {
       return;
     }
     for (size_t i = 0; i < c.args.size(); ++i)
-      mismatch(sp, fmt::format("argument {} ('{}') of '{}'", i + 1, callee->params[i]->name, c.callee),
+      if (!binds_as_leading_elements(callee->params[i]->type, c.args[i] ? c.args[i]->type : nullptr))
+        mismatch(sp, fmt::format("argument {} ('{}') of '{}'", i + 1, callee->params[i]->name, c.callee),
                callee->params[i]->type, c.args[i] ? c.args[i]->type : nullptr);
     std::vector<TypePtr> rts = callee->return_types;
     if (c.dispatch && c.dispatch->submit) rts.push_back(scalar_type(DataType::TASK_ID));  // + the producer TaskId

@@ -154,6 +154,20 @@ ExprPtr FunctionBuilder::dispatch_call(FunctionBuilder& callee, TSNode n, const 
       fail(i < pos.size() ? pos[i] : n, "E302",
            fmt::format("argument '{}' of '{}' must be {}, got {}", callee.param_names_[i], name, type_noun(cf.params[i]->type),
                        type_noun(slots[i]->type)));
+    // A tensor larger than the parameter's declared shape: the callee reads its leading elements
+    // at its own shape (the reference's calling convention, which it applies without a word).
+    if (binds_as_leading_elements(cf.params[i]->type, slots[i]->type)) {
+      int64_t elems = 1;
+      auto declared = static_shape(as_tensor(cf.params[i]->type)->shape);
+      for (int64_t d : *declared) elems *= d;
+      ctx_.sink.report(Diagnostic{
+          Severity::Warning, "W014",
+          fmt::format("argument '{}' of '{}' is {} but the parameter is declared {}: '{}' sees the argument's "
+                      "first {} elements, in row-major order, at the declared shape (not a sub-block of it)",
+                      callee.param_names_[i], name, type_str(slots[i]->type), type_str(cf.params[i]->type), name, elems),
+          sp(i < pos.size() ? pos[i] : n), "pass a tensor of the declared shape (pl.slice / pl.reshape), or declare the parameter as passed",
+          {}});
+    }
     // A scalar of another dtype converts as Python passes it (a literal 1 to a BOOL flag, an INDEX
     // to an INT32 parameter): a typed literal, or an explicit cast.
     const auto* ps = as_scalar(cf.params[i]->type);

@@ -65,6 +65,25 @@ ModuleReport check_module(SourceFilePtr file, const FrontendOptions& opts) {
   }
   ModuleReport r;
   for (const auto& e : mod.entries()) r.entries.push_back(e.name);
+  // Calls of one jit entry from another, found in the caller's syntax (an explicit stack: no
+  // recursion over arbitrarily deep source).
+  for (const auto& caller : mod.entries()) {
+    if (caller.is_program) continue;
+    std::vector<TSNode> todo{caller.node};
+    while (!todo.empty()) {
+      TSNode n = todo.back();
+      todo.pop_back();
+      if (is(n, "call")) {
+        TSNode f = field(n, "function");
+        if (is(f, "identifier")) {
+          std::string callee = text(f, *mod.file());
+          for (const auto& e : mod.entries())
+            if (!e.is_program && e.name == callee && callee != caller.name) r.called_by.emplace(callee, caller.name);
+        }
+      }
+      for (uint32_t i = ts_node_named_child_count(n); i-- > 0;) todo.push_back(ts_node_named_child(n, i));
+    }
+  }
   r.dsl_functions = mod.top_functions().size();
   if (opts.files_read) *opts.files_read = set.files_read();
   return r;

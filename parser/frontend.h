@@ -43,6 +43,9 @@ ir::ProgramPtr parse_source(ir::SourceFilePtr file, const FrontendOptions& opts,
 // and every import of a module pypto reads resolves. Throws CompileError with all errors.
 struct ModuleReport {
   std::vector<std::string> entries;
+  // A @pl.jit entry called by name from another entry's body: callee -> the first such caller
+  // (in file order). Checking the caller specialises the callee with the caller's argument types.
+  std::map<std::string, std::string> called_by;
   size_t dsl_functions = 0;  // @pl.function / @pl.jit.* functions at module level
 };
 ModuleReport check_module(ir::SourceFilePtr file, const FrontendOptions& opts);

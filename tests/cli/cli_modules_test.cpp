@@ -1,6 +1,8 @@
 // The `pypto` command on real-program layouts: `check` on a file with several entries (each
 // reported, a failing one named), a helper module without an entry, -I and -D MODULE.NAME from
-// the command line, and --depfile (Make/Ninja syntax, every source read, written only on success).
+// the command line, and --depfile (Make/Ninja syntax, every source read, written only on success);
+// an entry another entry calls is checked through its caller; a warning shared by several entries
+// is printed once; W014 (a tensor bound to a smaller declared parameter by its leading elements).
 #include <algorithm>
 
 #include "cli/cli_util.h"
@@ -79,6 +81,73 @@ def scale(t, f: float):
   CHECK(r.code == 1);
   CHECK(r.out.find("lost.py:2:1") != std::string::npos);
   CHECK(r.out.find("cannot find module 'nowhere'") != std::string::npos);
+}
+
+TEST_CASE("check: a bare entry called by a typed entry is checked through it; shared warnings print once",
+          "[cli][modules]") {
+  // `inner` has bare parameters (its shapes come from a call); the host entry `host` calls it with
+  // typed ones.
+  // `scale4` declares [4, 64] and is passed [32, 64] by both entries: W014, printed once.
+  std::string file = write_file("mods/through.py", R"(import pypto.language as pl
+
+
+@pl.jit.incore
+def scale4(x: pl.Tensor[[4, 64], pl.FP32], out: pl.Out[pl.Tensor[[4, 64], pl.FP32]]):
+    t = pl.load(x, [0, 0], [4, 64])
+    pl.store(pl.mul(t, 2.0), [0, 0], out)
+    return out
+
+
+@pl.jit
+def inner(x: pl.Tensor, out: pl.Out[pl.Tensor]):
+    out = scale4(x, out)
+    return out
+
+
+@pl.jit.host
+def host(x: pl.Tensor[[32, 64], pl.FP32], out: pl.Out[pl.Tensor[[4, 64], pl.FP32]]):
+    out = inner(x, out)
+    return out
+
+
+@pl.jit
+def other(x: pl.Tensor[[32, 64], pl.FP32], out: pl.Out[pl.Tensor[[4, 64], pl.FP32]]):
+    out = scale4(x, out)
+    return out
+)");
+  auto r = pypto("check '" + file + "'");
+  INFO(r.out);
+  CHECK(r.code == 0);
+  CHECK(r.out.find("host: ok (3 functions)") != std::string::npos);
+  CHECK(r.out.find("inner: ok (checked through entry 'host', which calls it)") != std::string::npos);
+  CHECK(r.out.find("3 of 3 entries ok") != std::string::npos);
+  CHECK(r.out.find("E103") == std::string::npos);
+  // The same W014 arises in `inner` (through host) and in `other`, at two call sites: two
+  // warnings, each once, each located at its argument.
+  CHECK(r.out.find("warning[W014]: argument 'x' of 'scale4' is pl.Tensor[[32, 64], pl.FP32] but the parameter is "
+                   "declared pl.Tensor[[4, 64], pl.FP32]: 'scale4' sees the argument's first 256 elements") !=
+        std::string::npos);
+  size_t w014 = 0;
+  for (size_t at = r.out.find("W014"); at != std::string::npos; at = r.out.find("W014", at + 1)) ++w014;
+  CHECK(w014 == 2);
+  CHECK(r.out.find("through.py:13:18") != std::string::npos);
+  CHECK(r.out.find("through.py:25:18") != std::string::npos);
+
+  // Checked alone, the bare entry still says how to type it.
+  r = pypto("check '" + file + "' --entry inner");
+  CHECK(r.code == 1);
+  CHECK(r.out.find("E103") != std::string::npos);
+  CHECK(r.out.find("entry 'host' calls 'inner' with typed arguments") != std::string::npos);
+
+  // A parameter larger than the argument cannot be its leading elements: an error.
+  std::string text = slurp(file);
+  text.replace(text.find("[[4, 64], pl.FP32], out"), 7, "[[64, 64");
+  std::string big = write_file("mods/through_big.py", text);
+  r = pypto("check '" + big + "' --entry other");
+  INFO(r.out);
+  CHECK(r.code == 1);
+  CHECK(r.out.find("argument 1 ('x') of 'scale4': expected Tensor[[64, 64], FP32], got Tensor[[32, 64], FP32]") !=
+        std::string::npos);
 }
 
 TEST_CASE("-I and -D MODULE.NAME on the command line; --depfile lists every source read", "[cli][modules]") {
