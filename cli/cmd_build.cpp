@@ -25,6 +25,8 @@ std::string shell_quote(const std::string& s) {
   return out + "'";
 }
 
+}  // namespace
+
 int run_ninja(const std::string& out_dir, int jobs) {
   std::string cmd = "ninja -C " + shell_quote(out_dir);
   if (jobs > 0) cmd += fmt::format(" -j {}", jobs);
@@ -40,8 +42,6 @@ int run_ninja(const std::string& out_dir, int jobs) {
   }
   return kOk;
 }
-
-}  // namespace
 
 int cmd_build(const BuildOptions& opts) {
   return guarded(opts.common, [&](ir::DiagnosticSink& sink) {

@@ -1,10 +1,13 @@
 // The `pypto` subcommands. Each returns the process exit code (see driver.h).
 #pragma once
 
+#include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "cli/driver.h"
+#include "ir/interp/interpreter.h"
 
 namespace pypto::cli {
 
@@ -33,11 +36,43 @@ struct OpsOptions {
   std::vector<std::string> names;   // only these ops (registry or pl. spelling)
 };
 
+struct EvalOptions {
+  std::string file;
+  CommonOptions common;
+  std::string inputs_dir;
+  std::string outputs_dir;
+  int64_t seed = -1;      // < 0: no generated inputs
+  std::string after;      // interpret the IR after this pass ("" = the front end's IR)
+  std::string soc = "910b";
+};
+
+struct TestOptions {
+  std::string file;
+  CommonOptions common;
+  std::string soc = "910b";
+  int64_t seed = 1;
+  int trials = 1;
+  double rtol = -1, atol = -1;  // < 0: the dtype's default
+  std::string work_dir;         // "" = a temporary directory, removed afterwards
+  bool keep = false;
+  int jobs = 0;
+};
+
 int cmd_check(const std::string& file, const CommonOptions& opts);
 int cmd_ir(const IrOptions& opts);
 int cmd_diff(const std::string& a, const std::string& b, const CommonOptions& opts);
 int cmd_build(const BuildOptions& opts);
 int cmd_passes(bool verbose);
 int cmd_ops(const OpsOptions& opts);
+int cmd_eval(const EvalOptions& opts);
+int cmd_test(const TestOptions& opts);
+
+// Shared by eval and test (cmd_eval.cpp): the program after the named pipeline pass ("" = as
+// given), and the entry's inputs from DIR/<param>.npy or generated as bin/run --seed generates them.
+ir::ProgramPtr program_after(ir::ProgramPtr prog, const std::string& after, const std::string& soc);
+ir::interp::EvalInputs eval_inputs(const ir::Function& entry, const std::string& dir, std::optional<uint64_t> seed,
+                                   const std::map<std::string, double>& scalars);
+// `ninja -C OUT [-j N]` (cmd_build.cpp): kOk, or kUserError after printing why.
+int run_ninja(const std::string& out_dir, int jobs);
 
 }  // namespace pypto::cli

@@ -1,4 +1,4 @@
-// `pypto`: the command-line tool. Subcommands: check, ir, diff, passes, ops, build (see --help).
+// `pypto`: the command-line tool. Subcommands: check, ir, diff, passes, ops, build, eval, test (see --help).
 // Each command lives in cli/cmd_*.cpp; this file only declares the command line.
 #include <CLI/CLI.hpp>
 #include <cstdio>
@@ -69,6 +69,7 @@ int main(int argc, char** argv) {
       "  pypto passes -v                           the pass pipeline with each pass's contract\n"
       "  pypto ops --family tile                   the registered ops with pipe and pto-isa spelling\n"
       "  pypto build model.py -o out               generate and build out/ (then: out/bin/run --seed 1)\n"
+      "  pypto test model.py                       build, run, and check every output against the interpreter\n"
       "Exit status: 0 ok, 1 errors in the program, 2 usage errors, 70 internal errors.");
 
   // check
@@ -143,6 +144,47 @@ int main(int argc, char** argv) {
       "Environment: CXX picks the C++ compiler written into build.ninja (default c++);\n"
       "PYPTO_COMPILER_LAUNCHER (e.g. ccache) prefixes every compile command.");
 
+  // eval
+  EvalOptions e_o;
+  auto* eval = app.add_subcommand("eval", "Run the program on the reference interpreter (the oracle): .npy in, .npy out");
+  eval->add_option("FILE", e_o.file, "PyPTO source file")->required();
+  add_common(eval, e_o.common);
+  eval->add_option("--inputs", e_o.inputs_dir, "Read <param>.npy for every In / InOut tensor parameter from DIR")
+      ->type_name("DIR");
+  eval->add_option("--outputs", e_o.outputs_dir, "Write every Out / InOut tensor parameter as DIR/<param>.npy")
+      ->required()
+      ->type_name("DIR");
+  eval->add_option("--seed", e_o.seed,
+                   "Generate missing inputs as bin/run --seed N does (the same values); they are written beside "
+                   "the outputs")
+      ->check(CLI::NonNegativeNumber);
+  eval->add_option("--after", e_o.after,
+                   "Interpret the IR after this pass of the pipeline instead of the front end's (bisects a wrong "
+                   "result to a pass; see `pypto passes`)")
+      ->type_name("PASS");
+  eval->add_option("--soc", e_o.soc, "Target SoC for --after: 910b (default) or 950")->check(CLI::IsMember({"910b", "950"}));
+  eval->footer("Example:\n  pypto eval model.py --seed 1 --outputs want/ && out/bin/run --seed 1 --outputs got/");
+
+  // test
+  TestOptions t_o;
+  auto* test = app.add_subcommand("test", "Build, run on seeded inputs, compare with the interpreter; name the pass that broke it");
+  test->add_option("FILE", t_o.file, "PyPTO source file")->required();
+  add_common(test, t_o.common);
+  test->add_option("--soc", t_o.soc, "Target SoC: 910b (default) or 950")->check(CLI::IsMember({"910b", "950"}));
+  test->add_option("--seed", t_o.seed, "Seed of the first trial's inputs (default 1)")->check(CLI::NonNegativeNumber);
+  test->add_option("--trials", t_o.trials, "Number of trials, seeds N, N+1, ... (default 1)")->check(CLI::PositiveNumber);
+  test->add_option("--rtol", t_o.rtol, "Relative tolerance (default: FP32 1e-4, FP16 / BF16 1e-2, integers 0)")
+      ->check(CLI::NonNegativeNumber);
+  test->add_option("--atol", t_o.atol, "Absolute tolerance (default: FP32 1e-5, FP16 / BF16 1e-2, integers 0)")
+      ->check(CLI::NonNegativeNumber);
+  test->add_option("-o,--work-dir", t_o.work_dir,
+                   "Keep the project (DIR/project) and each trial's inputs and outputs (DIR/seed_N) here (default: a "
+                   "temporary directory, removed when the test passes)")
+      ->type_name("DIR");
+  test->add_flag("--keep", t_o.keep, "Keep the temporary directory even when the test passes");
+  test->add_option("-j", t_o.jobs, "Parallel jobs for ninja")->check(CLI::PositiveNumber);
+  test->footer("Example:\n  pypto test model.py --trials 3\nExit status: 0 every output agrees, 1 a mismatch (or an error in the program).");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -156,5 +198,7 @@ int main(int argc, char** argv) {
   if (build->parsed()) return cmd_build(b_o);
   if (passes_cmd->parsed()) return cmd_passes(passes_verbose);
   if (ops_cmd->parsed()) return cmd_ops(ops_o);
+  if (eval->parsed()) return cmd_eval(e_o);
+  if (test->parsed()) return cmd_test(t_o);
   return kUsageError;
 }

@@ -40,9 +40,20 @@ OpRegistry& OpRegistry::instance() {
     register_system_ops(*r);
     register_other_ops(*r);
     r->link_counterparts();
+    install_op_semantics(*r);
     return r;
   }();
   return *reg;
+}
+
+void OpRegistry::set_semantics(std::string_view name, const OpSemantics* s) {
+  for (auto& op : ops_)
+    if (op->name == name) {
+      if (op->semantics) throw InternalError("op registry", fmt::format("semantics of '{}' defined twice", name));
+      op->semantics = s;
+      return;
+    }
+  throw InternalError("op registry", fmt::format("semantics for unknown op '{}'", name));
 }
 
 void OpRegistry::link_counterparts() {

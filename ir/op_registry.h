@@ -157,6 +157,9 @@ class OpRegistry {
   void add(OpDef def);            // throws InternalError on a duplicate name
   const OpDef* find(std::string_view name) const;
   std::vector<const OpDef*> all() const;  // sorted by name
+  // Attaches an op's reference semantics (install_op_semantics); InternalError for an unknown
+  // op or a second definition.
+  void set_semantics(std::string_view name, const OpSemantics* s);
 
  private:
   void link_counterparts();  // resolves tile_op_name / scalar_form; InternalError if unknown
@@ -202,5 +205,7 @@ void register_tile_data_ops(OpRegistry& r);  // called by register_tile_ops (ops
 void register_tensor_ops(OpRegistry& r);
 void register_system_ops(OpRegistry& r);
 void register_other_ops(OpRegistry& r);  // array.*, prefetch.*, pld.* (ops_other.cpp)
+// The interpreter's semantics rows (ir/interp/semantics.cpp), attached after the tables.
+void install_op_semantics(OpRegistry& r);
 
 }  // namespace pypto::ir

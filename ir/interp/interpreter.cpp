@@ -1,0 +1,520 @@
+// The interpreter's engine: expressions, statements, calls and the entry (see interpreter.h).
+// Op calls go through the registry's semantics rows; nothing here knows a particular op.
+#include "ir/interp/interpreter.h"
+
+#include <cmath>
+#include <set>
+#include <unordered_map>
+
+#include <fmt/format.h>
+
+#include "ir/diagnostic.h"
+#include "ir/interp/op_semantics.h"
+#include "ir/op_registry.h"
+#include "ir/visitor.h"
+
+namespace pypto::ir::interp {
+namespace {
+
+enum class Flow { Normal, Break, Continue, Return };
+
+struct Frame {
+  std::unordered_map<const Var*, Value> env;
+  std::vector<Value> yielded;
+  bool has_yield = false;
+  std::vector<Value> returned;
+  std::vector<ExprPtr> returned_exprs;
+};
+
+[[noreturn]] void fail(const Span& sp, const std::string& msg, const std::string& hint = {}) {
+  throw CompileError("E600", sp, fmt::format("pypto eval: {}", msg), hint);
+}
+
+int64_t to_int(double v) { return static_cast<int64_t>(v); }
+
+class Machine {
+ public:
+  explicit Machine(const Program& p) : prog_(p) {}
+
+  std::vector<Value> call(const Function& f, std::vector<Value> args, const Span& site) {
+    if (++depth_ > 200) fail(site, fmt::format("call depth over 200 at '{}' (unbounded recursion?)", f.name));
+    Frame fr;
+    for (size_t i = 0; i < f.params.size(); ++i) bind_param(fr, *f.params[i], i < args.size() ? args[i] : Value{}, site, f);
+    // What each parameter received: an assignment to the parameter's name rebinds it (the front
+    // end's IR is not in SSA form yet), the caller's storage stays where the output goes.
+    std::vector<Value> received;
+    for (const auto& p : f.params) received.push_back(fr.env[p.get()]);
+    for (const auto& d : prog_.dynamic_dims)
+      if (!fr.env.count(d.get()))
+        if (auto it = globals_.find(d.get()); it != globals_.end()) fr.env[d.get()] = it->second;
+    Flow fl = exec(f.body, fr);
+    (void)fl;
+    write_back(f, fr, received, site);
+    --depth_;
+    return fr.returned;
+  }
+
+  std::unordered_map<const Var*, Value> globals_;  // module-level dynamic dims bound by the entry
+
+  Value bind_tensor_arg(const Var& p, const Value& v, Frame& fr, const Span& site, const std::string& fname) {
+    const auto* t = as_tensor(p.type);
+    if (!t || !v.is_array()) return v;
+    const Array& a = v.arr;
+    // A larger argument bound by its leading elements (W014): a contiguous view at the
+    // parameter's own static shape.
+    auto ps = static_shape(t->shape);
+    if (ps && *ps != a.shape && t->shape.size() > 0) {
+      int64_t np = 1;
+      for (int64_t d : *ps) np *= d;
+      if (np <= a.numel() && a.contiguous() && t->dtype == a.dtype) {
+        Array w = a;
+        w.shape = *ps;
+        w.strides.assign(w.shape.size(), 1);
+        for (size_t i = w.shape.size(); i-- > 1;) w.strides[i - 1] = w.strides[i] * w.shape[i];
+        return Value::array(w);
+      }
+    }
+    if (t->shape.size() != a.shape.size())
+      fail(site, fmt::format("parameter '{}' of '{}' is declared with rank {} but receives {}", p.name, fname,
+                             t->shape.size(), shape_text(a.shape)));
+    for (size_t d = 0; d < t->shape.size(); ++d) {
+      const ExprPtr& dim = t->shape[d];
+      if (auto c = const_int_value(dim)) {
+        if (*c != a.shape[d])
+          fail(site, fmt::format("parameter '{}' of '{}' is declared {} but receives {}", p.name, fname,
+                                 shape_text(*static_shape(t->shape)), shape_text(a.shape)));
+      } else if (const auto* dv = as<Var>(dim)) {
+        auto it = fr.env.find(dv);
+        if (it == fr.env.end())
+          fr.env[dv] = Value::scalar(DataType::INDEX, double(a.shape[d]));
+        else if (to_int(it->second.num) != a.shape[d])
+          fail(site, fmt::format("parameter '{}' of '{}' has {} = {} in dimension {}, but {} was bound to {} before",
+                                 p.name, fname, dv->name, a.shape[d], d, dv->name, to_int(it->second.num)));
+      }
+    }
+    return v;
+  }
+
+  void bind_param(Frame& fr, const Var& p, const Value& v, const Span& site, const Function& f) {
+    if (as_scalar(p.type) && v.is_scalar()) {
+      fr.env[&p] = Value::scalar(as_scalar(p.type)->dtype, round_to(as_scalar(p.type)->dtype, v.num));
+      return;
+    }
+    fr.env[&p] = bind_tensor_arg(p, v, fr, site, f.name);
+  }
+
+  // A returned tensor for an Out / InOut parameter in other storage: written into the parameter.
+  void write_back(const Function& f, Frame& fr, const std::vector<Value>& received, const Span& site) {
+    std::vector<size_t> outs;
+    for (size_t i = 0; i < f.params.size(); ++i)
+      if (i < f.param_directions.size() && f.param_directions[i] != ParamDirection::In && as_tensor(f.params[i]->type))
+        outs.push_back(i);
+    if (outs.empty()) return;
+    std::vector<size_t> tensor_returns;
+    for (size_t k = 0; k < fr.returned.size(); ++k)
+      if (fr.returned[k].is_array()) tensor_returns.push_back(k);
+    std::set<size_t> used;
+    for (size_t n = 0; n < tensor_returns.size(); ++n) {
+      const size_t k = tensor_returns[n];
+      const auto* rv = k < fr.returned_exprs.size() ? as<Var>(fr.returned_exprs[k]) : nullptr;
+      std::optional<size_t> pi;
+      for (size_t i : outs)
+        if (rv && f.params[i]->name == rv->name && !used.count(i)) pi = i;
+      if (!pi && tensor_returns.size() == outs.size() && !used.count(outs[n])) pi = outs[n];
+      if (!pi) continue;
+      used.insert(*pi);
+      const Array& dst = received[*pi].arr;
+      Array& src = fr.returned[k].arr;
+      if (src.data == dst.data && src.offset == dst.offset && src.shape == dst.shape) continue;
+      if (src.numel() != dst.numel())
+        fail(site, fmt::format("'{}' returns {} for its output parameter '{}' of shape {}", f.name, shape_text(src.shape),
+                               f.params[*pi]->name, shape_text(dst.shape)));
+      for (int64_t i = 0; i < dst.numel(); ++i) dst.set(i, src.at(i));
+      src = dst;
+    }
+  }
+
+  Value eval(const ExprPtr& e, Frame& fr) {
+    if (!e) return Value{};
+    switch (e->kind) {
+      case NodeKind::Var:
+      case NodeKind::IterArg: {
+        auto it = fr.env.find(static_cast<const Var*>(e.get()));
+        if (it == fr.env.end()) {
+          if (auto g = globals_.find(static_cast<const Var*>(e.get())); g != globals_.end()) return g->second;
+          fail(e->span, fmt::format("'{}' has no value here", static_cast<const Var*>(e.get())->name));
+        }
+        return it->second;
+      }
+      case NodeKind::ConstInt: {
+        const auto* c = as<ConstInt>(e);
+        return Value::scalar(c->dtype(), double(c->value));
+      }
+      case NodeKind::ConstFloat: {
+        const auto* c = as<ConstFloat>(e);
+        return Value::scalar(c->dtype(), round_to(c->dtype(), c->value));
+      }
+      case NodeKind::ConstBool: return Value::scalar(DataType::BOOL, as<ConstBool>(e)->value ? 1 : 0);
+      case NodeKind::Binary: return binary(*as<Binary>(e), fr);
+      case NodeKind::Unary: return unary(*as<Unary>(e), fr);
+      case NodeKind::Call: return call_expr(*as<Call>(e), fr);
+      case NodeKind::MakeTuple: {
+        std::vector<Value> v;
+        for (const auto& x : as<MakeTuple>(e)->elems) v.push_back(eval(x, fr));
+        return Value::tuple(std::move(v));
+      }
+      case NodeKind::TupleGetItem: {
+        const auto* g = as<TupleGetItem>(e);
+        Value t = eval(g->tuple, fr);
+        if (t.kind != Value::Kind::Tuple || g->index < 0 || g->index >= static_cast<int>(t.elems.size()))
+          fail(e->span, fmt::format("tuple element {} of a value with {} elements", g->index, t.elems.size()));
+        return t.elems[static_cast<size_t>(g->index)];
+      }
+      default: fail(e->span, "not an expression");
+    }
+  }
+
+  DataType scalar_dtype(const TypePtr& t) {
+    const auto* s = as_scalar(t);
+    return s ? s->dtype : DataType::INDEX;
+  }
+
+  Value binary(const Binary& b, Frame& fr) {
+    // And / Or short-circuit as Python's do.
+    const DataType rt = scalar_dtype(b.type);
+    if (b.op == BinOp::And || b.op == BinOp::Or) {
+      const bool l = eval(b.a, fr).num != 0;
+      if (b.op == BinOp::And && !l) return Value::scalar(rt, 0);
+      if (b.op == BinOp::Or && l) return Value::scalar(rt, 1);
+      return Value::scalar(rt, eval(b.b, fr).num != 0);
+    }
+    Value x = eval(b.a, fr), y = eval(b.b, fr);
+    if (!x.is_scalar() || !y.is_scalar()) fail(b.span, fmt::format("operator {} on a non-scalar", to_string(b.op)));
+    const double a = x.num, c = y.num;
+    const bool ints = dtype_is_int(x.dtype) && dtype_is_int(y.dtype) && !dtype_is_float(rt);
+    double r = 0;
+    switch (b.op) {
+      case BinOp::Add: r = a + c; break;
+      case BinOp::Sub: r = a - c; break;
+      case BinOp::Mul: r = a * c; break;
+      case BinOp::FloorDiv:
+        if (c == 0) fail(b.span, "integer division by zero");
+        r = ints ? double(floor_div(to_int(a), to_int(c))) : std::floor(a / c);
+        break;
+      case BinOp::FloorMod:
+        if (c == 0) fail(b.span, "modulo by zero");
+        r = ints ? double(floor_mod(to_int(a), to_int(c))) : a - std::floor(a / c) * c;
+        break;
+      case BinOp::FloatDiv: r = a / c; break;
+      case BinOp::Min: r = std::fmin(a, c); break;
+      case BinOp::Max: r = std::fmax(a, c); break;
+      case BinOp::Pow: r = std::pow(a, c); break;
+      case BinOp::Eq: r = a == c; break;
+      case BinOp::Ne: r = a != c; break;
+      case BinOp::Lt: r = a < c; break;
+      case BinOp::Le: r = a <= c; break;
+      case BinOp::Gt: r = a > c; break;
+      case BinOp::Ge: r = a >= c; break;
+      case BinOp::Xor: r = (a != 0) != (c != 0); break;
+      case BinOp::BitAnd: r = double(to_int(a) & to_int(c)); break;
+      case BinOp::BitOr: r = double(to_int(a) | to_int(c)); break;
+      case BinOp::BitXor: r = double(to_int(a) ^ to_int(c)); break;
+      case BinOp::Shl: r = double(to_int(a) << (to_int(c) & 63)); break;
+      case BinOp::Shr: r = double(to_int(a) >> (to_int(c) & 63)); break;
+      default: break;
+    }
+    return Value::scalar(rt, round_to(rt, r));
+  }
+
+  Value unary(const Unary& u, Frame& fr) {
+    Value x = eval(u.a, fr);
+    const DataType rt = scalar_dtype(u.type);
+    double r = x.num;
+    switch (u.op) {
+      case UnOp::Neg: r = -x.num; break;
+      case UnOp::Not: r = x.num == 0; break;
+      case UnOp::BitNot: r = double(~to_int(x.num)); break;
+      case UnOp::Abs: r = std::fabs(x.num); break;
+      case UnOp::Cast: r = dtype_is_int(rt) ? std::trunc(x.num) : x.num; break;
+    }
+    return Value::scalar(rt, round_to(rt, r));
+  }
+
+  std::vector<int64_t> dims(const TypePtr& t, Frame& fr) {
+    std::vector<int64_t> out;
+    const auto* s = as_shaped(t);
+    if (!s) return out;
+    for (const auto& d : s->shape) {
+      Value v = eval(d, fr);
+      if (!v.is_scalar()) fail(d->span, "a dimension that is not a scalar");
+      out.push_back(to_int(v.num));
+    }
+    return out;
+  }
+
+  Value call_expr(const Call& c, Frame& fr) {
+    if (!c.op) {
+      FunctionPtr f = prog_.find(c.callee);
+      if (!f) fail(c.span, fmt::format("call to unknown function '{}'", c.callee));
+      std::vector<Value> args;
+      for (const auto& a : c.args) args.push_back(eval(a, fr));
+      std::vector<Value> rs;
+      // pl.spmd_submit: the kernel once per block.
+      int64_t blocks = 1;
+      if (c.dispatch && c.dispatch->core_num) blocks = to_int(eval(c.dispatch->core_num, fr).num);
+      const int64_t saved_idx = block_idx_, saved_num = block_num_;
+      for (int64_t b = 0; b < blocks; ++b) {
+        if (blocks > 1 || (c.dispatch && c.dispatch->spmd)) block_idx_ = b, block_num_ = blocks;
+        rs = call(*f, args, c.span);
+      }
+      block_idx_ = saved_idx, block_num_ = saved_num;
+      if (c.dispatch && c.dispatch->submit) rs.push_back(Value::scalar(DataType::TASK_ID, double(next_task_++)));
+      if (rs.size() == 1) return rs[0];
+      if (rs.empty()) return Value{};
+      return Value::tuple(std::move(rs));
+    }
+    if (!c.op->semantics)
+      throw CompileError("E602", c.span, fmt::format("pypto eval: pl.{} has no reference semantics yet", c.op->name),
+                         "the interpreter covers the ops listed by `pypto ops --eval`");
+    std::vector<Value> args;
+    for (const auto& a : c.args) args.push_back(eval(a, fr));
+    OpEval oe{c, args, [this, &fr](const TypePtr& t) { return dims(t, fr); }, block_idx_, block_num_};
+    return c.op->semantics->fn(oe);
+  }
+
+  Flow exec(const StmtPtr& s, Frame& fr) {
+    if (!s) return Flow::Normal;
+    switch (s->kind) {
+      case NodeKind::AssignStmt: {
+        const auto* a = as<AssignStmt>(s);
+        Value v = eval(a->value, fr);
+        // A scalar assigned to a variable of another dtype converts (the front end's typing).
+        if (v.is_scalar())
+          if (const auto* st = as_scalar(a->var->type); st && st->dtype != v.dtype)
+            v = Value::scalar(st->dtype, round_to(st->dtype, dtype_is_int(st->dtype) ? std::trunc(v.num) : v.num));
+        fr.env[a->var.get()] = std::move(v);
+        return Flow::Normal;
+      }
+      case NodeKind::EvalStmt: eval(as<EvalStmt>(s)->expr, fr); return Flow::Normal;
+      case NodeKind::ReturnStmt: {
+        const auto* r = as<ReturnStmt>(s);
+        fr.returned.clear();
+        for (const auto& v : r->values) fr.returned.push_back(eval(v, fr));
+        fr.returned_exprs = r->values;
+        return Flow::Return;
+      }
+      case NodeKind::YieldStmt: {
+        fr.yielded.clear();
+        for (const auto& v : as<YieldStmt>(s)->values) fr.yielded.push_back(eval(v, fr));
+        fr.has_yield = true;
+        return Flow::Normal;
+      }
+      case NodeKind::SeqStmts:
+        for (const auto& x : as<SeqStmts>(s)->stmts) {
+          Flow f = exec(x, fr);
+          if (f != Flow::Normal) return f;
+        }
+        return Flow::Normal;
+      case NodeKind::IfStmt: {
+        const auto* i = as<IfStmt>(s);
+        Value c = eval(i->cond, fr);
+        fr.has_yield = false;
+        Flow f = exec(c.num != 0 ? i->then_body : i->else_body, fr);
+        if (f == Flow::Normal && !i->return_vars.empty()) {
+          if (!fr.has_yield || fr.yielded.size() != i->return_vars.size())
+            fail(s->span, "the branch taken yields no value for the if's results");
+          for (size_t k = 0; k < i->return_vars.size(); ++k) fr.env[i->return_vars[k].get()] = fr.yielded[k];
+        }
+        fr.has_yield = false;
+        return f;
+      }
+      case NodeKind::ForStmt: return for_loop(*as<ForStmt>(s), fr);
+      case NodeKind::WhileStmt: return while_loop(*as<WhileStmt>(s), fr);
+      case NodeKind::BreakStmt: return Flow::Break;
+      case NodeKind::ContinueStmt: return Flow::Continue;
+      case NodeKind::ScopeStmt: {
+        const auto* sc = as<ScopeStmt>(s);
+        int64_t blocks = sc->core_num ? to_int(eval(sc->core_num, fr).num) : 1;
+        const int64_t saved_idx = block_idx_, saved_num = block_num_;
+        Flow f = Flow::Normal;
+        for (int64_t b = 0; b < blocks && f == Flow::Normal; ++b) {
+          if (sc->core_num) block_idx_ = b, block_num_ = blocks;
+          f = exec(sc->body, fr);
+        }
+        block_idx_ = saved_idx, block_num_ = saved_num;
+        if (sc->task_id) fr.env[sc->task_id.get()] = Value::scalar(DataType::TASK_ID, double(next_task_++));
+        return f;
+      }
+      default: fail(s->span, "not a statement");
+    }
+  }
+
+  template <class Loop>
+  std::vector<Value> initial_carries(const Loop& l, Frame& fr) {
+    std::vector<Value> carried;
+    for (const auto& ia : l.iter_args) carried.push_back(eval(ia->init, fr));
+    return carried;
+  }
+
+  template <class Loop>
+  void bind_carries(const Loop& l, Frame& fr, const std::vector<Value>& carried) {
+    for (size_t k = 0; k < l.iter_args.size(); ++k) fr.env[l.iter_args[k].get()] = carried[k];
+  }
+
+  // After one iteration's body: its yield (if it ran) carries to the next iteration.
+  template <class Loop>
+  void take_yield(const Loop& l, Frame& fr, std::vector<Value>& carried) {
+    if (fr.has_yield && fr.yielded.size() == l.iter_args.size()) carried = fr.yielded;
+    fr.has_yield = false;
+  }
+
+  template <class Loop>
+  void finish(const Loop& l, Frame& fr, const std::vector<Value>& carried) {
+    for (size_t k = 0; k < l.return_vars.size() && k < carried.size(); ++k) fr.env[l.return_vars[k].get()] = carried[k];
+  }
+
+  Flow for_loop(const ForStmt& l, Frame& fr) {
+    const Value a = eval(l.start, fr), b = eval(l.stop, fr), st = eval(l.step, fr);
+    const int64_t start = to_int(a.num), stop = to_int(b.num), step = to_int(st.num);
+    if (step == 0) fail(l.span, "a loop with step 0");
+    std::vector<Value> carried = initial_carries(l, fr);
+    const DataType lt = scalar_dtype(l.loop_var->type);
+    for (int64_t i = start; step > 0 ? i < stop : i > stop; i += step) {
+      fr.env[l.loop_var.get()] = Value::scalar(lt, double(i));
+      bind_carries(l, fr, carried);
+      fr.has_yield = false;
+      Flow f = exec(l.body, fr);
+      take_yield(l, fr, carried);
+      if (f == Flow::Return) return f;
+      if (f == Flow::Break) break;
+    }
+    finish(l, fr, carried);
+    return Flow::Normal;
+  }
+
+  Flow while_loop(const WhileStmt& l, Frame& fr) {
+    std::vector<Value> carried = initial_carries(l, fr);
+    for (int64_t n = 0;; ++n) {
+      if (n > 100000000) fail(l.span, "a while loop ran 10^8 iterations");
+      bind_carries(l, fr, carried);
+      if (eval(l.cond, fr).num == 0) break;
+      fr.has_yield = false;
+      Flow f = exec(l.body, fr);
+      take_yield(l, fr, carried);
+      if (f == Flow::Return) return f;
+      if (f == Flow::Break) break;
+    }
+    finish(l, fr, carried);
+    return Flow::Normal;
+  }
+
+ private:
+  const Program& prog_;
+  int depth_ = 0;
+  int64_t block_idx_ = 0, block_num_ = 1;
+  int64_t next_task_ = 0;
+};
+
+}  // namespace
+
+const Function& eval_entry(const Program& p) {
+  const Function* orch = nullptr;
+  for (const auto& f : p.functions)
+    if (f->type == FunctionType::Orchestration) {
+      if (orch) throw CompileError("E600", f->span, fmt::format("pypto eval: the program has two Orchestration functions ('{}' and '{}')", orch->name, f->name));
+      orch = f.get();
+    }
+  if (orch) return *orch;
+  if (p.functions.size() == 1) return *p.functions[0];
+  // The one function no other calls.
+  std::set<std::string> called;
+  struct Calls : IRVisitor {
+    std::set<std::string>* out;
+    void visit_call(const Call& c) override {
+      if (!c.op) out->insert(c.callee);
+      IRVisitor::visit_call(c);
+    }
+  };
+  for (const auto& f : p.functions) {
+    Calls v;
+    v.out = &called;
+    if (f->body) v.visit(f->body);
+  }
+  const Function* root = nullptr;
+  std::string names;
+  for (const auto& f : p.functions)
+    if (!called.count(f->name)) {
+      names += (names.empty() ? "" : ", ") + f->name;
+      root = root ? nullptr : f.get();
+      if (!root) break;
+    }
+  if (root) return *root;
+  throw CompileError("E600", p.span, fmt::format("pypto eval: cannot tell which function of '{}' to run", p.name),
+                     "give the program an Orchestration function, or select one entry with --entry");
+}
+
+std::vector<EvalOutput> evaluate(const Program& p, const Function& entry, const EvalInputs& in) {
+  Machine m(p);
+  std::vector<Value> args;
+  // Bind dims from the given inputs first, so Out parameters with dynamic dims get their extents.
+  std::unordered_map<const Var*, int64_t> bound;
+  auto bind_dims = [&](const TensorType& t, const std::vector<int64_t>& shape) {
+    for (size_t d = 0; d < t.shape.size() && d < shape.size(); ++d)
+      if (const auto* v = as<Var>(t.shape[d])) bound.emplace(v, shape[d]);
+  };
+  for (size_t i = 0; i < entry.params.size(); ++i) {
+    const auto& prm = *entry.params[i];
+    const auto* t = as_tensor(prm.type);
+    if (!t) continue;
+    const bool out_only = i < entry.param_directions.size() && entry.param_directions[i] == ParamDirection::Out;
+    auto it = in.tensors.find(prm.name);
+    if (!out_only && it != in.tensors.end()) bind_dims(*t, it->second.shape);
+  }
+  for (size_t i = 0; i < entry.params.size(); ++i) {
+    const auto& prm = *entry.params[i];
+    const bool out_only = i < entry.param_directions.size() && entry.param_directions[i] == ParamDirection::Out;
+    if (const auto* s = as_scalar(prm.type)) {
+      auto it = in.scalars.find(prm.name);
+      if (it == in.scalars.end())
+        throw CompileError("E603", prm.span, fmt::format("pypto eval: no value for scalar parameter '{}'", prm.name),
+                           fmt::format("pass --scalar {}=VALUE", prm.name));
+      args.push_back(Value::scalar(s->dtype, round_to(s->dtype, it->second)));
+      continue;
+    }
+    const auto* t = as_tensor(prm.type);
+    if (!t) throw CompileError("E603", prm.span, fmt::format("pypto eval: parameter '{}' is neither a tensor nor a scalar", prm.name));
+    auto it = in.tensors.find(prm.name);
+    if (!out_only) {
+      if (it == in.tensors.end())
+        throw CompileError("E603", prm.span, fmt::format("pypto eval: no input for tensor parameter '{}'", prm.name),
+                           fmt::format("put {}.npy in the --inputs directory, or pass --seed N", prm.name));
+      if (it->second.dtype != t->dtype)
+        throw CompileError("E603", prm.span, fmt::format("pypto eval: input '{}' has dtype {}, the parameter is {}", prm.name,
+                                                         dtype_name(it->second.dtype), dtype_name(t->dtype)));
+      args.push_back(Value::array(it->second.copy()));
+      continue;
+    }
+    std::vector<int64_t> shape;
+    for (const auto& d : t->shape) {
+      if (auto c = const_int_value(d)) {
+        shape.push_back(*c);
+      } else if (const auto* v = as<Var>(d); v && bound.count(v)) {
+        shape.push_back(bound[v]);
+      } else {
+        throw CompileError("E603", prm.span,
+                           fmt::format("pypto eval: output '{}' has a dimension no input determines", prm.name),
+                           "give the output a static shape, or a dynamic dim that an input also has");
+      }
+    }
+    args.push_back(Value::array(Array::zeros(t->dtype, shape)));
+  }
+  std::vector<Value> kept = args;
+  m.call(entry, args, entry.span);
+  std::vector<EvalOutput> out;
+  for (size_t i = 0; i < entry.params.size(); ++i)
+    if (i < entry.param_directions.size() && entry.param_directions[i] != ParamDirection::In && kept[i].is_array())
+      out.push_back(EvalOutput{entry.params[i]->name, kept[i].arr});
+  return out;
+}
+
+}  // namespace pypto::ir::interp

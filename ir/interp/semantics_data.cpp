@@ -1,0 +1,370 @@
+// Reference semantics of the data-movement ops: GM ↔ tile (load, store), views and windows
+// (tensor.slice is a view of the same storage; tile.slice copies), assemble, element access,
+// reshape, transpose, concat, move, gather / scatter (by index and by mask pattern), sort32, and
+// the shape queries. Every window is checked against its source's extent: an access outside it
+// is an error at the op's line, never a read of foreign memory.
+#include <algorithm>
+#include <cstring>
+
+#include <fmt/format.h>
+
+#include "ir/interp/op_semantics.h"
+
+namespace pypto::ir::interp {
+namespace {
+
+// Row-major iteration over a shape.
+bool next_index(std::vector<int64_t>& idx, const std::vector<int64_t>& shape) {
+  for (size_t d = shape.size(); d-- > 0;) {
+    if (++idx[d] < shape[d]) return true;
+    idx[d] = 0;
+  }
+  return false;
+}
+
+void check_window(const OpEval& e, const Array& a, const std::vector<int64_t>& off, const std::vector<int64_t>& shape,
+                  const char* what) {
+  bool ok = off.size() <= a.shape.size() && shape.size() <= a.shape.size();
+  for (size_t d = 0; ok && d < a.shape.size(); ++d) {
+    const int64_t o = d < off.size() ? off[d] : 0;
+    const int64_t s = d < shape.size() ? shape[d] : 1;
+    ok = o >= 0 && s >= 0 && o + s <= a.shape[d];
+  }
+  if (!ok)
+    e.fail(fmt::format("{} window {} at offset {} is outside the {} of shape {}", what, shape_text(shape), shape_text(off),
+                       a.rank() ? "operand" : "scalar", shape_text(a.shape)),
+           "offsets and extents must stay inside the tensor (or tile) they address");
+}
+
+// Aligns a window's shape with the array's rank: a shorter window covers the trailing dims.
+std::vector<int64_t> full_rank(const std::vector<int64_t>& v, size_t rank, int64_t fill) {
+  if (v.size() >= rank) return v;
+  std::vector<int64_t> out(rank - v.size(), fill);
+  out.insert(out.end(), v.begin(), v.end());
+  return out;
+}
+
+// Copies `src` (row-major over its shape) into `dst` at `off`.
+void write_window(const Array& dst, const std::vector<int64_t>& off, const Array& src, const std::vector<int64_t>& extent) {
+  if (src.numel() == 0) return;
+  std::vector<int64_t> i(extent.size(), 0), at(dst.shape.size());
+  const std::vector<int64_t> o = full_rank(off, dst.shape.size(), 0);
+  const size_t lead = dst.shape.size() - extent.size();
+  do {
+    for (size_t d = 0; d < at.size(); ++d) at[d] = o[d] + (d >= lead ? i[d - lead] : 0);
+    // src may have another rank than the window (a [1, N] tile stored to a rank-3 tensor): its
+    // elements are taken in row-major order.
+    int64_t flat = 0;
+    for (size_t d = 0; d < i.size(); ++d) flat = flat * extent[d] + i[d];
+    dst.set(at, src.at(flat));
+  } while (next_index(i, extent));
+}
+
+Array read_window(const Array& src, const std::vector<int64_t>& off, const std::vector<int64_t>& extent, DataType dt,
+                  const std::vector<int64_t>& out_shape) {
+  Array out = Array::zeros(dt, out_shape);
+  if (out.numel() == 0) return out;
+  const std::vector<int64_t> o = full_rank(off, src.shape.size(), 0);
+  const std::vector<int64_t> ext = full_rank(extent, src.shape.size(), 1);
+  std::vector<int64_t> i(ext.size(), 0), at(ext.size());
+  int64_t flat = 0;
+  do {
+    for (size_t d = 0; d < at.size(); ++d) at[d] = o[d] + i[d];
+    if (flat < out.numel()) out.set(flat, src.at(at));
+    ++flat;
+  } while (next_index(i, ext));
+  return out;
+}
+
+Value load(const OpEval& e) {
+  const Array& t = e.arr(0);
+  const auto off = e.list(1);
+  const auto shape = e.list(2);
+  check_window(e, t, full_rank(off, t.shape.size(), 0), full_rank(shape, t.shape.size(), 1), "pl.tile.load");
+  Array out = read_window(t, off, shape, e.result_dtype(), e.result_shape());
+  // valid_shape: elements beyond the valid region are not loaded (zero here; the hardware leaves
+  // them as the pad value or undefined).
+  if (e.has(3)) {
+    const auto valid = e.list(3);
+    std::vector<int64_t> i(out.shape.size(), 0);
+    if (valid.size() == out.shape.size() && out.numel() > 0) do {
+        bool in = true;
+        for (size_t d = 0; d < valid.size(); ++d) in = in && i[d] < valid[d];
+        if (!in) out.set(i, 0);
+      } while (next_index(i, out.shape));
+  }
+  return Value::array(out);
+}
+
+Value store(const OpEval& e) {
+  const Array& tile = e.arr(0);
+  const auto off = e.list(1);
+  const Array& t = e.arr(2);
+  std::vector<int64_t> extent = e.has(3) ? e.list(3) : tile.shape;
+  check_window(e, t, full_rank(off, t.shape.size(), 0), full_rank(extent, t.shape.size(), 1), "pl.tile.store");
+  if (e.has(3)) {  // store a leading sub-window of the tile
+    Array part = read_window(tile, std::vector<int64_t>(tile.shape.size(), 0), full_rank(extent, tile.shape.size(), 1),
+                             tile.dtype, extent);
+    write_window(t, off, part, extent);
+  } else {
+    write_window(t, off, tile, extent);
+  }
+  return e.args[2];
+}
+
+Value slice(const OpEval& e, bool view) {
+  const Array& a = e.arr(0);
+  const auto shape = e.list(1);
+  const auto off = e.list(2);
+  const bool clamp = e.kw_bool("clamp", false);
+  std::vector<int64_t> o = full_rank(off, a.shape.size(), 0), s = full_rank(shape, a.shape.size(), 1);
+  if (!clamp) check_window(e, a, o, s, view ? "pl.tensor.slice" : "pl.tile.slice");
+  if (view && !clamp) return Value::array(a.view(o, e.result_shape()));
+  // A copy; with clamp=True the part outside the source reads as zero.
+  Array out = Array::zeros(e.result_dtype(), e.result_shape());
+  std::vector<int64_t> i(s.size(), 0), at(s.size());
+  int64_t flat = 0;
+  if (out.numel() > 0) do {
+      bool in = true;
+      for (size_t d = 0; d < s.size(); ++d) {
+        at[d] = o[d] + i[d];
+        in = in && at[d] >= 0 && at[d] < a.shape[d];
+      }
+      if (in && flat < out.numel()) out.set(flat, a.at(at));
+      ++flat;
+    } while (next_index(i, s));
+  return Value::array(out);
+}
+
+Value assemble(const OpEval& e, bool in_place) {
+  const Array& target = e.arr(0);
+  const Array& src = e.arr(1);
+  const auto off = e.list(2);
+  check_window(e, target, full_rank(off, target.shape.size(), 0), full_rank(src.shape, target.shape.size(), 1),
+               in_place ? "pl.tensor.assemble" : "pl.tile.assemble");
+  Array out = in_place ? target : target.copy();
+  write_window(out, off, src, src.shape);
+  return Value::array(out);
+}
+
+std::vector<int64_t> checked_index(const OpEval& e, const Array& a, std::vector<int64_t> idx) {
+  if (idx.size() == 1 && a.rank() > 1) {  // a flat index
+    int64_t f = idx[0];
+    if (f < 0 || f >= a.numel())
+      e.fail(fmt::format("flat index {} is outside {} ({} elements)", f, shape_text(a.shape), a.numel()));
+    idx.assign(a.shape.size(), 0);
+    for (size_t d = a.shape.size(); d-- > 0;) idx[d] = f % a.shape[d], f /= a.shape[d];
+    return idx;
+  }
+  bool ok = idx.size() == a.shape.size();
+  for (size_t d = 0; ok && d < idx.size(); ++d) ok = idx[d] >= 0 && idx[d] < a.shape[d];
+  if (!ok) e.fail(fmt::format("index {} is outside {}", shape_text(idx), shape_text(a.shape)));
+  return idx;
+}
+
+Value reshape(const OpEval& e, bool view) {
+  const Array& a = e.arr(0);
+  if (view && a.contiguous()) {
+    Array v = Array::zeros(a.dtype, {});
+    v = a;
+    v.shape = e.result_shape();
+    v.strides.assign(v.shape.size(), 1);
+    for (size_t i = v.shape.size(); i-- > 1;) v.strides[i - 1] = v.strides[i] * v.shape[i];
+    return Value::array(v);
+  }
+  Array out = e.result();
+  for (int64_t i = 0; i < out.numel(); ++i) out.set(i, a.at(i));
+  return Value::array(out);
+}
+
+Value transpose(const OpEval& e) {
+  const Array& a = e.arr(0);
+  const int64_t r = a.rank();
+  int64_t x = static_cast<int64_t>(e.num(1)), y = static_cast<int64_t>(e.num(2));
+  if (x < 0) x += r;
+  if (y < 0) y += r;
+  Array out = e.result();
+  std::vector<int64_t> i(out.shape.size(), 0);
+  if (out.numel() > 0) do {
+      std::vector<int64_t> src = i;
+      std::swap(src[static_cast<size_t>(x)], src[static_cast<size_t>(y)]);
+      out.set(i, a.at(src));
+    } while (next_index(i, out.shape));
+  return Value::array(out);
+}
+
+// Columns a mask pattern selects: 1 P0101 even, 2 P1010 odd, 3..6 one of every four, 7 all.
+bool pattern_keeps(int64_t pattern, int64_t col) {
+  if (pattern == 7) return true;
+  if (pattern <= 2) return col % 2 == pattern - 1;
+  return col % 4 == pattern - 3;
+}
+
+double bits_as_float(uint32_t u) {
+  float f;
+  std::memcpy(&f, &u, sizeof f);
+  return f;
+}
+
+}  // namespace
+
+void define_data_movement(OpRegistry& r) {
+  define(r, "tile.load", load);
+  define(r, "tile.store", store);
+  define(r, "tensor.slice", [](const OpEval& e) { return slice(e, true); });
+  define(r, "tile.slice", [](const OpEval& e) { return slice(e, false); });
+  define(r, "tensor.assemble", [](const OpEval& e) { return assemble(e, true); });
+  define(r, "tile.assemble", [](const OpEval& e) { return assemble(e, false); });
+  define(r, "tensor.reshape", [](const OpEval& e) { return reshape(e, true); });
+  define(r, "tile.reshape", [](const OpEval& e) { return reshape(e, false); });
+  define(r, "tensor.transpose", transpose);
+  define(r, "tile.transpose", transpose);
+  for (const char* f : {"tensor.read", "tile.read"})
+    define(r, f, [](const OpEval& e) {
+      const Array& a = e.arr(0);
+      return Value::scalar(e.result_dtype(), a.at(checked_index(e, a, e.list(1))));
+    });
+  define(r, "tensor.write", [](const OpEval& e) {
+    const Array& a = e.arr(0);
+    a.set(checked_index(e, a, e.list(1)), e.num(2));
+    return e.args[0];
+  });
+  define(r, "tile.write", [](const OpEval& e) {
+    Array a = e.arr(0).copy();
+    a.set(checked_index(e, a, e.list(1)), e.num(2));
+    return Value::array(a);
+  });
+  // Moves between memories keep the values (tile.move also re-lays out, invisible here).
+  define(r, "tile.move", [](const OpEval& e) { return Value::array(e.arr(0).copy()); });
+  for (const char* f : {"tensor.dim"})
+    define(r, f, [](const OpEval& e) {
+      const Array& a = e.arr(0);
+      int64_t axis = static_cast<int64_t>(e.num(1));
+      if (axis < 0) axis += a.rank();
+      return Value::scalar(DataType::INDEX, double(a.shape[static_cast<size_t>(axis)]));
+    });
+  // Valid-shape bookkeeping and padding: the values are unchanged (no valid region is tracked).
+  for (const char* f : {"tensor.set_validshape", "tile.set_validshape", "tensor.fillpad", "tile.fillpad",
+                        "tile.fillpad_inplace"})
+    define(r, f, [](const OpEval& e) { return Value::array(e.arr(0).copy()); });
+  for (const char* f : {"tensor.concat", "tile.concat"})
+    define(r, f, [](const OpEval& e) {
+      Array out = e.result();
+      const Array& a = e.arr(0);
+      const Array& b = e.arr(1);
+      const int64_t ca = a.shape.back();
+      for (int64_t i = 0; i < out.shape[0]; ++i)
+        for (int64_t j = 0; j < out.shape[1]; ++j) out.set({i, j}, j < ca ? a.at({i, j}) : b.at({i, j - ca}));
+      return Value::array(out);
+    });
+  // tensor.gather(input, index): out[i, j] = input[i, index[i, j]] along the last axis.
+  define(r, "tensor.gather", [](const OpEval& e) {
+    Array out = e.result();
+    const Array& in = e.arr(0);
+    const Array& idx = e.arr(1);
+    for (int64_t i = 0; i < out.shape[0]; ++i)
+      for (int64_t j = 0; j < out.shape[1]; ++j) {
+        const int64_t k = static_cast<int64_t>(idx.at({i, j}));
+        if (k < 0 || k >= in.shape[1]) e.fail(fmt::format("gather index {} at ({}, {}) is outside {}", k, i, j, shape_text(in.shape)));
+        out.set({i, j}, in.at({i, k}));
+      }
+    return Value::array(out);
+  });
+  // tile.gather(src, indices, tmp): flat indices into src.
+  define(r, "tile.gather", [](const OpEval& e) {
+    Array out = e.result();
+    const Array& src = e.arr(0);
+    const Array& idx = e.arr(1);
+    for (int64_t i = 0; i < out.numel(); ++i) {
+      const int64_t k = static_cast<int64_t>(idx.at(i));
+      if (k < 0 || k >= src.numel()) e.fail(fmt::format("gather index {} is outside the source's {} elements", k, src.numel()));
+      out.set(i, src.at(k));
+    }
+    return Value::array(out);
+  });
+  // tensor.scatter(input, index, src): input with out[i, index[i, j]] = src[i, j].
+  define(r, "tensor.scatter", [](const OpEval& e) {
+    Array out = e.arr(0).copy();
+    const Array& idx = e.arr(1);
+    const Array& src = e.arr(2);
+    for (int64_t i = 0; i < idx.shape[0]; ++i)
+      for (int64_t j = 0; j < idx.shape[1]; ++j) {
+        const int64_t k = static_cast<int64_t>(idx.at({i, j}));
+        if (k < 0 || k >= out.shape[1]) e.fail(fmt::format("scatter index {} at ({}, {}) is outside {}", k, i, j, shape_text(out.shape)));
+        out.set({i, k}, src.at({i, j}));
+      }
+    return Value::array(out);
+  });
+  define(r, "tile.scatter", [](const OpEval& e) {
+    Array out = e.arr(0).copy();
+    const Array& src = e.arr(1);
+    const Array& idx = e.arr(2);
+    for (int64_t i = 0; i < idx.numel(); ++i) {
+      const int64_t k = static_cast<int64_t>(idx.at(i));
+      if (k < 0 || k >= out.numel()) e.fail(fmt::format("scatter index {} is outside the destination's {} elements", k, out.numel()));
+      out.set(k, src.at(i));
+    }
+    return Value::array(out);
+  });
+  for (const char* f : {"tensor.gather_mask", "tile.gather_mask"})
+    define(r, f, [](const OpEval& e) {
+      Array out = e.result();
+      const Array& src = e.arr(0);
+      const int64_t pat = e.kw_int("mask_pattern", 7);
+      for (int64_t i = 0; i < src.shape[0]; ++i) {
+        int64_t k = 0;
+        for (int64_t j = 0; j < src.shape[1]; ++j)
+          if (pattern_keeps(pat, j) && k < out.shape[1]) out.set({i, k++}, src.at({i, j}));
+      }
+      return Value::array(out);
+    });
+  // tensor.scatter_mask(input, dst): dst with the pattern's columns replaced by input's columns.
+  define(r, "tensor.scatter_mask", [](const OpEval& e) {
+    const Array& in = e.arr(0);
+    Array out = e.arr(1).copy();
+    const int64_t pat = e.kw_int("mask_pattern", 7);
+    for (int64_t i = 0; i < out.shape[0]; ++i) {
+      int64_t k = 0;
+      for (int64_t j = 0; j < out.shape[1]; ++j)
+        if (pattern_keeps(pat, j) && k < in.shape[1]) out.set({i, j}, in.at({i, k++}));
+    }
+    return Value::array(out);
+  });
+  // tile.scatter_mask(dst, src): src's columns written to dst's pattern columns.
+  define(r, "tile.scatter_mask", [](const OpEval& e) {
+    Array out = e.arr(0).copy();
+    const Array& src = e.arr(1);
+    const int64_t pat = e.kw_int("mask_pattern", 7);
+    for (int64_t i = 0; i < out.shape[0]; ++i) {
+      int64_t k = 0;
+      for (int64_t j = 0; j < out.shape[1]; ++j)
+        if (pattern_keeps(pat, j) && k < src.shape[1]) out.set({i, j}, src.at({i, k++}));
+    }
+    return Value::array(out);
+  });
+  // sort32(src, idx): each row's 32-element blocks sorted by value, descending (ties keep the
+  // lower index first), as (value, index) pairs; the UINT32 index travels as the bits of an FP32.
+  for (const char* f : {"tensor.sort32", "tile.sort32"})
+    define(r, f, [](const OpEval& e) {
+      const Array& src = e.arr(0);
+      const Array& idx = e.arr(1);
+      if (src.dtype != DataType::FP32) e.fail("sort32 is modelled for FP32 values only");
+      Array out = e.result();
+      const int64_t cols = src.shape[1];
+      for (int64_t i = 0; i < src.shape[0]; ++i)
+        for (int64_t b = 0; b < cols; b += 32) {
+          std::vector<int64_t> order;
+          for (int64_t j = b; j < std::min(cols, b + 32); ++j) order.push_back(j);
+          std::stable_sort(order.begin(), order.end(),
+                           [&](int64_t x, int64_t y) { return src.at({i, x}) > src.at({i, y}); });
+          for (size_t k = 0; k < order.size(); ++k) {
+            const int64_t slot = 2 * (b + static_cast<int64_t>(k));
+            out.set({i, slot}, src.at({i, order[k]}));
+            out.set({i, slot + 1}, bits_as_float(static_cast<uint32_t>(idx.at({i, order[k]}))));
+          }
+        }
+      return Value::array(out);
+    });
+}
+
+}  // namespace pypto::ir::interp
