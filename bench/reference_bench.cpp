@@ -1,5 +1,5 @@
 // pypto_bench_reference PROGRAM RESULTS_DIR [REPS] — times the plain C++ reference loop of an
-// end-to-end program (tests/e2e/reference.cpp) on the inputs bin/run wrote into RESULTS_DIR,
+// end-to-end program (bench/reference/reference.cpp) on the inputs bin/run wrote into RESULTS_DIR,
 // best of REPS (default 20), and prints "<ms>" — the figure bench/run.sh sets beside bin/run.
 #include <algorithm>
 #include <chrono>
@@ -7,8 +7,8 @@
 #include <cstdlib>
 #include <string>
 
-#include "e2e/check.h"
-#include "e2e/reference.h"
+#include "reference/check.h"
+#include "reference/reference.h"
 
 int main(int argc, char** argv) {
   if (argc < 3) {

@@ -44,7 +44,7 @@ while read -r name file scalars; do
   done
   ref=$("$build/bench/pypto_bench_reference" "$name" "$out/results")
   printf "%-20s %14s %16s %18s\n" "$name" "$emit" "$best_run" "$ref"
-done < <("$build/tests/refcheck" --list)
+done < <("$build/bench/refcheck" --list)
 
 echo
 echo "== 4. project build: ninja -j2 after pypto build --emit-only (best of 3, no launcher)"

@@ -163,6 +163,13 @@ int cmd_test(const TestOptions& opts) {
     // The pipeline, keeping the IR after every pass for the bisection.
     passes::PassContext ctx;
     ctx.soc = *ir::soc_from_name(opts.soc);
+    if (!opts.inject_fault.empty()) {
+      try {
+        ctx.fault_after = passes::find_pass(opts.inject_fault).name;
+      } catch (const std::invalid_argument& e) {
+        throw UsageError(e.what());
+      }
+    }
     std::vector<std::pair<std::string, ir::ProgramPtr>> stages;
     auto compiled = passes::run_pipeline(source, ctx, [&](const passes::Pass& pass, size_t, const ir::ProgramPtr& p) {
       stages.emplace_back(pass.name, p);
@@ -190,30 +197,26 @@ int cmd_test(const TestOptions& opts) {
       const int64_t seed = opts.seed + t;
       const fs::path results = work / fmt::format("seed_{}", seed);
       fs::remove_all(results);
+      fs::create_directories(results / "inputs");
+      // The inputs bin/run --seed would draw, written for it and interpreted first: an error the
+      // interpreter finds (a window outside a tensor) is reported at its line before anything runs.
+      EvalInputs in = eval_inputs(entry, "", static_cast<uint64_t>(seed), {});
+      for (const auto& [name, a] : in.tensors) write_npy_array((results / "inputs" / (name + ".npy")).string(), a);
+      // On the source program an interpreter error is the program's: it propagates, located.
+      std::optional<Outputs> want = Outputs{};
+      for (auto& r : evaluate(*source, entry, in)) want->by_name[r.name] = r.value;
       std::string log;
-      const std::string run = shell_quote((project / "bin" / "run").string()) +
-                              fmt::format(" --seed {} --outputs ", seed) + shell_quote(results.string());
+      const std::string run = shell_quote((project / "bin" / "run").string()) + " --inputs " +
+                              shell_quote((results / "inputs").string()) + " --outputs " +
+                              shell_quote((results / "run").string());
       if (run_captured(run, log) != 0) {
         std::fputs(log.c_str(), stderr);
-        throw UsageError(fmt::format("bin/run failed for seed {}", seed));
+        throw UsageError(fmt::format("bin/run failed for seed {} (the interpreter ran these inputs to the end)", seed));
       }
-      // The inputs bin/run generated (an InOut parameter's as <param>.input.npy).
-      EvalInputs in;
-      for (size_t i = 0; i < entry.params.size(); ++i) {
-        const auto& p = *entry.params[i];
-        const auto* ty = ir::as_tensor(p.type);
-        const auto dir = i < entry.param_directions.size() ? entry.param_directions[i] : ir::ParamDirection::In;
-        if (!ty || dir == ir::ParamDirection::Out) continue;
-        const std::string f = (results / (p.name + (dir == ir::ParamDirection::InOut ? ".input.npy" : ".npy"))).string();
-        in.tensors[p.name] = read_npy_array(f, ty->dtype);
-      }
-      std::string error;
-      auto want = interpret(*source, in, error);
-      if (!want) throw ir::CompileError("E604", entry.span, fmt::format("pypto test: the interpreter stopped: {}", error));
       outputs = want->by_name.size();
       bool trial_ok = true;
       for (const auto& [name, w] : want->by_name) {
-        Array got = read_npy_array((results / (name + ".npy")).string(), w.dtype);
+        Array got = read_npy_array((results / "run" / (name + ".npy")).string(), w.dtype);
         Tolerance tol = default_tolerance(w.dtype);
         if (opts.rtol >= 0) tol.rtol = opts.rtol;
         if (opts.atol >= 0) tol.atol = opts.atol;
@@ -235,9 +238,11 @@ int cmd_test(const TestOptions& opts) {
                     head.c_str(), static_cast<long long>(v.bad), static_cast<long long>(w.numel()), tol.atol, tol.rtol,
                     index_text(w.shape, v.worst).c_str(), v.got, v.want, v.max_abs, v.max_rel);
       }
-      if (trial_ok) continue;
-      ++failures;
-      // Bisect once: the IR after each pass, interpreted on the same inputs.
+      // Bisect (once): the IR after each pass, interpreted on the same inputs. With --every-pass
+      // it runs on every trial, and a pass whose IR disagrees fails the test even when the final
+      // numbers agree.
+      if (trial_ok && !opts.every_pass) continue;
+      if (!trial_ok) ++failures;
       if (!first_bad_pass.empty()) continue;
       std::string note;
       for (size_t k = 0; k < stages.size(); ++k) {
@@ -258,9 +263,16 @@ int cmd_test(const TestOptions& opts) {
         }
       }
       if (note.empty()) {
+        if (trial_ok) {
+          std::printf("test: %s seed %lld: the IR after each of the %zu passes agrees with the source program\n",
+                      entry.name.c_str(), static_cast<long long>(seed), stages.size());
+          continue;
+        }
         note = "the IR after every pass agrees with the source program: the difference is in code generation or the "
                "runtime";
         first_bad_pass = "(none)";
+      } else if (trial_ok) {
+        ++failures;  // --every-pass: an intermediate IR disagrees
       }
       std::printf("test: %s\n", note.c_str());
     }

@@ -56,6 +56,8 @@ struct TestOptions {
   std::string work_dir;         // "" = a temporary directory, removed afterwards
   bool keep = false;
   int jobs = 0;
+  std::string inject_fault;     // testing the bisection: corrupt the IR after this pass
+  bool every_pass = false;      // interpret the IR after every pass on every trial
 };
 
 int cmd_check(const std::string& file, const CommonOptions& opts);

@@ -183,6 +183,13 @@ int main(int argc, char** argv) {
       ->type_name("DIR");
   test->add_flag("--keep", t_o.keep, "Keep the temporary directory even when the test passes");
   test->add_option("-j", t_o.jobs, "Parallel jobs for ninja")->check(CLI::PositiveNumber);
+  test->add_flag("--every-pass", t_o.every_pass,
+                 "Also interpret the IR after every pass on every trial: a pass whose IR disagrees with the source "
+                 "program fails the test even when the final numbers agree");
+  test->add_option("--inject-fault", t_o.inject_fault,
+                   "For testing the bisection: after PASS, turn the program's first add into a subtract (the test "
+                   "then fails and names PASS)")
+      ->type_name("PASS");
   test->footer("Example:\n  pypto test model.py --trials 3\nExit status: 0 every output agrees, 1 a mismatch (or an error in the program).");
 
   try {

@@ -25,6 +25,9 @@ struct PassContext {
   ir::Soc soc = ir::Soc::Ascend910B;  // capacities for memory planning
   ir::DiagnosticSink diagnostics;     // warnings (errors are thrown as ir::CompileError)
   bool verify = true;                 // check required/produced properties around each pass
+  // Testing the oracle's bisection (`pypto test --inject-fault PASS`): after the pass of this
+  // name, the first elementwise add of the program becomes a subtract. "" = never.
+  std::string fault_after;
 };
 
 using PassFn = std::function<ir::ProgramPtr(const ir::ProgramPtr&, PassContext&)>;

@@ -8,7 +8,9 @@
 
 #include "passes/insert_pipe_sync.h"
 #include "passes/passes.h"
+#include "ir/op_registry.h"
 #include "ir/verifier.h"
+#include "ir/visitor.h"
 
 namespace pypto::passes {
 
@@ -111,6 +113,28 @@ std::string format_report(const std::vector<Diagnostic>& diags) {
   return r;
 }
 
+// PassContext::fault_after: the first tile.add / tensor.add (or adds) becomes its sub form.
+ProgramPtr inject_fault(const ProgramPtr& p) {
+  struct Flip : ir::IRMutator {
+    bool done = false;
+    ExprPtr mutate_call(const std::shared_ptr<const ir::Call>& c) override {
+      auto out = ir::IRMutator::mutate_call(c);
+      const auto* call = ir::as<ir::Call>(out);
+      if (done || !call || !call->op) return out;
+      const std::string n = call->op->name;
+      const bool add = n == "tile.add" || n == "tensor.add" || n == "tile.adds" || n == "tensor.adds";
+      if (!add) return out;
+      done = true;
+      const ir::OpDef* sub = ir::OpRegistry::instance().find(n.substr(0, n.find('.') + 1) + (n.back() == 's' ? "subs" : "sub"));
+      auto flipped = std::make_shared<ir::Call>(sub, call->callee, call->args, call->kwargs, call->type, call->span,
+                                                call->arg_directions);
+      flipped->dispatch = call->dispatch;
+      return flipped;
+    }
+  } flip;
+  return flip.mutate_program(p);
+}
+
 }  // namespace
 
 ProgramPtr run_pass_list(const ProgramPtr& program, const std::vector<const Pass*>& passes, PassContext& ctx,
@@ -134,6 +158,7 @@ ProgramPtr run_pass_list(const ProgramPtr& program, const std::vector<const Pass
       }
     }
     cur = pass.run(cur, ctx);
+    if (!ctx.fault_after.empty() && ctx.fault_after == pass.name) cur = inject_fault(cur);
     established = established - pass.properties.invalidated;
     if (ctx.verify && !pass.properties.produced.empty()) {
       DiagnosticSink sink;

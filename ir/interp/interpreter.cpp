@@ -292,6 +292,12 @@ class Machine {
         if (v.is_scalar())
           if (const auto* st = as_scalar(a->var->type); st && st->dtype != v.dtype)
             v = Value::scalar(st->dtype, round_to(st->dtype, dtype_is_int(st->dtype) ? std::trunc(v.num) : v.num));
+        // After InitMemRef a tile lives in its MemRef: the value is written there, and the variable
+        // reads that storage, so tiles sharing a MemRef share values (a reuse bug shows).
+        if (const auto* tt = as_tile(a->var->type); tt && tt->memref && tt->memref->base && !tt->view && v.is_array()) {
+          const auto* c = as<Call>(a->value);
+          v = place(*tt, v, fr, c && c->op && (c->op->name == "tile.create" || c->op->name == "tile.alloc"));
+        }
         fr.env[a->var.get()] = std::move(v);
         return Flow::Normal;
       }
@@ -347,6 +353,31 @@ class Machine {
       }
       default: fail(s->span, "not a statement");
     }
+  }
+
+  // The storage of a tile with a MemRef: one byte-addressed store per allocation (base), the
+  // element at byte offset `offset + i * element size`.
+  Value place(const TileType& t, const Value& v, Frame& fr, bool declare_only) {
+    const Value off = eval(t.memref->offset, fr);
+    const int64_t addr = to_int(off.num);
+    const int64_t eb = std::max(1, dtype_bits(t.dtype) / 8);
+    auto& mem = memory_[t.memref->base.get()];
+    if (!mem) mem = std::make_shared<std::vector<double>>();
+    Array view;
+    view.dtype = v.arr.dtype;
+    view.shape = v.arr.shape;
+    view.strides.assign(view.shape.size(), eb);
+    for (size_t i = view.shape.size(); i-- > 1;) view.strides[i - 1] = view.strides[i] * view.shape[i];
+    view.offset = addr;
+    view.data = mem;
+    const size_t end = static_cast<size_t>(addr + view.numel() * eb);
+    if (addr < 0) fail(t.memref->offset->span, fmt::format("a tile at negative offset {}", addr));
+    if (mem->size() < end) mem->resize(end, 0.0);
+    if (!declare_only) {
+      const Array src = v.arr.data == mem ? v.arr.copy() : v.arr;
+      for (int64_t i = 0; i < view.numel(); ++i) view.set(i, src.at(i));
+    }
+    return Value::array(view);
   }
 
   template <class Loop>
@@ -413,6 +444,7 @@ class Machine {
   int depth_ = 0;
   int64_t block_idx_ = 0, block_num_ = 1;
   int64_t next_task_ = 0;
+  std::unordered_map<const Var*, std::shared_ptr<std::vector<double>>> memory_;  // by MemRef base
 };
 
 }  // namespace

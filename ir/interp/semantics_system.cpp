@@ -15,6 +15,8 @@ void define_system(OpRegistry& r) {
     define(r, f, [](const OpEval& e) { return Value::scalar(e.result_dtype(), double(e.block_num)); });
   for (const char* f : {"tile.get_subblock_idx", "tensor.get_subblock_idx"})
     define(r, f, [](const OpEval& e) { return Value::scalar(e.result_dtype(), 0.0); });
+  // An allocation is a handle; the interpreter gives each MemRef base its own storage.
+  define(r, "tile.alloc", [](const OpEval&) { return Value{}; });
   // An invalid task handle is -1; any other handle is valid.
   define(r, "system.task_invalid", [](const OpEval&) { return Value::scalar(DataType::TASK_ID, -1.0); });
   define(r, "system.task_is_valid", [](const OpEval& e) { return Value::scalar(DataType::BOOL, e.num(0) >= 0 ? 1.0 : 0.0); });

@@ -1,6 +1,6 @@
 # End-to-end, tensor level: the used vector ops written on tensors inside two pl.at scopes and
-# lowered to tile ops by ConvertTensorToTileOps, each output checked against a plain C++ loop
-# (tests/e2e/reference_used_ops.cpp). On [16, 64] FP32 tensors x, y:
+# lowered to tile ops by ConvertTensorToTileOps, each output checked against the interpreter
+# (pypto test; a plain C++ loop of the same math is bench/reference/reference_used_ops.cpp). On [16, 64] FP32 tensors x, y:
 #   tensor_math   — casts (FP16 rint, BF16 trunc, BF16 round and back to FP32, x * 8 to INT32 by
 #                   floor), maximum, minimum, div, recip, neg, sqrt, rsqrt (high_precision),
 #                   log, abs, relu;

@@ -1,5 +1,5 @@
-# End-to-end, tile level: the vector ops real programs use most, each stored and checked against a
-# plain C++ loop (tests/e2e/reference_used_ops.cpp). Three kernels on [16, 64] tiles:
+# End-to-end, tile level: the vector ops real programs use most, each stored and checked against the
+# interpreter (pypto test; bench/reference/reference_used_ops.cpp does the same math in plain C++). Three kernels on [16, 64] tiles:
 #   casts  — FP32 -> FP16 / BF16 in several round modes (and back to FP32), round-mode ties built
 #            from integers (1 + k * 2^-11 for FP16; k / 4 for FP32 -> INT32 in all five integer modes),
 #            and pairs 910B's TCVT lacks (BF16 -> FP16, FP32 -> INT8: LegalizeTileCast chains them);

@@ -6,7 +6,7 @@
 
 #include <string>
 
-#include "e2e/reference.h"
+#include "reference/reference.h"
 
 namespace pypto::e2e {
 

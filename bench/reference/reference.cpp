@@ -1,5 +1,5 @@
 // Reference loops for the end-to-end programs. Tolerances are for FP32 with libm exp.
-#include "e2e/reference.h"
+#include "reference/reference.h"
 
 #include <algorithm>
 #include <cmath>

@@ -2,7 +2,7 @@
 // for a given runtime scalar n (the program cases run n = 3 and n = 1).
 #include <utility>
 
-#include "e2e/reference.h"
+#include "reference/reference.h"
 
 namespace pypto::e2e {
 

@@ -1,5 +1,5 @@
 // Result checking for end-to-end programs (see check.h).
-#include "e2e/check.h"
+#include "reference/check.h"
 
 #include <cmath>
 #include <cstring>

@@ -9,7 +9,7 @@
 #include <cstring>
 #include <numeric>
 
-#include "e2e/reference.h"
+#include "reference/reference.h"
 
 namespace pypto::e2e {
 

@@ -1,6 +1,7 @@
-// Independent plain-C++ reference implementations of the end-to-end test programs
-// (tests/programs/e2e_*.py). Each takes the program's input arrays (row-major, widened to float) and returns
-// the expected outputs, written from the program's documented math, not from pypto's output.
+// Plain-C++ loops doing the math of the end-to-end test programs (tests/programs/e2e_*.py): the
+// speed anchor of bench/run.sh ("bin/run vs plain C++ loop") and `refcheck`, which compares a
+// run's outputs with them. Correctness is tested against the interpreter (`pypto test`, the e2e
+// harness); these loops were the earlier per-program references and stay for the benchmark.
 #pragma once
 
 #include <map>

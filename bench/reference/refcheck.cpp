@@ -6,7 +6,7 @@
 #include <cstdio>
 #include <string>
 
-#include "e2e/check.h"
+#include "reference/check.h"
 
 int main(int argc, char** argv) {
   if (argc == 2 && std::string(argv[1]) == "--list") {

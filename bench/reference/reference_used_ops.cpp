@@ -8,7 +8,7 @@
 #include <cmath>
 #include <cstdint>
 
-#include "e2e/reference.h"
+#include "reference/reference.h"
 
 namespace pypto::e2e {
 

@@ -1,0 +1,128 @@
+// `pypto eval` and `pypto test` as a user runs them: eval's .npy outputs against hand-computed
+// values, its --seed inputs equal to bin/run's, --after a pass; test's verdict lines, its bisection
+// naming a deliberately broken pass (--inject-fault, early and late in the pipeline), a window
+// outside a tensor reported at its line before anything runs, and the usage errors.
+#include "cli/cli_util.h"
+#include "cli/npy_arrays.h"
+
+using namespace clitest;
+using pypto::ir::DataType;
+using Array = pypto::ir::interp::Array;
+namespace npy = pypto::cli;
+
+static Run run_pypto(const std::string& args) { return clitest::pypto(args); }
+
+namespace {
+
+// out = a + 2 * b, in one tile; a second, element-level kernel does out2[i, j] = i * 10 + j.
+const char* kAdd = R"(import pypto.language as pl
+
+R = 4
+C = 8
+
+
+@pl.program
+class Axpy:
+    @pl.function(type=pl.FunctionType.InCore)
+    def axpy(self, a: pl.Tensor[[R, C], pl.FP32], b: pl.Tensor[[R, C], pl.FP32],
+             out: pl.Out[pl.Tensor[[R, C], pl.FP32]]) -> pl.Tensor[[R, C], pl.FP32]:
+        ta = pl.load(a, [0, 0], [R, C])
+        tb = pl.load(b, [0, 0], [R, C])
+        out = pl.store(pl.add(ta, pl.mul(tb, 2.0)), [0, 0], out)
+        return out
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, a: pl.Tensor[[R, C], pl.FP32], b: pl.Tensor[[R, C], pl.FP32],
+             out: pl.Out[pl.Tensor[[R, C], pl.FP32]]) -> pl.Tensor[[R, C], pl.FP32]:
+        out = self.axpy(a, b, out)
+        return out
+)";
+
+}  // namespace
+
+TEST_CASE("pypto eval computes the hand-checked result and reads bin/run's seeded inputs", "[cli][oracle]") {
+  const std::string file = write_file("oracle/axpy.py", kAdd);
+  const fs::path in = work("oracle/in"), out = work("oracle/out");
+  fs::remove_all(in);
+  fs::remove_all(out);
+  fs::create_directories(in);
+  Array a = Array::zeros(DataType::FP32, {4, 8});
+  Array b = Array::zeros(DataType::FP32, {4, 8});
+  for (int64_t i = 0; i < 32; ++i) {
+    a.set(i, double(i));
+    b.set(i, 0.25 * double(i % 5));
+  }
+  npy::write_npy_array((in / "a.npy").string(), a);
+  npy::write_npy_array((in / "b.npy").string(), b);
+  auto r = run_pypto("eval '" + file + "' --inputs '" + in.string() + "' --outputs '" + out.string() + "'");
+  INFO(r.out);
+  REQUIRE(r.code == 0);
+  CHECK(r.out.find("eval: main: 1 output written to") != std::string::npos);
+  auto got = npy::read_npy_array((out / "out.npy").string(), DataType::FP32);
+  REQUIRE(got.shape == std::vector<int64_t>{4, 8});
+  for (int64_t i = 0; i < 32; ++i) CHECK(got.at(i) == double(i) + 2 * 0.25 * double(i % 5));
+
+  // The IR after a late pass (tiles in their MemRefs) gives the same numbers.
+  const fs::path late = work("oracle/late");
+  r = run_pypto("eval '" + file + "' --inputs '" + in.string() + "' --outputs '" + late.string() + "' --after AllocateMemoryAddr");
+  INFO(r.out);
+  REQUIRE(r.code == 0);
+  CHECK(slurp(late / "out.npy") == slurp(out / "out.npy"));
+
+  // --seed: the inputs bin/run --seed 3 draws (the project's run writes generated inputs too).
+  const fs::path seeded = work("oracle/seeded"), proj = work("oracle/proj");
+  fs::remove_all(seeded);
+  r = run_pypto("eval '" + file + "' --seed 3 --outputs '" + seeded.string() + "'");
+  REQUIRE(r.code == 0);
+  r = run_pypto("build '" + file + "' -o '" + proj.string() + "' -j 2");
+  INFO(r.out);
+  REQUIRE(r.code == 0);
+  r = shell(fmt::format("'{}/bin/run' --seed 3 --outputs '{}/results' 2>&1", proj.string(), proj.string()));
+  REQUIRE(r.code == 0);
+  CHECK(slurp(seeded / "a.npy") == slurp(proj / "results" / "a.npy"));
+  CHECK(slurp(seeded / "b.npy") == slurp(proj / "results" / "b.npy"));
+
+  // No inputs and no seed: a usage error naming the missing file.
+  r = run_pypto("eval '" + file + "' --outputs '" + seeded.string() + "'");
+  CHECK(r.code == 2);
+  CHECK(r.out.find("missing input 'a'") != std::string::npos);
+  CHECK(r.out.find("--seed N") != std::string::npos);
+}
+
+TEST_CASE("pypto test passes, and names a deliberately broken pass", "[cli][oracle]") {
+  const std::string file = write_file("oracle/axpy.py", kAdd);
+  auto r = run_pypto("test '" + file + "' --trials 2 -j 2");
+  INFO(r.out);
+  CHECK(r.code == 0);
+  CHECK(r.out.find("test: main seed 1: out [4, 8] FP32: ok (max abs err 0") != std::string::npos);
+  CHECK(r.out.find("test: main seed 2: out [4, 8] FP32: ok") != std::string::npos);
+  CHECK(r.out.find("test: main: PASS (1 output, 2 trials)") != std::string::npos);
+
+  // The first add becomes a subtract after the named pass: the run disagrees, and the bisection
+  // names that pass — whether it runs on tensor-level IR or on tiles in their MemRefs.
+  for (const char* pass : {"ConvertTensorToTileOps", "MemoryReuse", "InsertPipeSync"}) {
+    r = run_pypto(fmt::format("test '{}' -j 2 --inject-fault {}", file, pass));
+    INFO(r.out);
+    CHECK(r.code == 1);
+    CHECK(r.out.find("MISMATCH") != std::string::npos);
+    CHECK(r.out.find(fmt::format("the first pass whose IR disagrees with the source program: {} (", pass)) !=
+          std::string::npos);
+    CHECK(r.out.find("test: main: FAIL (1 of 1 trial") != std::string::npos);
+  }
+  r = run_pypto("test '" + file + "' --inject-fault NoSuchPass");
+  CHECK(r.code == 2);
+  CHECK(r.out.find("NoSuchPass") != std::string::npos);
+}
+
+TEST_CASE("pypto test: a window outside a tensor is reported at its line before the run", "[cli][oracle]") {
+  std::string text = kAdd;
+  text.replace(text.find("tb = pl.load(b, [0, 0]"), 22, "tb = pl.load(b, [1, 0]");
+  const std::string file = write_file("oracle/oob.py", text);
+  auto r = run_pypto("test '" + file + "' -j 2");
+  INFO(r.out);
+  CHECK(r.code == 1);
+  CHECK(r.out.find("error[E602]: pypto eval: pl.tile.load window [4, 8] at offset [1, 0] is outside the operand of "
+                   "shape [4, 8]") != std::string::npos);
+  CHECK(r.out.find("oob.py:13:14") != std::string::npos);
+  CHECK(r.out.find("bin/run failed") == std::string::npos);
+}
