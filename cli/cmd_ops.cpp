@@ -55,7 +55,8 @@ nlohmann::json to_json(const ir::OpDef& op) {
                       {"affinity", ir::affinity_name(op.affinity)},
                       {"pipe", ir::pipe_rule_text(op)},
                       {"spelling", spelling(op)},
-                      {"emitted", emitted(op)}};
+                      {"emitted", emitted(op)},
+                      {"interpreted", op.semantics != nullptr}};
   if (!op.scalar_form.empty()) j["scalar_form"] = op.scalar_form;
   if (!op.aliases.empty()) j["aliases"] = op.aliases;
   if (op.tile_op) j["tile_form"] = op.tile_op->name, j["lowering"] = ir::lowering_name(op.lowering);
@@ -91,10 +92,10 @@ int cmd_ops(const OpsOptions& o) {
     std::vector<std::string> families;
     for (const auto* op : ops)
       if (std::find(families.begin(), families.end(), op->family()) == families.end()) families.emplace_back(op->family());
-    std::fputs("| family | registered | kernel instruction (pto-isa) | no instruction | orchestration (PTO2) | tile form (tensor ops) | not emitted yet |\n"
-               "|---|---|---|---|---|---|---|\n", stdout);
+    std::fputs("| family | registered | kernel instruction (pto-isa) | no instruction | orchestration (PTO2) | tile form (tensor ops) | not emitted yet | interpreted (`pypto eval`) |\n"
+               "|---|---|---|---|---|---|---|---|\n", stdout);
     for (const auto& fam : families) {
-      int n = 0, instr = 0, none = 0, orch = 0, tile = 0, pending = 0;
+      int n = 0, instr = 0, none = 0, orch = 0, tile = 0, pending = 0, interp = 0;
       for (const auto* op : ops) {
         if (op->family() != fam) continue;
         ++n;
@@ -105,8 +106,9 @@ int cmd_ops(const OpsOptions& o) {
         if (emit::find_orchestration_op(*op)) ++orch;
         if (op->tile_op && op->lowering != ir::TileLowering::None) ++tile;
         if (!emitted(*op) && op->lowering != ir::TileLowering::Scalar) ++pending;
+        interp += op->semantics != nullptr;
       }
-      std::fputs(fmt::format("| {} | {} | {} | {} | {} | {} | {} |\n", fam, n, instr, none, orch, tile, pending).c_str(), stdout);
+      std::fputs(fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} |\n", fam, n, instr, none, orch, tile, pending, interp).c_str(), stdout);
     }
     return kOk;
   }
@@ -116,11 +118,12 @@ int cmd_ops(const OpsOptions& o) {
     std::fputs((all.dump(1) + "\n").c_str(), stdout);
     return kOk;
   }
-  std::fputs(fmt::format("{:<28} {:<8} {:<24} {:<18} {}\n", "op", "core", "pipe", "spelling", "signature").c_str(), stdout);
+  std::fputs(fmt::format("{:<28} {:<8} {:<24} {:<18} {:<5} {}\n", "op", "core", "pipe", "spelling", "eval", "signature").c_str(), stdout);
   for (const auto* op : ops) {
     std::string pipe = ir::pipe_rule_text(*op);
-    std::fputs(fmt::format("{:<28} {:<8} {:<24} {:<18} {}\n", op->name, ir::affinity_name(op->affinity),
-                           pipe.empty() ? "-" : pipe, spelling(*op).empty() ? "-" : spelling(*op), ir::op_signature(*op))
+    std::fputs(fmt::format("{:<28} {:<8} {:<24} {:<18} {:<5} {}\n", op->name, ir::affinity_name(op->affinity),
+                           pipe.empty() ? "-" : pipe, spelling(*op).empty() ? "-" : spelling(*op),
+                           op->semantics ? "yes" : "-", ir::op_signature(*op))
                    .c_str(),
                stdout);
   }

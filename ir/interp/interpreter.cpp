@@ -275,7 +275,7 @@ class Machine {
     }
     if (!c.op->semantics)
       throw CompileError("E602", c.span, fmt::format("pypto eval: pl.{} has no reference semantics yet", c.op->name),
-                         "the interpreter covers the ops listed by `pypto ops --eval`");
+                         "`pypto ops` lists the ops the interpreter covers (column eval)");
     std::vector<Value> args;
     for (const auto& a : c.args) args.push_back(eval(a, fr));
     OpEval oe{c, args, [this, &fr](const TypePtr& t) { return dims(t, fr); }, block_idx_, block_num_};

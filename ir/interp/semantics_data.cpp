@@ -4,6 +4,7 @@
 // the shape queries. Every window is checked against its source's extent: an access outside it
 // is an error at the op's line, never a read of foreign memory.
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 
 #include <fmt/format.h>
@@ -341,6 +342,60 @@ void define_data_movement(OpRegistry& r) {
         if (pattern_keeps(pat, j) && k < src.shape[1]) out.set({i, j}, src.at({i, k++}));
     }
     return Value::array(out);
+  });
+  // tile.extract(src, row, col, shape): the window at (row, col), copied.
+  define(r, "tile.extract", [](const OpEval& e) {
+    const Array& src = e.arr(0);
+    const std::vector<int64_t> off{static_cast<int64_t>(e.num(1)), static_cast<int64_t>(e.num(2))};
+    const auto shape = e.list(3);
+    check_window(e, src, off, shape, "pl.tile.extract");
+    return Value::array(read_window(src, off, shape, e.result_dtype(), e.result_shape()));
+  });
+  // fillpad_expand(t, shape): t in the top-left corner of a larger tile, the rest the pad value
+  // (zero, or the dtype's max / min for pad_value=max / min; infinities for floats).
+  for (const char* f : {"tensor.fillpad_expand", "tile.fillpad_expand"})
+    define(r, f, [](const OpEval& e) {
+      const Array& src = e.arr(0);
+      Array out = e.result();
+      double pad = 0;
+      if (const AttrValue* a = e.kw("pad_value"))
+        if (const auto* p = std::get_if<PadValue>(a); p && (*p == PadValue::max || *p == PadValue::min)) {
+          const double big = dtype_is_float(out.dtype) ? INFINITY : std::ldexp(1.0, dtype_bits(out.dtype) - 1) - 1;
+          pad = *p == PadValue::max ? big : (dtype_is_float(out.dtype) ? -big : -big - 1);
+        }
+      std::vector<int64_t> i(out.shape.size(), 0);
+      if (out.numel() > 0) do {
+          bool in = true;
+          for (size_t d = 0; d < i.size(); ++d) in = in && i[d] < src.shape[d];
+          out.set(i, in ? src.at(i) : pad);
+        } while (next_index(i, out.shape));
+      return Value::array(out);
+    });
+  // transpose_view: the 2-D transpose (a layout change on the hardware; values move here).
+  define(r, "tile.transpose_view", [](const OpEval& e) {
+    const Array& a = e.arr(0);
+    Array out = e.result();
+    for (int64_t i = 0; i < out.shape[0]; ++i)
+      for (int64_t j = 0; j < out.shape[1]; ++j) out.set({i, j}, a.at({j, i}));
+    return Value::array(out);
+  });
+  // pl.Array: a small 1-D array of scalars; updates return a new array.
+  define(r, "array.create", [](const OpEval& e) {
+    const auto* at = as_array(e.call.type);
+    return Value::array(Array::zeros(at ? at->dtype : DataType::INDEX, {static_cast<int64_t>(e.num(0))}));
+  });
+  define(r, "array.get_element", [](const OpEval& e) {
+    const Array& a = e.arr(0);
+    const int64_t k = static_cast<int64_t>(e.num(1));
+    if (k < 0 || k >= a.numel()) e.fail(fmt::format("array index {} is outside its {} elements", k, a.numel()));
+    return Value::scalar(a.dtype, a.at(k));
+  });
+  define(r, "array.update_element", [](const OpEval& e) {
+    Array a = e.arr(0).copy();
+    const int64_t k = static_cast<int64_t>(e.num(1));
+    if (k < 0 || k >= a.numel()) e.fail(fmt::format("array index {} is outside its {} elements", k, a.numel()));
+    a.set(k, e.num(2));
+    return Value::array(a);
   });
   // sort32(src, idx): each row's 32-element blocks sorted by value, descending (ties keep the
   // lower index first), as (value, index) pairs; the UINT32 index travels as the bits of an FP32.
