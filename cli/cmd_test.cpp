@@ -179,8 +179,11 @@ int cmd_test(const TestOptions& opts) {
     eo.soc = ctx.soc;
     if (const char* cxx = std::getenv("CXX"); cxx && *cxx) eo.cxx = cxx;
     if (const char* l = std::getenv("PYPTO_COMPILER_LAUNCHER"); l && *l) eo.launcher = l;
-    emit::write_files_atomically(emit::render_project(*compiled, eo, project.string()), project.string(), {opts.file});
-    {
+    // --no-run: only the interpreter, on the source IR and after every pass; nothing is built.
+    const bool run_project = !opts.no_run;
+    const bool every_pass = opts.every_pass || opts.no_run;
+    if (run_project) {
+      emit::write_files_atomically(emit::render_project(*compiled, eo, project.string()), project.string(), {opts.file});
       std::string log;
       std::string cmd = "ninja -C " + shell_quote(project.string());
       if (opts.jobs > 0) cmd += fmt::format(" -j {}", opts.jobs);
@@ -209,13 +212,14 @@ int cmd_test(const TestOptions& opts) {
       const std::string run = shell_quote((project / "bin" / "run").string()) + " --inputs " +
                               shell_quote((results / "inputs").string()) + " --outputs " +
                               shell_quote((results / "run").string());
-      if (run_captured(run, log) != 0) {
+      if (run_project && run_captured(run, log) != 0) {
         std::fputs(log.c_str(), stderr);
         throw UsageError(fmt::format("bin/run failed for seed {} (the interpreter ran these inputs to the end)", seed));
       }
       outputs = want->by_name.size();
       bool trial_ok = true;
       for (const auto& [name, w] : want->by_name) {
+        if (!run_project) break;
         Array got = read_npy_array((results / "run" / (name + ".npy")).string(), w.dtype);
         Tolerance tol = default_tolerance(w.dtype);
         if (opts.rtol >= 0) tol.rtol = opts.rtol;
@@ -241,7 +245,7 @@ int cmd_test(const TestOptions& opts) {
       // Bisect (once): the IR after each pass, interpreted on the same inputs. With --every-pass
       // it runs on every trial, and a pass whose IR disagrees fails the test even when the final
       // numbers agree.
-      if (trial_ok && !opts.every_pass) continue;
+      if (trial_ok && !every_pass) continue;
       if (!trial_ok) ++failures;
       if (!first_bad_pass.empty()) continue;
       std::string note;

@@ -58,6 +58,7 @@ struct TestOptions {
   int jobs = 0;
   std::string inject_fault;     // testing the bisection: corrupt the IR after this pass
   bool every_pass = false;      // interpret the IR after every pass on every trial
+  bool no_run = false;          // only the interpreter (source vs every pass); no build, no bin/run
 };
 
 int cmd_check(const std::string& file, const CommonOptions& opts);

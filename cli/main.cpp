@@ -186,6 +186,9 @@ int main(int argc, char** argv) {
   test->add_flag("--every-pass", t_o.every_pass,
                  "Also interpret the IR after every pass on every trial: a pass whose IR disagrees with the source "
                  "program fails the test even when the final numbers agree");
+  test->add_flag("--no-run", t_o.no_run,
+                 "Only interpret: the source program against the IR after every pass, on the seeded inputs; no "
+                 "project is built or run (fast: what the differential fuzzer runs on every program)");
   test->add_option("--inject-fault", t_o.inject_fault,
                    "For testing the bisection: after PASS, turn the program's first add into a subtract (the test "
                    "then fails and names PASS)")
