@@ -8,7 +8,9 @@ write pypto takes. Prints, side by side with the figures the issues were filed w
   2. pypto-lib's DSL files (examples/ + models/, not *_draft.py): `pypto check` of every entry,
      with -I for the repository root (its PYTHONPATH) and, for a value a file reads from sys.argv,
      -D with the default a run without that flag gets (ARGV_DEFAULTS);
-  3. with --peer DIR (the output of ../shared/tools/peer_extract.py): the parser/pass replay.
+  3. with --peer DIR (the output of ../shared/tools/peer_extract.py): the parser/pass replay;
+  4. with --test: `pypto test` on every reference example that emits (its numbers on the CPU
+     runtime against the interpreter).
 
 Usage: bench/corpus.py BUILD_DIR --ref PYPTO_CHECKOUT --lib PYPTO_LIB_CHECKOUT [--peer DIR] [-v]
 Anchors: pypto e2d0f78ae, pypto-lib 634e77bd.
@@ -58,8 +60,8 @@ DTYPES = {"fp32": "FP32", "fp16": "FP16", "bfloat16": "BF16", "int32": "INT32", 
           "int8": "INT8", "uint8": "UINT8", "bool": "BOOL"}
 
 
-def run(cmd):
-    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=120)
+def run(cmd, timeout=120):
+    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=timeout)
     return p.returncode, p.stdout
 
 
@@ -116,10 +118,13 @@ def main():
     ap.add_argument("--lib", required=True, help="hw-native-sys/pypto-lib checkout (634e77bd)")
     ap.add_argument("--peer", help="directory written by ../shared/tools/peer_extract.py")
     ap.add_argument("-v", action="store_true", help="print each failure's first error")
+    ap.add_argument("--test", action="store_true",
+                    help="also run `pypto test` (build, run on the CPU runtime, compare with the interpreter) on "
+                         "every example that emits (slow: one project build each)")
     a = ap.parse_args()
     pypto = os.path.join(os.path.abspath(a.build), "pypto")
 
-    checked = emitted = total = 0
+    checked = emitted = tested = total = 0
     fails = []
     with tempfile.TemporaryDirectory() as tmp:
         for label, src, flags in example_commands(a.ref):
@@ -134,6 +139,18 @@ def main():
                 emitted += 1
             else:
                 fails.append((label, "emit", first_error(out)))
+                continue
+            if a.test:
+                if any(f.endswith("=runtime") for f in flags):
+                    fails.append((label, "test", "a runtime scalar: pypto test binds scalars at compile time"))
+                    continue
+                rc, out = run([pypto, "test", src, "-j", "2", "-o", os.path.join(tmp, "t{}".format(total))] + flags,
+                              timeout=600)
+                if rc == 0:
+                    tested += 1
+                else:
+                    bad = [l for l in out.splitlines() if "MISMATCH" in l or "disagrees" in l or l.startswith("error")]
+                    fails.append((label, "test", (bad[0] if bad else first_error(out))[:140]))
     files = lib_files(a.lib)
     lib_ok = 0
     argv_files = 0
@@ -163,6 +180,9 @@ def main():
                                         "{}/{}".format(checked, total)))
     print("{:<44} {:>10} {:>10}".format("reference examples: build --emit-only", ANCHOR["examples_emit"],
                                         "{}/{}".format(emitted, total)))
+    if a.test:
+        print("{:<44} {:>10} {:>10}".format("reference examples: pypto test (numbers)", "0/53",
+                                            "{}/{}".format(tested, total)))
     print("{:<44} {:>10} {:>10}".format("pypto-lib DSL files: pypto check", ANCHOR["lib_check"],
                                         "{}/{}".format(lib_ok, len(files))))
     print("  ({} of them with -D for a value their source reads from sys.argv or the environment)".format(argv_files))
