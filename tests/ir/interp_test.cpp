@@ -2,7 +2,8 @@
 // cast modes), and small programs whose results are worked out by hand — elementwise with
 // broadcasting, reductions, matmul, compare + select through a packed mask, windows, write-back of
 // a returned tensor into its Out parameter, dynamic dims, loops with carried values — plus the
-// errors (a window outside its tensor, an op without semantics) located at the op.
+// errors (a window outside its tensor, an op without semantics) located at the op; tiles in
+// shared MemRefs sharing storage; and the op-semantics completeness list.
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <fmt/format.h>
@@ -191,4 +192,33 @@ TEST_CASE("op semantics: every tile / tensor / system / array op is interpreted,
   CHECK(missing.empty());
   INFO("listed but interpreted: " << fmt::format("{}", fmt::join(stale, ", ")));
   CHECK(stale.empty());
+}
+
+TEST_CASE("interpreter: after InitMemRef, tiles sharing a MemRef share storage (a reuse bug shows)", "[interp]") {
+  // b = 3a, then c = a + b. When b is given a's MemRef while a is still live (a reuse bug), a
+  // reads back b's values and c = b + b; when b shares c's MemRef instead (legal: c's add reads
+  // b and writes it in place), c = a + b.
+  auto text = [](const char* b_mem) {
+    return fmt::format(R"(import pypto.language as pl
+
+@pl.program
+class K:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, x: pl.Tensor[[8, 8], pl.FP32], out: pl.Out[pl.Tensor[[8, 8], pl.FP32]]) -> pl.Tensor[[8, 8], pl.FP32]:
+        mem_vec_0: pl.Ptr = pl.tile.alloc(memory_space=pl.Mem.Vec, size=256)
+        mem_vec_1: pl.Ptr = pl.tile.alloc(memory_space=pl.Mem.Vec, size=256)
+        a: pl.Tile[[8, 8], pl.FP32, pl.MemRef(mem_vec_0, pl.const(0, pl.INT64), 256), pl.Mem.Vec] = pl.tile.load(x, [0, 0], [8, 8])
+        b: pl.Tile[[8, 8], pl.FP32, pl.MemRef({}, pl.const(0, pl.INT64), 256), pl.Mem.Vec] = pl.tile.muls(a, 3.0)
+        c: pl.Tile[[8, 8], pl.FP32, pl.MemRef(mem_vec_1, pl.const(0, pl.INT64), 256), pl.Mem.Vec] = pl.tile.add(a, b)
+        pl.tile.store(c, [0, 0], out)
+        return out
+)",
+                       b_mem);
+  };
+  EvalInputs in;
+  in.tensors["x"] = filled(DataType::FP32, {8, 8}, [](int64_t i) { return double(i); });
+  auto shared = run(text("mem_vec_0"), in);
+  CHECK(shared["out"].at(5) == 5 * 3.0 * 2);
+  auto apart = run(text("mem_vec_1"), in);
+  CHECK(apart["out"].at(5) == 5 + 5 * 3.0);
 }
