@@ -17,15 +17,11 @@
 
 namespace pypto::cli {
 
-namespace {
-
 std::string shell_quote(const std::string& s) {
   std::string out = "'";
   for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
   return out + "'";
 }
-
-}  // namespace
 
 int run_ninja(const std::string& out_dir, int jobs) {
   std::string cmd = "ninja -C " + shell_quote(out_dir);

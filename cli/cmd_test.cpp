@@ -78,12 +78,6 @@ std::string index_text(const std::vector<int64_t>& shape, int64_t flat) {
   return shape_text(idx);
 }
 
-std::string shell_quote(const std::string& s) {
-  std::string out = "'";
-  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
-
 // Runs a command, capturing stdout + stderr; returns its exit status (-1 if it could not start).
 int run_captured(const std::string& cmd, std::string& output) {
   FILE* p = popen((cmd + " 2>&1").c_str(), "r");

@@ -76,6 +76,8 @@ ir::ProgramPtr program_after(ir::ProgramPtr prog, const std::string& after, cons
 ir::interp::EvalInputs eval_inputs(const ir::Function& entry, const std::string& dir, std::optional<uint64_t> seed,
                                    const std::map<std::string, double>& scalars);
 // `ninja -C OUT [-j N]` (cmd_build.cpp): kOk, or kUserError after printing why.
+// A word for /bin/sh: 'it'\''s' (cmd_build.cpp).
+std::string shell_quote(const std::string& s);
 int run_ninja(const std::string& out_dir, int jobs);
 
 }  // namespace pypto::cli
