@@ -1,5 +1,6 @@
 # Exercises: if/elif/else with and without pl.yield_, BOOL conditions built from scalar
-# comparisons and `and`/`not`, scalar arithmetic with INDEX and FP32, pl.min/pl.max on scalars.
+# comparisons and `and`/`not`, scalar arithmetic with INDEX and FP32, pl.min/pl.max on scalars;
+# `main` runs it (pypto test with --scalar n=... --scalar s=...).
 import pypto.language as pl
 
 
@@ -19,3 +20,9 @@ class Branches:
         if n % 2 == 0:
             t = pl.add(t, 1.0)
         return pl.store(r, [0, 0], out)
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: pl.Tensor[[32, 32], pl.FP32], n: pl.Scalar[pl.INDEX], s: pl.Scalar[pl.FP32],
+             out: pl.Out[pl.Tensor[[32, 32], pl.FP32]]) -> pl.Tensor[[32, 32], pl.FP32]:
+        out = self.pick(x, n, s, out)
+        return out

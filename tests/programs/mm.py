@@ -1,5 +1,6 @@
 # Exercises: the seed matmul kernel — loads into Mat, moves to Left/Right, pl.matmul into Acc,
-# store from Acc (memory-space keyword attributes, FP16 inputs with an FP32 output).
+# store from Acc (memory-space keyword attributes, FP16 inputs with an FP32 output); `mm_main`
+# dispatches it.
 import pypto.language as pl
 
 
@@ -15,4 +16,14 @@ def mm(
     b_l0b = pl.move(b_l1, target_memory=pl.Mem.Right)
     c_acc = pl.matmul(a_l0a, b_l0b)      # lands in Acc
     pl.store(c_acc, [0, 0], out)         # Acc -> DDR
+    return out
+
+
+@pl.jit
+def mm_main(
+    a: pl.Tensor[[32, 32], pl.FP16],
+    b: pl.Tensor[[32, 32], pl.FP16],
+    out: pl.Out[pl.Tensor[[32, 32], pl.FP32]],
+):
+    out = mm(a, b, out)
     return out
