@@ -5,7 +5,8 @@ Each program is drawn from a seeded generator (elementwise chains, scalar ops, r
 reductions and broadcasts, casts through FP16 / BF16, loops over row blocks with windows at the
 loop offset, one or two kernels chained through an intermediate tensor; loop-carried
 accumulations over row blocks and column windows; a cube kernel with a K loop of matmul_acc
-feeding a vector epilogue; or the elementwise math at the tensor level inside pl.at). Every program runs `pypto test --no-run` (the interpreter on the
+feeding a vector epilogue; the elementwise math at the tensor level inside pl.at, on whole tensors
+or on row-block slices assembled into the output). Every program runs `pypto test --no-run` (the interpreter on the
 source IR against the interpreter on the IR after every pass); every K-th also builds the project
 and runs bin/run (`pypto test --every-pass`). A program pypto rejects with a located diagnostic
 counts as rejected (a generator gap, or a limit pypto states); a mismatch, an internal error or a
@@ -201,6 +202,27 @@ def matmul_program(rng):
                       "        out = self.ep(c, out)", "        return out", ""])
 
 
+def window_program(rng):
+    """Tensor level in pl.at: a loop over row blocks slicing x and y, f of the windows assembled into out."""
+    R = rng.choice([8, 16])
+    C = rng.choice([16, 32, 64])
+    blocks = rng.choice([2, 4])
+    g = Gen(rng, tile=False)
+    res = g.expr(["sx", "sy"], rng.randint(1, 3))
+    if res in ("sx", "sy"):
+        res = g.bind("pl.tensor.muls(%s, 1.5)" % res)
+    body = ["sx = pl.slice(x, [R, C], [i * R, 0])", "sy = pl.slice(y, [R, C], [i * R, 0])"] + g.lines + \
+           ["out = pl.assemble(out, %s, [i * R, 0])" % res]
+    return "\n".join(["import pypto.language as pl", "", "R = %d" % R, "C = %d" % C, "NB = %d" % blocks, "", "",
+                      "@pl.program", "class Fuzz:",
+                      "    @pl.function(type=pl.FunctionType.Orchestration)",
+                      "    def main(self, x: pl.Tensor[[NB * R, C], pl.FP32], y: pl.Tensor[[NB * R, C], pl.FP32],"
+                      " out: pl.Out[pl.Tensor[[NB * R, C], pl.FP32]]) -> pl.Tensor[[NB * R, C], pl.FP32]:",
+                      "        for i in pl.range(NB):",
+                      "            with pl.at(level=pl.Level.CORE_GROUP):"] + ["                " + l for l in body] +
+                     ["        return out", ""])
+
+
 def tensor_program(rng):
     R = rng.choice([8, 16, 32])
     C = rng.choice([16, 32, 64])
@@ -225,8 +247,10 @@ def program(seed, index):
         return kernel_program(rng)
     if k < 0.65:
         return accumulate_program(rng)
-    if k < 0.8:
+    if k < 0.75:
         return matmul_program(rng)
+    if k < 0.88:
+        return window_program(rng)
     return tensor_program(rng)
 
 
