@@ -12,6 +12,7 @@ Pass inline_functions_pass();
 Pass unroll_loops_pass();
 Pass convert_to_ssa_pass();
 Pass simplify_pass();
+Pass check_window_bounds_pass();
 Pass normalize_stmt_structure_pass();
 Pass flatten_call_expr_pass();
 Pass outline_incore_scopes_pass();

@@ -23,6 +23,7 @@ const std::vector<Pass>& default_pipeline() {
       unroll_loops_pass(),                 // expand pl.unroll loops with constant bounds
       convert_to_ssa_pass(),               // renaming, if-phis, loop iter_args → SSAForm
       simplify_pass(),                     // constant folding, scalar-constant propagation, scalar DCE
+      check_window_bounds_pass(),          // windows outside their operand, where the loops make it known
       normalize_stmt_structure_pass(),     // flatten SeqStmts → NoRedundantBlocks
       flatten_call_expr_pass(),            // three-address form → NoNestedCall
       outline_incore_scopes_pass(),        // pl.at(CORE_GROUP) scopes → InCore kernels + calls

@@ -115,14 +115,29 @@ TEST_CASE("pypto test passes, and names a deliberately broken pass", "[cli][orac
 }
 
 TEST_CASE("pypto test: a window outside a tensor is reported at its line before the run", "[cli][oracle]") {
+  // A constant offset past the end: the compiler's CheckWindowBounds (E510) already says so.
   std::string text = kAdd;
   text.replace(text.find("tb = pl.load(b, [0, 0]"), 22, "tb = pl.load(b, [1, 0]");
   const std::string file = write_file("oracle/oob.py", text);
   auto r = run_pypto("test '" + file + "' -j 2");
   INFO(r.out);
   CHECK(r.code == 1);
-  CHECK(r.out.find("error[E602]: pypto eval: pl.tile.load window [4, 8] at offset [1, 0] is outside the operand of "
-                   "shape [4, 8]") != std::string::npos);
+  CHECK(r.out.find("error[E510]: pl.tile.load reaches element 4 of dimension 0, but the operand has extent 4") !=
+        std::string::npos);
   CHECK(r.out.find("oob.py:13:14") != std::string::npos);
+
+  // Under an `if` the compiler does not judge a loop-dependent window; the interpreter, run
+  // before bin/run, stops at it (the second iteration loads rows 4..7 of a 4-row tensor).
+  text = kAdd;
+  text.replace(text.find("        tb = pl.load(b, [0, 0], [R, C])\n"), 40,
+               "        tb = ta\n        for i in pl.range(2):\n            if i >= 0:\n"
+               "                tb = pl.load(b, [i * R, 0], [R, C])\n");
+  const std::string guarded = write_file("oracle/oob_guarded.py", text);
+  r = run_pypto("test '" + guarded + "' -j 2");
+  INFO(r.out);
+  CHECK(r.code == 1);
+  CHECK(r.out.find("error[E602]: pypto eval: pl.tile.load window [4, 8] at offset [4, 0] is outside the operand of "
+                   "shape [4, 8]") != std::string::npos);
+  CHECK(r.out.find("oob_guarded.py:16:22") != std::string::npos);
   CHECK(r.out.find("bin/run failed") == std::string::npos);
 }
