@@ -5,6 +5,10 @@
 // PTO2OrchestrationConfig. The rt_* functions forward to the executor that is running the
 // orchestration on the calling thread (runtime/src/orchestration_api.cpp).
 //
+// The rt_submit_* functions take a defaulted std::source_location: the C++ line of the call, which
+// the program table's orchestration line map turns into the DSL line of the submit for messages
+// (generated code calls them with the reference's arguments).
+//
 // Like the reference, CoreTaskArgs stores POINTERS to the ChipTensors / TensorCreateInfos passed
 // to add_*; they must stay alive until the submit call (which copies them).
 #pragma once
@@ -13,6 +17,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <source_location>
 #include <type_traits>
 
 #include "tensor.h"
@@ -259,8 +264,8 @@ struct PTO2OrchestrationConfig {
 #endif
 
 // ---- runtime entry points (implemented by the CPU executor) ----
-TaskOutputTensors pypto_rt_submit(const MixedKernels& mixed_kernels, const CoreTaskArgs& args);
-TaskOutputTensors pypto_rt_submit_dummy(const CoreTaskArgs& args);
+TaskOutputTensors pypto_rt_submit(const MixedKernels& mixed_kernels, const CoreTaskArgs& args, uint32_t line);
+TaskOutputTensors pypto_rt_submit_dummy(const CoreTaskArgs& args, uint32_t line);
 TaskOutputTensors pypto_rt_alloc(const CoreTaskArgs& args);
 void pypto_rt_scope_begin(PTO2ScopeMode mode);
 void pypto_rt_scope_end();
@@ -269,20 +274,26 @@ void pypto_rt_set_tensor_data(const ChipTensor& tensor, uint32_t ndims, const ui
 int32_t pypto_rt_cluster_count();
 int32_t pypto_rt_aiv_count();
 
-static inline TaskOutputTensors rt_submit_task(const MixedKernels& mixed_kernels, const CoreTaskArgs& args) {
-    return pypto_rt_submit(mixed_kernels, args);
+static inline TaskOutputTensors rt_submit_task(const MixedKernels& mixed_kernels, const CoreTaskArgs& args,
+                                               std::source_location at = std::source_location::current()) {
+    return pypto_rt_submit(mixed_kernels, args, at.line());
 }
-static inline TaskOutputTensors rt_submit_aic_task(int32_t kernel_id, const CoreTaskArgs& args) {
+static inline TaskOutputTensors rt_submit_aic_task(int32_t kernel_id, const CoreTaskArgs& args,
+                                                   std::source_location at = std::source_location::current()) {
     MixedKernels mk;
     mk.aic_kernel_id = kernel_id;
-    return pypto_rt_submit(mk, args);
+    return pypto_rt_submit(mk, args, at.line());
 }
-static inline TaskOutputTensors rt_submit_aiv_task(int32_t kernel_id, const CoreTaskArgs& args) {
+static inline TaskOutputTensors rt_submit_aiv_task(int32_t kernel_id, const CoreTaskArgs& args,
+                                                   std::source_location at = std::source_location::current()) {
     MixedKernels mk;
     mk.aiv0_kernel_id = kernel_id;
-    return pypto_rt_submit(mk, args);
+    return pypto_rt_submit(mk, args, at.line());
 }
-static inline TaskOutputTensors rt_submit_dummy_task(const CoreTaskArgs& args) { return pypto_rt_submit_dummy(args); }
+static inline TaskOutputTensors rt_submit_dummy_task(const CoreTaskArgs& args,
+                                                     std::source_location at = std::source_location::current()) {
+    return pypto_rt_submit_dummy(args, at.line());
+}
 
 static inline TaskOutputTensors alloc_tensors(const CoreTaskArgs& args) { return pypto_rt_alloc(args); }
 static inline TaskOutputTensors alloc_tensors(const TensorCreateInfo create_infos[], uint32_t count) {

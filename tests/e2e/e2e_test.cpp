@@ -1,6 +1,8 @@
 // End-to-end: for each program in tests/programs/e2e_*.py, `pypto build` it (front end, passes,
 // emitters, ninja; the project links the prebuilt runtime library and compiles no runtime source),
-// run the generated bin/run on seeded inputs, and compare every output with an independent
+// run the generated bin/run on seeded inputs — with --check-races and --check-syncs, so every
+// program the compiler writes must be race-free by the reference runtime's ordering rules and
+// correctly synchronised inside its kernels —, and compare every output with an independent
 // plain-C++ reference loop (reference.cpp).
 #include <catch2/catch.hpp>
 #include <cstdlib>
@@ -37,7 +39,8 @@ TEST_CASE("end-to-end programs build, run and match the C++ reference", "[e2e]")
       CHECK(ninja.str().find("/src/") == std::string::npos);        // no runtime source compiled
       CHECK(ninja.str().find("obj/runtime/") == std::string::npos);
       CHECK(ninja.str().find(" $prebuilt/lib/libpypto_runner.a $prebuilt/lib/libpypto_runtime.a\n") != std::string::npos);
-      std::string run = fmt::format("'{}/bin/run' --seed 7 --outputs '{}/results'", out.string(), out.string());
+      std::string run =
+          fmt::format("'{}/bin/run' --seed 7 --check-races --check-syncs --outputs '{}/results'", out.string(), out.string());
       for (const auto& s : c.scalars) run += " --scalar " + s;
       run += fmt::format(" >> '{}' 2>&1", log);
       INFO("command: " << run);
