@@ -5,7 +5,7 @@
 // PTO2OrchestrationConfig. The rt_* functions forward to the executor that is running the
 // orchestration on the calling thread (runtime/src/orchestration_api.cpp).
 //
-// The rt_submit_* functions take a defaulted std::source_location: the C++ line of the call, which
+// The rt_submit_* functions take a defaulted `__builtin_LINE()`: the C++ line of the call, which
 // the program table's orchestration line map turns into the DSL line of the submit for messages
 // (generated code calls them with the reference's arguments).
 //
@@ -17,7 +17,6 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <source_location>
 #include <type_traits>
 
 #include "tensor.h"
@@ -275,24 +274,24 @@ int32_t pypto_rt_cluster_count();
 int32_t pypto_rt_aiv_count();
 
 static inline TaskOutputTensors rt_submit_task(const MixedKernels& mixed_kernels, const CoreTaskArgs& args,
-                                               std::source_location at = std::source_location::current()) {
-    return pypto_rt_submit(mixed_kernels, args, at.line());
+                                               uint32_t line = __builtin_LINE()) {
+    return pypto_rt_submit(mixed_kernels, args, line);
 }
 static inline TaskOutputTensors rt_submit_aic_task(int32_t kernel_id, const CoreTaskArgs& args,
-                                                   std::source_location at = std::source_location::current()) {
+                                                   uint32_t line = __builtin_LINE()) {
     MixedKernels mk;
     mk.aic_kernel_id = kernel_id;
-    return pypto_rt_submit(mk, args, at.line());
+    return pypto_rt_submit(mk, args, line);
 }
 static inline TaskOutputTensors rt_submit_aiv_task(int32_t kernel_id, const CoreTaskArgs& args,
-                                                   std::source_location at = std::source_location::current()) {
+                                                   uint32_t line = __builtin_LINE()) {
     MixedKernels mk;
     mk.aiv0_kernel_id = kernel_id;
-    return pypto_rt_submit(mk, args, at.line());
+    return pypto_rt_submit(mk, args, line);
 }
 static inline TaskOutputTensors rt_submit_dummy_task(const CoreTaskArgs& args,
-                                                     std::source_location at = std::source_location::current()) {
-    return pypto_rt_submit_dummy(args, at.line());
+                                                     uint32_t line = __builtin_LINE()) {
+    return pypto_rt_submit_dummy(args, line);
 }
 
 static inline TaskOutputTensors alloc_tensors(const CoreTaskArgs& args) { return pypto_rt_alloc(args); }

@@ -11,7 +11,6 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <source_location>
 #include <string>
 #include <type_traits>
 
@@ -97,15 +96,15 @@ struct Tile {
 
     DType& at(unsigned r, unsigned c) const { return data()[static_cast<std::size_t>(r) * Cols + c]; }
 
-    // Scalar element access (PIPE_S). The defaulted source_location records the caller's line
+    // Scalar element access (PIPE_S). The defaulted __builtin_LINE() records the caller's line
     // for the checkers (pto_sim_check.hpp); kernels call these with the pto-isa arguments.
-    DType GetValue(uint32_t flat, std::source_location at = std::source_location::current()) const {
-        scalar_access("GetValue", false, at.line());
+    DType GetValue(uint32_t flat, uint32_t line = __builtin_LINE()) const {
+        scalar_access("GetValue", false, line);
         check_flat(flat);
         return data()[flat];
     }
-    void SetValue(uint32_t flat, DType v, std::source_location at = std::source_location::current()) {
-        scalar_access("SetValue", true, at.line());
+    void SetValue(uint32_t flat, DType v, uint32_t line = __builtin_LINE()) {
+        scalar_access("SetValue", true, line);
         check_flat(flat);
         data()[flat] = v;
     }
