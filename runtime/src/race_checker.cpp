@@ -127,7 +127,7 @@ std::vector<RaceReport> RaceChecker::find_races(std::size_t limit) const {
                 const auto& [sb, b] = list[j];
                 if (sa == sb || !(a->write || b->write)) continue;
                 const uint64_t first = std::min(sa, sb), second = std::max(sa, sb);
-                if (seen.count({first, second}) || ordered(first, second)) continue;
+                if (ordered(first, second) || seen.count({first, second})) continue;
                 if (!regions_overlap(a->region, b->region)) continue;
                 seen.insert({first, second});
                 const GmTouch& fa = sa == first ? *a : *b;
