@@ -203,7 +203,9 @@ int cmd_test(const TestOptions& opts) {
       std::optional<Outputs> want = Outputs{};
       for (auto& r : evaluate(*source, entry, in)) want->by_name[r.name] = r.value;
       std::string log;
-      const std::string run = shell_quote((project / "bin" / "run").string()) + " --inputs " +
+      // The runtime's checkers are on: a race by simpler's ordering rules or a missing pipe sync
+      // fails the run, naming the tasks / instructions.
+      const std::string run = shell_quote((project / "bin" / "run").string()) + " --check-races --check-syncs --inputs " +
                               shell_quote((results / "inputs").string()) + " --outputs " +
                               shell_quote((results / "run").string());
       if (run_project && run_captured(run, log) != 0) {

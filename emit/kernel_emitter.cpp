@@ -330,8 +330,9 @@ class KernelEmitter : CStmtPrinter {
         for (size_t k = 0; k < strides.size(); ++k)
           if (const_int_value(idx->elems[k]) != 0)
             terms.push_back(strides[k] == 1 ? expr(idx->elems[k]) : fmt::format("({}) * {}", expr(idx->elems[k]), strides[k]));
-        return line(fmt::format("{} {} = {}[{}];", c_type(as_scalar(dst->type)->dtype), names_.name(dst), handle(c.args[0]),
-                                terms.empty() ? std::string("0") : fmt::format("{}", fmt::join(terms, " + "))));
+        // PYPTO_GM_LOAD: `ptr[index]`, checked against the kernel's tensors on the CPU runtime.
+        return line(fmt::format("{} {} = PYPTO_GM_LOAD({}, {});", c_type(as_scalar(dst->type)->dtype), names_.name(dst),
+                                handle(c.args[0]), terms.empty() ? std::string("0") : fmt::format("{}", fmt::join(terms, " + "))));
       }
       case OpForm::Write: {
         const std::string d = dst_tile();

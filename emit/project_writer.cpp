@@ -108,9 +108,16 @@ std::map<std::string, std::string> render_project(const Program& p, const EmitOp
     files[fmt::format("kernels/{}/{}.cpp", kernel_core_dir(*f), names.stem(*f))] = emit_kernel(*f, opts);
     kernels.push_back(f.get());
   }
-  files[fmt::format("orchestration/{}.cpp", names.stem(orch))] = emit_orchestration(p, orch, table, opts);
+  const std::string orch_path = fmt::format("orchestration/{}.cpp", names.stem(orch));
+  files[orch_path] = emit_orchestration(p, orch, table, opts);
   files["kernel_config.py"] = emit_kernel_config(orch, table, names, opts);
-  files["runner/program_table.cpp"] = emit_program_table(orch, table, names);
+  std::map<const Function*, GeneratedFile> kernel_files;
+  for (const Function* f : kernels) {
+    const std::string path = fmt::format("kernels/{}/{}.cpp", kernel_core_dir(*f), names.stem(*f));
+    kernel_files[f] = GeneratedFile{path, &files.at(path)};
+  }
+  files["runner/program_table.cpp"] =
+      emit_program_table(orch, table, names, kernel_files, GeneratedFile{orch_path, &files.at(orch_path)});
   auto build = emit_build_files(orch, kernels, names, opts, out_abs);
   files["build.ninja"] = std::move(build.build_ninja);
   files["compile_commands.json"] = std::move(build.compile_commands);

@@ -5,6 +5,10 @@
 // PTO2OrchestrationConfig. The rt_* functions forward to the executor that is running the
 // orchestration on the calling thread (runtime/src/orchestration_api.cpp).
 //
+// The rt_submit_* functions take a defaulted `__builtin_LINE()`: the C++ line of the call, which
+// the program table's orchestration line map turns into the DSL line of the submit for messages
+// (generated code calls them with the reference's arguments).
+//
 // Like the reference, CoreTaskArgs stores POINTERS to the ChipTensors / TensorCreateInfos passed
 // to add_*; they must stay alive until the submit call (which copies them).
 #pragma once
@@ -259,8 +263,8 @@ struct PTO2OrchestrationConfig {
 #endif
 
 // ---- runtime entry points (implemented by the CPU executor) ----
-TaskOutputTensors pypto_rt_submit(const MixedKernels& mixed_kernels, const CoreTaskArgs& args);
-TaskOutputTensors pypto_rt_submit_dummy(const CoreTaskArgs& args);
+TaskOutputTensors pypto_rt_submit(const MixedKernels& mixed_kernels, const CoreTaskArgs& args, uint32_t line);
+TaskOutputTensors pypto_rt_submit_dummy(const CoreTaskArgs& args, uint32_t line);
 TaskOutputTensors pypto_rt_alloc(const CoreTaskArgs& args);
 void pypto_rt_scope_begin(PTO2ScopeMode mode);
 void pypto_rt_scope_end();
@@ -269,20 +273,26 @@ void pypto_rt_set_tensor_data(const ChipTensor& tensor, uint32_t ndims, const ui
 int32_t pypto_rt_cluster_count();
 int32_t pypto_rt_aiv_count();
 
-static inline TaskOutputTensors rt_submit_task(const MixedKernels& mixed_kernels, const CoreTaskArgs& args) {
-    return pypto_rt_submit(mixed_kernels, args);
+static inline TaskOutputTensors rt_submit_task(const MixedKernels& mixed_kernels, const CoreTaskArgs& args,
+                                               uint32_t line = __builtin_LINE()) {
+    return pypto_rt_submit(mixed_kernels, args, line);
 }
-static inline TaskOutputTensors rt_submit_aic_task(int32_t kernel_id, const CoreTaskArgs& args) {
+static inline TaskOutputTensors rt_submit_aic_task(int32_t kernel_id, const CoreTaskArgs& args,
+                                                   uint32_t line = __builtin_LINE()) {
     MixedKernels mk;
     mk.aic_kernel_id = kernel_id;
-    return pypto_rt_submit(mk, args);
+    return pypto_rt_submit(mk, args, line);
 }
-static inline TaskOutputTensors rt_submit_aiv_task(int32_t kernel_id, const CoreTaskArgs& args) {
+static inline TaskOutputTensors rt_submit_aiv_task(int32_t kernel_id, const CoreTaskArgs& args,
+                                                   uint32_t line = __builtin_LINE()) {
     MixedKernels mk;
     mk.aiv0_kernel_id = kernel_id;
-    return pypto_rt_submit(mk, args);
+    return pypto_rt_submit(mk, args, line);
 }
-static inline TaskOutputTensors rt_submit_dummy_task(const CoreTaskArgs& args) { return pypto_rt_submit_dummy(args); }
+static inline TaskOutputTensors rt_submit_dummy_task(const CoreTaskArgs& args,
+                                                     uint32_t line = __builtin_LINE()) {
+    return pypto_rt_submit_dummy(args, line);
+}
 
 static inline TaskOutputTensors alloc_tensors(const CoreTaskArgs& args) { return pypto_rt_alloc(args); }
 static inline TaskOutputTensors alloc_tensors(const TensorCreateInfo create_infos[], uint32_t count) {

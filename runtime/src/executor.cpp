@@ -1,7 +1,9 @@
 // pypto CPU runtime: the task executor (worker threads, dependency tracking, dispatch of kernel
-// entries with the args[] ABI). Semantics are documented in pypto_rt/executor.h.
+// entries with the args[] ABI) and the checkers' side of a dispatch (GM extents, hooks, findings).
+// Semantics are documented in pypto_rt/executor.h.
 #include "pypto_rt/executor.h"
 
+#include <pto/pto_sim_check.hpp>
 #include <pto/pto_sim_context.hpp>
 
 #include <algorithm>
@@ -12,6 +14,7 @@
 #include <exception>
 #include <unistd.h>
 
+#include "executor_internal.h"
 #include "intrinsic.h"
 
 namespace pypto_rt {
@@ -26,24 +29,10 @@ uint64_t now_ns() {
 }
 }  // namespace
 
-struct Executor::Task {
-    uint64_t seq = 0;
-    PTO2TaskId id = PTO2TaskId::invalid();
-    MixedKernels mk;
-    int block_num = 1;
-    std::vector<ChipTensor> tensors;
-    std::vector<uint64_t> scalars;
-    int pending = 1;  // unfinished producers (+1 while being submitted)
-    int jobs_left = 0;
-    bool done = false;
-    std::vector<Task*> successors;
-    std::vector<Task*> producers;  // to avoid duplicate edges
-};
-
 Executor* Executor::current() { return g_current; }
 
 Executor::Executor(std::vector<KernelInfo> kernels, ExecutorOptions opts)
-    : kernels_(std::move(kernels)), clusters_(std::max(1, opts.clusters)) {
+    : kernels_(std::move(kernels)), clusters_(std::max(1, opts.clusters)), opts_(opts) {
     for (int c = 0; c < clusters_; ++c) {
         workers_.emplace_back([this, c] { worker_loop(CoreType::AIC, c); });
         workers_.emplace_back([this, c] { worker_loop(CoreType::AIV, 2 * c); });
@@ -66,6 +55,8 @@ void Executor::begin_run() {
     accesses_.clear();
     scopes_.clear();
     error_.clear();
+    findings_.clear();
+    races_ = RaceChecker{};
     stats_ = RunStats{};
     unfinished_ = 0;
     g_current = this;
@@ -77,6 +68,8 @@ bool Executor::end_run() {
     done_cv_.wait(lk, [&] { return unfinished_ == 0; });
     g_current = nullptr;
     stats_.millis = static_cast<double>(now_ns() - run_start_ns_) / 1e6;
+    if (opts_.check_races && error_.empty()) find_races();
+    std::sort(findings_.begin(), findings_.end());
     return error_.empty();
 }
 
@@ -150,7 +143,7 @@ TaskOutputTensors Executor::alloc(const CoreTaskArgs& args) {
     return out;
 }
 
-TaskOutputTensors Executor::submit(const MixedKernels& mk, const CoreTaskArgs& args, bool dummy) {
+TaskOutputTensors Executor::submit(const MixedKernels& mk, const CoreTaskArgs& args, bool dummy, uint32_t line) {
     std::unique_lock<std::mutex> lk(mu_);
     TaskOutputTensors out;
     if (!error_.empty()) return out;
@@ -193,6 +186,7 @@ TaskOutputTensors Executor::submit(const MixedKernels& mk, const CoreTaskArgs& a
     t->id = PTO2TaskId::make(0, static_cast<uint32_t>(t->seq));
     t->mk = mk;
     t->block_num = std::max<int>(1, args.launch_spec.block_num());
+    t->submit_line = line;
     tasks_.push_back(std::move(owned));
     ++unfinished_;
     ++stats_.tasks;
@@ -218,6 +212,19 @@ TaskOutputTensors Executor::submit(const MixedKernels& mk, const CoreTaskArgs& a
     }
     for (uint32_t i = 0; i < args.explicit_dep_count(); ++i) add_dep_locked(t, find_task_locked(args.explicit_dep(i)));
     for (int32_t j = 0; j < args.scalar_count(); ++j) t->scalars.push_back(args.scalar(j));
+    if (opts_.check_races) {
+        std::vector<TensorArgType> tags;
+        std::vector<int64_t> owners;
+        std::vector<uint64_t> deps;
+        for (int32_t i = 0; i < args.tensor_count(); ++i) {
+            tags.push_back(args.tag(i));
+            const Task* owner = find_task_locked(t->tensors[static_cast<std::size_t>(i)].owner_task_id);
+            owners.push_back(owner ? static_cast<int64_t>(owner->seq) : -1);
+        }
+        for (uint32_t i = 0; i < args.explicit_dep_count(); ++i)
+            if (const Task* d = find_task_locked(args.explicit_dep(i))) deps.push_back(d->seq);
+        races_.on_submit(t->seq, t->tensors, tags, owners, deps, manual);
+    }
     t->jobs_left = dummy ? 0 : nslots * t->block_num;
     stats_.jobs += static_cast<uint64_t>(t->jobs_left);
 
@@ -282,14 +289,43 @@ void Executor::run_job(const Job& job) {
     global.sub_block_id = job.sub_block_id;
     args[SPMD_LOCAL_CONTEXT_INDEX] = static_cast<int64_t>(reinterpret_cast<uintptr_t>(&local));
     args[SPMD_GLOBAL_CONTEXT_INDEX] = static_cast<int64_t>(reinterpret_cast<uintptr_t>(&global));
+
+    JobContext jc{this, &t, &k, job.kernel_id, job.block_idx, job.sub_block_id, {}, {}};
+    const int nviews = static_cast<int>(std::min<std::size_t>(t.tensors.size(), CORE_MAX_TENSOR_ARGS));
+    for (int i = 0; i < nviews; ++i) {
+        const ChipTensor& ct = t.tensors[static_cast<std::size_t>(i)];
+        const uint64_t es = std::max<uint64_t>(1, get_element_size(ct.dtype));
+        pto::sim::GmView& v = jc.views[i];
+        v.buf_lo = ct.buffer.addr;
+        v.buf_hi = ct.buffer.addr + ct.buffer.size;
+        v.lo = ct.buffer.addr + ct.start_offset * es;
+        v.hi = v.lo + (ct.numel() == 0 ? 0 : ct.extent_elem()) * es;
+    }
     pto::sim::KernelScope scope(k.name, k.func_id);
+    pto::sim::KernelContext& ctx = pto::sim::current_kernel();
+    ctx.job = &jc;
+    ctx.views = jc.views;
+    ctx.num_views = nviews;
+    ctx.record_gm = opts_.check_races;
+    ctx.check_syncs = opts_.check_syncs;
+    ctx.describe = &Executor::describe_hook;
+    ctx.locate = &Executor::locate_hook;
+    ctx.explain_gm = &Executor::explain_gm_hook;
+    ctx.on_gm = &Executor::on_gm_hook;
+    ctx.report = &Executor::report_hook;
+    if (opts_.check_syncs) pto::sim::sync_begin();
     try {
         k.entry(args);
+        if (opts_.check_syncs) pto::sim::sync_end();
     } catch (const std::exception& e) {
         record_error(std::string(e.what()));
     } catch (...) {
         record_error("kernel '" + std::string(k.name) + "' (func_id " + std::to_string(k.func_id) +
                      "): unknown exception");
+    }
+    if (!jc.touches.empty()) {
+        std::lock_guard<std::mutex> lk(mu_);
+        races_.on_touches(t.seq, jc.touches);
     }
 }
 

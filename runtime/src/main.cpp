@@ -1,17 +1,22 @@
 // pypto CPU runtime: `run`, the main of a generated project. Linked with the generated
 // program_table.cpp (kProgram), the kernels and the orchestration; reads the entry's input
 // tensors from .npy files (or generates them with --seed), runs the orchestration on the CPU
-// executor, writes the outputs as .npy and prints a one-line summary.
+// executor, writes the outputs as .npy and prints a one-line summary. A kernel error (an
+// out-of-extent GM access, a bad TASSIGN, ...) stops the run with a message naming the task, the
+// kernel and the source line (the program table's line maps); --check-races / --check-syncs print
+// what they found and make the run fail.
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <map>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include <pto/pto_float.hpp>
+#include <pto/pto_sim_context.hpp>
 
 #include "pto_orchestration_api.h"
 #include "pypto_rt/executor.h"
@@ -32,12 +37,18 @@ namespace {
 void usage(const ProgramInfo& p) {
     std::printf(
         "usage: run [--inputs DIR] [--outputs DIR] [--seed N] [--scalar NAME=VALUE]... [--clusters C]\n"
+        "           [--check-races] [--check-syncs]\n"
         "Runs '%s' on the pypto CPU runtime.\n"
         "  --inputs DIR     read <param>.npy for every In/InOut tensor parameter\n"
         "  --seed N         generate missing inputs deterministically (floats in [-1,1), ints in [-8,8])\n"
         "  --outputs DIR    write every Out/InOut tensor (and generated inputs) as <param>.npy\n"
         "  --scalar N=V     value of scalar parameter N (required for every scalar)\n"
         "  --clusters C     simulated clusters of 1 AIC + 2 AIV cores (default 2)\n"
+        "  --check-races    report pairs of tasks touching overlapping GM bytes (one writing) that the\n"
+        "                   reference runtime's ordering rules leave unordered\n"
+        "  --check-syncs    model the pipes as asynchronous and report kernel instructions that a\n"
+        "                   missing set_flag / wait_flag (or pipe_barrier) leaves unordered\n"
+        "Every GM access of a kernel is checked against the tensors it was given.\n"
         "float16 travels as <f2, bfloat16 as <f4 (rounded to nearest even on input).\n",
         p.name);
     std::printf("tensor parameters:");
@@ -128,6 +139,7 @@ int main(int argc, char** argv) {
     bool have_seed = false;
     uint64_t seed = 0;
     int clusters = 2;
+    bool check_races = false, check_syncs = false;
     std::map<std::string, std::string> scalar_text;
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
@@ -158,6 +170,10 @@ int main(int argc, char** argv) {
                 clusters = 0;
             }
             if (clusters < 1 || clusters > 64) die("--clusters needs an integer in [1, 64], got '" + v + "'");
+        } else if (a == "--check-races") {
+            check_races = true;
+        } else if (a == "--check-syncs") {
+            check_syncs = true;
         } else if (a == "--scalar") {
             const std::string v = value("--scalar");
             const std::size_t eq = v.find('=');
@@ -248,7 +264,16 @@ int main(int argc, char** argv) {
 
     // ---- run ----
     install_crash_handler();
-    Executor exec(std::vector<KernelInfo>(prog.kernels, prog.kernels + prog.num_kernels), ExecutorOptions{clusters});
+    // A kernel error ends that kernel (and the run) with an exception the executor records.
+    pto::sim::fail_handler() = [](const std::string& m) { throw std::runtime_error(m); };
+    ExecutorOptions opts;
+    opts.clusters = clusters;
+    opts.check_races = check_races;
+    opts.check_syncs = check_syncs;
+    opts.orchestration_cpp = prog.orchestration_cpp;
+    opts.orchestration_lines = prog.orchestration_lines;
+    opts.num_orchestration_lines = prog.num_orchestration_lines;
+    Executor exec(std::vector<KernelInfo>(prog.kernels, prog.kernels + prog.num_kernels), opts);
     const bool ok = exec.run([&] { prog.orchestration_entry(args); });
     if (!ok) die(exec.error());
 
@@ -272,5 +297,14 @@ int main(int argc, char** argv) {
     std::printf("run: %s: %llu tasks (%d clusters: %d AIC + %d AIV workers), %.2f ms\n", prog.name,
                 static_cast<unsigned long long>(exec.stats().tasks), clusters, clusters, 2 * clusters,
                 exec.stats().millis);
+    if (!exec.findings().empty()) {
+        std::fflush(stdout);
+        for (const std::string& f : exec.findings()) std::fprintf(stderr, "run: %s\n", f.c_str());
+        std::string which = check_races && check_syncs ? "--check-races / --check-syncs"
+                            : check_races              ? "--check-races"
+                                                       : "--check-syncs";
+        die(which + " found " + std::to_string(exec.findings().size()) + " problem" +
+            (exec.findings().size() == 1 ? "" : "s") + " (above)");
+    }
     return 0;
 }

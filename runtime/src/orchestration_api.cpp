@@ -17,11 +17,11 @@ pypto_rt::Executor& exec(const char* what) {
 }
 }  // namespace
 
-TaskOutputTensors pypto_rt_submit(const MixedKernels& mk, const CoreTaskArgs& args) {
-    return exec("rt_submit_task").submit(mk, args, false);
+TaskOutputTensors pypto_rt_submit(const MixedKernels& mk, const CoreTaskArgs& args, uint32_t line) {
+    return exec("rt_submit_task").submit(mk, args, false, line);
 }
-TaskOutputTensors pypto_rt_submit_dummy(const CoreTaskArgs& args) {
-    return exec("rt_submit_dummy_task").submit(MixedKernels{}, args, true);
+TaskOutputTensors pypto_rt_submit_dummy(const CoreTaskArgs& args, uint32_t line) {
+    return exec("rt_submit_dummy_task").submit(MixedKernels{}, args, true, line);
 }
 TaskOutputTensors pypto_rt_alloc(const CoreTaskArgs& args) { return exec("alloc_tensors").alloc(args); }
 void pypto_rt_scope_begin(PTO2ScopeMode mode) { exec("PTO2_SCOPE").scope_begin(mode); }

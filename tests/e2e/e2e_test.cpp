@@ -1,9 +1,11 @@
 // End-to-end, differential: every case of tests/e2e/oracle_cases.txt (a program of tests/programs
 // with its shapes, constants and scalars) goes through `pypto test`: the front end, the passes, the
 // emitters and ninja build a project that links the prebuilt runtime; bin/run executes it on
-// seeded inputs (two trials), and the reference interpreter (ir/interp/) evaluates the same inputs
-// on the source program's IR; every output must agree within its dtype's tolerance, and so must the
-// interpreted IR after every pass (--every-pass).
+// seeded inputs (two trials) with --check-races and --check-syncs (pypto test turns them on: every
+// program the compiler writes must be race-free by the reference runtime's ordering rules and
+// correctly synchronised inside its kernels), and the reference interpreter (ir/interp/) evaluates
+// the same inputs on the source program's IR; every output must agree within its dtype's
+// tolerance, and so must the interpreted IR after every pass (--every-pass).
 #include <catch2/catch.hpp>
 #include <cstdio>
 #include <cstdlib>

@@ -193,6 +193,17 @@ TEST_CASE("loops, scalar code with floor division, dynamic GM offsets", "[emit]"
   CHECK(std::vector<std::string>(lines.begin(), lines.begin() + 6) == expected);
 }
 
+TEST_CASE("a scalar GM read goes through PYPTO_GM_LOAD, a plain index outside the CPU runtime", "[emit]") {
+  const auto p = compile_program("e2e_gm_scalars.py");
+  const std::string k = emit::emit_kernel(*p->find("scale_rows"), emit::EmitOptions{});
+  INFO(k);
+  CHECK(k.find("float s = PYPTO_GM_LOAD(w, (b) * 8 + 1);") != std::string::npos);
+  // The prologue's fallback follows the runtime header, which defines the checked form.
+  const auto inc = k.find("#include <pto/pto-inst.hpp>");
+  const auto fallback = k.find("#ifndef PYPTO_GM_LOAD\n#define PYPTO_GM_LOAD(ptr, index) ((ptr)[index])\n#endif");
+  CHECK((inc != std::string::npos && fallback != std::string::npos && inc < fallback));
+}
+
 TEST_CASE("identifiers: SSA suffixes dropped, reserved names avoided, clashes numbered", "[emit]") {
   CHECK(emit::sanitize_identifier("x__ssa_v0") == "x");
   CHECK(emit::sanitize_identifier("acc__iter_v1") == "acc");

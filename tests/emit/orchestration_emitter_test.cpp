@@ -1,9 +1,15 @@
 // Orchestration, kernel_config.py and program table of whole programs (front end + default
 // pipeline): parameter binding, runtime scopes, tensor.create, add_* directions in callee order,
-// func_ids in order of first submission (reused on a second call), loops with bound scalars.
+// func_ids in order of first submission (reused on a second call), loops with bound scalars; the
+// program table's source facts (line maps of the generated C++, kernel files and parameters).
 #include <catch2/catch.hpp>
 
+#include <fmt/format.h>
+#include <map>
+#include <sstream>
+
 #include "emit/kernel_config_emitter.h"
+#include "emit/kernel_emitter.h"
 #include "emit/kernel_table.h"
 #include "emit/orchestration_emitter.h"
 #include "emit/program_table_emitter.h"
@@ -17,17 +23,33 @@ namespace {
 struct Emitted {
   ir::ProgramPtr program;
   std::string orch, config, table;
+  std::map<std::string, std::string> kernel_text;  // by kernel name
 };
 
 Emitted emit_all(const ir::ProgramPtr& p) {
-  Emitted e{p, {}, {}, {}};
+  Emitted e{p, {}, {}, {}, {}};
   const auto& orch = emit::entry_function(*p);
   const auto kernels = emit::kernel_table(*p, orch);
   e.orch = emit::emit_orchestration(*p, orch, kernels, emit::EmitOptions{});
   const emit::ProjectNames names(*p);
   e.config = emit::emit_kernel_config(orch, kernels, names, emit::EmitOptions{});
-  e.table = emit::emit_program_table(orch, kernels, names);
+  for (const auto& k : kernels) e.kernel_text[k.fn->name] = emit::emit_kernel(*k.fn, emit::EmitOptions{});
+  std::map<const ir::Function*, emit::GeneratedFile> files;
+  for (const auto& k : kernels)
+    files[k.fn] = emit::GeneratedFile{fmt::format("kernels/{}/{}.cpp", emit::kernel_core_dir(*k.fn), names.stem(*k.fn)),
+                                      &e.kernel_text[k.fn->name]};
+  const std::string orch_path = "orchestration/" + names.stem(orch) + ".cpp";
+  e.table = emit::emit_program_table(orch, kernels, names, files, emit::GeneratedFile{orch_path, &e.orch});
   return e;
+}
+
+// Line `n` (from 1) of `text`.
+std::string line_of(const std::string& text, uint32_t n) {
+  std::istringstream in(text);
+  std::string l;
+  for (uint32_t i = 0; i < n && std::getline(in, l); ++i) {
+  }
+  return l;
 }
 
 // Two kernels whose names sort opposite to their first submission; `zeta` is called twice.
@@ -104,12 +126,45 @@ TEST_CASE("orchestration of a two-task chain through an intermediate", "[emit]")
   // Program table.
   INFO(e.table);
   CHECK(e.table.find("extern \"C\" void pypto_kernel_scale(int64_t* args);") != std::string::npos);
-  CHECK(e.table.find("{0, \"scale\", CoreType::AIV, &pypto_kernel_scale},\n    {1, \"shift\", CoreType::AIV, &pypto_kernel_shift},") !=
-        std::string::npos);
+  CHECK(e.table.find("    {0, \"scale\", CoreType::AIV, &pypto_kernel_scale, \"kernels/aiv/scale.cpp\", \"e2e_chain.py\", 10, "
+                     "kLines_scale, 3, kParams_scale, 2},\n"
+                     "    {1, \"shift\", CoreType::AIV, &pypto_kernel_shift, \"kernels/aiv/shift.cpp\", \"e2e_chain.py\", 20, "
+                     "kLines_shift, 3, kParams_shift, 2},") != std::string::npos);
+  CHECK(e.table.find("const char* const kParams_scale[] = {\"x\", \"tmp\"};") != std::string::npos);
   CHECK(e.table.find("{\"x\", DataType::FLOAT32, 2, {64, 128, 0, 0, 0}, ParamDir::In},") != std::string::npos);
   CHECK(e.table.find("{\"out\", DataType::FLOAT32, 2, {64, 128, 0, 0, 0}, ParamDir::Out},") != std::string::npos);
   CHECK(e.table.find("extern const ProgramInfo kProgram = {\"chain\", kKernels, 2, kTensors, 2, nullptr, 0, "
-                     "&aicpu_orchestration_config, &aicpu_orchestration_entry};") != std::string::npos);
+                     "&aicpu_orchestration_config, &aicpu_orchestration_entry, \"orchestration/chain.cpp\", "
+                     "kOrchestrationLines, 3};") != std::string::npos);
+  // The line maps point at the source comments of the generated files: the three orchestration
+  // statements (lines 34-36 of e2e_chain.py), the kernel's load and store lines.
+  const auto orch_lines = emit::source_comments(e.orch);
+  REQUIRE(orch_lines.size() == 3);
+  for (const auto& c : orch_lines) {
+    CHECK(c.file == "e2e_chain.py");
+    CHECK(e.table.find(fmt::format("    {{{}, {}, \"e2e_chain.py\"}},", c.cpp_line, c.line)) != std::string::npos);
+    CHECK(line_of(e.orch, c.cpp_line).find(fmt::format("// e2e_chain.py:{}: ", c.line)) != std::string::npos);
+  }
+  CHECK(orch_lines[1].line == 35);
+  CHECK(line_of(e.orch, orch_lines[1].cpp_line + 4) == "        rt_submit_aiv_task(0, params_t0);");
+  const auto scale_lines = emit::source_comments(e.kernel_text.at("scale"));
+  REQUIRE(scale_lines.size() == 3);
+  CHECK(scale_lines[0].line == 14);
+  CHECK(line_of(e.kernel_text.at("scale"), scale_lines[0].cpp_line + 3) == "    TLOAD(t, t_gm);");
+}
+
+TEST_CASE("source comments of generated C++", "[emit]") {
+  const std::string text =
+      "// Kernel Function: k\n// Generated by pypto from a.py; do not edit.\n    // a.py:12: x = f(y)  # see b.py:3: no\n"
+      "  TADD(a, b, c);\n// not:a comment\n    // dir.v2.py:7: return x\n// a.py:: x\n// :4: y\n";
+  const auto c = emit::source_comments(text);
+  REQUIRE(c.size() == 2);
+  CHECK(c[0].cpp_line == 3);
+  CHECK(c[0].file == "a.py");
+  CHECK(c[0].line == 12);
+  CHECK(c[1].cpp_line == 6);
+  CHECK(c[1].file == "dir.v2.py");
+  CHECK(c[1].line == 7);
 }
 
 TEST_CASE("orchestration loop: bound scalar, inout direction, one scope per body", "[emit]") {

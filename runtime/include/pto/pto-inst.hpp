@@ -1,10 +1,14 @@
 // pypto CPU runtime: the single header kernels include (`#include <pto/pto-inst.hpp>`), a
 // clean-room CPU implementation of the pto-isa tile API subset that pypto generates.
 //
-//   pto_cpu_stub.hpp    pipes, event ids, set_flag / wait_flag / pipe_barrier (no-ops)
+//   pto_cpu_stub.hpp    pipes, event ids, set_flag / wait_flag / pipe_barrier (ordering nothing;
+//                       fed to the --check-syncs pipe model)
 //   pto_float.hpp       half, bfloat16_t
 //   pto_types.hpp       enums (TileType, BLayout, ..., RoundMode), element conversion rules
-//   pto_sim_memory.hpp  per-core simulated UB / L1 / L0A / L0B / L0C / Bias, error channel
+//   pto_sim_context.hpp the running kernel as the executor describes it, the error channel
+//   pto_sim_check.hpp   the checkers: GM bounds of every TLOAD / TSTORE / scalar GM read, the
+//                       --check-syncs pipe model
+//   pto_sim_memory.hpp  per-core simulated UB / L1 / L0A / L0B / L0C / Bias
 //   pto_tile.hpp        Tile, TASSIGN, Shape, Stride, GlobalTensor (storage convention here)
 //   pto_ops_memory.hpp  TLOAD TSTORE TMOV TEXTRACT TINSERT TRESHAPE
 //   pto_ops_vector.hpp  elementwise / scalar / unary / bitwise / remainder ops, TCVT, TEXPANDS, TCI,
@@ -13,6 +17,9 @@
 //   pto_ops_layout.hpp  TCONCAT TGATHER TGATHERB TSCATTER TTRI TFILLPAD* TPART* TSUBVIEW TRANDOM
 //   pto_ops_sort.hpp    TSORT32 TMRGSORT
 //   pto_ops_cube.hpp    TMATMUL, TMATMUL_ACC, TMATMUL_BIAS, TGEMV
+//   pto_instr_hooks.hpp what an instruction tells the checkers (name, line, pipe, bytes touched)
+//   pto_instr_sites.hpp call-site wrappers + macros giving each instruction its kernel line;
+//                       PYPTO_GM_LOAD (checked scalar GM reads)
 //
 // Everything runs synchronously in program order on the calling thread.
 #pragma once
@@ -28,3 +35,6 @@
 #include "pto_sim_memory.hpp"
 #include "pto_tile.hpp"
 #include "pto_types.hpp"
+
+// Last: turns instruction calls into calls of their wrappers (must follow every declaration).
+#include "pto_instr_sites.hpp"

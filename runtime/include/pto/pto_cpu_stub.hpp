@@ -1,11 +1,15 @@
 // pypto CPU runtime: the global-namespace names a kernel uses for pipes and synchronisation,
 // spelled as in pto-isa's CPU stub (pipe_t, PIPE_*, EVENT_ID*, set_flag, wait_flag,
 // pipe_barrier, set_mask_norm, set_vector_mask) plus set_atomic_none. Every instruction runs
-// synchronously in program order on the CPU, so all of these are no-ops: a missing or unbalanced
-// flag cannot be detected here.
+// synchronously in program order on the CPU, so these order nothing; with --check-syncs the flag
+// functions feed the pipe model of pto_sim_check.hpp (which reports a missing or unbalanced flag),
+// otherwise they cost one test of a thread-local flag. The defaulted __builtin_LINE() parameter
+// records the caller's line for the checker's messages (kernels call them with three arguments).
 #pragma once
 
 #include <cstdint>
+
+#include "pto_sim_check.hpp"
 
 #ifndef __gm__
 #define __gm__
@@ -37,9 +41,15 @@ inline constexpr pipe_t PIPE_FIX = 7;
 #define EVENT_ID6 6
 #define EVENT_ID7 7
 
-inline void set_flag(pipe_t, pipe_t, int) {}
-inline void wait_flag(pipe_t, pipe_t, int) {}
-inline void pipe_barrier(pipe_t) {}
+inline void set_flag(pipe_t src, pipe_t dst, int event, uint32_t line = __builtin_LINE()) {
+    if (pto::sim::current_kernel().check_syncs) pto::sim::sync_set_flag(src, dst, event, line);
+}
+inline void wait_flag(pipe_t src, pipe_t dst, int event, uint32_t line = __builtin_LINE()) {
+    if (pto::sim::current_kernel().check_syncs) pto::sim::sync_wait_flag(src, dst, event, line);
+}
+inline void pipe_barrier(pipe_t pipe) {
+    if (pto::sim::current_kernel().check_syncs) pto::sim::sync_barrier(pipe);
+}
 inline void set_atomic_none() {}
 inline void set_atomic_add() {}
 

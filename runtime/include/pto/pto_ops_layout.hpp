@@ -145,6 +145,7 @@ template <typename D, typename S, MaskPattern maskPattern = MaskPattern::P1111,
           auto gatherType = GatherAxis::GATHER_ROW, typename... W>
     requires(is_tile_v<D> && is_tile_v<S> && all_events_v<W...>)
 RecordEvent TGATHER(D& dst, S& src, W&...) {
+    sim::instr_unwrapped<sim::InstrKind::Vector, 0>("TGATHER", dst, src);  // kernels call TGATHER<..., MaskPattern>(...)
     static_assert(sizeof(typename D::DType) == sizeof(typename S::DType),
                   "TGATHER: dst and src element sizes must match");
     using T = typename D::DType;
@@ -224,6 +225,7 @@ template <MaskPattern maskPattern = MaskPattern::P1111, auto ScatterType = Scatt
           typename D, typename S, typename... W>
     requires(is_tile_v<D> && is_tile_v<S> && all_events_v<W...>)
 RecordEvent TSCATTER(D& dst, S& src, W&...) {
+    sim::instr_unwrapped<sim::InstrKind::Vector, 0>("TSCATTER", dst, src);  // kernels call TSCATTER<MaskPattern>(...)
     static_assert(sizeof(typename D::DType) == sizeof(typename S::DType),
                   "TSCATTER: dst and src element sizes must match");
     using T = typename D::DType;
@@ -253,6 +255,7 @@ RecordEvent TSCATTER(D& dst, S& src, W&...) {
 template <typename D, int isUpperOrLower, typename... W>
     requires(is_tile_v<D> && all_events_v<W...>)
 RecordEvent TTRI(D& dst, int diagonal, W&...) {
+    sim::instr_unwrapped<sim::InstrKind::Vector, 0>("TTRI", dst);  // kernels call TTRI<...>(...)
     static_assert(isUpperOrLower == 0 || isUpperOrLower == 1, "TTRI: isUpperOrLower must be 0 or 1");
     const unsigned rows = dst.GetValidRow(), cols = dst.GetValidCol();
     for (unsigned r = 0; r < rows; ++r)
@@ -390,6 +393,7 @@ inline std::array<uint32_t, 4> philox4x32(std::array<uint32_t, 4> x, uint32_t k0
 template <uint16_t Rounds = 10, typename D, typename... W>
     requires(is_tile_v<D> && all_events_v<W...>)
 RecordEvent TRANDOM(D& dst, TRandomKey& key, TRandomCounter& counter, W&...) {
+    sim::instr_unwrapped<sim::InstrKind::Vector, 0>("TRANDOM", dst);  // called as TRANDOM<Rounds>(...)
     using T = typename D::DType;
     static_assert(std::is_same_v<T, int32_t> || std::is_same_v<T, uint32_t>, "TRANDOM: int32_t or uint32_t tiles only");
     static_assert(Rounds == 7 || Rounds == 10, "TRANDOM: Rounds must be 7 or 10");

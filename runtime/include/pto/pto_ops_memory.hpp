@@ -8,7 +8,8 @@
 //   NZ: r = i2*d3 + i3, c = (i0*d1 + i1)*d4 + i4;                rows = d2*d3, cols = d0*d1*d4
 // The tile's valid region must match the view's shape; a mismatch fails with a message.
 // TLOAD writes only the valid region, unless the tile has a PadValue other than Null, in which
-// case the rest of the tile is filled with it first.
+// case the rest of the tile is filled with it first. Both check the GM bytes they touch against
+// the kernel's tensor arguments first (pto_sim_check.hpp: gm_access).
 #pragma once
 
 #include <algorithm>
@@ -17,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "pto_instr_hooks.hpp"
 #include "pto_tile.hpp"
 
 namespace pto {
@@ -113,6 +115,7 @@ RecordEvent TLOAD(TileData& dst, GlobalData& src, WaitEvents&...) {
     using T = typename TileData::DType;
     static_assert(sizeof(T) == sizeof(typename GlobalData::RawDType), "TLOAD: tile and GM element sizes differ");
     const auto off = detail::gm_offsets(dst, src, "TLOAD");
+    sim::gm_access(sim::gm_access_of(src, false), "TLOAD");
     if constexpr (TileData::PadVal != PadValue::Null) {
         const T pad = pad_value<T>(TileData::PadVal);
         for (int i = 0; i < TileData::Numel; ++i) dst.data()[i] = pad;
@@ -131,6 +134,7 @@ void tstore_impl(GlobalData& dst, TileData& src) {
     using TT = typename TileData::DType;
     using GT = typename GlobalData::RawDType;
     const auto off = gm_offsets(src, dst, "TSTORE");
+    sim::gm_access(sim::gm_access_of(dst, true), Atomic == AtomicType::AtomicAdd ? "TSTORE (atomic add)" : "TSTORE");
     const unsigned rows = src.GetValidRow(), cols = src.GetValidCol();
     GT* g = const_cast<GT*>(dst.data());
     std::size_t k = 0;
@@ -159,6 +163,7 @@ RecordEvent TSTORE(GlobalData& dst, TileData& src, WaitEvents&...) {
 template <typename TileData, typename GlobalData, AtomicType Atomic, typename... WaitEvents>
     requires(is_tile_v<TileData> && is_global_v<GlobalData> && all_events_v<WaitEvents...>)
 RecordEvent TSTORE(GlobalData& dst, TileData& src, WaitEvents&...) {
+    sim::instr_unwrapped<sim::InstrKind::Store, 0>("TSTORE", dst, src);  // called with template arguments
     detail::tstore_impl<Atomic>(dst, src);
     return {};
 }

@@ -374,6 +374,7 @@ RecordEvent TEXPANDS(D& dst, typename D::DType scalar, W&...) {
 template <typename D, typename T, int descending, typename... W>
     requires(is_tile_v<D> && all_events_v<W...>)
 RecordEvent TCI(D& dst, T start, W&...) {
+    sim::instr_unwrapped<sim::InstrKind::Vector, 0>("TCI", dst);  // kernels call TCI<...>(...)
     const unsigned rows = dst.GetValidRow(), cols = dst.GetValidCol();
     int64_t k = 0;
     for (unsigned r = 0; r < rows; ++r)

@@ -12,7 +12,8 @@
 // reading a never-written element is visible; they keep their contents between tasks, like the
 // hardware.
 //
-// Errors (address out of range, tile used before TASSIGN, GM shape mismatch, ...) go through
+// Space (the buffer names) lives in pto_sim_check.hpp, which the SoC-independent runtime library
+// shares. Errors (address out of range, tile used before TASSIGN, GM shape mismatch, ...) go through
 // pto::sim::fail(), which names the running kernel (set by the executor through
 // pto::sim::KernelScope) and calls an optional handler (tests install one that throws) before
 // printing the message and aborting.
@@ -32,12 +33,11 @@
 #include <memory>
 #include <string>
 
+#include "pto_sim_check.hpp"
 #include "pto_sim_context.hpp"
 #include "pto_types.hpp"
 
 namespace pto::sim {
-
-enum class Space { UB, L1, L0A, L0B, L0C, BIAS, FB, SCALE_L, SCALE_R, COUNT };
 
 constexpr std::size_t KiB = 1024;
 #if defined(PYPTO_SOC_950)
@@ -64,22 +64,6 @@ constexpr std::size_t capacity(Space s) {
         case Space::COUNT: break;
     }
     return 0;
-}
-
-constexpr const char* space_name(Space s) {
-    switch (s) {
-        case Space::UB: return "UB";
-        case Space::L1: return "L1";
-        case Space::L0A: return "L0A";
-        case Space::L0B: return "L0B";
-        case Space::L0C: return "L0C";
-        case Space::BIAS: return "BiasTable";
-        case Space::FB: return "FixpipeBuffer";
-        case Space::SCALE_L: return "L0A-scale";
-        case Space::SCALE_R: return "L0B-scale";
-        case Space::COUNT: break;
-    }
-    return "?";
 }
 
 constexpr const char* tile_type_name(TileType t) {

@@ -14,6 +14,7 @@
 #include <string>
 #include <type_traits>
 
+#include "pto_sim_check.hpp"
 #include "pto_sim_memory.hpp"
 #include "pto_types.hpp"
 
@@ -95,11 +96,15 @@ struct Tile {
 
     DType& at(unsigned r, unsigned c) const { return data()[static_cast<std::size_t>(r) * Cols + c]; }
 
-    DType GetValue(uint32_t flat) const {
+    // Scalar element access (PIPE_S). The defaulted __builtin_LINE() records the caller's line
+    // for the checkers (pto_sim_check.hpp); kernels call these with the pto-isa arguments.
+    DType GetValue(uint32_t flat, uint32_t line = __builtin_LINE()) const {
+        scalar_access("GetValue", false, line);
         check_flat(flat);
         return data()[flat];
     }
-    void SetValue(uint32_t flat, DType v) {
+    void SetValue(uint32_t flat, DType v, uint32_t line = __builtin_LINE()) {
+        scalar_access("SetValue", true, line);
         check_flat(flat);
         data()[flat] = v;
     }
@@ -111,6 +116,14 @@ struct Tile {
     }
 
 private:
+    void scalar_access(const char* what, bool write, uint32_t line) const {
+        sim::KernelContext& k = sim::current_kernel();
+        k.instr = what;
+        k.line = line;
+        if (!k.check_syncs || !data_ || sim::space_of(Loc) == sim::Space::COUNT) return;
+        const sim::SyncAccess a{static_cast<int>(sim::space_of(Loc)), addr_, addr_ + Bytes, write};
+        sim::sync_instr(sim::kPipeS, what, line, &a, 1);
+    }
     void check_valid() const {
         if (GetValidRow() > static_cast<unsigned>(Rows) || GetValidCol() > static_cast<unsigned>(Cols))
             sim::fail("tile valid shape " + std::to_string(GetValidRow()) + "x" + std::to_string(GetValidCol()) +

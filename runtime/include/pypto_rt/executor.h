@@ -19,6 +19,13 @@
 // (launch_spec block_num) on a worker of its core type, as an independent job (AIC and AIV parts
 // of one task are not co-scheduled). Runtime-allocated tensors are zero-filled (or set to their
 // initial value) and live until the executor is destroyed.
+//
+// Checkers. Every dispatch tells the tile API the GM extents of the task's tensor arguments, so
+// each TLOAD / TSTORE / scalar GM read outside them stops the run naming the task, the kernel, the
+// source line and the extents (always on). ExecutorOptions::check_races records what kernels
+// touch and judges the run by the reference runtime's ordering rules (pypto_rt/race_checker.h);
+// check_syncs models the pipes of every core (pto/pto_sim_check.hpp). Their findings are
+// collected (deduplicated, sorted) in findings(); the run itself completes.
 #pragma once
 
 #include <condition_variable>
@@ -32,14 +39,24 @@
 #include <unordered_map>
 #include <vector>
 
+#include <pto/pto_sim_check.hpp>
+
 #include "pto_orchestration_api.h"
 #include "pypto_rt/program.h"
+#include "pypto_rt/race_checker.h"
 #include "pypto_rt/region.h"
 
 namespace pypto_rt {
 
 struct ExecutorOptions {
     int clusters = 2;
+    bool check_races = false;  // report tasks the reference runtime leaves unordered (race_checker.h)
+    bool check_syncs = false;  // report unsynchronised pipe dependencies in kernels (pto_sim_check.hpp)
+    // The orchestration's generated file and its C++ -> DSL line map (the program table's), to
+    // name the source line of each task's submit.
+    const char* orchestration_cpp = nullptr;
+    const SourceLine* orchestration_lines = nullptr;
+    int num_orchestration_lines = 0;
 };
 
 struct RunStats {
@@ -71,11 +88,14 @@ public:
     }
 
     const std::string& error() const { return error_; }
+    // What --check-races / --check-syncs found (one message each, sorted); empty when clean.
+    const std::vector<std::string>& findings() const { return findings_; }
     const RunStats& stats() const { return stats_; }
     int clusters() const { return clusters_; }
 
     // ---- called through the PTO2 API on the orchestration thread ----
-    TaskOutputTensors submit(const MixedKernels& mk, const CoreTaskArgs& args, bool dummy);
+    // `line`: the orchestration C++ line of the rt_submit_* call (0: unknown).
+    TaskOutputTensors submit(const MixedKernels& mk, const CoreTaskArgs& args, bool dummy, uint32_t line = 0);
     TaskOutputTensors alloc(const CoreTaskArgs& args);
     void scope_begin(PTO2ScopeMode mode);
     void scope_end();
@@ -98,6 +118,7 @@ private:
         Region region;
         bool write;
     };
+    struct JobContext;
 
     void begin_run();
     bool end_run();
@@ -111,9 +132,21 @@ private:
     void record_access_locked(Task* t, const ChipTensor& tensor, bool read, bool write, bool lookup);
     ChipTensor& allocate_locked(const TensorCreateInfo& ci, PTO2TaskId owner);
     void wait_tasks(std::vector<Task*> tasks);
+    void add_finding(const std::string& msg);
+    void find_races();
+    std::string task_label(const Task& t) const;
+    std::string kernel_where(const KernelInfo& k, uint32_t cpp_line) const;
+    std::string arg_label(const KernelInfo& k, int arg) const;
+    // The tile API's hooks for one dispatch (pto::sim::KernelContext).
+    static std::string describe_hook(const pto::sim::KernelContext& k);
+    static std::string locate_hook(const pto::sim::KernelContext& k, uint32_t cpp_line);
+    static std::string explain_gm_hook(const pto::sim::KernelContext& k, const pto::sim::GmAccess& a);
+    static void on_gm_hook(const pto::sim::KernelContext& k, const pto::sim::GmAccess& a, int view);
+    static void report_hook(const pto::sim::KernelContext& k, const std::string& msg);
 
     std::vector<KernelInfo> kernels_;
     int clusters_;
+    ExecutorOptions opts_;
     std::vector<std::thread> workers_;
 
     std::mutex mu_;
@@ -130,6 +163,9 @@ private:
     std::vector<std::unique_ptr<uint8_t[]>> owned_buffers_;
     std::vector<PTO2ScopeMode> scopes_;
     std::string error_;
+    RaceChecker races_;                        // --check-races
+    std::vector<std::string> findings_;        // deduplicated, in arrival order until end_run sorts
+    std::mutex findings_mu_;
     RunStats stats_;
     uint64_t run_start_ns_ = 0;
 };
