@@ -1,6 +1,7 @@
 // `pypto test FILE`: the one command that says whether a kernel computes the right numbers on a
-// machine without an NPU. It builds the project, runs bin/run on seeded inputs, evaluates the
-// same inputs with the reference interpreter on the front end's IR, and compares every output
+// machine without an NPU. It builds the project, runs bin/run on seeded inputs (with its race and
+// sync checkers on), evaluates the same inputs with the reference interpreter on the front end's
+// IR, and compares every output
 // elementwise as |got - want| <= atol + rtol * |want| (FP32 1e-4 / 1e-5, FP16 and BF16 1e-2 /
 // 1e-2, integers exact). On a mismatch it interprets the IR after each pass in turn and names the
 // first pass whose result no longer agrees with the source program's.
