@@ -357,9 +357,10 @@ std::optional<ConstValue> ConstEvaluator::builtin(const std::string& fn, const A
   if (fn == "dataclasses.replace" || fn == "replace") {
     if (p.size() != 1 || !p[0].is_object()) return std::nullopt;
     Args a;
-    for (const auto& [k, v] : p[0].as_object().fields) {
+    for (const auto& field : p[0].as_object().fields) {
+      const auto& k = field.first;  // not a structured binding: clang < 16 cannot capture one in a lambda
       auto it = std::find_if(args.kw.begin(), args.kw.end(), [&](const auto& kv) { return kv.first == k; });
-      a.kw.emplace_back(k, it == args.kw.end() ? v : it->second);
+      a.kw.emplace_back(k, it == args.kw.end() ? field.second : it->second);
     }
     for (const auto& [k, v] : args.kw)
       if (!p[0].as_object().field(k)) fail(at, fmt::format("replace() got an unexpected field '{}'", k));
@@ -448,9 +449,11 @@ std::optional<ConstValue> ConstEvaluator::construct(const ConstClass& cls, const
   if (args.pos.size() > cls.fields.size())
     fail(at, fmt::format("{}() takes {} positional arguments but {} were given", cls.name, cls.fields.size(),
                          args.pos.size()));
-  for (const auto& [k, v] : args.kw)
+  for (const auto& kw : args.kw) {
+    const auto& k = kw.first;  // not a structured binding: clang < 16 cannot capture one in a lambda
     if (std::none_of(cls.fields.begin(), cls.fields.end(), [&](const auto& fd) { return fd.name == k; }))
       fail(at, fmt::format("{}() got an unexpected keyword argument '{}'", cls.name, k));
+  }
   ConstEvaluator defaults(cls.env->env_file(),
                           [env = cls.env](const std::string& nm, TSNode a) { return env->global(nm, a); }, cls.env);
   for (size_t i = 0; i < cls.fields.size(); ++i) {

@@ -8,6 +8,7 @@
 
 #include "ir/diagnostic.h"
 #include "ir/expr.h"
+#include "parser/const_budget.h"
 
 namespace pypto::parser {
 
@@ -156,7 +157,11 @@ std::optional<ConstValue> ConstEvaluator::try_eval(TSNode n) {
       fail(n, fmt::format("bad operand for unary {}: {}", op, a->repr()));
     }
     if (op == "+") return a->is_bool() ? ConstValue{to_i(*a)} : *a;
-    if (op == "-") return a->is_float() ? ConstValue{-a->as_float()} : ConstValue{-to_i(*a)};
+    if (op == "-") {
+      if (a->is_float()) return ConstValue{-a->as_float()};
+      if (to_i(*a) == INT64_MIN) fail(n, "integer overflow in a constant expression: -(-9223372036854775808) does not fit in 64 bits");
+      return ConstValue{-to_i(*a)};
+    }
     if (op == "~") {
       if (a->is_float()) fail(n, "bad operand for unary ~: float");
       return ConstValue{~to_i(*a)};
@@ -351,7 +356,10 @@ std::optional<ConstValue> ConstEvaluator::binary(TSNode n) {
     return ConstValue::of_list(std::move(l));
   }
   if ((a->is_list() || a->is_str()) && is_intlike(*b) && op == "*") {
-    if (to_i(*b) > 1'000'000) fail(n, "constant sequence repetition is too large");
+    const uint64_t unit = a->is_str() ? a->as_str().size() : a->as_list().size();
+    if (to_i(*b) > const_budget::kMaxSequence ||
+        (to_i(*b) > 0 && unit * uint64_t(to_i(*b)) > uint64_t(const_budget::kMaxSequence)))
+      fail(n, "constant sequence repetition is too large");
     if (a->is_str()) {
       std::string s;
       for (int64_t i = 0; i < to_i(*b); ++i) s += a->as_str();
@@ -383,21 +391,49 @@ std::optional<ConstValue> ConstEvaluator::binary(TSNode n) {
     return ConstValue{to_f(*a) / to_f(*b)};
   }
   if (ints) {
-    int64_t x = to_i(*a), y = to_i(*b);
-    if (op == "+") return ConstValue{x + y};
-    if (op == "-") return ConstValue{x - y};
-    if (op == "*") return ConstValue{x * y};
+    int64_t x = to_i(*a), y = to_i(*b), r = 0;
+    // Python integers have no bound; pypto's constants are 64-bit, so a result beyond is an error.
+    auto overflow = [&]() {
+      fail(n, fmt::format("integer overflow in a constant expression: {} {} {} does not fit in 64 bits", x, op, y));
+    };
+    if (op == "+") {
+      if (__builtin_add_overflow(x, y, &r)) overflow();
+      return ConstValue{r};
+    }
+    if (op == "-") {
+      if (__builtin_sub_overflow(x, y, &r)) overflow();
+      return ConstValue{r};
+    }
+    if (op == "*") {
+      if (__builtin_mul_overflow(x, y, &r)) overflow();
+      return ConstValue{r};
+    }
     if (op == "//" || op == "%") {
       if (y == 0) fail(n, "division by zero in a constant expression");
+      if (y == -1 && x == INT64_MIN) {
+        if (op == "//") overflow();
+        return ConstValue{int64_t(0)};
+      }
       return ConstValue{op == "//" ? ir::floor_div(x, y) : ir::floor_mod(x, y)};
     }
     if (op == "**") {
       if (y < 0) return ConstValue{std::pow(double(x), double(y))};
-      int64_t r = 1;
-      for (int64_t i = 0; i < y && r != 0; ++i) r *= x;
+      if (x == 0 || x == 1) return ConstValue{y == 0 ? int64_t(1) : x};  // y may be huge here
+      if (x == -1) return ConstValue{y % 2 ? int64_t(-1) : int64_t(1)};
+      if (y >= 64) overflow();  // |x| >= 2
+      r = 1;
+      for (int64_t i = 0; i < y; ++i)
+        if (__builtin_mul_overflow(r, x, &r)) overflow();
       return ConstValue{r};
     }
-    if (op == "<<") return ConstValue{y >= 64 ? int64_t(0) : x << y};
+    if ((op == "<<" || op == ">>") && y < 0) fail(n, "negative shift count in a constant expression");
+    if (op == "<<") {
+      if (x == 0) return ConstValue{int64_t(0)};
+      if (y >= 64) overflow();
+      r = int64_t(uint64_t(x) << y);
+      if ((r >> y) != x) overflow();
+      return ConstValue{r};
+    }
     if (op == ">>") return ConstValue{y >= 64 ? (x < 0 ? int64_t(-1) : int64_t(0)) : x >> y};
     if (op == "&") return ConstValue{x & y};
     if (op == "|") return ConstValue{x | y};

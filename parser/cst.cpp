@@ -1,6 +1,8 @@
 // CST helper implementations (see cst.h).
 #include "parser/cst.h"
 
+#include <algorithm>
+#include <cctype>
 #include <fmt/format.h>
 #include <unordered_map>
 
@@ -55,7 +57,80 @@ TSTreeCursor& shared_cursor(TSNode n) {
 
 }  // namespace
 
+namespace {
+
+// tree-sitter 0.20.7 (Debian 12's libtree-sitter) corrupts its heap when error recovery meets a
+// parse stack deeper than 65535 entries ('-' * 66000 with no operand, 66000 unclosed '('). Each
+// token pushes at most one entry and finished statements are reduced, so the stack is bounded by
+// the tokens of the statement being read: this lexical pre-pass refuses, before tree-sitter
+// runs, a statement of more than kMaxStatementTokens tokens, and (as CPython's tokenizer does)
+// brackets nested more than kMaxNestingDepth deep.
+constexpr uint64_t kMaxStatementTokens = 50'000;
+
+void check_parse_limits(const ir::SourceFilePtr& f) {
+  const std::string& s = f->text;
+  auto at = [&](size_t off, size_t len, std::string msg, std::string hint) {
+    auto it = std::upper_bound(f->line_starts.begin(), f->line_starts.end(), uint32_t(off));
+    const uint32_t line = uint32_t(it - f->line_starts.begin());
+    const uint32_t col = uint32_t(off - f->line_starts[line - 1]) + 1;
+    throw ir::CompileError("E004", ir::Span{f, line, col, line, col + uint32_t(len)}, std::move(msg), std::move(hint));
+  };
+  auto ident = [](unsigned char c) { return std::isalnum(c) || c == '_' || c >= 0x80; };
+  int depth = 0;
+  uint64_t tokens = 0;
+  size_t stmt = 0;
+  for (size_t i = 0; i < s.size();) {
+    const char c = s[i];
+    if (c == '#') {
+      while (i < s.size() && s[i] != '\n') ++i;
+    } else if (c == '\\') {
+      i += 2;  // a line continuation (or a stray backslash): the statement goes on
+    } else if (c == '\n') {
+      if (depth == 0) tokens = 0, stmt = i + 1;
+      ++i;
+    } else if (c == '"' || c == '\'') {
+      const bool triple = s.compare(i, 3, std::string(3, c)) == 0;
+      i += triple ? 3 : 1;
+      while (i < s.size()) {
+        if (s[i] == '\\') {
+          i += 2;
+        } else if (triple ? s.compare(i, 3, std::string(3, c)) == 0 : s[i] == c) {
+          i += triple ? 3 : 1;
+          break;
+        } else if (!triple && s[i] == '\n') {
+          break;  // unterminated: tree-sitter reports it
+        } else {
+          ++i;
+        }
+      }
+      ++tokens;
+    } else if (std::isspace(static_cast<unsigned char>(c))) {
+      ++i;
+    } else if (ident(static_cast<unsigned char>(c))) {
+      while (i < s.size() && (ident(static_cast<unsigned char>(s[i])) || s[i] == '.')) ++i;
+      ++tokens;
+    } else {
+      if (c == '(' || c == '[' || c == '{') {
+        if (++depth > kMaxNestingDepth)
+          at(i, 1, fmt::format("brackets nested too deeply (more than {} levels)", kMaxNestingDepth),
+             "split the expression into several statements with intermediate names");
+      } else if ((c == ')' || c == ']' || c == '}') && depth > 0) {
+        --depth;
+      }
+      ++tokens;
+      ++i;
+    }
+    if (tokens > kMaxStatementTokens)
+      at(stmt, 1, fmt::format("statement too long for the parser (more than {} tokens)", kMaxStatementTokens),
+         depth > 0 ? "an unclosed bracket makes everything after it one statement: close it"
+                   : "split the statement into several with intermediate names");
+  }
+}
+
+}  // namespace
+
 CstTree::CstTree(ir::SourceFilePtr file) : file_(std::move(file)) {
+  check_parse_limits(file_);
   parser_ = ts_parser_new();
   ts_parser_set_language(parser_, tree_sitter_python());
   tree_ = ts_parser_parse_string(parser_, nullptr, file_->text.data(), uint32_t(file_->text.size()));

@@ -66,8 +66,10 @@ FactoryOutcome run_factory(ModuleInfo& mod, const std::string& name, const std::
   };
   std::string names;
   for (const auto& p : params) names += (names.empty() ? "" : ", ") + p.name;
-  for (const auto& [k, v] : args) {
-    auto it = std::find_if(params.begin(), params.end(), [&](const Param& p) { return p.name == k; });
+  for (const auto& arg : args) {
+    const auto& [k, v] = arg;
+    const std::string& key = arg.first;  // clang < 16 cannot capture a structured binding in a lambda
+    auto it = std::find_if(params.begin(), params.end(), [&](const Param& p) { return p.name == key; });
     if (it == params.end()) {
       err(field(def, "name"), fmt::format("--factory-arg {}={}: factory '{}' has no parameter '{}'", k, v, name, k),
           names.empty() ? "it takes no parameters" : fmt::format("its parameters: {}", names));

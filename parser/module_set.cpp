@@ -31,32 +31,6 @@ size_t invalid_utf8(const std::string& s) {
   return std::string::npos;
 }
 
-void collect_syntax_errors(TSNode n, const SourceFilePtr& f, std::vector<Diagnostic>& out) {
-  if (out.size() >= 20) return;
-  if (ts_node_is_missing(n)) {
-    out.push_back(Diagnostic{Severity::Error, "E002", fmt::format("invalid syntax: missing '{}'", ts_node_type(n)),
-                             span_of(n, f), "", {}});
-    return;
-  }
-  if (is(n, "ERROR")) {
-    Span s = span_of(n, f);
-    std::string t = text(n, *f);
-    auto nl = t.find('\n');
-    if (nl != std::string::npos) t = t.substr(0, nl);
-    if (t.size() > 40) t = t.substr(0, 40) + "...";
-    if (s.end_line != s.line) {  // point at the first line only
-      s.end_line = s.line;
-      s.end_col = s.col + uint32_t(t.size() ? t.size() : 1);
-    }
-    out.push_back(Diagnostic{Severity::Error, "E002", fmt::format("invalid syntax near '{}'", t), s,
-                             "this is not valid Python; pypto reads the file with a Python 3 grammar", {}});
-    return;
-  }
-  if (!ts_node_has_error(n)) return;
-  uint32_t c = ts_node_child_count(n);
-  for (uint32_t i = 0; i < c; ++i) collect_syntax_errors(ts_node_child(n, i), f, out);
-}
-
 std::string dir_of(const std::string& path) {
   fs::path p(path);
   std::error_code ec;
@@ -84,12 +58,6 @@ SourceFilePtr read_source(const std::string& path) {
                        "save the file as UTF-8");
   }
   return file;
-}
-
-std::vector<Diagnostic> syntax_errors(const CstTree& tree) {
-  std::vector<Diagnostic> out;
-  collect_syntax_errors(tree.root(), tree.file(), out);
-  return out;
 }
 
 struct ModuleSet::Loaded {

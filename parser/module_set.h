@@ -22,13 +22,12 @@
 
 #include "ir/diagnostic.h"
 #include "parser/module_scan.h"
+#include "parser/syntax_check.h"
 
 namespace pypto::parser {
 
 // Reads a source file: CompileError E000 when it cannot be read or is not UTF-8.
 ir::SourceFilePtr read_source(const std::string& path);
-// Syntax errors (E002) of a parsed file, at most 20.
-std::vector<ir::Diagnostic> syntax_errors(const CstTree& tree);
 
 class ModuleSet {
  public:

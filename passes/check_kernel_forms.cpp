@@ -20,12 +20,15 @@
 //     Acc / Bias, a shape that is not static 2-D; GM tensors a load / store cannot view: rank
 //     other than 1..5, a window of another rank, a non-ND layout, dynamic strides (a dynamic
 //     dimension after the first);
-//   * functions no core runs: Group and Spmd functions (InCore ones are AIV / AIC by now).
+//   * functions no core runs: Group and Spmd functions (InCore ones are AIV / AIC by now), and
+//     tiles in a function that is not a kernel (an Opaque `@pl.function` with tile ops: nothing
+//     gives its tiles on-chip memory).
 // Each is an E501 "not supported yet" error naming the op and the form. The program is not
 // changed. Requires MixedKernelExpanded (kernels are AIV / AIC functions).
 #include <fmt/format.h>
 
 #include "ir/op_registry.h"
+#include "ir/verify_util.h"
 #include "passes/form_rules.h"
 #include "passes/passes.h"
 
@@ -224,11 +227,24 @@ Pass check_kernel_forms_pass() {
               "without tmp, unused tile-op results, parameters other than tensors and scalars, tiles outside the spelled "
               "memory spaces or not static 2-D, GM views of rank above 5 or with a non-ND layout or dynamic strides, "
               "element types without a C++ spelling, dynamic dimensions no parameter carries, Group / Spmd "
-              "functions); changes nothing.",
+              "functions, tiles outside kernels); changes nothing.",
               {{Property::MixedKernelExpanded}, {}, {}},
               [](const ProgramPtr& p, PassContext&) {
                 for (const auto& f : p->functions) {
-                  if (f->type == FunctionType::AIV || f->type == FunctionType::AIC) check_function(*p, *f);
+                  if (f->type == FunctionType::AIV || f->type == FunctionType::AIC) {
+                    check_function(*p, *f);
+                    continue;
+                  }
+                  // Only kernels get on-chip memory (InitMemRef, AllocateMemoryAddr).
+                  verify_detail::for_each_binding(*f, [&](const Var& v, const Span& sp) {
+                    if (as_tile(v.type))
+                      throw CompileError(
+                          "E501", sp.valid() ? sp : f->span,
+                          fmt::format("a tile ('{}') in function '{}' of type {}, which is not a kernel", v.name,
+                                      f->name, to_string(f->type)),
+                          "tiles live in kernels: declare the function @pl.function(type=pl.FunctionType.InCore), "
+                          "or write the work in a pl.at scope");
+                  });
                   if (f->type == FunctionType::Group || f->type == FunctionType::Spmd)
                     throw CompileError("E501", f->span,
                                        fmt::format("a {} function ('{}') is not supported yet", to_string(f->type), f->name),

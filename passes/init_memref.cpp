@@ -169,9 +169,10 @@ class WindowScan : public IRVisitor {
  protected:
   void visit_assign(const AssignStmt& s) override {
     const auto* c = as<Call>(s.value);
-    const auto* src = c && c->is_op("tile.slice") ? as<Var>(c->args[0]) : nullptr;
+    const bool slice = c && c->is_op("tile.slice") && c->args.size() > 2;  // (source, shape, offsets, ...)
+    const auto* src = slice ? as<Var>(c->args[0]) : nullptr;
     const auto* st = src ? as_tile(src->type) : nullptr;
-    const auto* offs = c ? as<MakeTuple>(c->args[2]) : nullptr;
+    const auto* offs = slice ? as<MakeTuple>(c->args[2]) : nullptr;
     if (st && offs && st->shape.size() == 2 && offs->elems.size() == 2) {
       Window w;
       if (auto it = windows.find(src); it != windows.end()) w = it->second;

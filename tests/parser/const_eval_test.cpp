@@ -57,3 +57,23 @@ TEST_CASE("const_eval errors", "[const_eval]") {
   CHECK_THROWS_AS(ev("UNKNOWN + 1"), pypto::ir::CompileError);  // not a constant
   CHECK_THROWS_AS(ev("foo("), pypto::ir::CompileError);          // not an expression
 }
+
+// Found by fuzzing (tests/fuzz): 64-bit overflow was undefined behaviour (`8**30` wrapped silently,
+// `1 ** 10**18` looped for ever). Python's integers are unbounded; pypto's constants are 64-bit, so
+// a result beyond them is a located error, and everything that fits is exact.
+TEST_CASE("const_eval integer overflow is an error, results that fit are exact", "[const_eval]") {
+  for (const char* e : {"8 ** 30", "2 ** 64", "9223372036854775807 + 1", "-9223372036854775807 - 2",
+                        "4294967296 * 4294967296", "-(-9223372036854775807 - 1)", "(-9223372036854775807 - 1) // -1",
+                        "1 << 64", "3 << 62", "1 << -1", "1 >> -1", "'ab' * 600000", "[1, 2] * 600000"}) {
+    INFO(e);
+    CHECK_THROWS_AS(ev(e), pypto::ir::CompileError);
+  }
+  CHECK(ev("2 ** 62").as_int() == (int64_t(1) << 62));
+  CHECK(ev("(-2) ** 63").as_int() == INT64_MIN);
+  CHECK(ev("1 ** 1000000000000000000").as_int() == 1);
+  CHECK(ev("(-1) ** 1000000000000000001").as_int() == -1);
+  CHECK(ev("0 ** 0").as_int() == 1);
+  CHECK(ev("-1 << 63").as_int() == INT64_MIN);
+  CHECK(ev("(-9223372036854775807 - 1) % -1").as_int() == 0);
+  CHECK(ev("9223372036854775807 - 1").as_int() == INT64_MAX - 1);
+}

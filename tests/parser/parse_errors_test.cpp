@@ -212,3 +212,29 @@ TEST_CASE("a pl.yield_ that is not the last statement of its block is rejected",
   CHECK_THAT(e[0].message, Catch::Contains("must be the last statement"));
   CHECK(e[0].span.line == 10);
 }
+
+// tree-sitter 0.20.7 corrupted its heap (an abort, found while fuzzing the front end) when error
+// recovery met a parse stack deeper than 65535: a lexical pre-pass now refuses such statements.
+TEST_CASE("statements too deep or too long for the parser are E004 errors before tree-sitter runs",
+          "[parser][errors]") {
+  const std::string head = "import pypto.language as pl\n\nX = 1\n";
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"Y = " + std::string(66000, '('), "brackets nested too deeply (more than 200 levels)"},
+      {"Y = " + std::string(201, '[') + "1" + std::string(201, ']'), "brackets nested too deeply (more than 200 levels)"},
+      {"Y = " + std::string(66000, '-'), "statement too long for the parser (more than 50000 tokens)"},
+      {"Y = 1" + [] { std::string s; for (int i = 0; i < 30000; ++i) s += " if 1 else 1"; return s; }(),
+       "statement too long for the parser (more than 50000 tokens)"},
+  };
+  for (const auto& [stmt, message] : cases) {
+    auto e = ptest::errors(head + stmt + "\n");
+    REQUIRE(e.size() == 1);
+    CHECK(e[0].code == "E004");
+    CHECK(e[0].message == message);
+    CHECK(e[0].span.line == 4);
+  }
+  // Brackets, strings and comments do not count against a statement's neighbours; 200 levels are fine.
+  std::string ok = head + "Z = " + std::string(200, '(') + "1" + std::string(200, ')') + "\n";
+  for (int i = 0; i < 3000; ++i) ok += "A" + std::to_string(i) + " = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17]  # (((\n";
+  ok += "S = '''" + std::string(300, '(') + "'''\n";
+  for (const auto& d : ptest::errors(ok)) CHECK(d.code != "E004");  // (E010: the file has no entry)
+}

@@ -146,3 +146,29 @@ TEST_CASE("a Group or Spmd function is an E501 error at its definition", "[Check
     CHECK(d.span.line == 8);
   }
 }
+
+// Found by the grammar-aware mutator (tests/fuzz): `@pl.function()` is an Opaque function, which no
+// core runs and nothing gives on-chip memory; its tiles reached AllocateMemoryAddr's verifier as an
+// internal error. The whole pipeline now stops at CheckKernelForms, at the first tile's line.
+TEST_CASE("tiles in a function that is not a kernel are an E501 error at the tile", "[CheckKernelForms]") {
+  const std::string src = R"(import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function()
+    def k(self, x: pl.Tensor[[32, 128], pl.FP32], out: pl.Out[pl.Tensor[[32, 128], pl.FP32]]) -> pl.Tensor[[32, 128], pl.FP32]:
+        t = pl.load(x, [0, 0], [32, 128])
+        return pl.store(pl.exp(t), [0, 0], out)
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: pl.Tensor[[32, 128], pl.FP32], out: pl.Out[pl.Tensor[[32, 128], pl.FP32]]) -> pl.Tensor[[32, 128], pl.FP32]:
+        out = self.k(x, out)
+        return out
+)";
+  auto p = pass_test::parse(src);
+  passes::PassContext ctx;
+  const auto d = pass_test::first_diagnostic_of([&] { passes::run_pipeline(p, ctx); });
+  CHECK(d.code == "E501");
+  CHECK(d.message == "a tile ('t') in function 'k' of type Opaque, which is not a kernel");
+  CHECK(d.span.line == 7);
+}

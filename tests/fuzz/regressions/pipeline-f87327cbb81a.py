@@ -1,0 +1,3 @@
+Né=8**30
+@pl.jit
+def a(a:p.Tensor[[],Né]):
