@@ -83,6 +83,21 @@ void add_factory_candidates(std::string_view text, std::vector<std::string>& ent
   }
 }
 
+// The printed IR is DSL text the front end reads back, printing the same (ir/TEXT_FORMAT.md).
+std::string reread_problem(const ir::Program& prog) {
+  const std::string printed = ir::print_program(prog);
+  auto file = std::make_shared<const ir::SourceFile>("/nonexistent-pypto-fuzz/printed.py", printed);
+  try {
+    ir::DiagnosticSink sink;
+    auto again = parser::parse_source(file, {}, sink);
+    if (ir::print_program(*again) != printed) return "the printed IR, read back, prints differently";
+  } catch (const ir::CompileError& e) {
+    const auto& d = e.diagnostics();
+    return fmt::format("the printed IR does not read back: {}", d.empty() ? e.what() : d[0].span.to_string() + ": " + d[0].message);
+  }
+  return "";
+}
+
 }  // namespace
 
 std::string frontend_problem(std::string_view bytes) {
@@ -134,7 +149,7 @@ std::string pipeline_problem(std::string_view text, const emit::EmitOptions& emi
       auto prog = parser::parse_source(file, o, sink);
       ir::DiagnosticSink vsink;
       if (!ir::verify(*prog, ir::structural_properties(), vsink)) throw ir::CompileError(vsink.take());
-      (void)ir::print_program(*prog);
+      if (std::string why = reread_problem(*prog); !why.empty()) return why;
       passes::PassContext ctx;
       ctx.soc = soc950 ? ir::Soc::Ascend950 : ir::Soc::Ascend910B;
       prog = passes::run_pipeline(prog, ctx);

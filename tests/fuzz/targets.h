@@ -25,8 +25,9 @@ std::string frontend_problem(std::string_view bytes);
 
 // The whole compiler, as `pypto build --emit-only` runs it, on a program text: for up to two
 // entries (the file's first, then a top-level function tried as a factory entry) the front end and the
-// verifier, the pass pipeline (910B or 950, chosen by the input's hash), the IR printer, and
-// every project file rendered in memory (nothing is written). `emit` must name a runtime and a
+// verifier, the printed IR read back (it must print the same), the pass pipeline (910B or 950,
+// chosen by the input's hash), the IR printer, and every project file rendered in memory
+// (nothing is written). `emit` must name a runtime and a
 // prebuilt directory that exist (stub_emit_options).
 std::string pipeline_problem(std::string_view text, const emit::EmitOptions& emit);
 
