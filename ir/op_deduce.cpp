@@ -177,7 +177,8 @@ std::optional<int64_t> count(const std::vector<ExprPtr>& s) {
   auto st = static_shape(s);
   if (!st) return std::nullopt;
   int64_t n = 1;
-  for (auto d : *st) n *= d;
+  for (auto d : *st)
+    if (__builtin_mul_overflow(n, d, &n)) return std::nullopt;  // (the verifier bounds shapes)
   return n;
 }
 

@@ -533,8 +533,10 @@ class Printer {
       while (true) {
         size_t e = c.find('\n', b);
         std::string_view l = std::string_view(c).substr(b, e == std::string::npos ? std::string::npos : e - b);
+        // The front end keeps a comment's text after "# " (one blank), so "# " + text reads back
+        // as the same text: a comment indented after its '#' keeps its indentation.
         std::string text = "#";
-        if (!l.empty() && l[0] != ' ') text += ' ';
+        if (!l.empty()) text += ' ';
         text += l;
         line(text, true);
         if (e == std::string::npos) break;

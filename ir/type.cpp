@@ -2,6 +2,8 @@
 // facet-replacing copies.
 #include "ir/type.h"
 
+#include <algorithm>
+
 #include <array>
 
 #include "ir/expr.h"
@@ -57,9 +59,23 @@ std::optional<std::vector<int64_t>> static_shape(const std::vector<ExprPtr>& sha
 std::optional<int64_t> byte_size(const ShapedType& t) {
   auto s = static_shape(t.shape);
   if (!s) return std::nullopt;
-  int64_t n = 1;
-  for (int64_t d : *s) n *= d;
-  return (n * dtype_bits(t.dtype) + 7) / 8;
+  int64_t bits = dtype_bits(t.dtype);
+  for (int64_t d : *s) {
+    if (d <= 0) return 0;
+    if (__builtin_mul_overflow(bits, d, &bits) || bits > kByteSizeTooLarge) return kByteSizeTooLarge;
+  }
+  return std::min((bits + 7) / 8, kByteSizeTooLarge);
+}
+
+std::string shape_limit_violation(const ShapedType& t) {
+  for (size_t i = 0; i < t.shape.size(); ++i)
+    if (auto d = const_int_value(t.shape[i])) {
+      if (*d < 0) return "extent " + std::to_string(i) + " is negative (" + std::to_string(*d) + ")";
+      if (*d > kMaxExtent)
+        return "extent " + std::to_string(i) + " (" + std::to_string(*d) + ") is larger than " + std::to_string(kMaxExtent);
+    }
+  if (auto b = byte_size(t); b && *b > kMaxBytes) return "it holds more than 2^48 bytes";
+  return "";
 }
 
 bool binds_as_leading_elements(const TypePtr& param, const TypePtr& arg) {
@@ -68,9 +84,11 @@ bool binds_as_leading_elements(const TypePtr& param, const TypePtr& arg) {
   if (!p || !a || p->dtype != a->dtype) return false;
   auto ps = static_shape(p->shape), as = static_shape(a->shape);
   if (!ps || !as || *ps == *as) return false;
-  int64_t np = 1, na = 1;
-  for (int64_t d : *ps) np *= d;
-  for (int64_t d : *as) na *= d;
+  int64_t np = 1, na = 1;  // element counts; an overflowing product binds nothing
+  for (int64_t d : *ps)
+    if (__builtin_mul_overflow(np, d, &np)) return false;
+  for (int64_t d : *as)
+    if (__builtin_mul_overflow(na, d, &na)) return false;
   return np <= na;
 }
 

@@ -145,7 +145,16 @@ std::string_view type_noun(const TypePtr& t);
 // Static extents of a shape, or nullopt if any dim is not a constant.
 std::optional<std::vector<int64_t>> static_shape(const std::vector<ExprPtr>& shape);
 // Element count × storage bits / 8 (nibble types packed), nullopt if the shape is not static.
+// A size beyond 2^62 bytes (more than any memory; the product would overflow) is kByteSizeTooLarge;
+// a negative extent counts as 0.
+constexpr int64_t kByteSizeTooLarge = int64_t(1) << 62;
 std::optional<int64_t> byte_size(const ShapedType& t);
+// The bounds every static shape keeps, so that sizes, strides and element counts of a program
+// fit in 64 bits: each extent at most kMaxExtent (the runtime's shapes are uint32_t) and the
+// whole at most kMaxBytes. "" when `t` keeps them, else what is wrong ("extent 0 is -16", ...).
+constexpr int64_t kMaxExtent = 4294967295;
+constexpr int64_t kMaxBytes = int64_t(1) << 48;
+std::string shape_limit_violation(const ShapedType& t);
 // The reference's calling convention for a tensor argument whose static shape differs from the
 // parameter's static shape, both of one dtype: the callee sees the argument's leading elements
 // (row-major) at its own shape, so the call is valid when the parameter has no more elements than

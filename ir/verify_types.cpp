@@ -231,10 +231,26 @@ void check_placement(const Env& env, const Function& fn) {
 
 }  // namespace
 
+// Every bound value's static shapes keep the bounds of shape_limit_violation (sizes, strides and
+// element counts then fit in 64 bits in every later stage).
+void check_shape_limits(const Env& env, const Function& f) {
+  std::function<void(const TypePtr&, const Var&, const Span&)> check = [&](const TypePtr& t, const Var& v, const Span& sp) {
+    if (const auto* tu = as_tuple(t)) {
+      for (const auto& e : tu->elems) check(e, v, sp);
+    } else if (const auto* st = as_shaped(t)) {
+      if (auto why = shape_limit_violation(*st); !why.empty())
+        env.report(kRule, sp, fmt::format("'{}' in function '{}' has the type {}: {}", v.name, f.name, type_str(t), why),
+                   "tensors and tiles have at most 2^32 - 1 elements per dimension and 2^48 bytes");
+    }
+  };
+  for_each_binding(f, [&](const Var& v, const Span& sp) { check(v.type, v, sp.valid() ? sp : f.span); });
+}
+
 void check_type_checked(const Env& env) {
   for (const auto& f : env.program.functions) {
     TypeChecker(env, *f).run();
     check_placement(env, *f);
+    check_shape_limits(env, *f);
   }
 }
 

@@ -19,7 +19,9 @@ TEST_CASE("emitted project builds with ninja and bin/run runs", "[emit][smoke]")
   const fs::path out = fs::path(PYPTO_TEST_WORK_DIR) / "square";
   if (!fs::exists(out / ".pypto-project")) fs::remove_all(out);  // left by an older pypto: not replaceable
   auto p = compile_program("e2e_square.py");
-  pypto::emit::write_project(*p, pypto::emit::EmitOptions{}, out.string());
+  pypto::emit::EmitOptions o;
+  if (const char* cxx = std::getenv("CXX"); cxx && *cxx) o.cxx = cxx;  // as `pypto build` does (sanitizer presets)
+  pypto::emit::write_project(*p, o, out.string());
   const std::string log = (fs::path(PYPTO_TEST_WORK_DIR) / "smoke.log").string();
   const std::string build = "ninja -C '" + out.string() + "' > '" + log + "' 2>&1";
   INFO(build << "\n" << read_file(log));

@@ -28,7 +28,7 @@ ROOT = Path(__file__).resolve().parents[2]
 FUZZ_DIR = ROOT / "tests" / "fuzz"
 TARGETS = {
     # name: (max input length, extra libFuzzer flags)
-    "frontend": (16384, []),
+    "frontend": (4096, []),
     "pipeline": (32768, []),
 }
 FINDING_PREFIXES = ("crash-", "leak-", "timeout-", "oom-", "slow-unit-")

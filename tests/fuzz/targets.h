@@ -16,17 +16,18 @@
 
 namespace pypto::fuzz {
 
-// The front end on arbitrary bytes, as `pypto check` runs it: the module check, the entry list,
-// then up to six entries parsed and structurally verified — the file's entries, then the first
-// two top-level functions tried as factory entries (--entry build_x); every diagnostic is also
+// The front end on arbitrary bytes, as `pypto check` runs it: the module check, then up to three
+// entries parsed and structurally verified — the file's first two, then the first top-level
+// function that is not one tried as a factory entry (--entry build_x); every diagnostic is also
 // rendered as text and as JSON. The file is named /nonexistent-pypto-fuzz/input.py, so an import
 // never reads a real file.
 std::string frontend_problem(std::string_view bytes);
 
-// The whole compiler, as `pypto build --emit-only` runs it, on a program text: for up to three
-// entries (the file's, then top-level functions tried as factory entries) the front end and the
-// verifier, the pass pipeline (910B or 950, chosen by the input's hash), the IR printer, and
-// every project file rendered in memory (nothing is written). `emit` must name a runtime and a
+// The whole compiler, as `pypto build --emit-only` runs it, on a program text: for up to two
+// entries (the file's first, then a top-level function tried as a factory entry) the front end and the
+// verifier, the printed IR read back (it must print the same), the pass pipeline (910B or 950,
+// chosen by the input's hash), the IR printer, and every project file rendered in memory
+// (nothing is written). `emit` must name a runtime and a
 // prebuilt directory that exist (stub_emit_options).
 std::string pipeline_problem(std::string_view text, const emit::EmitOptions& emit);
 

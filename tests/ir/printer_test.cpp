@@ -257,7 +257,7 @@ TEST_CASE("the TEXT_FORMAT example program", "[printer]") {
   auto adds = make_call("tile.adds", {t, make_float(2.0)}, {}, {});
   auto store = make_call("tile.store", {u, list({r, make_int(0)}), out}, {}, {});
   auto first = assign(t, load);
-  std::const_pointer_cast<Stmt>(first)->leading_comments = {" leading comments of a statement"};
+  std::const_pointer_cast<Stmt>(first)->leading_comments = {"leading comments of a statement"};  // as the front end keeps it: the text after "# "
   auto kernel = func("kernel", {x, r, out}, {t64}, seq({first, assign(u, adds), assign(out1, store), ret({out1})}),
                      FunctionType::InCore, {ParamDirection::In, ParamDirection::In, ParamDirection::Out});
   // main

@@ -195,6 +195,22 @@ TEST_CASE("TypeChecked", "[verifier][types]") {
                 {assign(t, op("tile.load", {x, idx({0, 0}), idx({64, 128})}), 4)});
     expect_one(run(program({f}), {Property::TypeChecked}), "TypeChecked", 4, "'t' is declared");
   }
+  // Found by fuzzing: shapes with huge or negative extents overflowed 64-bit sizes and strides in
+  // later passes (undefined behaviour). Every bound value's static shape is bounded.
+  SECTION("static shapes stay within 2^32 - 1 per extent and 2^48 bytes") {
+    for (const auto& [shape, why] : std::vector<std::pair<std::vector<int64_t>, std::string>>{
+             {{-16, 64}, "extent 0 is negative (-16)"},
+             {{4294967296, 1}, "extent 0 (4294967296) is larger than 4294967295"},
+             {{2147483647, 2147483647}, "it holds more than 2^48 bytes"}}) {
+      auto big = var("big", std::make_shared<TensorType>(DT::FP32, dims(shape)));
+      auto f = fn("k", FunctionType::Orchestration, {big}, {ParamDirection::In}, {}, {ret({}, 3)});
+      expect_one(run(program({f}), {Property::TypeChecked}), "TypeChecked", 1, "'big' in function 'k' has the type");
+      expect_one(run(program({f}), {Property::TypeChecked}), "TypeChecked", 1, why);
+    }
+    auto ok = var("ok", std::make_shared<TensorType>(DT::INT8, dims({4294967295, 65536})));
+    CHECK(run(program({fn("k", FunctionType::Orchestration, {ok}, {ParamDirection::In}, {}, {ret({}, 3)})}),
+              {Property::TypeChecked}).empty());
+  }
   SECTION("if condition must be BOOL") {
     auto n = var("n", scalar_type(DT::INDEX));
     auto iff = std::make_shared<IfStmt>(n, ret({}, 3), nullptr, std::vector<VarPtr>{}, at(2));

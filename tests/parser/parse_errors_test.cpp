@@ -238,3 +238,41 @@ TEST_CASE("statements too deep or too long for the parser are E004 errors before
   ok += "S = '''" + std::string(300, '(') + "'''\n";
   for (const auto& d : ptest::errors(ok)) CHECK(d.code != "E004");  // (E010: the file has no entry)
 }
+
+// tree-sitter-python accepts these; Python does not (found while fuzzing the front end: an
+// unindented body gave an empty function, `import` + newline + `b` was read as `import b`).
+TEST_CASE("what tree-sitter-python accepts and Python does not is E002", "[parser][errors]") {
+  const std::string head = "import pypto.language as pl\n\n";
+  const std::string fn = "@pl.jit\ndef m(a: pl.Tensor[[16, 16], pl.FP32]):\n";
+  struct Case {
+    std::string text, message;
+    uint32_t line;
+  };
+  const std::vector<Case> cases = {
+      {head + fn, "invalid syntax: expected an indented block", 4},
+      {head + fn + "return a\n", "invalid syntax: expected an indented block", 4},
+      {head + fn + "    # only a comment\n", "invalid syntax: expected an indented block", 4},
+      {head + "if True:\nX = 1\n", "invalid syntax: expected an indented block", 3},
+      {head + "import\nmath\n", "invalid syntax: the statement goes on after the end of its line", 4},
+      {head + "X = 1 +\n2\n", "invalid syntax: the statement goes on after the end of its line", 4},
+      {head + "for i in\n  range(3):\n    pass\n", "invalid syntax: the statement goes on after the end of its line", 4},
+  };
+  for (const auto& c : cases) {
+    INFO(c.text);
+    auto e = ptest::errors(c.text);
+    REQUIRE_FALSE(e.empty());
+    CHECK(e[0].code == "E002");
+    CHECK(e[0].message == c.message);
+    CHECK(e[0].span.line == c.line);
+  }
+  // Line breaks Python allows: inside brackets, after a backslash, inside a string, after a
+  // decorator, before else / elif, between statements; a block of `pass` or a docstring.
+  const std::string ok = head + "X = (1 +\n     2)\nY = 1 + \\\n    2\nS = '''a\nb'''\nZ = [1,\n     2]\n" + fn +
+                         "    \"\"\"doc\"\"\"\n    if X > 1:\n        pass\n    elif X > 0:\n        pass\n    else:\n"
+                         "        pass\n    return a\n";
+  for (const auto& d : ptest::errors(ok)) {
+    INFO(d.span.to_string() << " " << d.message);
+    CHECK(d.code != "E002");
+  }
+  CHECK(ptest::errors(ok).empty());
+}

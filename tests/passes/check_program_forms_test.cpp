@@ -32,7 +32,7 @@ Rejected reject_of(const std::string& text) {
   try {
     pass_test::run(passes::check_program_forms_pass(), p);
   } catch (const ir::CompileError& e) {
-    return {e.diagnostics().at(0).message, e.diagnostics().at(0).span.line};
+    return {e.diagnostics().at(0).message, int(e.diagnostics().at(0).span.line)};
   }
   return {};
 }
