@@ -150,10 +150,11 @@ int cmd_test(const TestOptions& opts) {
 
     auto source = load_program(opts.file, opts.common, sink);
     const ir::Function& entry = eval_entry(*source);
-    for (const auto& p : entry.params)
-      if (ir::as_scalar(p->type))
-        throw UsageError(fmt::format("the entry's scalar parameter '{}' needs a value: pass --scalar {}=VALUE",
-                                     p->name, p->name));
+    // The run values, checked before the build (eval_inputs throws on a missing or unknown one).
+    (void)eval_inputs(entry, "", static_cast<uint64_t>(opts.seed), opts.run);
+    std::string run_values;
+    for (const auto& v : opts.run.scalars) run_values += " --scalar " + shell_quote(v);
+    for (const auto& v : opts.run.shapes) run_values += " --shape " + shell_quote(v);
 
     // The pipeline, keeping the IR after every pass for the bisection.
     passes::PassContext ctx;
@@ -198,7 +199,7 @@ int cmd_test(const TestOptions& opts) {
       fs::create_directories(results / "inputs");
       // The inputs bin/run --seed would draw, written for it and interpreted first: an error the
       // interpreter finds (a window outside a tensor) is reported at its line before anything runs.
-      EvalInputs in = eval_inputs(entry, "", static_cast<uint64_t>(seed), {});
+      EvalInputs in = eval_inputs(entry, "", static_cast<uint64_t>(seed), opts.run);
       for (const auto& [name, a] : in.tensors) write_npy_array((results / "inputs" / (name + ".npy")).string(), a);
       // On the source program an interpreter error is the program's: it propagates, located.
       std::optional<Outputs> want = Outputs{};
@@ -206,7 +207,7 @@ int cmd_test(const TestOptions& opts) {
       std::string log;
       // The runtime's checkers are on: a race by simpler's ordering rules or a missing pipe sync
       // fails the run, naming the tasks / instructions.
-      const std::string run = shell_quote((project / "bin" / "run").string()) + " --check-races --check-syncs --inputs " +
+      const std::string run = shell_quote((project / "bin" / "run").string()) + " --check-races --check-syncs" + run_values + " --inputs " +
                               shell_quote((results / "inputs").string()) + " --outputs " +
                               shell_quote((results / "run").string());
       if (run_project && run_captured(run, log) != 0) {

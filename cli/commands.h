@@ -36,9 +36,18 @@ struct OpsOptions {
   std::vector<std::string> names;   // only these ops (registry or pl. spelling)
 };
 
+// Values an entry takes at run time, as bin/run takes them (eval and test): --run-scalar NAME=V for
+// a scalar parameter left a runtime value, --shape NAME=[D0,...] for a tensor whose dynamic dims
+// no scalar and no input gives.
+struct RunValues {
+  std::vector<std::string> scalars;  // "NAME=VALUE"
+  std::vector<std::string> shapes;   // "NAME=[D0,D1,...]"
+};
+
 struct EvalOptions {
   std::string file;
   CommonOptions common;
+  RunValues run;
   std::string inputs_dir;
   std::string outputs_dir;
   int64_t seed = -1;      // < 0: no generated inputs
@@ -49,6 +58,7 @@ struct EvalOptions {
 struct TestOptions {
   std::string file;
   CommonOptions common;
+  RunValues run;
   std::string soc = "910b";
   int64_t seed = 1;
   int trials = 1;
@@ -73,8 +83,11 @@ int cmd_test(const TestOptions& opts);
 // Shared by eval and test (cmd_eval.cpp): the program after the named pipeline pass ("" = as
 // given), and the entry's inputs from DIR/<param>.npy or generated as bin/run --seed generates them.
 ir::ProgramPtr program_after(ir::ProgramPtr prog, const std::string& after, const std::string& soc);
+// The run values checked against the entry (a scalar or tensor it does not have, a value that
+// does not parse: UsageError), then every input read or generated at the extents
+// ir::interp::entry_shapes gives it.
 ir::interp::EvalInputs eval_inputs(const ir::Function& entry, const std::string& dir, std::optional<uint64_t> seed,
-                                   const std::map<std::string, double>& scalars);
+                                   const RunValues& run);
 // `ninja -C OUT [-j N]` (cmd_build.cpp): kOk, or kUserError after printing why.
 // A word for /bin/sh: 'it'\''s' (cmd_build.cpp).
 std::string shell_quote(const std::string& s);

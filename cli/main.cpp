@@ -14,6 +14,19 @@ using namespace pypto::cli;
 
 namespace {
 
+// The run-time values of eval and test (the flags bin/run spells --scalar and --shape).
+void add_run_values(CLI::App* cmd, RunValues& r) {
+  cmd->add_option("--run-scalar", r.scalars,
+                  "Value of a scalar parameter left a runtime value (a typed pl.Scalar, or --scalar n=runtime): "
+                  "the interpreter takes it and bin/run gets it as --scalar n=V; an integer one also gives the "
+                  "dynamic dim of its name (repeatable)")
+      ->type_name("NAME=VALUE");
+  cmd->add_option("--shape", r.shapes,
+                  "Extents of a tensor parameter whose dynamic dims no scalar and no input gives (an Out tensor, "
+                  "or a generated input), e.g. --shape out=[100,128]; passed on to bin/run (repeatable)")
+      ->type_name("NAME=[D0,D1,...]");
+}
+
 void add_common(CLI::App* cmd, CommonOptions& o, bool with_entry = true) {
   if (with_entry) {
     cmd->add_option("--entry", o.entry, "Entry to compile: a @pl.program class or @pl.jit function (default: the only one)");
@@ -149,6 +162,7 @@ int main(int argc, char** argv) {
   auto* eval = app.add_subcommand("eval", "Run the program on the reference interpreter (the oracle): .npy in, .npy out");
   eval->add_option("FILE", e_o.file, "PyPTO source file")->required();
   add_common(eval, e_o.common);
+  add_run_values(eval, e_o.run);
   eval->add_option("--inputs", e_o.inputs_dir, "Read <param>.npy for every In / InOut tensor parameter from DIR")
       ->type_name("DIR");
   eval->add_option("--outputs", e_o.outputs_dir, "Write every Out / InOut tensor parameter as DIR/<param>.npy")
@@ -170,6 +184,7 @@ int main(int argc, char** argv) {
   auto* test = app.add_subcommand("test", "Build, run on seeded inputs, compare with the interpreter; name the pass that broke it");
   test->add_option("FILE", t_o.file, "PyPTO source file")->required();
   add_common(test, t_o.common);
+  add_run_values(test, t_o.run);
   test->add_option("--soc", t_o.soc, "Target SoC: 910b (default) or 950")->check(CLI::IsMember({"910b", "950"}));
   test->add_option("--seed", t_o.seed, "Seed of the first trial's inputs (default 1)")->check(CLI::NonNegativeNumber);
   test->add_option("--trials", t_o.trials, "Number of trials, seeds N, N+1, ... (default 1)")->check(CLI::PositiveNumber);

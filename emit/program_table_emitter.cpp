@@ -101,14 +101,23 @@ std::string emit_program_table(const Function& orch, const std::vector<KernelRef
   for (size_t i = 0; i < orch.params.size(); ++i) {
     const auto& p = orch.params[i];
     if (const auto* t = as_tensor(p->type)) {
-      std::vector<std::string> dims;
-      for (const auto& d : t->shape) dims.push_back(std::to_string(const_int_value(d).value_or(-1)));
-      while (dims.size() < 5) dims.push_back("0");
+      // A dynamic dim is -1 with its symbol's name (bin/run binds it from the scalar of that name
+      // or from a tensor given with it); a dim that is an expression has no name.
+      std::vector<std::string> dims, names;
+      bool any_name = false;
+      for (const auto& d : t->shape) {
+        dims.push_back(std::to_string(const_int_value(d).value_or(-1)));
+        const auto* v = const_int_value(d) ? nullptr : as<Var>(d);
+        names.push_back(v ? fmt::format("\"{}\"", string_literal_body(v->name)) : "nullptr");
+        any_name |= v != nullptr;
+      }
       if (dims.size() > 5) unreachable_form("emit", p->span, "an entry tensor of rank above 5", "CheckOrchestrationForms");
+      while (dims.size() < 5) dims.push_back("0"), names.push_back("nullptr");
       const auto dir = orch.param_directions[i];
-      tensors += fmt::format("    {{\"{}\", {}, {}, {{{}}}, ParamDir::{}}},\n", p->name, runtime_dtype(t->dtype, p->span),
+      tensors += fmt::format("    {{\"{}\", {}, {}, {{{}}}, ParamDir::{}{}}},\n", p->name, runtime_dtype(t->dtype, p->span),
                              t->shape.size(), fmt::join(dims, ", "),
-                             dir == ParamDirection::In ? "In" : dir == ParamDirection::Out ? "Out" : "InOut");
+                             dir == ParamDirection::In ? "In" : dir == ParamDirection::Out ? "Out" : "InOut",
+                             any_name ? fmt::format(", {{{}}}", fmt::join(names, ", ")) : std::string());
       ++nt;
     } else if (const auto* s = as_scalar(p->type)) {
       scalars += fmt::format("    {{\"{}\", {}}},\n", p->name, runtime_dtype(s->dtype, p->span));

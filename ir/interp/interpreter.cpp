@@ -7,6 +7,7 @@
 #include <unordered_map>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "ir/diagnostic.h"
 #include "ir/interp/op_semantics.h"
@@ -485,23 +486,95 @@ const Function& eval_entry(const Program& p) {
                      "give the program an Orchestration function, or select one entry with --entry");
 }
 
+std::map<std::string, std::vector<int64_t>> entry_shapes(const Function& entry,
+                                                         const std::map<std::string, std::vector<int64_t>>& given,
+                                                         const std::map<std::string, double>& scalars) {
+  // Dynamic dims by variable name, each with what gave it (for the message of a conflict).
+  std::map<std::string, std::pair<int64_t, std::string>> bound;
+  auto bind = [&](const Var& prm, const std::string& name, int64_t v, const std::string& from) {
+    auto [it, fresh] = bound.emplace(name, std::make_pair(v, from));
+    if (!fresh && it->second.first != v)
+      throw CompileError("E603", prm.span,
+                         fmt::format("pypto eval: dynamic dim {} is {} by {}, but {} by {}", name, v, from,
+                                     it->second.first, it->second.second),
+                         "give the tensors and scalars extents that agree");
+  };
+  for (const auto& prm : entry.params)
+    if (const auto* s = as_scalar(prm->type); s && dtype_is_int(s->dtype))
+      if (auto it = scalars.find(prm->name); it != scalars.end())
+        bind(*prm, prm->name, static_cast<int64_t>(it->second), "scalar " + prm->name);
+  auto declared = [](const TensorType& t) {
+    std::vector<std::string> d;
+    for (const auto& e : t.shape) {
+      if (auto c = const_int_value(e)) d.push_back(std::to_string(*c));
+      else if (const auto* v = as<Var>(e)) d.push_back(v->name);
+      else d.push_back("?");
+    }
+    return fmt::format("[{}]", fmt::join(d, ", "));
+  };
+  for (const auto& prm : entry.params) {
+    const auto* t = as_tensor(prm->type);
+    auto it = given.find(prm->name);
+    if (!t || it == given.end()) continue;
+    const auto& shape = it->second;
+    bool ok = shape.size() == t->shape.size();
+    for (size_t d = 0; ok && d < shape.size(); ++d)
+      if (auto c = const_int_value(t->shape[d])) ok = *c == shape[d];
+    if (!ok)
+      throw CompileError("E603", prm->span,
+                         fmt::format("pypto eval: '{}' is given with extents {}, the parameter is declared {}", prm->name,
+                                     shape_text(shape), declared(*t)));
+    for (size_t d = 0; d < shape.size(); ++d)
+      if (const auto* v = as<Var>(t->shape[d])) bind(*prm, v->name, shape[d], "'" + prm->name + "'");
+  }
+  std::map<std::string, std::vector<int64_t>> out;
+  for (const auto& prm : entry.params) {
+    const auto* t = as_tensor(prm->type);
+    if (!t) continue;
+    if (auto it = given.find(prm->name); it != given.end()) {
+      out[prm->name] = it->second;
+      continue;
+    }
+    std::vector<int64_t> shape;
+    for (size_t d = 0; d < t->shape.size(); ++d) {
+      const ExprPtr& e = t->shape[d];
+      if (auto c = const_int_value(e)) {
+        shape.push_back(*c);
+        continue;
+      }
+      const auto* v = as<Var>(e);
+      if (auto b = v ? bound.find(v->name) : bound.end(); b != bound.end()) {
+        shape.push_back(b->second.first);
+        continue;
+      }
+      throw CompileError(
+          "E603", prm->span,
+          fmt::format("pypto eval: '{}' {}: dim {}{} is given by no scalar and no tensor", prm->name, declared(*t), d,
+                      v ? " (" + v->name + ")" : std::string()),
+          v ? fmt::format("pass the scalar {} a value, an input that has the dim, or the extents of '{}' (--shape {}=[...])",
+                          v->name, prm->name, prm->name)
+            : fmt::format("pass the extents of '{}' (--shape {}=[...])", prm->name, prm->name));
+    }
+    out[prm->name] = shape;
+  }
+  return out;
+}
+
 std::vector<EvalOutput> evaluate(const Program& p, const Function& entry, const EvalInputs& in) {
   Machine m(p);
   std::vector<Value> args;
-  // Bind dims from the given inputs first, so Out parameters with dynamic dims get their extents.
-  std::unordered_map<const Var*, int64_t> bound;
-  auto bind_dims = [&](const TensorType& t, const std::vector<int64_t>& shape) {
-    for (size_t d = 0; d < t.shape.size() && d < shape.size(); ++d)
-      if (const auto* v = as<Var>(t.shape[d])) bound.emplace(v, shape[d]);
-  };
+  // Out parameters get the extents the inputs, the scalars and the given shapes determine.
+  std::map<std::string, std::vector<int64_t>> given = in.shapes;
   for (size_t i = 0; i < entry.params.size(); ++i) {
-    const auto& prm = *entry.params[i];
-    const auto* t = as_tensor(prm.type);
-    if (!t) continue;
     const bool out_only = i < entry.param_directions.size() && entry.param_directions[i] == ParamDirection::Out;
-    auto it = in.tensors.find(prm.name);
-    if (!out_only && it != in.tensors.end()) bind_dims(*t, it->second.shape);
+    auto it = in.tensors.find(entry.params[i]->name);
+    if (!out_only && it != in.tensors.end()) given[it->first] = it->second.shape;
   }
+  std::map<std::string, std::vector<int64_t>> shapes;
+  bool needs_shapes = false;
+  for (size_t i = 0; i < entry.params.size(); ++i)
+    needs_shapes |= i < entry.param_directions.size() && entry.param_directions[i] == ParamDirection::Out;
+  if (needs_shapes) shapes = entry_shapes(entry, given, in.scalars);
   for (size_t i = 0; i < entry.params.size(); ++i) {
     const auto& prm = *entry.params[i];
     const bool out_only = i < entry.param_directions.size() && entry.param_directions[i] == ParamDirection::Out;
@@ -509,7 +582,8 @@ std::vector<EvalOutput> evaluate(const Program& p, const Function& entry, const 
       auto it = in.scalars.find(prm.name);
       if (it == in.scalars.end())
         throw CompileError("E603", prm.span, fmt::format("pypto eval: no value for scalar parameter '{}'", prm.name),
-                           fmt::format("pass --scalar {}=VALUE", prm.name));
+                           fmt::format("pass --run-scalar {}=VALUE (or bind it at compile time: --scalar {}=VALUE)",
+                                       prm.name, prm.name));
       args.push_back(Value::scalar(s->dtype, round_to(s->dtype, it->second)));
       continue;
     }
@@ -526,19 +600,7 @@ std::vector<EvalOutput> evaluate(const Program& p, const Function& entry, const 
       args.push_back(Value::array(it->second.copy()));
       continue;
     }
-    std::vector<int64_t> shape;
-    for (const auto& d : t->shape) {
-      if (auto c = const_int_value(d)) {
-        shape.push_back(*c);
-      } else if (const auto* v = as<Var>(d); v && bound.count(v)) {
-        shape.push_back(bound[v]);
-      } else {
-        throw CompileError("E603", prm.span,
-                           fmt::format("pypto eval: output '{}' has a dimension no input determines", prm.name),
-                           "give the output a static shape, or a dynamic dim that an input also has");
-      }
-    }
-    args.push_back(Value::array(Array::zeros(t->dtype, shape)));
+    args.push_back(Value::array(Array::zeros(t->dtype, shapes.at(prm.name))));
   }
   std::vector<Value> kept = args;
   m.call(entry, args, entry.span);

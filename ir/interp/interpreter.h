@@ -20,7 +20,18 @@ namespace pypto::ir::interp {
 struct EvalInputs {
   std::map<std::string, Array> tensors;  // by parameter name: In and InOut parameters
   std::map<std::string, double> scalars;  // by parameter name
+  std::map<std::string, std::vector<int64_t>> shapes;  // by parameter name: extents given for Out parameters
 };
+
+// The extents of every tensor parameter of `entry`, as bin/run sizes them: a static dim is its
+// value; a dynamic dim that is a variable takes the value of the integer scalar parameter of
+// its name (`scalars`), or of the same variable in any tensor whose extents are `given` (input
+// arrays, --shape); a tensor in `given` keeps its extents. Throws CompileError (E603) at the
+// parameter for a rank or static-dim mismatch, a variable bound to two values, or a dim nothing
+// gives — the message says what would give it.
+std::map<std::string, std::vector<int64_t>> entry_shapes(const Function& entry,
+                                                         const std::map<std::string, std::vector<int64_t>>& given,
+                                                         const std::map<std::string, double>& scalars);
 
 struct EvalOutput {
   std::string name;  // the Out / InOut parameter
@@ -31,8 +42,8 @@ struct EvalOutput {
 // else the one function no other function calls. Throws CompileError (E600) naming the choices.
 const Function& eval_entry(const Program& p);
 
-// The entry's parameters with the shapes they take from `in` (dynamic dims from the given arrays;
-// Out parameters are zero-filled at their declared shape, which must then be static).
+// The entry's parameters with the shapes they take from `in` (Out parameters zero-filled at the
+// extents entry_shapes gives them).
 // Returns every Out / InOut parameter after the run, in parameter order.
 std::vector<EvalOutput> evaluate(const Program& p, const Function& entry, const EvalInputs& in);
 

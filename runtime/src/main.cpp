@@ -4,7 +4,9 @@
 // executor, writes the outputs as .npy and prints a one-line summary. A kernel error (an
 // out-of-extent GM access, a bad TASSIGN, ...) stops the run with a message naming the task, the
 // kernel and the source line (the program table's line maps); --check-races / --check-syncs print
-// what they found and make the run fail.
+// what they found and make the run fail. A dynamic dim takes its extent from the scalar
+// parameter of its name, from any tensor given with it (an input file, --shape), or from --shape
+// for the tensor itself; generated inputs and Out tensors are sized with it.
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -14,6 +16,8 @@
 #include <stdexcept>
 #include <string>
 #include <vector>
+
+#include <unistd.h>
 
 #include <pto/pto_float.hpp>
 #include <pto/pto_sim_context.hpp>
@@ -36,13 +40,15 @@ namespace {
 
 void usage(const ProgramInfo& p) {
     std::printf(
-        "usage: run [--inputs DIR] [--outputs DIR] [--seed N] [--scalar NAME=VALUE]... [--clusters C]\n"
-        "           [--check-races] [--check-syncs]\n"
+        "usage: run [--inputs DIR] [--outputs DIR] [--seed N] [--scalar NAME=VALUE]...\n"
+        "           [--shape NAME=[D0,D1,...]]... [--clusters C] [--check-races] [--check-syncs]\n"
         "Runs '%s' on the pypto CPU runtime.\n"
         "  --inputs DIR     read <param>.npy for every In/InOut tensor parameter\n"
         "  --seed N         generate missing inputs deterministically (floats in [-1,1), ints in [-8,8])\n"
         "  --outputs DIR    write every Out/InOut tensor (and generated inputs) as <param>.npy\n"
         "  --scalar N=V     value of scalar parameter N (required for every scalar)\n"
+        "  --shape T=[D,..] shape of tensor T, for a dynamic dim no scalar or input file gives\n"
+        "                   (a generated input or an Out tensor)\n"
         "  --clusters C     simulated clusters of 1 AIC + 2 AIV cores (default 2)\n"
         "  --check-races    report pairs of tasks touching overlapping GM bytes (one writing) that the\n"
         "                   reference runtime's ordering rules leave unordered\n"
@@ -52,7 +58,16 @@ void usage(const ProgramInfo& p) {
         "float16 travels as <f2, bfloat16 as <f4 (rounded to nearest even on input).\n",
         p.name);
     std::printf("tensor parameters:");
-    for (int i = 0; i < p.num_tensors; ++i) std::printf(" %s", p.tensors[i].name);
+    for (int i = 0; i < p.num_tensors; ++i) {
+        const TensorParamInfo& t = p.tensors[i];
+        std::printf(" %s[", t.name);
+        for (int d = 0; d < t.ndims; ++d) {
+            if (d) std::printf(",");
+            if (t.shape[d] >= 0) std::printf("%lld", static_cast<long long>(t.shape[d]));
+            else std::printf("%s", t.dim_names[d] ? t.dim_names[d] : "?");
+        }
+        std::printf("]");
+    }
     std::printf("\nscalar parameters:");
     for (int i = 0; i < p.num_scalars; ++i) std::printf(" %s", p.scalars[i].name);
     std::printf("\n");
@@ -93,9 +108,72 @@ uint64_t parse_scalar(const ScalarParamInfo& sp, const std::string& text) {
     }
 }
 
+// "[64,128]", "64,128" or "[64, 128]" -> {64, 128}; nullopt when it is not a list of extents.
+bool parse_extents(std::string text, std::vector<int64_t>& out) {
+    out.clear();
+    if (!text.empty() && text.front() == '[') {
+        if (text.back() != ']') return false;
+        text = text.substr(1, text.size() - 2);
+    }
+    std::size_t b = 0;
+    while (b <= text.size()) {
+        std::size_t e = text.find(',', b);
+        if (e == std::string::npos) e = text.size();
+        std::string item = text.substr(b, e - b);
+        while (!item.empty() && item.front() == ' ') item.erase(0, 1);
+        while (!item.empty() && item.back() == ' ') item.pop_back();
+        if (item.empty() || item.find_first_not_of("0123456789") != std::string::npos || item.size() > 10) return false;
+        out.push_back(std::stoll(item));
+        b = e + 1;
+    }
+    return !out.empty();
+}
+
+// The extents of the entry's dynamic dims, by symbol name, each with where it came from.
+class DimSymbols {
+public:
+    void bind(const std::string& name, int64_t value, const std::string& from) {
+        auto it = values_.find(name);
+        if (it == values_.end()) {
+            values_[name] = {value, from};
+        } else if (it->second.first != value) {
+            die("dynamic dim " + name + " is " + std::to_string(value) + " by " + from + ", but " +
+                std::to_string(it->second.first) + " by " + it->second.second);
+        }
+    }
+    const std::pair<int64_t, std::string>* find(const std::string& name) const {
+        auto it = values_.find(name);
+        return it == values_.end() ? nullptr : &it->second;
+    }
+
+private:
+    std::map<std::string, std::pair<int64_t, std::string>> values_;
+};
+
+std::string declared_shape(const TensorParamInfo& tp) {
+    std::string r = "[";
+    for (int d = 0; d < tp.ndims; ++d) {
+        if (d) r += ", ";
+        r += tp.shape[d] >= 0 ? std::to_string(tp.shape[d]) : tp.dim_names[d] ? tp.dim_names[d] : "?";
+    }
+    return r + "]";
+}
+
+// Checks `shape` (from `from`) against tp's declared shape and binds its named dynamic dims.
+void match_shape(const TensorParamInfo& tp, const std::vector<int64_t>& shape, const std::string& from,
+                 DimSymbols& syms) {
+    bool ok = static_cast<int>(shape.size()) == tp.ndims;
+    for (int d = 0; ok && d < tp.ndims; ++d) ok = tp.shape[d] < 0 || tp.shape[d] == shape[d];
+    if (!ok)
+        die(from + ": shape " + shape_str(shape) + " does not match parameter '" + tp.name + "' " + declared_shape(tp));
+    for (int d = 0; d < tp.ndims; ++d)
+        if (tp.shape[d] < 0 && tp.dim_names[d]) syms.bind(tp.dim_names[d], shape[d], from);
+}
+
 struct HostTensor {
     std::vector<int64_t> shape;
     std::vector<uint8_t> data;  // device layout
+    bool given = false;  // read from an input file
     bool generated = false;
     std::vector<uint8_t> initial;  // generated InOut input, written as <param>.input.npy
 };
@@ -141,6 +219,7 @@ int main(int argc, char** argv) {
     int clusters = 2;
     bool check_races = false, check_syncs = false;
     std::map<std::string, std::string> scalar_text;
+    std::map<std::string, std::vector<int64_t>> shape_arg;
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
         auto value = [&](const char* flag) -> std::string {
@@ -179,21 +258,40 @@ int main(int argc, char** argv) {
             const std::size_t eq = v.find('=');
             if (eq == std::string::npos || eq == 0) die("--scalar expects NAME=VALUE, got '" + v + "'");
             scalar_text[v.substr(0, eq)] = v.substr(eq + 1);
+        } else if (a == "--shape") {
+            const std::string v = value("--shape");
+            const std::size_t eq = v.find('=');
+            std::vector<int64_t> ext;
+            if (eq == std::string::npos || eq == 0 || !parse_extents(v.substr(eq + 1), ext))
+                die("--shape expects NAME=[D0,D1,...] with non-negative integer extents, got '" + v + "'");
+            shape_arg[v.substr(0, eq)] = ext;
         } else {
             die("unknown argument '" + a + "' (see --help)");
         }
     }
 
-    // ---- scalars ----
+    // ---- scalars (an integer scalar also gives the dynamic dim of its name) ----
+    DimSymbols syms;
     std::vector<uint64_t> scalars;
     for (int j = 0; j < prog.num_scalars; ++j) {
         const ScalarParamInfo& sp = prog.scalars[j];
         auto it = scalar_text.find(sp.name);
         if (it == scalar_text.end()) die(std::string("missing --scalar ") + sp.name + "=VALUE");
         scalars.push_back(parse_scalar(sp, it->second));
+        if (sp.dtype == DataType::INT64 || sp.dtype == DataType::INT32)
+            syms.bind(sp.name, sp.dtype == DataType::INT64 ? from_u64<int64_t>(scalars.back())
+                                                           : from_u64<int32_t>(scalars.back()),
+                      std::string("--scalar ") + sp.name);
         scalar_text.erase(it);
     }
     if (!scalar_text.empty()) die("unknown scalar parameter '" + scalar_text.begin()->first + "'");
+    for (const auto& [name, ext] : shape_arg) {
+        int found = -1;
+        for (int i = 0; i < prog.num_tensors; ++i)
+            if (name == prog.tensors[i].name) found = i;
+        if (found < 0) die("--shape names '" + name + "', which is not a tensor parameter (see --help)");
+        match_shape(prog.tensors[found], ext, "--shape " + name, syms);
+    }
 
     // ---- tensors ----
     std::vector<HostTensor> host(static_cast<std::size_t>(prog.num_tensors));
@@ -215,31 +313,68 @@ int main(int argc, char** argv) {
             if (a.descr != descr)
                 die(file.string() + ": dtype " + a.descr + " does not match parameter '" + tp.name + "' (" +
                     get_dtype_name(tp.dtype) + ", expected " + descr + ")");
-            bool ok = static_cast<int>(a.shape.size()) == tp.ndims;
-            for (int d = 0; ok && d < tp.ndims; ++d) ok = tp.shape[d] < 0 || tp.shape[d] == a.shape[d];
-            std::vector<int64_t> want(tp.shape, tp.shape + tp.ndims);
-            if (!ok)
-                die(file.string() + ": shape " + shape_str(a.shape) + " does not match parameter '" + tp.name +
-                    "' " + shape_str(want) + " (-1 = any)");
+            match_shape(tp, a.shape, file.string(), syms);
+            if (auto it = shape_arg.find(tp.name); it != shape_arg.end() && it->second != a.shape)
+                die(file.string() + ": shape " + shape_str(a.shape) + ", but --shape " + tp.name + "=" +
+                    shape_str(it->second));
             h.shape = a.shape;
             h.data = from_npy(a, tp.dtype);
+            h.given = true;
             continue;
         }
         if (is_input && !have_seed)
             die(std::string("missing input '") + tp.name + "': no " +
                 (inputs_dir.empty() ? std::string("--inputs directory") : file.string()) + " (or pass --seed N)");
-        h.shape.assign(tp.shape, tp.shape + tp.ndims);
-        for (int64_t d : h.shape)
-            if (d < 0)
-                die(std::string("tensor '") + tp.name + "' has a dynamic shape; provide " + tp.name + ".npy via --inputs");
-        uint64_t n = 1;
-        for (int64_t d : h.shape) n *= static_cast<uint64_t>(d);
-        if (is_input) {
-            h.data = random_fill(tp.dtype, n, seed, i);
-            h.generated = true;
-            if (tp.dir == ParamDir::InOut) h.initial = h.data;
+    }
+    // Generated inputs and Out tensors, once every given tensor has bound its dims.
+    for (int i = 0; i < prog.num_tensors; ++i) {
+        const TensorParamInfo& tp = prog.tensors[i];
+        HostTensor& h = host[static_cast<std::size_t>(i)];
+        const bool is_input = tp.dir != ParamDir::Out;
+        if (h.given) continue;
+        if (auto it = shape_arg.find(tp.name); it != shape_arg.end()) {
+            h.shape = it->second;
         } else {
-            h.data.assign(n * get_element_size(tp.dtype), 0);
+            h.shape.assign(tp.shape, tp.shape + tp.ndims);
+            for (int d = 0; d < tp.ndims; ++d) {
+                if (h.shape[static_cast<std::size_t>(d)] >= 0) continue;
+                const auto* v = tp.dim_names[d] ? syms.find(tp.dim_names[d]) : nullptr;
+                if (v) {
+                    h.shape[static_cast<std::size_t>(d)] = v->first;
+                    continue;
+                }
+                const std::string what = std::string(is_input ? "input '" : "output '") + tp.name + "' " +
+                                         declared_shape(tp) + ": dim " + std::to_string(d);
+                if (tp.dim_names[d])
+                    die(what + " (" + tp.dim_names[d] + ") is given by no scalar and no tensor; pass --scalar " +
+                        tp.dim_names[d] + "=N if it is a scalar parameter, an input that has it, or --shape " + tp.name +
+                        "=[...]");
+                die(what + " is dynamic; pass --shape " + tp.name + "=[...]" +
+                    (is_input ? std::string(" or provide ") + tp.name + ".npy via --inputs" : std::string()));
+            }
+        }
+        uint64_t n = 1;
+        for (int64_t d : h.shape) {
+            if (d > 0xFFFFFFFFll) die(std::string("tensor '") + tp.name + "' " + shape_str(h.shape) + ": an extent above 2^32 - 1");
+            n = d == 0 || n <= (1ull << 40) / static_cast<uint64_t>(d) ? n * static_cast<uint64_t>(d) : (1ull << 41);
+        }
+        const uint64_t bytes = n * get_element_size(tp.dtype);
+        if (const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
+            pages > 0 && page > 0 && bytes > static_cast<uint64_t>(pages) * static_cast<uint64_t>(page))
+            die(std::string("tensor '") + tp.name + "' " + shape_str(h.shape) + " needs " + std::to_string(bytes) +
+                " bytes, more than this machine's memory (" +
+                std::to_string(static_cast<uint64_t>(pages) * static_cast<uint64_t>(page)) + " bytes)");
+        try {
+            if (is_input) {
+                h.data = random_fill(tp.dtype, n, seed, i);
+                h.generated = true;
+                if (tp.dir == ParamDir::InOut) h.initial = h.data;
+            } else {
+                h.data.assign(n * get_element_size(tp.dtype), 0);
+            }
+        } catch (const std::bad_alloc&) {
+            die(std::string("cannot allocate ") + std::to_string(n * get_element_size(tp.dtype)) + " bytes for tensor '" +
+                tp.name + "' " + shape_str(h.shape));
         }
     }
 

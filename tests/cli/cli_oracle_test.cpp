@@ -141,3 +141,42 @@ TEST_CASE("pypto test: a window outside a tensor is reported at its line before 
   CHECK(r.out.find("oob_guarded.py:16:22") != std::string::npos);
   CHECK(r.out.find("bin/run failed") == std::string::npos);
 }
+
+TEST_CASE("pypto eval / test take run-time values: --run-scalar and --shape", "[cli][oracle]") {
+  const std::string rows = std::string(PYPTO_TEST_PROGRAMS) + "/dynamic_rows.py";
+  const std::string dims = std::string(PYPTO_TEST_PROGRAMS) + "/dynamic_dims.py";
+  const fs::path out = work("oracle/run_values");
+  fs::remove_all(out);
+  // The Out tensor takes N from --shape x, the generated input; out = x + x.
+  auto r = run_pypto("eval '" + rows + "' --seed 2 --shape 'x=[80, 64]' --outputs '" + out.string() + "'");
+  INFO(r.out);
+  REQUIRE(r.code == 0);
+  Array x = npy::read_npy_array((out / "x.npy").string(), DataType::FP32);
+  Array o = npy::read_npy_array((out / "out.npy").string(), DataType::FP32);
+  REQUIRE(x.shape == std::vector<int64_t>{80, 64});
+  REQUIRE(o.shape == std::vector<int64_t>{80, 64});
+  for (int64_t i = 0; i < o.numel(); ++i) REQUIRE(o.at(i) == 2 * x.at(i));
+  // The same seed and extents give bin/run's input (the same generator).
+  auto unsized = run_pypto("eval '" + rows + "' --seed 2 --outputs '" + out.string() + "'");
+  CHECK(unsized.code != 0);
+  CHECK(unsized.out.find("'x' [N, 64]: dim 0 (N) is given by no scalar and no tensor") != std::string::npos);
+  CHECK(unsized.out.find("dynamic_rows.py:") != std::string::npos);
+
+  // A runtime scalar: the run value goes to the interpreter and to bin/run; M also sizes x and out.
+  r = run_pypto("test '" + dims + "' --run-scalar M=160 -j 2");
+  INFO(r.out);
+  CHECK(r.code == 0);
+  CHECK(r.out.find("out [160, 128] FP32: ok") != std::string::npos);
+  auto missing = run_pypto("test '" + dims + "' --no-run");
+  CHECK(missing.code != 0);
+  CHECK(missing.out.find("pass --run-scalar M=VALUE") != std::string::npos);
+  auto unknown = run_pypto("test '" + dims + "' --run-scalar M=64 --run-scalar K=3 --no-run");
+  CHECK(unknown.code != 0);
+  CHECK(unknown.out.find("has no scalar parameter 'K'") != std::string::npos);
+  auto not_int = run_pypto("test '" + dims + "' --run-scalar M=6.5 --no-run");
+  CHECK(not_int.code != 0);
+  CHECK(not_int.out.find("'6.5' is not a value of dtype INDEX") != std::string::npos);
+  auto bad_shape = run_pypto("test '" + rows + "' --shape x=abc --no-run");
+  CHECK(bad_shape.code != 0);
+  CHECK(bad_shape.out.find("expected NAME=[D0,D1,...]") != std::string::npos);
+}

@@ -1,7 +1,10 @@
-// The generated `bin/run` as a user drives it: --inputs / --outputs / --seed / --scalar, and its
-// refusal of bad input (missing, wrong-shape, wrong-dtype or corrupt .npy files, missing or
-// unknown scalars) with a message and a non-zero exit — never a crash or a silent wrong run.
+// The generated `bin/run` as a user drives it: --inputs / --outputs / --seed / --scalar / --shape,
+// dynamic dims sized from a scalar, an input file or --shape, and its refusal of bad input
+// (missing, wrong-shape, wrong-dtype or corrupt .npy files, missing or unknown scalars, extents
+// that disagree or that nothing gives) with a message and a non-zero exit — never a crash or a
+// silent wrong run.
 #include <catch2/catch.hpp>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fmt/format.h>
@@ -22,21 +25,32 @@ using namespace clitest;
 
 Run sh(const std::string& cmd) { return shell(cmd + " 2>&1"); }
 
+fs::path build_program(const std::string& program, const std::string& dir) {
+  fs::path o = fs::path(PYPTO_TEST_WORK_DIR) / dir;
+  if (!fs::exists(o / ".pypto-project")) fs::remove_all(o);  // left by an older pypto: not replaceable
+  fs::create_directories(o.parent_path());
+  auto r = sh(fmt::format("'{}' build '{}/{}' -o '{}'", PYPTO_BIN, PYPTO_TEST_PROGRAMS, program, o.string()));
+  INFO(r.out);
+  REQUIRE(r.code == 0);
+  return o;
+}
+
 // Builds tests/programs/e2e_elementwise.py once (x, y: In [64,128] FP32; alpha: FP32 scalar; z: Out).
 const fs::path& project() {
-  static const fs::path out = [] {
-    fs::path o = fs::path(PYPTO_TEST_WORK_DIR) / "elementwise";
-    if (!fs::exists(o / ".pypto-project")) fs::remove_all(o);  // left by an older pypto: not replaceable
-    fs::create_directories(o.parent_path());
-    auto r = sh(fmt::format("'{}' build '{}/e2e_elementwise.py' -o '{}'", PYPTO_BIN, PYPTO_TEST_PROGRAMS, o.string()));
-    INFO(r.out);
-    REQUIRE(r.code == 0);
-    return o;
-  }();
+  static const fs::path out = build_program("e2e_elementwise.py", "elementwise");
   return out;
 }
 
 Run run(const std::string& args) { return sh(fmt::format("'{}/bin/run' {}", project().string(), args)); }
+
+std::vector<float> read_f32(const fs::path& p, std::vector<int64_t>& shape) {
+  auto a = pypto_rt::read_npy(p.string());
+  REQUIRE(a.descr == "<f4");
+  shape = a.shape;
+  std::vector<float> v(a.numel());
+  std::memcpy(v.data(), a.data.data(), v.size() * sizeof(float));
+  return v;
+}
 
 void write_f32(const fs::path& p, std::vector<int64_t> shape, float value) {
   size_t n = 1;
@@ -120,5 +134,81 @@ TEST_CASE("bin/run rejects bad inputs with a message and a non-zero exit", "[run
   auto flag = run("--frobnicate");
   CHECK(flag.code != 0);
   for (const auto* r : {&missing, &shape, &dtype, &corrupt, &no_scalar, &bad_scalar, &unknown, &flag})
+    CHECK(r->out.find("Segmentation") == std::string::npos);
+}
+
+TEST_CASE("bin/run sizes dynamic dims from a scalar, an input file or --shape", "[run]") {
+  // dynamic_dims.py: x, out: [M, 128] with M the entry's scalar; out = exp(x) by 32-row blocks.
+  const fs::path dims = build_program("dynamic_dims.py", "dynamic_dims");
+  auto bin = [](const fs::path& p, const std::string& args) { return sh(fmt::format("'{}/bin/run' {}", p.string(), args)); };
+  {
+    fs::path out = fresh_dir("dyn_scalar");
+    auto r = bin(dims, fmt::format("--scalar M=96 --seed 3 --outputs '{}'", out.string()));
+    INFO(r.out);
+    REQUIRE(r.code == 0);
+    CHECK(r.out.find("3 tasks") != std::string::npos);
+    std::vector<int64_t> xs, os;
+    auto x = read_f32(out / "x.npy", xs);
+    auto o = read_f32(out / "out.npy", os);
+    CHECK(xs == std::vector<int64_t>{96, 128});
+    REQUIRE(os == std::vector<int64_t>{96, 128});
+    for (size_t i = 0; i < o.size(); ++i) REQUIRE(o[i] == Approx(std::exp(x[i])).epsilon(1e-6));
+    auto help = bin(dims, "--help");
+    CHECK(help.out.find("x[M,128] out[M,128]") != std::string::npos);
+  }
+  {
+    fs::path in = fresh_dir("dyn_scalar_in");
+    write_f32(in / "x.npy", {64, 128}, 0.0f);
+    auto r = bin(dims, fmt::format("--scalar M=96 --inputs '{}'", in.string()));
+    CHECK(r.code != 0);
+    CHECK(r.out.find("dynamic dim M is 64") != std::string::npos);
+    CHECK(r.out.find("96 by --scalar M") != std::string::npos);
+  }
+  // dynamic_rows.py: x, out: [N, 64] with N a pl.dynamic no scalar binds; out = x + x by 16 rows.
+  const fs::path rows = build_program("dynamic_rows.py", "dynamic_rows");
+  {
+    fs::path in = fresh_dir("dyn_rows_in"), out = fresh_dir("dyn_rows_out");
+    write_f32(in / "x.npy", {48, 64}, 1.25f);
+    auto r = bin(rows, fmt::format("--inputs '{}' --outputs '{}'", in.string(), out.string()));
+    INFO(r.out);
+    REQUIRE(r.code == 0);
+    CHECK(r.out.find("3 tasks") != std::string::npos);
+    std::vector<int64_t> os;
+    auto o = read_f32(out / "out.npy", os);
+    REQUIRE(os == std::vector<int64_t>{48, 64});
+    for (float v : o) REQUIRE(v == 2.5f);
+  }
+  {
+    fs::path out = fresh_dir("dyn_rows_shape");
+    auto r = bin(rows, fmt::format("--seed 1 --shape 'x=[32, 64]' --outputs '{}'", out.string()));
+    INFO(r.out);
+    REQUIRE(r.code == 0);
+    std::vector<int64_t> xs, os;
+    auto x = read_f32(out / "x.npy", xs);
+    auto o = read_f32(out / "out.npy", os);
+    CHECK(xs == std::vector<int64_t>{32, 64});
+    REQUIRE(os == std::vector<int64_t>{32, 64});
+    for (size_t i = 0; i < o.size(); ++i) REQUIRE(o[i] == x[i] + x[i]);
+  }
+  auto unsized = bin(rows, "--seed 1");
+  CHECK(unsized.code != 0);
+  CHECK(unsized.out.find("input 'x' [N, 64]: dim 0 (N) is given by no scalar and no tensor") != std::string::npos);
+  CHECK(unsized.out.find("--shape x=[...]") != std::string::npos);
+  auto disagree = bin(rows, "--seed 1 --shape x=[32,64] --shape out=[48,64]");
+  CHECK(disagree.code != 0);
+  CHECK(disagree.out.find("dynamic dim N") != std::string::npos);
+  auto static_dim = bin(rows, "--seed 1 --shape x=[32,65]");
+  CHECK(static_dim.code != 0);
+  CHECK(static_dim.out.find("does not match parameter 'x' [N, 64]") != std::string::npos);
+  auto syntax = bin(rows, "--seed 1 --shape x=32x64");
+  CHECK(syntax.code != 0);
+  CHECK(syntax.out.find("--shape expects NAME=[D0,D1,...]") != std::string::npos);
+  auto unknown = bin(rows, "--seed 1 --shape y=[32,64]");
+  CHECK(unknown.code != 0);
+  CHECK(unknown.out.find("'y', which is not a tensor parameter") != std::string::npos);
+  auto huge = bin(rows, "--seed 1 --shape x=[4294967295,64]");  // 1 TiB
+  CHECK(huge.code != 0);
+  CHECK(huge.out.find("more than this machine's memory") != std::string::npos);
+  for (const auto* r : {&unsized, &disagree, &static_dim, &syntax, &unknown, &huge})
     CHECK(r->out.find("Segmentation") == std::string::npos);
 }

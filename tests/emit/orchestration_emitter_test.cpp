@@ -258,7 +258,7 @@ TEST_CASE("dynamic dimensions: kernel parameter from the tensor descriptor, orch
   INFO(o);
   CHECK(o.find("int64_t M = from_u64<int64_t>(orch_args.scalar(0));") != std::string::npos);
   CHECK(o.find("for (int64_t i = 0; i < static_cast<int64_t>(pypto_floordiv(M, 32)); i += 1) {") != std::string::npos);
-  CHECK(files.at("runner/program_table.cpp").find("{\"x\", DataType::FLOAT32, 2, {-1, 128, 0, 0, 0}, ParamDir::In},") !=
+  CHECK(files.at("runner/program_table.cpp").find("{\"x\", DataType::FLOAT32, 2, {-1, 128, 0, 0, 0}, ParamDir::In, {\"M\", nullptr, nullptr, nullptr, nullptr}},") !=
         std::string::npos);
 }
 

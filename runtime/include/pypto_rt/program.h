@@ -62,8 +62,13 @@ struct TensorParamInfo {
     const char* name;
     DataType dtype;
     int ndims;
-    int64_t shape[5];  // -1 = dynamic (taken from the input file)
+    int64_t shape[5];  // -1 = dynamic: from the input file, --shape, or its dim name
     ParamDir dir;
+    // Per dynamic dim, the name of its symbol (a pl.dynamic dim, or the scalar parameter of that
+    // name that binds it), or nullptr when the dim is an expression: bin/run takes a named dim
+    // from the scalar of that name, or from any tensor given with it (an input file, --shape),
+    // and sizes the other tensors with it.
+    const char* dim_names[5] = {};
 };
 
 struct ScalarParamInfo {
