@@ -152,25 +152,34 @@ class KernelEmitter : CStmtPrinter {
   // ---- GM views ----
   // Declares a GlobalTensor view of `tensor` at `offsets` with window `window`; returns
   // {type alias, variable name}.
-  std::pair<std::string, std::string> gm_view(const ExprPtr& tensor, const std::vector<ExprPtr>& offsets, std::vector<int64_t> window,
-                      const std::string& base_name, const Span& sp) {
+  // A window extent that is not a constant (a dynamic valid region) and a tensor with dynamic
+  // strides make a GlobalTensor with -1 in its type and the values in its constructor.
+  std::pair<std::string, std::string> gm_view(const ExprPtr& tensor, const std::vector<ExprPtr>& offsets,
+                                              const std::vector<ExprPtr>& window, const std::string& base_name,
+                                              const Span& sp) {
     const auto* tt = as_tensor(tensor->type);
     const size_t n = tt->shape.size();
     if (offsets.size() != n) unreachable(sp, "a GM window whose offsets do not match the tensor's rank", kTypeRule);
-    const auto view = gm_view_spelling(*tt, window, sp);
-    const std::vector<int64_t>& strides = view.strides;
+    const auto view = gm_view_spelling(*tt, window, [this](const ExprPtr& e) { return expr(e); }, sp);
     const std::string a = alias(view.type.alias_base, view.type.text);
     std::vector<std::string> terms;
     for (size_t k = 0; k < n; ++k) {
       if (const_int_value(offsets[k]) == 0) continue;
       const std::string o = expr(offsets[k]);
-      terms.push_back(strides[k] == 1 ? o : fmt::format("{} * {}", o, strides[k]));
+      terms.push_back(view.strides[k] == "1" ? o : fmt::format("{} * {}", o, view.strides[k]));
     }
     const std::string g = names_.fresh(base_name + "_gm");
     const std::string& ptr = handle(tensor);
-    line(terms.empty() ? fmt::format("{} {}({});", a, g, ptr)
-                       : fmt::format("{} {}({} + ({}));", a, g, ptr, fmt::join(terms, " + ")));
+    std::string args = terms.empty() ? ptr : fmt::format("{} + ({})", ptr, fmt::join(terms, " + "));
+    if (!view.shape_arg.empty()) args += ", " + view.shape_arg + ", " + view.stride_arg;
+    line(fmt::format("{} {}({});", a, g, args));
     return {a, g};
+  }
+
+  static std::vector<ExprPtr> int_list(const std::vector<int64_t>& v) {
+    std::vector<ExprPtr> out;
+    for (int64_t x : v) out.push_back(make_int(x));
+    return out;
   }
 
   // ---- statements ----
@@ -324,12 +333,12 @@ class KernelEmitter : CStmtPrinter {
         const auto* idx = as<MakeTuple>(c.args[1]);
         if (!dst || !as_scalar(dst->type) || !tt || !idx || idx->elems.size() != tt->shape.size())
           unreachable(sp, "pl.tensor.read without a scalar result and one index per dimension", kTypeRule);
-        std::vector<int64_t> unit(tt->shape.size(), 1);
-        const auto strides = gm_view_spelling(*tt, unit, sp).strides;
+        const std::vector<int64_t> unit(tt->shape.size(), 1);
+        const auto strides = gm_view_spelling(*tt, int_list(unit), [this](const ExprPtr& e) { return expr(e); }, sp).strides;
         std::vector<std::string> terms;
         for (size_t k = 0; k < strides.size(); ++k)
           if (const_int_value(idx->elems[k]) != 0)
-            terms.push_back(strides[k] == 1 ? expr(idx->elems[k]) : fmt::format("({}) * {}", expr(idx->elems[k]), strides[k]));
+            terms.push_back(strides[k] == "1" ? expr(idx->elems[k]) : fmt::format("({}) * {}", expr(idx->elems[k]), strides[k]));
         // PYPTO_GM_LOAD: `ptr[index]`, checked against the kernel's tensors on the CPU runtime.
         return line(fmt::format("{} {} = PYPTO_GM_LOAD({}, {});", c_type(as_scalar(dst->type)->dtype), names_.name(dst),
                                 handle(c.args[0]), terms.empty() ? std::string("0") : fmt::format("{}", fmt::join(terms, " + "))));
@@ -401,15 +410,21 @@ class KernelEmitter : CStmtPrinter {
   void load(const Var* dst, const Call& c, const Span& sp) {
     if (!dst || !as_tile(dst->type)) unreachable(sp, "pl.tile.load without a tile result", kTypeRule);
     const auto window = const_list(c.args[2], sp, "load shape");
-    if (c.args.size() > 3 && c.args[3] && const_list(c.args[3], sp, "load valid_shape") != window)
-      unreachable(sp, "pl.tile.load with a valid_shape smaller than its shape");
+    // With a valid_shape, TLOAD reads the valid region (the GM view's extents) into the tile,
+    // whose valid extents its type carries.
+    std::vector<ExprPtr> extents = int_list(window);
+    if (c.args.size() > 3 && c.args[3]) {
+      const auto* v = as<MakeTuple>(c.args[3]);
+      if (!v || v->elems.size() != window.size()) unreachable(sp, "pl.tile.load with a valid_shape of another rank", kTypeRule);
+      extents = v->elems;
+    }
     if (c.kwarg("clamp") && std::get_if<bool>(c.kwarg("clamp")) && *std::get_if<bool>(c.kwarg("clamp")))
       unreachable(sp, "pl.tile.load(clamp=True)");
     declare_tile(*dst, sp);
     const std::string t = names_.name(dst);
     const auto* offs = as<MakeTuple>(c.args[1]);
     if (!offs) unreachable(sp, "pl.tile.load with non-literal offsets");
-    const std::string g = gm_view(c.args[0], offs->elems, window, t, sp).second;
+    const std::string g = gm_view(c.args[0], offs->elems, extents, t, sp).second;
     line(fmt::format("TLOAD({}, {});", t, g));
   }
 
@@ -418,23 +433,25 @@ class KernelEmitter : CStmtPrinter {
     const auto* gt = as_tensor(c.args[2]->type);
     const auto offs = as<MakeTuple>(c.args[1]);
     if (!offs) unreachable(sp, "pl.tile.store with non-literal offsets");
-    std::vector<int64_t> window;
+    std::vector<ExprPtr> window;
     if (c.args.size() > 3 && c.args[3]) {
-      window = const_list(c.args[3], sp, "store shape");
+      window = int_list(const_list(c.args[3], sp, "store shape"));
     } else {
       const auto ts = static_shape(tt->shape);
       if (!ts || ts->size() != 2) unreachable(sp, "pl.tile.store of a tile without a static 2-D shape");
+      // TSTORE writes the tile's valid region: the GM view has its valid extents.
+      std::vector<ExprPtr> rc = {make_int((*ts)[0]), make_int((*ts)[1])};
+      if (tt->view && tt->view->valid_shape.size() == 2) rc = tt->view->valid_shape;
       const size_t n = gt->shape.size();
       if (n == 1) {
         if ((*ts)[0] != 1) unreachable(sp, "pl.tile.store of a 2-D tile into a 1-D tensor");
-        window = {(*ts)[1]};
+        window = {rc[1]};
       } else {
-        window.assign(n, 1);
-        window[n - 2] = (*ts)[0];
-        window[n - 1] = (*ts)[1];
+        window = int_list(std::vector<int64_t>(n, 1));
+        window[n - 2] = rc[0];
+        window[n - 1] = rc[1];
       }
     }
-    if (tt->view && !tt->view->valid_shape.empty()) unreachable(sp, "pl.tile.store of a tile with a dynamic valid shape");
     const std::string t = operand(c.args[0]);
     const auto [ga, g] = gm_view(c.args[2], offs->elems, window, t, sp);
     const AttrValue* atomic = c.kwarg("atomic");

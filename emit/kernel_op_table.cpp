@@ -60,6 +60,8 @@ constexpr KernelOpRow kRows[] = {
     {"tile.transpose", "TTRANS", F::Transpose},
     // data movement
     {"tile.load", "TLOAD", F::Load}, {"tile.store", "TSTORE", F::Store},
+    {"tile.fillpad", "TFILLPAD", F::DstArgs}, {"tile.fillpad_inplace", "TFILLPAD_INPLACE", F::DstArgs},
+    {"tile.fillpad_expand", "TFILLPAD_EXPAND", F::DstFirstOnly},
     {"tile.move", "TMOV", F::DstArgs}, {"tile.extract", "TEXTRACT", F::Extract},
     {"tile.assemble", "TINSERT", F::Assemble}, {"tile.reshape", "TRESHAPE", F::View},
     {"tile.slice", "", F::SubView},

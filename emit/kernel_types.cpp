@@ -89,33 +89,70 @@ TypeSpelling tile_type_spelling(const TileType& t, const SocInfo& soc, const Spa
                       compact ? "CompactMode::Normal" : "CompactMode::Null")};
 }
 
-GmViewSpelling gm_view_spelling(const TensorType& t, const std::vector<int64_t>& window, const Span& sp) {
+GmViewSpelling gm_view_spelling(const TensorType& t, const std::vector<ExprPtr>& window,
+                                const std::function<std::string(const ExprPtr&)>& expr, const Span& sp) {
   const size_t n = t.shape.size();
   if (n == 0 || n > 5 || window.size() != n)
     unreachable(sp, "a GM window whose rank differs from the tensor's (or is above 5)");
   if (t.view && t.view->layout != TensorLayout::ND) unreachable(sp, "a non-ND tensor layout in a kernel");
-  std::vector<int64_t> strides(n, 1);
+  // Strides: a constant, or the C++ expression of a dynamic one.
+  std::vector<std::optional<int64_t>> cs(n);
+  std::vector<std::string> ss(n);
   if (t.view && !t.view->stride.empty()) {
+    if (t.view->stride.size() != n) unreachable(sp, "a tensor whose strides do not match its rank");
     for (size_t k = 0; k < n; ++k) {
-      auto s = const_int_value(t.view->stride[k]);
-      if (!s) unreachable(sp, "a tensor with dynamic strides in a kernel");
-      strides[k] = *s;
+      cs[k] = const_int_value(t.view->stride[k]);
+      ss[k] = cs[k] ? std::to_string(*cs[k]) : "(" + expr(t.view->stride[k]) + ")";
     }
   } else {
-    const auto dims = static_shape(t.shape);
-    if (!dims) unreachable(sp, "a dynamically shaped tensor without explicit strides in a kernel");
-    for (size_t k = n - 1; k > 0; --k) strides[k - 1] = strides[k] * (*dims)[k];
+    cs[n - 1] = 1;
+    ss[n - 1] = "1";
+    for (size_t k = n - 1; k > 0; --k) {
+      const auto d = const_int_value(t.shape[k]);
+      if (cs[k] && d) {
+        cs[k - 1] = *cs[k] * *d;
+        ss[k - 1] = std::to_string(*cs[k - 1]);
+      } else {
+        const std::string dt = d ? std::to_string(*d) : "(" + expr(t.shape[k]) + ")";
+        ss[k - 1] = cs[k] == 1 ? dt : fmt::format("{} * {}", ss[k], dt);
+      }
+    }
   }
-  std::vector<int64_t> shp(5, 1), str(5, window[0] * strides[0]);
+  // Five dims, the window right-aligned; the leading unit dims take the outermost stride times
+  // the outermost extent (any value serves an extent of 1).
+  std::vector<std::optional<int64_t>> shp(5, 1), str(5);
+  std::vector<std::string> shp_t(5, "1"), str_t(5);
+  const auto w0 = const_int_value(window[0]);
+  const std::optional<int64_t> outer = w0 && cs[0] ? std::optional<int64_t>(*w0 * *cs[0]) : std::nullopt;
+  for (size_t k = 0; k < 5; ++k) str[k] = outer, str_t[k] = outer ? std::to_string(*outer) : "1";
+  if (!outer) std::fill(str.begin(), str.end(), std::optional<int64_t>(1));
+  bool dynamic = false;
+  std::vector<std::string> alias_dims;
   for (size_t k = 0; k < n; ++k) {
-    shp[5 - n + k] = window[k];
-    str[5 - n + k] = strides[k];
+    const auto w = const_int_value(window[k]);
+    shp[5 - n + k] = w;
+    shp_t[5 - n + k] = w ? std::to_string(*w) : "(" + expr(window[k]) + ")";
+    str[5 - n + k] = cs[k];
+    str_t[5 - n + k] = ss[k];
+    dynamic |= !w || !cs[k];
+    alias_dims.push_back(w ? std::to_string(*w) : "d");
   }
+  auto tparams = [](const std::vector<std::optional<int64_t>>& v) {
+    std::vector<std::string> out;
+    for (const auto& x : v) out.push_back(x ? std::to_string(*x) : "-1");
+    return fmt::format("{}", fmt::join(out, ", "));
+  };
   const std::string ty = c_type(t.dtype);
-  return {{fmt::format("Gm_{}_{}", ty, fmt::join(window, "x")),
-           fmt::format("GlobalTensor<{}, pto::Shape<{}>, pto::Stride<{}>, pto::Layout::ND>", ty, fmt::join(shp, ", "),
-                       fmt::join(str, ", "))},
-          strides};
+  GmViewSpelling r;
+  const std::string shape_t = fmt::format("pto::Shape<{}>", tparams(shp)), stride_t = fmt::format("pto::Stride<{}>", tparams(str));
+  r.type = {fmt::format("Gm_{}_{}", ty, fmt::join(alias_dims, "x")),
+            fmt::format("GlobalTensor<{}, {}, {}, pto::Layout::ND>", ty, shape_t, stride_t)};
+  r.strides = ss;
+  if (dynamic) {
+    r.shape_arg = fmt::format("{}({})", shape_t, fmt::join(shp_t, ", "));
+    r.stride_arg = fmt::format("{}({})", stride_t, fmt::join(str_t, ", "));
+  }
+  return r;
 }
 
 }  // namespace pypto::emit

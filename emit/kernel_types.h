@@ -4,6 +4,7 @@
 // its element offset. Pure functions of the IR types; a type CheckKernelForms rejects is an InternalError.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -27,11 +28,19 @@ TypeSpelling tile_type_spelling(const ir::TileType& t, const ir::SocInfo& soc, c
 int64_t tile_row_pitch(const ir::TileType& t, const ir::Span& sp);
 
 struct GmViewSpelling {
-  TypeSpelling type;
-  std::vector<int64_t> strides;  // element strides of the tensor's dimensions
+  TypeSpelling type;                 // GlobalTensor<...>; a dynamic extent or stride is -1 in it
+  std::vector<std::string> strides;  // element strides of the tensor's dimensions, as C++ ("128", "(L)")
+  // With a dynamic extent or stride: the constructor arguments, "pto::Shape<...>(d0, ..., d4)" and
+  // "pto::Stride<...>(s0, ..., s4)" (all five values, as pto-isa's five-argument constructors take
+  // them); empty when the type is static.
+  std::string shape_arg, stride_arg;
 };
 
-// The view of `window` (one extent per tensor dimension, rank 1..5) into a tensor of type `t`.
-GmViewSpelling gm_view_spelling(const ir::TensorType& t, const std::vector<int64_t>& window, const ir::Span& sp);
+// The view of `window` (one extent per tensor dimension, rank 1..5; a non-constant extent is a
+// dynamic one, a valid region) into a tensor of type `t`; `expr` prints an index expression. The
+// tensor's strides are its TensorView's, else packed row-major from its shape (dynamic dims
+// included).
+GmViewSpelling gm_view_spelling(const ir::TensorType& t, const std::vector<ir::ExprPtr>& window,
+                                const std::function<std::string(const ir::ExprPtr&)>& expr, const ir::Span& sp);
 
 }  // namespace pypto::emit

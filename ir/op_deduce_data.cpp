@@ -300,9 +300,21 @@ TypePtr set_validshape(const Ctx& c) {
   return make_like(t, t.dtype, t.shape, space_of(t), {c.arg(1), c.arg(2)});
 }
 
+// The result of a fillpad is valid over its whole shape; on a tile, the pad value rides on the
+// result's type (the pto-isa destination Tile's PadVal, which TFILLPAD fills with).
+TypePtr with_pad(const Ctx& c, TypePtr r) {
+  const AttrValue* a = c.kw("pad_value");
+  const PadValue* p = a ? std::get_if<PadValue>(a) : nullptr;
+  auto* tile = r->kind == TypeKind::Tile ? static_cast<TileType*>(std::const_pointer_cast<Type>(r).get()) : nullptr;
+  if (!tile) return r;
+  if (!tile->view) tile->view.emplace();
+  tile->view->pad = p ? *p : PadValue::zero;
+  return r;
+}
+
 TypePtr fillpad(const Ctx& c) {
   const auto& t = c.shaped(0);
-  return make_like(t, t.dtype, t.shape, space_of(t));
+  return with_pad(c, make_like(t, t.dtype, t.shape, space_of(t)));
 }
 
 TypePtr fillpad_expand(const Ctx& c) {
@@ -316,7 +328,7 @@ TypePtr fillpad_expand(const Ctx& c) {
       c.fail(fmt::format("the new shape {} is smaller than operand {} {}", shape_str(shape), c.name(0), shape_str(t.shape)),
              "fillpad_expand only grows a tile");
   }
-  return make_like(t, t.dtype, std::move(shape), space_of(t));
+  return with_pad(c, make_like(t, t.dtype, std::move(shape), space_of(t)));
 }
 
 TypePtr block_index(const Ctx&) { return scalar_type(DataType::INDEX); }

@@ -66,14 +66,14 @@ void register_tile_data_ops(OpRegistry& r) {
              .kernel_deferred("cube issue: Mat-resident transposed views for a_trans / b_trans"));
   add(r, view("tile.set_validshape", {tile("tile"), scalar("valid_rows"), scalar("valid_cols")}, set_validshape)
              .kernel_deferred("tensor-scale issue: dynamic valid shapes"));
-  // Pads outside the valid region.
-  const char* pad_later = "tensor-scale issue: the pad value rides on the destination Tile type";
+  // Pads outside the valid region: the result is valid over its whole shape, and its type carries
+  // the pad value (the destination Tile's PadVal, which TFILLPAD fills with).
   add(r, vec_row("tile.fillpad", {tile("tile")}, fillpad).kw("pad_value", AttrKind::PadValue, PadValue::zero)
-             .not_inplace_safe().kernel_deferred(pad_later));
+             .not_inplace_safe());
   add(r, vec_row("tile.fillpad_inplace", {tile("tile")}, fillpad).kw("pad_value", AttrKind::PadValue, PadValue::zero)
-             .reuses_input(0).kernel_deferred(pad_later));
+             .reuses_input(0));
   add(r, vec_row("tile.fillpad_expand", {tile("tile"), indices("shape")}, fillpad_expand)
-             .kw("pad_value", AttrKind::PadValue, PadValue::zero).not_inplace_safe().kernel_deferred(pad_later));
+             .kw("pad_value", AttrKind::PadValue, PadValue::zero).not_inplace_safe());
   // Generators.
   add(r, vec_row("tile.ci", {scalar("start"), indices("shape")}, ci).kw("dtype", AttrKind::DType, DataType::INT32)
              .kw("descending", AttrKind::Bool, false).inherit_memory(-1).out_memory(MS::Vec).alias("arange")

@@ -7,9 +7,9 @@
 //     orchestration-side and cross-core system ops, array / prefetch / distributed ops) and
 //     calls to program functions;
 //   * GM windows it cannot spell: load / store offsets that are not a literal list, dynamic
-//     window shapes, a load whose valid_shape is smaller than its shape, `clamp=True`, a store of
-//     a tile with a dynamic valid shape or without a static 2-D shape, a 2-D tile stored into a
-//     1-D tensor, an atomic mode other than none / add;
+//     window shapes, a load whose valid_shape is not one extent per window dim, `clamp=True`, a
+//     store with an explicit window of a tile with a valid shape, a store of a tile without a
+//     static 2-D shape, a 2-D tile stored into a 1-D tensor, an atomic mode other than none / add;
 //   * element access (`tile.read` / `tile.write`) and `tile.assemble` offsets with other than two
 //     indices, a `tile.transpose` without its tmp tile; a `tile.slice` window it cannot view (a
 //     source outside Vec, valid_shape / pad_value / clamp, a runtime or unaligned first column);
@@ -18,8 +18,7 @@
 //   * a kernel parameter that is neither a tensor nor a scalar;
 //   * tiles the kernel types cannot spell: a memory space other than Vec / Mat / Left / Right /
 //     Acc / Bias, a shape that is not static 2-D; GM tensors a load / store cannot view: rank
-//     other than 1..5, a window of another rank, a non-ND layout, dynamic strides (a dynamic
-//     dimension after the first);
+//     other than 1..5, a window of another rank, a non-ND layout;
 //   * functions no core runs: Group and Spmd functions (InCore ones are AIV / AIC by now), and
 //     tiles in a function that is not a kernel (an Opaque `@pl.function` with tile ops: nothing
 //     gives its tiles on-chip memory).
@@ -110,14 +109,6 @@ class FormChecker : public FormRules {
     if (window_rank != rank)
       reject(c.span, fmt::format("pl.{} with a {}-D window into a {}-D tensor", n, window_rank, rank));
     if (t->view && t->view->layout != TensorLayout::ND) reject(c.span, fmt::format("pl.{} on a non-ND tensor layout", n));
-    bool static_strides = true;
-    if (t->view && !t->view->stride.empty()) {
-      for (const auto& st : t->view->stride) static_strides = static_strides && const_int_value(st);
-    } else {  // MaterializeTensorStrides writes packed strides: products of the later dimensions
-      for (size_t k = 1; k < rank; ++k) static_strides = static_strides && const_int_value(t->shape[k]);
-    }
-    if (!static_strides)
-      reject(c.span, fmt::format("pl.{} on a tensor with dynamic strides (a dynamic dimension after the first)", n));
   }
 
   // A tile.slice is a view into its source's buffer (a Tile as wide as the source, at an element
@@ -167,10 +158,8 @@ class FormChecker : public FormRules {
       if (c.args.size() > 3 && c.args[3]) {
         const auto* shape = as<MakeTuple>(c.args[2]);
         const auto* valid = as<MakeTuple>(c.args[3]);
-        bool same = valid && shape && valid->elems.size() == shape->elems.size();
-        for (size_t i = 0; same && i < shape->elems.size(); ++i)
-          same = const_int_value(valid->elems[i]) && const_int_value(valid->elems[i]) == const_int_value(shape->elems[i]);
-        if (!same) reject(sp, "pl.tile.load with a valid_shape smaller than its shape");
+        if (!valid || !shape || valid->elems.size() != shape->elems.size())
+          reject(sp, "pl.tile.load with a valid_shape that is not a list of one extent per window dim");
       }
       if (kw_true(c, "clamp")) reject(sp, "pl.tile.load(clamp=True)");
       check_gm_tensor(c, c.args[0], list_size(c.args[2]));
@@ -187,8 +176,9 @@ class FormChecker : public FormRules {
         if (gt && gt->shape.size() == 1 && (*ts)[0] != 1) reject(sp, fmt::format("pl.{} of a 2-D tile into a 1-D tensor", n));
         if (gt) check_gm_tensor(c, c.args[2], gt->shape.size());
       }
-      if (tt && tt->view && !tt->view->valid_shape.empty())
-        reject(sp, fmt::format("pl.{} of a tile with a dynamic valid shape", n));
+      if (tt && tt->view && !tt->view->valid_shape.empty() && c.args.size() > 3 && c.args[3])
+        reject(sp, fmt::format("pl.{} with an explicit window of a tile with a valid shape", n),
+               "store the tile without a window: TSTORE writes its valid region");
       const AttrValue* atomic = c.kwarg("atomic");
       const auto* at = atomic ? std::get_if<EnumLit>(atomic) : nullptr;
       if (at && at->member != "AtomicNone" && at->member != "AtomicAdd")

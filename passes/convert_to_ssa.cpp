@@ -94,6 +94,12 @@ class Converter {
   VarPtr define(const VarPtr& orig) {
     VarPtr v = fresh(orig);
     if (as<IterArg>(orig.get()) && v != orig) v = std::make_shared<Var>(v->name, v->type, v->span);
+    // The binding's type reads the bindings that reach it, as its value does (a tile whose
+    // valid_shape names a value an if / loop rebinds).
+    sub_.hit = nullptr;
+    TypePtr t = sub_.mutate_type(v->type);
+    sub_.hit = nullptr;
+    if (t != v->type) v = copy_var_with_type(*v, t, v->name);
     env()[orig.get()] = v;
     return v;
   }

@@ -253,6 +253,20 @@ class Machine {
     return out;
   }
 
+  std::vector<int64_t> valid_dims(const TypePtr& t, Frame& fr) {
+    const std::vector<ExprPtr>* vs = nullptr;
+    if (const auto* tl = as_tile(t); tl && tl->view) vs = &tl->view->valid_shape;
+    if (const auto* tt = as_tensor(t); tt && tt->view) vs = &tt->view->valid_shape;
+    std::vector<int64_t> out;
+    if (!vs) return out;
+    for (const auto& d : *vs) {
+      Value v = eval(d, fr);
+      if (!v.is_scalar()) fail(d->span, "a valid-shape extent that is not a scalar");
+      out.push_back(to_int(v.num));
+    }
+    return out;
+  }
+
   Value call_expr(const Call& c, Frame& fr) {
     if (!c.op) {
       FunctionPtr f = prog_.find(c.callee);
@@ -279,7 +293,8 @@ class Machine {
                          "`pypto ops` lists the ops the interpreter covers (column eval)");
     std::vector<Value> args;
     for (const auto& a : c.args) args.push_back(eval(a, fr));
-    OpEval oe{c, args, [this, &fr](const TypePtr& t) { return dims(t, fr); }, block_idx_, block_num_};
+    OpEval oe{c, args, [this, &fr](const TypePtr& t) { return dims(t, fr); }, block_idx_, block_num_,
+              [this, &fr](const TypePtr& t) { return valid_dims(t, fr); }};
     return c.op->semantics->fn(oe);
   }
 

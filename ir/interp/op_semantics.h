@@ -24,11 +24,17 @@ struct OpEval {
   std::function<std::vector<int64_t>(const TypePtr&)> dims;
   int64_t block_idx = 0;  // SPMD: the block running this op (pl.spmd / spmd_submit)
   int64_t block_num = 1;
+  // A type's valid_shape with its dims evaluated (empty: no valid_shape, the whole shape is valid).
+  std::function<std::vector<int64_t>(const TypePtr&)> valid_dims;
 
   bool has(size_t i) const { return i < args.size() && args[i].kind != Value::Kind::None; }
   const Array& arr(size_t i) const;
   double num(size_t i) const;
   std::vector<int64_t> list(size_t i) const;
+  // The valid region of operand i (a tile or tensor): its type's valid_shape, else its shape.
+  // Outside it, a tile's elements are undefined (the interpreter holds NaN there, or 0 for
+  // integers), until a fillpad gives them the pad value.
+  std::vector<int64_t> valid(size_t i) const;
   const AttrValue* kw(std::string_view name) const { return call.kwarg(name); }
   int64_t kw_int(std::string_view name, int64_t dflt) const;
   bool kw_bool(std::string_view name, bool dflt) const;

@@ -1,5 +1,6 @@
 // The op-semantics hook: OpEval's operand accessors and install_op_semantics, which attaches each
 // family's table (semantics_*.cpp) to the registry entries.
+#include <algorithm>
 #include <deque>
 
 #include <fmt/format.h>
@@ -77,6 +78,14 @@ DataType OpEval::result_dtype() const {
 }
 
 std::vector<int64_t> OpEval::result_shape() const { return dims(call.type); }
+
+std::vector<int64_t> OpEval::valid(size_t i) const {
+  std::vector<int64_t> v = i < call.args.size() && valid_dims ? valid_dims(call.args[i]->type) : std::vector<int64_t>{};
+  const Array& a = arr(i);
+  if (v.size() != a.shape.size()) return a.shape;
+  for (size_t d = 0; d < v.size(); ++d) v[d] = std::clamp<int64_t>(v[d], 0, a.shape[d]);
+  return v;
+}
 
 Array OpEval::result() const { return Array::zeros(result_dtype(), result_shape()); }
 

@@ -77,23 +77,58 @@ Array read_window(const Array& src, const std::vector<int64_t>& off, const std::
   return out;
 }
 
+// The value a pad fills with: 0, or the dtype's largest / smallest (infinities for floats).
+double pad_number(PadValue p, DataType dt) {
+  const bool fl = dtype_is_float(dt);
+  const int bits = dtype_bits(dt);
+  const bool sgn = dtype_is_signed(dt);
+  switch (p) {
+    case PadValue::max:
+      if (fl) return INFINITY;
+      return sgn ? std::ldexp(1.0, bits - 1) - 1 : std::ldexp(1.0, bits) - 1;
+    case PadValue::min:
+      if (fl) return -INFINITY;
+      return sgn ? -std::ldexp(1.0, bits - 1) : 0.0;
+    default: return 0.0;
+  }
+}
+
+// Gives every element of `a` outside `valid` (a leading region) the value `v`.
+void fill_outside(Array& a, const std::vector<int64_t>& valid, double v) {
+  if (valid.size() != a.shape.size() || a.numel() == 0) return;
+  std::vector<int64_t> i(a.shape.size(), 0);
+  do {
+    bool in = true;
+    for (size_t d = 0; d < valid.size(); ++d) in = in && i[d] < valid[d];
+    if (!in) a.set(i, v);
+  } while (next_index(i, a.shape));
+}
+
+// An element outside a tile's valid region is undefined: NaN (0 for integers) unless the tile's
+// type carries a pad value.
+double undefined_number(const OpEval& e) {
+  const auto* t = as_tile(e.call.type);
+  if (t && t->view && t->view->pad && *t->view->pad != PadValue::null) return pad_number(*t->view->pad, t->dtype);
+  return dtype_is_float(e.result_dtype()) ? NAN : 0.0;
+}
+
 Value load(const OpEval& e) {
   const Array& t = e.arr(0);
   const auto off = e.list(1);
   const auto shape = e.list(2);
-  check_window(e, t, full_rank(off, t.shape.size(), 0), full_rank(shape, t.shape.size(), 1), "pl.tile.load");
-  Array out = read_window(t, off, shape, e.result_dtype(), e.result_shape());
-  // valid_shape: elements beyond the valid region are not loaded (zero here; the hardware leaves
-  // them as the pad value or undefined).
-  if (e.has(3)) {
-    const auto valid = e.list(3);
-    std::vector<int64_t> i(out.shape.size(), 0);
-    if (valid.size() == out.shape.size() && out.numel() > 0) do {
-        bool in = true;
-        for (size_t d = 0; d < valid.size(); ++d) in = in && i[d] < valid[d];
-        if (!in) out.set(i, 0);
-      } while (next_index(i, out.shape));
-  }
+  // With a valid_shape, only the valid region is read from the tensor (and must lie inside it).
+  std::vector<int64_t> valid = e.has(3) ? e.list(3) : shape;
+  if (valid.size() != shape.size()) e.fail("pl.tile.load valid_shape has another rank than its window");
+  for (size_t d = 0; d < valid.size(); ++d)
+    if (valid[d] < 0 || valid[d] > shape[d])
+      e.fail(fmt::format("pl.tile.load valid_shape {} is outside its window {}", shape_text(valid), shape_text(shape)),
+             "a valid extent lies between 0 and the window's extent");
+  check_window(e, t, full_rank(off, t.shape.size(), 0), full_rank(valid, t.shape.size(), 1), "pl.tile.load");
+  Array out = Array::zeros(e.result_dtype(), e.result_shape());
+  fill_outside(out, std::vector<int64_t>(out.shape.size(), 0), undefined_number(e));
+  const std::vector<int64_t> vout = full_rank(valid, out.shape.size(), 1);
+  Array part = read_window(t, off, valid, e.result_dtype(), vout);
+  write_window(out, std::vector<int64_t>(out.shape.size(), 0), part, vout);
   return Value::array(out);
 }
 
@@ -101,9 +136,10 @@ Value store(const OpEval& e) {
   const Array& tile = e.arr(0);
   const auto off = e.list(1);
   const Array& t = e.arr(2);
-  std::vector<int64_t> extent = e.has(3) ? e.list(3) : tile.shape;
+  // Without a window, the tile's valid region is stored.
+  std::vector<int64_t> extent = e.has(3) ? e.list(3) : e.valid(0);
   check_window(e, t, full_rank(off, t.shape.size(), 0), full_rank(extent, t.shape.size(), 1), "pl.tile.store");
-  if (e.has(3)) {  // store a leading sub-window of the tile
+  if (e.has(3) || extent != tile.shape) {  // store a leading sub-window of the tile (or its valid region)
     Array part = read_window(tile, std::vector<int64_t>(tile.shape.size(), 0), full_rank(extent, tile.shape.size(), 1),
                              tile.dtype, extent);
     write_window(t, off, part, extent);
@@ -244,10 +280,18 @@ void define_data_movement(OpRegistry& r) {
       if (axis < 0) axis += a.rank();
       return Value::scalar(DataType::INDEX, double(a.shape[static_cast<size_t>(axis)]));
     });
-  // Valid-shape bookkeeping and padding: the values are unchanged (no valid region is tracked).
-  for (const char* f : {"tensor.set_validshape", "tile.set_validshape", "tensor.fillpad", "tile.fillpad",
-                        "tile.fillpad_inplace"})
+  // Valid-shape bookkeeping: the values are unchanged.
+  for (const char* f : {"tensor.set_validshape", "tile.set_validshape"})
     define(r, f, [](const OpEval& e) { return Value::array(e.arr(0).copy()); });
+  // fillpad: the elements outside the operand's valid region take the pad value.
+  for (const char* f : {"tensor.fillpad", "tile.fillpad", "tile.fillpad_inplace"})
+    define(r, f, [](const OpEval& e) {
+      Array out = e.arr(0).copy();
+      const AttrValue* a = e.kw("pad_value");
+      const PadValue* p = a ? std::get_if<PadValue>(a) : nullptr;
+      fill_outside(out, e.valid(0), pad_number(p ? *p : PadValue::zero, out.dtype));
+      return Value::array(out);
+    });
   for (const char* f : {"tensor.concat", "tile.concat"})
     define(r, f, [](const OpEval& e) {
       Array out = e.result();
@@ -351,22 +395,20 @@ void define_data_movement(OpRegistry& r) {
     check_window(e, src, off, shape, "pl.tile.extract");
     return Value::array(read_window(src, off, shape, e.result_dtype(), e.result_shape()));
   });
-  // fillpad_expand(t, shape): t in the top-left corner of a larger tile, the rest the pad value
-  // (zero, or the dtype's max / min for pad_value=max / min; infinities for floats).
+  // fillpad_expand(t, shape): t's valid region in the top-left corner of a larger tile, the rest
+  // the pad value (zero, or the dtype's max / min for pad_value=max / min; infinities for floats).
   for (const char* f : {"tensor.fillpad_expand", "tile.fillpad_expand"})
     define(r, f, [](const OpEval& e) {
       const Array& src = e.arr(0);
       Array out = e.result();
-      double pad = 0;
-      if (const AttrValue* a = e.kw("pad_value"))
-        if (const auto* p = std::get_if<PadValue>(a); p && (*p == PadValue::max || *p == PadValue::min)) {
-          const double big = dtype_is_float(out.dtype) ? INFINITY : std::ldexp(1.0, dtype_bits(out.dtype) - 1) - 1;
-          pad = *p == PadValue::max ? big : (dtype_is_float(out.dtype) ? -big : -big - 1);
-        }
+      const AttrValue* a = e.kw("pad_value");
+      const PadValue* p = a ? std::get_if<PadValue>(a) : nullptr;
+      const double pad = pad_number(p ? *p : PadValue::zero, out.dtype);
+      const std::vector<int64_t> valid = e.valid(0);  // the operand's valid region is kept
       std::vector<int64_t> i(out.shape.size(), 0);
       if (out.numel() > 0) do {
           bool in = true;
-          for (size_t d = 0; d < i.size(); ++d) in = in && i[d] < src.shape[d];
+          for (size_t d = 0; d < i.size(); ++d) in = in && d < valid.size() && i[d] < valid[d];
           out.set(i, in ? src.at(i) : pad);
         } while (next_index(i, out.shape));
       return Value::array(out);

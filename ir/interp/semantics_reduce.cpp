@@ -1,6 +1,7 @@
 // Reference semantics of the reductions: row_* reduce the last axis, col_* the one before it,
 // keeping it with extent 1 (sum, max, min, prod in double; argmax / argmin give the first index of
-// the extreme value). Scratch operands (tmp tiles) are ignored.
+// the extreme value), over the operand's valid extent of that axis. Scratch operands (tmp tiles)
+// are ignored.
 #include <cmath>
 #include <limits>
 
@@ -17,7 +18,9 @@ Value reduce(const OpEval& e, Red how, bool rows) {
   const int64_t r = a.rank();
   if (r < 2 && !rows) e.fail("a column reduction needs an operand of rank 2 or more");
   const int64_t axis = rows ? r - 1 : r - 2;
-  const int64_t extent = a.shape[static_cast<size_t>(axis)];
+  // Over the operand's valid region along the reduced axis (a tile's undefined elements beyond
+  // it do not take part).
+  const int64_t extent = e.valid(0)[static_cast<size_t>(axis)];
   const int64_t n = out.numel();
   std::vector<int64_t> idx(static_cast<size_t>(r));
   for (int64_t o = 0; o < n; ++o) {

@@ -317,3 +317,23 @@ class OrchIfOnly:
   CHECK(e.orch.find("rt_submit_aiv_task(0, params_t0);") != std::string::npos);
   CHECK(e.orch.find("else") == std::string::npos);
 }
+
+TEST_CASE("valid shapes: a dynamic valid extent, a GM view with dynamic extent and stride, the pad on the type", "[emit]") {
+  auto p = compile_program("ragged_rows.py");
+  const auto files = emit::render_project(*p, emit::EmitOptions{}, std::string(PYPTO_TEST_WORK_DIR) + "/ragged");
+  const std::string& k = files.at("kernels/aiv/block.cpp");
+  INFO(k);
+  // The loaded tile is declared with its runtime valid width; the view reads [16, vlen] with row stride L.
+  CHECK(k.find("Vec_float_16x64 t(16, vlen);") != std::string::npos);
+  CHECK(k.find("Gm_float_16xd t_gm(x + (c), pto::Shape<1, 1, 1, 16, -1>(1, 1, 1, 16, (vlen)), "
+               "pto::Stride<1, 1, 1, -1, 1>(1, 1, 1, (L), 1));") != std::string::npos);
+  CHECK(k.find("using Gm_float_16xd = GlobalTensor<float, pto::Shape<1, 1, 1, 16, -1>, pto::Stride<1, 1, 1, -1, 1>, "
+               "pto::Layout::ND>;") != std::string::npos);
+  // fillpad: the destination Tile type carries PadValue::Min, and is valid over its whole shape.
+  CHECK(k.find("PadValue::Min, CompactMode::Null>;") != std::string::npos);
+  CHECK(k.find("TFILLPAD(p, t);") != std::string::npos);
+  CHECK(k.find("p(16, 64);") != std::string::npos);
+  // The store writes the valid region of y.
+  CHECK(k.find("y_gm(out + (c), pto::Shape<1, 1, 1, 16, -1>(1, 1, 1, 16, (vlen)),") != std::string::npos);
+  CHECK(k.find("int64_t L = static_cast<int64_t>(x_tensor->shapes[1]);") != std::string::npos);
+}

@@ -130,6 +130,65 @@ class K:
   CHECK(out["w"].at(1) == 6);  // 1 + 5
 }
 
+TEST_CASE("interpreter: valid regions — a load reads its valid region, fillpad pads, a reduction and a store keep to it",
+          "[interp]") {
+  // a [2, 8] = 0..15; the window [2, 4] at column 4 with valid width n = 3 reads columns 4..6.
+  const char* text = R"(import pypto.language as pl
+
+@pl.program
+class V:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, a: pl.Tensor[[2, 8], pl.FP32], n: pl.Scalar[pl.INDEX], o: pl.Out[pl.Tensor[[2, 8], pl.FP32]],
+          mx: pl.Out[pl.Tensor[[2, 1], pl.FP32]], sm: pl.Out[pl.Tensor[[2, 1], pl.FP32]],
+          pz: pl.Out[pl.Tensor[[2, 4], pl.FP32]], pm: pl.Out[pl.Tensor[[2, 8], pl.FP32]]):
+        t = pl.load(a, [0, 4], [2, 4], valid_shape=[2, n])
+        tmp = pl.tile.create([2, 4], dtype=pl.FP32)
+        pl.store(pl.tile.row_max(pl.tile.fillpad(pl.neg(t), pad_value=pl.PadValue.min), tmp), [0, 0], mx)
+        pl.store(pl.tile.row_sum(t, tmp), [0, 0], sm)
+        pl.store(pl.tile.fillpad(t), [0, 0], pz)
+        pl.store(pl.tile.fillpad_expand(t, [2, 8], pad_value=pl.PadValue.max), [0, 0], pm)
+        pl.store(pl.adds(t, 100.0), [0, 0], o)
+        return o, mx, sm, pz, pm
+)";
+  EvalInputs in;
+  in.tensors["a"] = filled(DataType::FP32, {2, 8}, [](int64_t i) { return double(i); });
+  in.scalars["n"] = 3;
+  auto out = run(text, in);
+  // The store of a valid-shaped tile writes only its valid region: columns 0..2 of o.
+  CHECK(out["o"].at({0, 0}) == 104);
+  CHECK(out["o"].at({1, 2}) == 114);
+  CHECK(out["o"].at({0, 3}) == 0);  // untouched (Out tensors start zeroed)
+  CHECK(out["mx"].at(0) == -4);     // max(-4, -5, -6, -inf)
+  CHECK(out["mx"].at(1) == -12);
+  CHECK(out["sm"].at(0) == 15);     // 4 + 5 + 6: the undefined fourth column does not take part
+  CHECK(out["sm"].at(1) == 39);
+  CHECK(out["pz"].at({0, 2}) == 6);
+  CHECK(out["pz"].at({0, 3}) == 0);  // pad_value zero (the default)
+  CHECK(out["pm"].at({1, 0}) == 12);
+  CHECK(std::isinf(out["pm"].at({1, 3})));  // beyond the valid width: +inf
+  CHECK(out["pm"].at({1, 3}) > 0);
+  CHECK(std::isinf(out["pm"].at({0, 7})));
+  // A valid region reaching past the tensor is an error at the load (the window alone fits).
+  in.scalars["n"] = 5;
+  const char* past = R"(import pypto.language as pl
+
+@pl.program
+class V:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, a: pl.Tensor[[2, 8], pl.FP32], n: pl.Scalar[pl.INDEX], o: pl.Out[pl.Tensor[[2, 8], pl.FP32]]):
+        t = pl.load(a, [0, 4], [2, 8], valid_shape=[2, n])
+        pl.store(t, [0, 0], o)
+        return o
+)";
+  try {
+    run(past, in);
+    FAIL("expected an error");
+  } catch (const CompileError& e) {
+    CHECK(e.diagnostics().at(0).message.find("window [2, 5] at offset [0, 4] is outside the operand of shape [2, 8]") !=
+          std::string::npos);
+  }
+}
+
 TEST_CASE("interpreter: errors are located at the op", "[interp]") {
   const char* text = R"(import pypto.language as pl
 

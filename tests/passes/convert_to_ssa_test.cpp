@@ -1,5 +1,6 @@
 // ConvertToSSA: straight-line renaming, if-phis, loop carries, escape promotion (carries and
-// phis only where a later read needs them), explicit carries kept, out-of-scope uses rejected.
+// phis only where a later read needs them), explicit carries kept, out-of-scope uses rejected; a
+// binding's type (a valid_shape) renamed like its value.
 #include "ir/verifier.h"
 #include "pass_test_util.h"
 
@@ -77,6 +78,44 @@ class P:
         else:
             a_2 = pl.yield_(a)
         return a_2
+)");
+  auto after = ssa(before);
+  require_ssa(after);
+  pass_test::require_equal(after, expected);
+}
+
+TEST_CASE("a binding's type reads the phi too: a valid_shape naming a value both if arms bind", "[ConvertToSSA]") {
+  auto before = pass_test::parse(R"(
+import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, x: pl.Tensor[[16, 16], pl.FP32], n: pl.Scalar[pl.INDEX], o: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:
+        if n > 4:
+            v: pl.Scalar[pl.INDEX] = n
+        else:
+            v: pl.Scalar[pl.INDEX] = 4
+        t: pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec, pl.TileView(valid_shape=[16, v])] = pl.load(x, [0, 0], [16, 16], [16, v])
+        r: pl.Tensor[[16, 16], pl.FP32] = pl.store(t, [0, 0], o)
+        return r
+)");
+  auto expected = pass_test::parse(R"(
+import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, x: pl.Tensor[[16, 16], pl.FP32], n: pl.Scalar[pl.INDEX], o: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:
+        if n > 4:
+            v: pl.Scalar[pl.INDEX] = n
+            v_2 = pl.yield_(v)
+        else:
+            v_1: pl.Scalar[pl.INDEX] = 4
+            v_2 = pl.yield_(v_1)
+        t: pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec, pl.TileView(valid_shape=[16, v_2])] = pl.load(x, [0, 0], [16, 16], [16, v_2])
+        r: pl.Tensor[[16, 16], pl.FP32] = pl.store(t, [0, 0], o)
+        return r
 )");
   auto after = ssa(before);
   require_ssa(after);
