@@ -6,7 +6,9 @@
 //     a tensor param the body writes (tensor.assemble / tensor.write / tile.store destination,
 //     through its SSA aliases) is Out, or InOut when the body also reads it;
 //   * returns: the live-outs (Vars bound inside, read after the scope) in definition order, then
-//     every written param the body does not already return (kernels return what they write);
+//     every written param the body does not already return (kernels return what they write); a
+//     live-out that is a written param's final value (a write result, or a loop's result carrying
+//     the param and writing into it) is that param's return;
 //   * a fresh tensor computed inside and returned by the parent in the slot of one of its
 //     Out/InOut params (`out = pl.add(a, b)` ... `return out`) is written into that param: the
 //     param is passed to the kernel (Out) and the kernel ends with a tensor.assemble into it;
@@ -58,17 +60,38 @@ class Bindings : public IRVisitor {
     def[s.var.get()] = s.value;
     IRVisitor::visit_assign(s);
   }
+  // A loop's return var k: its iter_arg and the value the body yields for it.
+ public:
+  struct Carry {
+    const IterArg* iter_arg;
+    ExprPtr yielded;
+  };
+  std::unordered_map<const Var*, Carry> carried;
+
+ protected:
   void visit_for(const ForStmt& s) override {
     bound.insert(s.loop_var.get());
     for (const auto& ia : s.iter_args) bound.insert(ia.get());
     for (const auto& rv : s.return_vars) bound.insert(rv.get());
+    note_carries(s.iter_args, s.return_vars, s.body);
     IRVisitor::visit_for(s);
   }
   void visit_while(const WhileStmt& s) override {
     for (const auto& ia : s.iter_args) bound.insert(ia.get());
     for (const auto& rv : s.return_vars) bound.insert(rv.get());
+    note_carries(s.iter_args, s.return_vars, s.body);
     IRVisitor::visit_while(s);
   }
+
+ private:
+  void note_carries(const std::vector<IterArgPtr>& ias, const std::vector<VarPtr>& rvs, const StmtPtr& body) {
+    const auto stmts = flatten_body(body);
+    const auto* y = stmts.empty() ? nullptr : as<YieldStmt>(stmts.back());
+    for (size_t k = 0; y && k < rvs.size() && k < ias.size() && k < y->values.size(); ++k)
+      carried[rvs[k].get()] = Carry{ias[k].get(), y->values[k]};
+  }
+
+ public:
   void visit_if(const IfStmt& s) override {
     for (const auto& rv : s.return_vars) bound.insert(rv.get());
     IRVisitor::visit_if(s);
@@ -294,10 +317,18 @@ class Outliner : public IRMutator {
     return out;
   }
 
-  // The kernel param a live-out writes (it is a write result / copy of a live-in), or nullptr.
+  // The kernel param a live-out writes (it is a write result / copy of a live-in, or a loop's
+  // result carrying one: the loop starts from it and each iteration writes into it), or nullptr.
   static const Var* write_root(const Var* v, const Bindings& defs, const std::unordered_map<const Var*, VarPtr>& param_of) {
     for (int guard = 0; v && guard < 10000; ++guard) {
       if (auto it = param_of.find(v); it != param_of.end()) return it->second.get();
+      if (auto c = defs.carried.find(v); c != defs.carried.end()) {
+        // The yielded value must be the iter_arg's tensor, written.
+        const Var* y = as<Var>(c->second.yielded);
+        if (!y || !reaches(y, c->second.iter_arg, defs)) return nullptr;
+        v = as<Var>(c->second.iter_arg->init);
+        continue;
+      }
       auto d = defs.def.find(v);
       if (d == defs.def.end()) return nullptr;
       if (const auto* c = as<Call>(d->second)) {
@@ -308,6 +339,28 @@ class Outliner : public IRMutator {
       }
     }
     return nullptr;
+  }
+
+  // Does the write / copy chain from `v` reach `target`?
+  static bool reaches(const Var* v, const Var* target, const Bindings& defs) {
+    for (int guard = 0; v && guard < 10000; ++guard) {
+      if (v == target) return true;
+      if (auto c = defs.carried.find(v); c != defs.carried.end()) {
+        const Var* y = as<Var>(c->second.yielded);
+        if (!y || !reaches(y, c->second.iter_arg, defs)) return false;
+        v = as<Var>(c->second.iter_arg->init);
+        continue;
+      }
+      auto d = defs.def.find(v);
+      if (d == defs.def.end()) return false;
+      if (const auto* c = as<Call>(d->second)) {
+        int w = written_operand(*c);
+        v = w >= 0 && w < int(c->args.size()) ? as<Var>(c->args[size_t(w)]) : nullptr;
+      } else {
+        v = as<Var>(d->second);
+      }
+    }
+    return false;
   }
 
   static std::unordered_set<const Var*> to_set(const std::vector<VarPtr>& vs) {

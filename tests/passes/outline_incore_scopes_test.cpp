@@ -1,6 +1,7 @@
 // OutlineIncoreScopes: pl.at(CORE_GROUP) scopes → InCore functions + calls (live-ins → params in
 // first-use order, live-outs → returns, written tensors → Out/InOut params, a fresh result the
-// parent returns for an Out param is assembled into it); names, promotion, rejections.
+// parent returns for an Out param is assembled into it, a loop carrying a written param returns
+// its result as the param's value); names, promotion, rejections.
 #include "pass_test_util.h"
 
 using namespace pypto;
@@ -121,6 +122,47 @@ class P:
         for i in pl.range(4):
             o_w: pl.Tensor[[64, 16], pl.FP32] = self.main_incore_0(x, i, o)
         return o
+)");
+  pass_test::require_equal(pass_test::run(passes::outline_incore_scopes_pass(), before), expected);
+}
+
+TEST_CASE("a loop inside the scope that carries a written param returns only the loop's result for it",
+          "[OutlineIncoreScopes]") {
+  // pypto-lib's rms_norm shape: the scope's column loop assembles into the Out tensor it carries;
+  // the loop result is the param's final value (before, the param was returned a second time).
+  auto before = pass_test::parse(R"(
+import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: pl.Tensor[[16, 64], pl.FP32], o: pl.Out[pl.Tensor[[16, 64], pl.FP32]]) -> pl.Tensor[[16, 64], pl.FP32]:
+        with pl.at(level=pl.Level.CORE_GROUP):
+            for c, (acc,) in pl.range(4, init_values=(o,)):
+                t: pl.Tensor[[16, 16], pl.FP32] = pl.tensor.slice(x, [16, 16], [0, c * 16])
+                u: pl.Tensor[[16, 16], pl.FP32] = pl.tensor.adds(t, 1.0)
+                acc_1: pl.Tensor[[16, 64], pl.FP32] = pl.tensor.assemble(acc, u, [0, c * 16])
+                acc_2 = pl.yield_(acc_1)
+        return acc_2
+)");
+  auto expected = pass_test::parse(R"(
+import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def main_incore_0(self, o: pl.Out[pl.Tensor[[16, 64], pl.FP32]], x: pl.Tensor[[16, 64], pl.FP32]) -> pl.Tensor[[16, 64], pl.FP32]:
+        for c, (acc,) in pl.range(4, init_values=(o,)):
+            t: pl.Tensor[[16, 16], pl.FP32] = pl.tensor.slice(x, [16, 16], [0, c * 16])
+            u: pl.Tensor[[16, 16], pl.FP32] = pl.tensor.adds(t, 1.0)
+            acc_1: pl.Tensor[[16, 64], pl.FP32] = pl.tensor.assemble(acc, u, [0, c * 16])
+            acc_2 = pl.yield_(acc_1)
+        return acc_2
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: pl.Tensor[[16, 64], pl.FP32], o: pl.Out[pl.Tensor[[16, 64], pl.FP32]]) -> pl.Tensor[[16, 64], pl.FP32]:
+        acc_2: pl.Tensor[[16, 64], pl.FP32] = self.main_incore_0(o, x)
+        return acc_2
 )");
   pass_test::require_equal(pass_test::run(passes::outline_incore_scopes_pass(), before), expected);
 }
