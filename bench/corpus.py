@@ -56,6 +56,22 @@ SCALARS = {"dyn_valid_shape": {"scale": "0.5", "vlen": "64"}, "dyn_valid_shape_1
 # A second specialisation of the same entry (the reference names its output dir NAME_1).
 ALIASES = {"dyn_valid_shape_1": "dyn_valid_shape"}
 
+# Input tensors whose values must make sense (the config tensors their __main__ builds), given to
+# `pypto test --inputs`: descr and values of a 1-D .npy.
+INPUTS = {"_jit_dyn_valid_shape_if_else": {"cfg": ("<i8", [1, 48, 64])},
+          "_jit_dyn_valid_shape_loop": {"cfg": ("<i8", [2, 48, 64])}}
+
+
+def write_npy_1d(path, descr, values):
+    import struct
+    header = "{{'descr': '{}', 'fortran_order': False, 'shape': ({},), }}".format(descr, len(values))
+    header += " " * ((64 - (10 + len(header) + 1) % 64) % 64) + "\n"
+    fmt = {"<i8": "q", "<i4": "i", "<f4": "f"}[descr]
+    with open(path, "wb") as f:
+        f.write(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)) + header.encode())
+        f.write(struct.pack("<{}{}".format(len(values), fmt), *values))
+
+
 DTYPES = {"fp32": "FP32", "fp16": "FP16", "bfloat16": "BF16", "int32": "INT32", "int64": "INT64", "index": "INDEX",
           "int8": "INT8", "uint8": "UINT8", "bool": "BOOL"}
 
@@ -95,7 +111,7 @@ def example_commands(ref):
                     else:
                         dims = ",".join("?" if d < 0 else str(d) for d in p["shape"])
                         flags += ["--arg", "{}={}[{}]".format(p["name"], DTYPES.get(p["dtype"], p["dtype"]), dims)]
-            yield "{}:{}".format(ex["source"], name), src, flags
+            yield "{}:{}".format(ex["source"], name), src, flags, INPUTS.get(name, {})
 
 
 def lib_files(lib):
@@ -127,7 +143,7 @@ def main():
     checked = emitted = tested = total = 0
     fails = []
     with tempfile.TemporaryDirectory() as tmp:
-        for label, src, flags in example_commands(a.ref):
+        for label, src, flags, inputs in example_commands(a.ref):
             total += 1
             rc, out = run([pypto, "check", src] + flags)
             if rc != 0:
@@ -144,7 +160,14 @@ def main():
                 if any(f.endswith("=runtime") for f in flags):
                     fails.append((label, "test", "a runtime scalar: pypto test binds scalars at compile time"))
                     continue
-                rc, out = run([pypto, "test", src, "-j", "2", "-o", os.path.join(tmp, "t{}".format(total))] + flags,
+                extra = []
+                if inputs:
+                    d = os.path.join(tmp, "in{}".format(total))
+                    os.makedirs(d)
+                    for pname, (descr, values) in inputs.items():
+                        write_npy_1d(os.path.join(d, pname + ".npy"), descr, values)
+                    extra = ["--inputs", d]
+                rc, out = run([pypto, "test", src, "-j", "2", "-o", os.path.join(tmp, "t{}".format(total))] + flags + extra,
                               timeout=600)
                 if rc == 0:
                     tested += 1

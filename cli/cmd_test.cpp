@@ -151,7 +151,7 @@ int cmd_test(const TestOptions& opts) {
     auto source = load_program(opts.file, opts.common, sink);
     const ir::Function& entry = eval_entry(*source);
     // The run values, checked before the build (eval_inputs throws on a missing or unknown one).
-    (void)eval_inputs(entry, "", static_cast<uint64_t>(opts.seed), opts.run);
+    (void)eval_inputs(entry, opts.inputs_dir, static_cast<uint64_t>(opts.seed), opts.run);
     std::string run_values;
     for (const auto& v : opts.run.scalars) run_values += " --scalar " + shell_quote(v);
     for (const auto& v : opts.run.shapes) run_values += " --shape " + shell_quote(v);
@@ -197,9 +197,10 @@ int cmd_test(const TestOptions& opts) {
       const fs::path results = work / fmt::format("seed_{}", seed);
       fs::remove_all(results);
       fs::create_directories(results / "inputs");
-      // The inputs bin/run --seed would draw, written for it and interpreted first: an error the
+      // The inputs bin/run --seed would draw (or read from --inputs DIR where it has the file),
+      // written for it and interpreted first: an error the
       // interpreter finds (a window outside a tensor) is reported at its line before anything runs.
-      EvalInputs in = eval_inputs(entry, "", static_cast<uint64_t>(seed), opts.run);
+      EvalInputs in = eval_inputs(entry, opts.inputs_dir, static_cast<uint64_t>(seed), opts.run);
       for (const auto& [name, a] : in.tensors) write_npy_array((results / "inputs" / (name + ".npy")).string(), a);
       // On the source program an interpreter error is the program's: it propagates, located.
       std::optional<Outputs> want = Outputs{};

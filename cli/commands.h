@@ -69,6 +69,7 @@ struct TestOptions {
   std::string inject_fault;     // testing the bisection: corrupt the IR after this pass
   bool every_pass = false;      // interpret the IR after every pass on every trial
   bool no_run = false;          // only the interpreter (source vs every pass); no build, no bin/run
+  std::string inputs_dir;       // <param>.npy files used instead of drawn inputs ("" = all drawn)
 };
 
 int cmd_check(const std::string& file, const CommonOptions& opts);

@@ -187,6 +187,10 @@ int main(int argc, char** argv) {
   add_run_values(test, t_o.run);
   test->add_option("--soc", t_o.soc, "Target SoC: 910b (default) or 950")->check(CLI::IsMember({"910b", "950"}));
   test->add_option("--seed", t_o.seed, "Seed of the first trial's inputs (default 1)")->check(CLI::NonNegativeNumber);
+  test->add_option("--inputs", t_o.inputs_dir,
+                   "Use DIR/<param>.npy for the inputs it has (the same in every trial; e.g. a config tensor "
+                   "whose values must make sense), drawing the others from the seed")
+      ->type_name("DIR");
   test->add_option("--trials", t_o.trials, "Number of trials, seeds N, N+1, ... (default 1)")->check(CLI::PositiveNumber);
   test->add_option("--rtol", t_o.rtol, "Relative tolerance (default: FP32 1e-4, FP16 / BF16 1e-2, integers 0)")
       ->check(CLI::NonNegativeNumber);

@@ -1,10 +1,16 @@
 // InlineFunctions — splices the body of every `Inline` function (`@pl.inline`) into each call
-// site and removes the Inline functions from the program. The spliced body is alpha-renamed (its
-// locals become fresh Vars, parameters are replaced by the call's arguments); its final
-// `return v` becomes `x = v` for the call's target (several values: a tuple). A call to an inline
-// function that is not a whole statement or assignment right-hand side, or an inline body whose
-// return is not its last statement, is reported as not supported yet.
+// site and removes the Inline functions from the program; likewise an Orchestration function
+// called from another Orchestration function (the task graph it submits becomes part of its
+// caller's, in call order: one orchestration entry submits every task), which is removed once
+// no call to it is left. The spliced body is alpha-renamed (its locals become fresh Vars,
+// parameters are replaced by the call's arguments); its final `return v` becomes `x = v` for the
+// call's target (several values: a tuple). A call to an inline function that is not a whole
+// statement or assignment right-hand side, or an inline body whose return is not its last
+// statement, is reported as not supported yet.
 #include <fmt/format.h>
+
+#include <set>
+#include <unordered_set>
 
 #include "passes/pass_util.h"
 #include "passes/passes.h"
@@ -17,9 +23,30 @@ namespace {
 
 // Clone of a body with fresh Vars at every binding site.
 class FreshCloner : public BindingMutator {
+ public:
+  // A parameter the body rebinds becomes one local Var, for its uses and its bindings alike (a
+  // loop that rebinds it then carries it, as in the callee).
+  void bind_param_to(const Var& p, const VarPtr& local) {
+    bound_[&p] = local;
+    var_map[&p] = local;
+  }
+
  protected:
   VarPtr rebind(const VarPtr& v) override { return copy_var_with_type(*v, v->type); }
 };
+
+// The Vars a statement binds (assignments, loop and if results).
+std::unordered_set<const Var*> bound_in(const StmtPtr& s) {
+  struct B : IRVisitor {
+    std::unordered_set<const Var*> out;
+    void visit_assign(const AssignStmt& a) override {
+      out.insert(a.var.get());
+      IRVisitor::visit_assign(a);
+    }
+  } b;
+  if (s) b.visit(s);
+  return b.out;
+}
 
 class Inliner : public IRMutator {
  public:
@@ -29,22 +56,44 @@ class Inliner : public IRMutator {
  private:
   const Program& prog_;
 
+  bool in_orchestration_ = false;
+
   FunctionPtr inline_target(const ExprPtr& e) {
     const auto* c = as<Call>(e);
     if (!c || c->op) return nullptr;
     FunctionPtr f = prog_.find(c->callee);
-    return f && f->type == FunctionType::Inline ? f : nullptr;
+    if (!f) return nullptr;
+    if (f->type == FunctionType::Inline) return f;
+    return f->type == FunctionType::Orchestration && in_orchestration_ ? f : nullptr;
   }
+
+ public:
+  FunctionPtr mutate_function(const FunctionPtr& f) override {
+    in_orchestration_ = f->type == FunctionType::Orchestration;
+    return IRMutator::mutate_function(f);
+  }
+
+ private:
 
   // The spliced statements; `target` receives the return value (may be null).
   std::vector<StmtPtr> splice(const Function& f, const Call& call, const VarPtr& target, const Span& at) {
     FreshCloner cl;
-    for (size_t i = 0; i < f.params.size() && i < call.args.size(); ++i) cl.var_map[f.params[i].get()] = call.args[i];
+    std::vector<StmtPtr> out;
+    const auto rebound = bound_in(f.body);
+    for (size_t i = 0; i < f.params.size() && i < call.args.size(); ++i) {
+      const Var& p = *f.params[i];
+      if (!rebound.count(&p)) {
+        cl.var_map[&p] = call.args[i];
+        continue;
+      }
+      VarPtr local = copy_var_with_type(p, p.type);
+      out.push_back(std::make_shared<AssignStmt>(local, call.args[i], at));
+      cl.bind_param_to(p, local);
+    }
     std::vector<StmtPtr> stmts = flatten_body(f.body);
     std::vector<ExprPtr> ret;
     bool has_ret = !stmts.empty() && as<ReturnStmt>(stmts.back());
     if (has_ret) stmts.pop_back();
-    std::vector<StmtPtr> out;
     for (const auto& s : stmts) {
       StmtPtr m = cl.mutate(s);
       struct R : IRVisitor {
@@ -102,10 +151,31 @@ class Inliner : public IRMutator {
   }
 };
 
+// Orchestration functions some Orchestration function calls.
+std::set<std::string> called_orchestrations(const Program& p) {
+  std::set<std::string> out;
+  for (const auto& f : p.functions) {
+    if (f->type != FunctionType::Orchestration) continue;
+    struct V : IRVisitor {
+      const Program& p;
+      std::set<std::string>& out;
+      V(const Program& p, std::set<std::string>& o) : p(p), out(o) {}
+      void visit_call(const Call& c) override {
+        if (!c.op)
+          if (FunctionPtr g = p.find(c.callee); g && g->type == FunctionType::Orchestration) out.insert(g->name);
+        IRVisitor::visit_call(c);
+      }
+    } v(p, out);
+    if (f->body) v.visit(f->body);
+  }
+  return out;
+}
+
 ProgramPtr inline_program(const ProgramPtr& p) {
   bool any = false;
   for (const auto& f : p->functions) any |= f->type == FunctionType::Inline;
-  if (!any) return p;
+  const std::set<std::string> nested = called_orchestrations(*p);
+  if (!any && nested.empty()) return p;
   ProgramPtr cur = p;
   for (int round = 0; round < 16; ++round) {
     bool changed = false;
@@ -116,11 +186,12 @@ ProgramPtr inline_program(const ProgramPtr& p) {
       return g;
     });
     if (!changed) break;
-    if (round == 15) throw CompileError("E506", p->span, "inline functions call each other recursively");
+    if (round == 15)
+      throw CompileError("E506", p->span, "inline (or orchestration) functions call each other recursively");
   }
   std::vector<FunctionPtr> keep;
   for (const auto& f : cur->functions)
-    if (f->type != FunctionType::Inline) keep.push_back(f);
+    if (f->type != FunctionType::Inline && !nested.count(f->name)) keep.push_back(f);
   return make_program(cur->name, std::move(keep), cur->dynamic_dims, cur->span);
 }
 
@@ -128,8 +199,9 @@ ProgramPtr inline_program(const ProgramPtr& p) {
 
 Pass inline_functions_pass() {
   return Pass{"InlineFunctions",
-              "Splices the bodies of Inline functions into their call sites (alpha-renamed, parameters "
-              "replaced by arguments, the return value assigned to the call's target) and removes them.",
+              "Splices the bodies of Inline functions, and of Orchestration functions called from "
+              "orchestration, into their call sites (alpha-renamed, parameters replaced by arguments, the "
+              "return value assigned to the call's target) and removes them.",
               {{}, {}, {}},
               [](const ProgramPtr& p, PassContext&) { return inline_program(p); }};
 }

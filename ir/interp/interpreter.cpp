@@ -466,15 +466,6 @@ class Machine {
 }  // namespace
 
 const Function& eval_entry(const Program& p) {
-  const Function* orch = nullptr;
-  for (const auto& f : p.functions)
-    if (f->type == FunctionType::Orchestration) {
-      if (orch) throw CompileError("E600", f->span, fmt::format("pypto eval: the program has two Orchestration functions ('{}' and '{}')", orch->name, f->name));
-      orch = f.get();
-    }
-  if (orch) return *orch;
-  if (p.functions.size() == 1) return *p.functions[0];
-  // The one function no other calls.
   std::set<std::string> called;
   struct Calls : IRVisitor {
     std::set<std::string>* out;
@@ -488,6 +479,16 @@ const Function& eval_entry(const Program& p) {
     v.out = &called;
     if (f->body) v.visit(f->body);
   }
+  // The Orchestration function no other function calls (one may call another).
+  const Function* orch = nullptr;
+  for (const auto& f : p.functions)
+    if (f->type == FunctionType::Orchestration && !called.count(f->name)) {
+      if (orch) throw CompileError("E600", f->span, fmt::format("pypto eval: the program has two Orchestration functions ('{}' and '{}')", orch->name, f->name));
+      orch = f.get();
+    }
+  if (orch) return *orch;
+  if (p.functions.size() == 1) return *p.functions[0];
+  // The one function no other calls.
   const Function* root = nullptr;
   std::string names;
   for (const auto& f : p.functions)

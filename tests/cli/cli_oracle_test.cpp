@@ -180,3 +180,30 @@ TEST_CASE("pypto eval / test take run-time values: --run-scalar and --shape", "[
   CHECK(bad_shape.code != 0);
   CHECK(bad_shape.out.find("expected NAME=[D0,D1,...]") != std::string::npos);
 }
+
+TEST_CASE("pypto test --inputs: the given files are the inputs of every trial, the others are drawn", "[cli][oracle]") {
+  const std::string file = write_file("oracle/axpy_inputs.py", kAdd);
+  const fs::path in = work("oracle/given"), w = work("oracle/given_work");
+  fs::remove_all(in);
+  fs::remove_all(w);
+  fs::create_directories(in);
+  Array a = Array::zeros(DataType::FP32, {4, 8});
+  for (int64_t i = 0; i < 32; ++i) a.set(i, 100.0 + double(i));
+  npy::write_npy_array((in / "a.npy").string(), a);
+  auto r = run_pypto("test '" + file + "' --inputs '" + in.string() + "' --trials 2 -o '" + w.string() + "' -j 2");
+  INFO(r.out);
+  REQUIRE(r.code == 0);
+  for (const char* seed : {"seed_1", "seed_2"}) {
+    Array used = npy::read_npy_array((w / seed / "inputs" / "a.npy").string(), DataType::FP32);
+    for (int64_t i = 0; i < 32; ++i) REQUIRE(used.at(i) == 100.0 + double(i));
+    Array b = npy::read_npy_array((w / seed / "inputs" / "b.npy").string(), DataType::FP32);
+    Array out = npy::read_npy_array((w / seed / "run" / "out.npy").string(), DataType::FP32);
+    for (int64_t i = 0; i < 32; ++i) REQUIRE(out.at(i) == Approx(100.0 + double(i) + 2 * b.at(i)));
+  }
+  // A file of the wrong shape is refused before anything is built.
+  Array wrong = Array::zeros(DataType::FP32, {4, 4});
+  npy::write_npy_array((in / "a.npy").string(), wrong);
+  auto bad = run_pypto("test '" + file + "' --inputs '" + in.string() + "' --no-run");
+  CHECK(bad.code != 0);
+  CHECK(bad.out.find("'a'") != std::string::npos);
+}

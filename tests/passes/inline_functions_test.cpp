@@ -1,5 +1,6 @@
-// InlineFunctions: an Inline function's body replaces its call (fresh locals, params → args,
-// return → assignment) and the function disappears.
+// InlineFunctions: an Inline function's body (and an Orchestration function's, called from
+// orchestration) replaces its call (fresh locals, params → args, return → assignment) and the
+// function disappears.
 #include "pass_test_util.h"
 
 using namespace pypto;
@@ -40,5 +41,54 @@ class P:
 )");
   auto after = pass_test::run(passes::inline_functions_pass(), before);
   CHECK(after->functions.size() == 1);
+  pass_test::require_equal(after, expected);
+}
+
+TEST_CASE("an Orchestration function called from orchestration is spliced into its caller and removed",
+          "[InlineFunctions]") {
+  auto before = pass_test::parse(R"(
+import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, x: pl.Tensor[[16, 16], pl.FP32], o: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:
+        a: pl.Tile[[16, 16], pl.FP32] = pl.load(x, [0, 0], [16, 16])
+        o2: pl.Tensor[[16, 16], pl.FP32] = pl.store(a, [0, 0], o)
+        return o2
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def twice(self, x: pl.Tensor[[16, 16], pl.FP32], o: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:
+        t: pl.Tensor[[16, 16], pl.FP32] = pl.create_tensor([16, 16], dtype=pl.FP32)
+        t2: pl.Tensor[[16, 16], pl.FP32] = self.k(x, t)
+        o2: pl.Tensor[[16, 16], pl.FP32] = self.k(t2, o)
+        return o2
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: pl.Tensor[[16, 16], pl.FP32], o: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:
+        r: pl.Tensor[[16, 16], pl.FP32] = self.twice(x, o)
+        return r
+)");
+  auto expected = pass_test::parse(R"(
+import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, x: pl.Tensor[[16, 16], pl.FP32], o: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:
+        a: pl.Tile[[16, 16], pl.FP32] = pl.load(x, [0, 0], [16, 16])
+        o2: pl.Tensor[[16, 16], pl.FP32] = pl.store(a, [0, 0], o)
+        return o2
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: pl.Tensor[[16, 16], pl.FP32], o: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:
+        t: pl.Tensor[[16, 16], pl.FP32] = pl.create_tensor([16, 16], dtype=pl.FP32)
+        t2: pl.Tensor[[16, 16], pl.FP32] = self.k(x, t)
+        o2: pl.Tensor[[16, 16], pl.FP32] = self.k(t2, o)
+        r: pl.Tensor[[16, 16], pl.FP32] = o2
+        return r
+)");
+  auto after = pass_test::run(passes::inline_functions_pass(), before);
+  CHECK(after->functions.size() == 2);
   pass_test::require_equal(after, expected);
 }
