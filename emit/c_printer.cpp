@@ -42,11 +42,11 @@ void CStmtPrinter::stmt(const StmtPtr& s) {
     case NodeKind::ScopeStmt: return scope(static_cast<const ScopeStmt&>(*s));
     case NodeKind::YieldStmt: return;  // printed by the enclosing for / if (yielding)
     // CheckKernelForms / CheckOrchestrationForms reject these before emission.
+    case NodeKind::WhileStmt: return while_stmt(static_cast<const WhileStmt&>(*s));
     case NodeKind::ReturnStmt:
-    case NodeKind::WhileStmt:
     case NodeKind::BreakStmt:
     case NodeKind::ContinueStmt:
-      throw InternalError("emit", fmt::format("a return / while / break / continue in {} reached the emitter", where_), s->span);
+      throw InternalError("emit", fmt::format("a return / break / continue in {} reached the emitter", where_), s->span);
     default: throw InternalError("emit", fmt::format("a statement of unknown kind in {}", where_), s->span);
   }
 }
@@ -136,6 +136,22 @@ void CStmtPrinter::for_stmt(const ForStmt& s) {
   const auto step = const_int_value(s.step);
   line(fmt::format("for (int64_t {0} = {1}; {0} {2} {3}; {0} += {4}) {{", i, expr(s.start), step && *step < 0 ? ">" : "<",
                    expr(s.stop), expr(s.step)));
+  ++indent_;
+  yielding(s.body, targets, s.span);
+  --indent_;
+  line("}");
+  for (size_t k = 0; k < s.return_vars.size() && k < s.iter_args.size(); ++k)
+    bind_result(*s.return_vars[k], *s.iter_args[k], s.span);
+}
+
+void CStmtPrinter::while_stmt(const WhileStmt& s) {
+  if (const std::string cm = source_comment(s.span); !cm.empty()) line(cm);
+  std::vector<const Var*> targets;
+  for (const auto& ia : s.iter_args) {
+    carry_in(*ia, ia->init, s.span);
+    targets.push_back(ia.get());
+  }
+  line(fmt::format("while ({}) {{", expr(s.cond)));
   ++indent_;
   yielding(s.body, targets, s.span);
   --indent_;

@@ -63,6 +63,7 @@ class CStmtPrinter {
 
  private:
   void for_stmt(const ir::ForStmt& s);
+  void while_stmt(const ir::WhileStmt& s);
   void if_stmt(const ir::IfStmt& s);
   void yield_updates(const ir::YieldStmt* y, const std::vector<const ir::Var*>& targets, const ir::Span& sp);
 

@@ -1,8 +1,8 @@
 // CheckKernelForms — rejects, at their source line and before any planning or emission, the
 // kernel forms the C++ tile backend cannot write yet, so that the kernel emitter only translates:
-//   * the rules both back ends share (form_rules.h): `while` loops, `break` / `continue`, an
-//     early `return` (CtrlFlowTransform is missing), pl.pipeline loops, tuple values bound to
-//     variables, `**` and floating-point `//` / `%`;
+//   * the rules both back ends share (form_rules.h): `break` / `continue` (CtrlFlowTransform
+//     has rewritten those of kernels), an early `return`, pl.pipeline loops, tuple values bound
+//     to variables, `**` and floating-point `//` / `%`;
 //   * ops a kernel cannot hold yet (the registry's kernel_deferred marker: deferred tile ops,
 //     orchestration-side and cross-core system ops, array / prefetch / distributed ops) and
 //     calls to program functions;

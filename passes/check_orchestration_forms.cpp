@@ -1,6 +1,7 @@
 // CheckOrchestrationForms — rejects, at their source line and before emission, the orchestration
 // forms the PTO2 back end cannot write yet, so that the orchestration emitter only translates:
-//   * the rules both back ends share (form_rules.h): `while` loops, `break` / `continue`, an
+//   * `while` loops (the emitter opens a runtime scope per pl.range iteration only), and the
+//     rules both back ends share (form_rules.h): `break` / `continue`, an
 //     early `return`, pl.pipeline loops, tuple values bound to variables, `**` and
 //     floating-point `//` / `%`, a loop / if whose carried tensor changes buffers;
 //   * scopes other than runtime scopes (after MaterializeRuntimeScopes every scope is one);
@@ -44,6 +45,11 @@ class FormChecker : public FormRules {
   }
 
  protected:
+  // The orchestration emitter opens a runtime scope per iteration of a pl.range loop only.
+  void visit_while(const WhileStmt& s) override {
+    reject(s.span, "a while loop", "write the loop as a pl.range loop with a bound");
+  }
+
   void visit_scope(const ScopeStmt& s) override {
     if (s.scope != ScopeKind::Runtime)
       reject(s.span, fmt::format("a {} scope", to_string(s.scope)), "run the full pass pipeline (it outlines kernels)");

@@ -41,10 +41,16 @@ void FormRules::check_function(const Program& p, const Function& f, std::string_
 }
 
 void FormRules::visit_while(const WhileStmt& s) {
-  reject(s.span, "a while loop", "write the loop as a pl.range loop with a bound");
+  stmt_span_ = s.span;
+  for (const auto& ia : s.iter_args) check_carry(*ia, s.span, "a loop-carried value");
+  for (const auto& rv : s.return_vars) check_carry(*rv, s.span, "a loop result");
+  IRVisitor::visit_while(s);
 }
-void FormRules::visit_break(const BreakStmt& s) { reject(s.span, "break"); }
-void FormRules::visit_continue(const ContinueStmt& s) { reject(s.span, "continue"); }
+// In kernels CtrlFlowTransform has rewritten both into flags; what is left is orchestration code.
+void FormRules::visit_break(const BreakStmt& s) { reject(s.span, "break", "break in kernels, or restructure the loop"); }
+void FormRules::visit_continue(const ContinueStmt& s) {
+  reject(s.span, "continue", "continue in kernels, or guard the rest of the body with an if");
+}
 void FormRules::visit_return(const ReturnStmt& s) { reject(s.span, "an early return"); }
 
 void FormRules::visit_for(const ForStmt& s) {

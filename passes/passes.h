@@ -9,6 +9,7 @@ namespace pypto::passes {
 
 Pass check_program_forms_pass();
 Pass inline_functions_pass();
+Pass ctrl_flow_transform_pass();
 Pass unroll_loops_pass();
 Pass convert_to_ssa_pass();
 Pass simplify_pass();

@@ -20,6 +20,7 @@ const std::vector<Pass>& default_pipeline() {
   static const std::vector<Pass> list = {
       check_program_forms_pass(),          // forms kept by the front end that no pass can compile yet
       inline_functions_pass(),             // splice @pl.inline function bodies into their callers
+      ctrl_flow_transform_pass(),          // break / continue in kernel loops → flags, guarded ifs, while
       unroll_loops_pass(),                 // expand pl.unroll loops with constant bounds
       convert_to_ssa_pass(),               // renaming, if-phis, loop iter_args → SSAForm
       simplify_pass(),                     // constant folding, scalar-constant propagation, scalar DCE
