@@ -2,6 +2,7 @@
 #include "emit/c_printer.h"
 
 #include <fmt/format.h>
+#include <functional>
 #include <set>
 
 #include "ir/ir.h"
@@ -123,41 +124,40 @@ void CStmtPrinter::yielding(const StmtPtr& b, const std::vector<const Var*>& tar
   yield_updates(nullptr, targets, sp);
 }
 
+// A loop: its carries declared, then the header (printed after them: naming order), the body
+// yielding into the carries, the results bound after the loop.
+void CStmtPrinter::carried_loop(const std::function<std::string()>& header, const std::vector<IterArgPtr>& iter_args,
+                                const StmtPtr& body, const std::vector<VarPtr>& return_vars, const Span& sp) {
+  std::vector<const Var*> targets;
+  for (const auto& ia : iter_args) {
+    carry_in(*ia, ia->init, sp);
+    targets.push_back(ia.get());
+  }
+  line(header() + " {");
+  ++indent_;
+  yielding(body, targets, sp);
+  --indent_;
+  line("}");
+  for (size_t k = 0; k < return_vars.size() && k < iter_args.size(); ++k) bind_result(*return_vars[k], *iter_args[k], sp);
+}
+
 void CStmtPrinter::for_stmt(const ForStmt& s) {
   if (s.kind == ForKind::Unroll || s.kind == ForKind::Pipeline)  // UnrollLoops expands, the form checks reject
     throw InternalError("emit", fmt::format("a pl.{} loop in {} reached the emitter", to_string(s.kind), where_), s.span);
   if (const std::string cm = source_comment(s.span); !cm.empty()) line(cm);
-  std::vector<const Var*> targets;
-  for (const auto& ia : s.iter_args) {
-    carry_in(*ia, ia->init, s.span);
-    targets.push_back(ia.get());
-  }
-  const std::string i = names_.name(s.loop_var.get());
-  const auto step = const_int_value(s.step);
-  line(fmt::format("for (int64_t {0} = {1}; {0} {2} {3}; {0} += {4}) {{", i, expr(s.start), step && *step < 0 ? ">" : "<",
-                   expr(s.stop), expr(s.step)));
-  ++indent_;
-  yielding(s.body, targets, s.span);
-  --indent_;
-  line("}");
-  for (size_t k = 0; k < s.return_vars.size() && k < s.iter_args.size(); ++k)
-    bind_result(*s.return_vars[k], *s.iter_args[k], s.span);
+  carried_loop(
+      [&] {
+        const std::string i = names_.name(s.loop_var.get());
+        const auto step = const_int_value(s.step);
+        return fmt::format("for (int64_t {0} = {1}; {0} {2} {3}; {0} += {4})", i, expr(s.start),
+                           step && *step < 0 ? ">" : "<", expr(s.stop), expr(s.step));
+      },
+      s.iter_args, s.body, s.return_vars, s.span);
 }
 
 void CStmtPrinter::while_stmt(const WhileStmt& s) {
   if (const std::string cm = source_comment(s.span); !cm.empty()) line(cm);
-  std::vector<const Var*> targets;
-  for (const auto& ia : s.iter_args) {
-    carry_in(*ia, ia->init, s.span);
-    targets.push_back(ia.get());
-  }
-  line(fmt::format("while ({}) {{", expr(s.cond)));
-  ++indent_;
-  yielding(s.body, targets, s.span);
-  --indent_;
-  line("}");
-  for (size_t k = 0; k < s.return_vars.size() && k < s.iter_args.size(); ++k)
-    bind_result(*s.return_vars[k], *s.iter_args[k], s.span);
+  carried_loop([&] { return fmt::format("while ({})", expr(s.cond)); }, s.iter_args, s.body, s.return_vars, s.span);
 }
 
 void CStmtPrinter::if_stmt(const IfStmt& s) {

@@ -8,6 +8,7 @@
 // other types (tiles) through the hooks below.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -64,6 +65,8 @@ class CStmtPrinter {
  private:
   void for_stmt(const ir::ForStmt& s);
   void while_stmt(const ir::WhileStmt& s);
+  void carried_loop(const std::function<std::string()>& header, const std::vector<ir::IterArgPtr>& iter_args,
+                    const ir::StmtPtr& body, const std::vector<ir::VarPtr>& return_vars, const ir::Span& sp);
   void if_stmt(const ir::IfStmt& s);
   void yield_updates(const ir::YieldStmt* y, const std::vector<const ir::Var*>& targets, const ir::Span& sp);
 

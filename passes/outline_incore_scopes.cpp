@@ -20,6 +20,7 @@
 // reported as "not supported yet". Produces SplitIncoreOrch.
 #include <fmt/format.h>
 
+#include <functional>
 #include <unordered_set>
 
 #include "ir/op_registry.h"
@@ -317,15 +318,16 @@ class Outliner : public IRMutator {
     return out;
   }
 
-  // The kernel param a live-out writes (it is a write result / copy of a live-in, or a loop's
-  // result carrying one: the loop starts from it and each iteration writes into it), or nullptr.
-  static const Var* write_root(const Var* v, const Bindings& defs, const std::unordered_map<const Var*, VarPtr>& param_of) {
+  // Follows `v` back through write results (to the written operand), copies and loops that carry
+  // it (to the iter_arg's init, when each iteration's yield writes into the iter_arg) until
+  // `stop` holds; returns that Var, or nullptr when the chain ends before.
+  static const Var* follow_writes(const Var* v, const Bindings& defs, const std::function<bool(const Var*)>& stop) {
     for (int guard = 0; v && guard < 10000; ++guard) {
-      if (auto it = param_of.find(v); it != param_of.end()) return it->second.get();
+      if (stop(v)) return v;
       if (auto c = defs.carried.find(v); c != defs.carried.end()) {
-        // The yielded value must be the iter_arg's tensor, written.
         const Var* y = as<Var>(c->second.yielded);
-        if (!y || !reaches(y, c->second.iter_arg, defs)) return nullptr;
+        const Var* ia = c->second.iter_arg;
+        if (!y || !follow_writes(y, defs, [ia](const Var* u) { return u == ia; })) return nullptr;
         v = as<Var>(c->second.iter_arg->init);
         continue;
       }
@@ -341,26 +343,11 @@ class Outliner : public IRMutator {
     return nullptr;
   }
 
-  // Does the write / copy chain from `v` reach `target`?
-  static bool reaches(const Var* v, const Var* target, const Bindings& defs) {
-    for (int guard = 0; v && guard < 10000; ++guard) {
-      if (v == target) return true;
-      if (auto c = defs.carried.find(v); c != defs.carried.end()) {
-        const Var* y = as<Var>(c->second.yielded);
-        if (!y || !reaches(y, c->second.iter_arg, defs)) return false;
-        v = as<Var>(c->second.iter_arg->init);
-        continue;
-      }
-      auto d = defs.def.find(v);
-      if (d == defs.def.end()) return false;
-      if (const auto* c = as<Call>(d->second)) {
-        int w = written_operand(*c);
-        v = w >= 0 && w < int(c->args.size()) ? as<Var>(c->args[size_t(w)]) : nullptr;
-      } else {
-        v = as<Var>(d->second);
-      }
-    }
-    return false;
+  // The kernel param a live-out writes (it is a write result / copy of a live-in, or a loop's
+  // result carrying one: the loop starts from it and each iteration writes into it), or nullptr.
+  static const Var* write_root(const Var* v, const Bindings& defs, const std::unordered_map<const Var*, VarPtr>& param_of) {
+    const Var* root = follow_writes(v, defs, [&](const Var* u) { return param_of.count(u) > 0; });
+    return root ? param_of.at(root).get() : nullptr;
   }
 
   static std::unordered_set<const Var*> to_set(const std::vector<VarPtr>& vs) {
