@@ -78,17 +78,23 @@ class Checker {
     if (const auto* b = as<Binary>(e)) {
       auto x = affine(b->a), y = affine(b->b);
       if (!x || !y) return std::nullopt;
+      // Coefficients that overflow 64 bits leave the window to the interpreter and the runtime.
       if (b->op == BinOp::Add || b->op == BinOp::Sub) {
-        const int64_t s = b->op == BinOp::Add ? 1 : -1;
-        x->c += s * y->c;
-        for (const auto& [v, k] : y->coef) x->coef[v] += s * k;
+        const bool add = b->op == BinOp::Add;
+        auto step = [add](int64_t& acc, int64_t v) {
+          return add ? !__builtin_add_overflow(acc, v, &acc) : !__builtin_sub_overflow(acc, v, &acc);
+        };
+        if (!step(x->c, y->c)) return std::nullopt;
+        for (const auto& [v, k] : y->coef)
+          if (!step(x->coef[v], k)) return std::nullopt;
         return x;
       }
       if (b->op == BinOp::Mul && (x->coef.empty() || y->coef.empty())) {
         const Affine& k = x->coef.empty() ? *x : *y;
         Affine r = x->coef.empty() ? *y : *x;
-        r.c *= k.c;
-        for (auto& [v, c] : r.coef) c *= k.c;
+        if (__builtin_mul_overflow(r.c, k.c, &r.c)) return std::nullopt;
+        for (auto& [v, c] : r.coef)
+          if (__builtin_mul_overflow(c, k.c, &c)) return std::nullopt;
         return r;
       }
     }
@@ -160,6 +166,12 @@ class Checker {
     }
   }
 
+  static std::string text(__int128 v) {
+    if (v > INT64_MAX) return "beyond 2^63";
+    if (v < INT64_MIN) return "below -2^63";
+    return std::to_string(static_cast<int64_t>(v));
+  }
+
   void check(const Call& c, int guarded, const Span& sp) {
     auto w = window_of(c);
     if (!w) return;
@@ -178,11 +190,12 @@ class Checker {
       auto f = affine(offs->elems[k]);
       if (!f) continue;
       if (guarded && !f->coef.empty()) continue;
-      int64_t lo = f->c, hi = f->c;
+      // In 128 bits: a 64-bit offset plus an extent cannot overflow.
+      __int128 lo = f->c, hi = f->c;
       std::string at_hi, at_lo;
       for (const auto& [v, coef] : f->coef) {
         const Range& r = ranges_.at(v);
-        const int64_t a = coef * r.lo, b = coef * r.hi;
+        const __int128 a = __int128(coef) * r.lo, b = __int128(coef) * r.hi;
         hi += std::max(a, b);
         lo += std::min(a, b);
         at_hi += fmt::format("{}{} = {}", at_hi.empty() ? "" : ", ", v->name, a >= b ? r.lo : r.hi);
@@ -195,11 +208,11 @@ class Checker {
         throw CompileError("E510", sp,
                            fmt::format("pl.{} reaches element {} of dimension {}{}, but the operand has extent {} "
                                        "there (offset {} + extent {})",
-                                       c.op->name, hi + ext - 1, d, when_hi, (*dims)[d], hi, ext),
+                                       c.op->name, text(hi + ext - 1), d, when_hi, (*dims)[d], text(hi), ext),
                            "keep offset + extent within the operand: check the loop bounds and the offset arithmetic");
       if (lo < 0)
         throw CompileError("E510", sp,
-                           fmt::format("pl.{} starts at offset {} in dimension {}{}, below 0", c.op->name, lo, d, when_lo),
+                           fmt::format("pl.{} starts at offset {} in dimension {}{}, below 0", c.op->name, text(lo), d, when_lo),
                            "offsets must be non-negative");
     }
   }
