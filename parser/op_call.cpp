@@ -359,7 +359,28 @@ ExprPtr FunctionBuilder::call_expr(TSNode n) {
       }
       if (a.pos.size() == 2 && a.kw.empty()) {
         auto rhs = expr(a.pos[1]);
-        if (is_scalar(rhs)) return scalar_binary(scalar_bin.at(rest), prebuilt[0], rhs, s, n);
+        if (is_scalar(rhs)) {
+          ExprPtr r = scalar_binary(scalar_bin.at(rest), prebuilt[0], rhs, s, n);
+          // Integer constants fold, as `C - R` written with operators does (the source's constant
+          // expressions are evaluated): the printed IR then reads back as the same IR.
+          const auto* bin = as<Binary>(r);
+          const auto x = const_int_value(prebuilt[0]), y = const_int_value(rhs);
+          const auto* rt = as_scalar(r->type);
+          if (bin && x && y && rt && dtype_is_int(rt->dtype) && bin->op != BinOp::FloatDiv) {
+            int64_t v = 0;
+            bool ok = true;
+            switch (bin->op) {
+              case BinOp::Add: ok = !__builtin_add_overflow(*x, *y, &v); break;
+              case BinOp::Sub: ok = !__builtin_sub_overflow(*x, *y, &v); break;
+              case BinOp::Mul: ok = !__builtin_mul_overflow(*x, *y, &v); break;
+              case BinOp::Min: v = std::min(*x, *y); break;
+              case BinOp::Max: v = std::max(*x, *y); break;
+              default: ok = false;
+            }
+            if (ok) return make_int(v, s, rt->dtype);
+          }
+          return r;
+        }
         prebuilt[1] = rhs;
       }
     }
