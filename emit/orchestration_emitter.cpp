@@ -150,6 +150,11 @@ class OrchEmitter : CStmtPrinter {
     if (const auto* g = as<TupleGetItem>(s.value)) {
       const auto* tv = as<Var>(g->tuple);
       auto it = tv ? tuples_.find(tv) : tuples_.end();
+      if (auto t = tv ? task_ids_.find(tv) : task_ids_.end();
+          t != task_ids_.end() && it != tuples_.end() && g->index >= 0 && size_t(g->index) == it->second.size()) {
+        line(fmt::format("const PTO2TaskId {} = {};", names_.name(&v), t->second));  // a submit's TaskId
+        return;
+      }
       if (it == tuples_.end() || g->index < 0 || size_t(g->index) >= it->second.size())
         unreachable(s.span, "this tuple element access in orchestration code");  // tuples are kernel results
       bind_handle(v, it->second[g->index]);
@@ -310,7 +315,28 @@ class OrchEmitter : CStmtPrinter {
       }
       line(fmt::format("{}.add_scalar(to_u64(static_cast<{}>({})));", params, c_type(ps->dtype), val));
     }
-    line(fmt::format("{}({}, {});", k->aic ? "rt_submit_aic_task" : "rt_submit_aiv_task", k->func_id, params));
+    // deps=: the TaskIds the task waits on besides the tensor-derived ones (the array outlives the submit).
+    if (c.dispatch && !c.dispatch->deps.empty()) {
+      std::vector<std::string> ids;
+      for (const auto& d : c.dispatch->deps) ids.push_back(expr(d));
+      const std::string arr = names_.fresh(params + "_deps");
+      line(fmt::format("const PTO2TaskId {}[] = {{{}}};", arr, fmt::join(ids, ", ")));
+      line(fmt::format("{}.set_dependencies({}, {});", params, arr, ids.size()));
+    }
+    const std::string submit_call =
+        fmt::format("{}({}, {})", k->aic ? "rt_submit_aic_task" : "rt_submit_aiv_task", k->func_id, params);
+    if (c.dispatch && c.dispatch->submit) {  // `as tid`: the task's id, the last result
+      const std::string tid = names_.fresh(params + "_id");
+      line(fmt::format("const PTO2TaskId {} = {}.task_id();", tid, submit_call));
+      if (!result) return;
+      if (as_scalar(result->type)) return line(fmt::format("const PTO2TaskId {} = {};", names_.name(result), tid));
+      if (!as_tuple(result->type))
+        unreachable(sp, "a submit whose result is not its TaskId or a tuple ending with it", kKernelResults);
+      tuples_[result] = outs;
+      task_ids_[result] = tid;
+      return;
+    }
+    line(submit_call + ";");
     if (!result) return;
     if (as_tensor(result->type)) {
       if (outs.empty())
@@ -328,6 +354,7 @@ class OrchEmitter : CStmtPrinter {
   const std::vector<KernelRef>& kernels_;
   const EmitOptions& opts_;
   int task_count_ = 0;
+  std::unordered_map<const Var*, std::string> task_ids_;  // a submit's result tuple → its TaskId variable
   std::unordered_map<const Var*, std::vector<std::string>> tuples_;
   BatchIndex index_;                            // alloc_batch → its creations
   std::unordered_set<int64_t> printed_batches_;

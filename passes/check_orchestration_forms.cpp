@@ -69,11 +69,20 @@ class FormChecker : public FormRules {
     size_t outs = 0;
     for (size_t i = 0; i < k.params.size() && i < k.param_directions.size(); ++i)
       outs += as_tensor(k.params[i]->type) && k.param_directions[i] != ParamDirection::In;
-    const auto* tup = as_tuple(c.type);
-    const bool tensors = as_tensor(c.type) || (tup && std::all_of(tup->elems.begin(), tup->elems.end(),
-                                                                   [](const TypePtr& t) { return as_tensor(t); }));
-    const size_t results = as_tensor(c.type) ? 1 : tup ? tup->elems.size() : 0;
-    if (!tensors && !(tup && tup->elems.empty()))
+    // A submit (a scope with `as tid`) returns the task's TaskId after the tensors.
+    const bool submit = c.dispatch && c.dispatch->submit;
+    std::vector<TypePtr> elems;
+    if (const auto* tup = as_tuple(c.type)) elems = tup->elems;
+    else elems = {c.type};
+    if (submit) {
+      const auto* last = elems.empty() ? nullptr : as_scalar(elems.back());
+      if (!last || last->dtype != DataType::TASK_ID)
+        reject(c.span, fmt::format("a submit of '{}' whose result does not end with its TaskId", c.callee));
+      elems.pop_back();
+    }
+    const bool tensors = std::all_of(elems.begin(), elems.end(), [](const TypePtr& t) { return as_tensor(t); });
+    const size_t results = elems.size();
+    if (!tensors)
       reject(c.span, fmt::format("a call to '{}', whose result is not a tensor or a tuple of tensors", c.callee));
     if (results > outs)
       reject(c.span, fmt::format("a call to '{}', which returns {} tensor(s) but has {} Out / InOut parameter(s)",
@@ -90,6 +99,15 @@ class FormChecker : public FormRules {
         reject(sp, fmt::format("a call to '{}' (function type {})", c.callee, to_string(f->type)),
                "call kernels (pl.at scopes or InCore functions) from the orchestration function");
       if (f) check_kernel_result(c, *f);
+      if (c.dispatch) {
+        const Dispatch& d = *c.dispatch;
+        if (d.spmd || d.core_num || d.sync_start || !d.dumps.empty() || d.allow_early_resolve || d.predicate ||
+            !d.no_dep_args.empty() || d.device)
+          reject(sp, fmt::format("a dispatch option of the call to '{}' other than deps= and `as tid`", c.callee));
+        for (const auto& dep : d.deps)
+          if (const auto* t = as_scalar(dep->type); !t || t->dtype != DataType::TASK_ID)
+            reject(dep->span, "a dependency that is not a TaskId");
+      }
       return;
     }
     const std::string& n = c.op->name;

@@ -34,10 +34,15 @@ namespace {
 std::string scope_option(const ScopeStmt& s) {
   if (s.split) return fmt::format("optimizations=[pl.split(pl.SplitMode.{})]", to_string(*s.split));
   if (s.slot_num) return "optimizations=[pl.cross_core_slot(...)]";
-  if (!s.deps.empty()) return "deps=";
+  // A pl.at(CORE_GROUP) scope may name its task (`as tid`) and wait on TaskIds (deps=): the
+  // outlined kernel's submit carries them.
+  const bool kernel_scope = s.scope == ScopeKind::InCore;
+  if (!s.deps.empty() && !kernel_scope) return "deps=";
+  for (const auto& d : kernel_scope ? s.deps : std::vector<ExprPtr>{})
+    if (const auto* t = as_scalar(d->type); !t || t->dtype != DataType::TASK_ID) return "deps= with a TaskId array";
   if (!s.no_dep_args.empty()) return "no_dep_args=";
   if (!s.dumps.empty()) return "dumps= (or pl.dump_tag)";
-  if (s.task_id) return "`with ... as tid`";
+  if (s.task_id && !kernel_scope) return "`with ... as tid`";
   if (s.allow_early_resolve) return "allow_early_resolve=True";
   if (s.windowize) return "windowize=True";
   if (s.sync_start) return "sync_start=True";

@@ -594,7 +594,9 @@ class CallerUpdater : public IRMutator {
       pre.push_back(std::make_shared<AssignStmt>(v, create, c->span));
       args.push_back(v);
     }
-    return std::make_shared<Call>(nullptr, c->callee, std::move(args), c->kwargs, c->type, c->span, c->arg_directions);
+    auto n = std::make_shared<Call>(nullptr, c->callee, std::move(args), c->kwargs, c->type, c->span, c->arg_directions);
+    n->dispatch = c->dispatch;
+    return n;
   }
   const std::map<std::string, KernelInfo>& kernels_;
 };

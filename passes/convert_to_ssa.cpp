@@ -134,7 +134,9 @@ class Converter {
       case NodeKind::ScopeStmt: {
         auto n = std::make_shared<ScopeStmt>(*as<ScopeStmt>(s));
         if (n->core_num) n->core_num = sub(n->core_num, s->span);
+        for (auto& d : n->deps) d = sub(d, s->span);
         n->body = make_body(convert_block(flatten_body(n->body)), s->span);
+        if (n->task_id) n->task_id = define(n->task_id);  // `as tid`: bound after the scope
         out.push_back(n);
         return;
       }

@@ -104,7 +104,9 @@ class Deriver : public IRMutator {
       }
     }
     if (!fresh) return e;
-    return std::make_shared<Call>(e->op, e->callee, e->args, e->kwargs, e->type, e->span, std::move(dirs));
+    auto n = std::make_shared<Call>(e->op, e->callee, e->args, e->kwargs, e->type, e->span, std::move(dirs));
+    n->dispatch = e->dispatch;
+    return n;
   }
 
   StmtPtr mutate_assign(const std::shared_ptr<const AssignStmt>& s) override {

@@ -139,8 +139,12 @@ class CallerRemapper : public BindingMutator {
     const Reorder* ro = reorder_of(r);
     if (!ro || ro->new_types.size() < 2) return r;
     const auto* c = as<Call>(r);
-    return std::make_shared<Call>(c->op, c->callee, c->args, c->kwargs, std::make_shared<TupleType>(ro->new_types),
-                                  c->span, c->arg_directions);
+    std::vector<TypePtr> types = ro->new_types;
+    if (c->dispatch && c->dispatch->submit) types.push_back(scalar_type(DataType::TASK_ID));  // the TaskId stays last
+    auto n = std::make_shared<Call>(c->op, c->callee, c->args, c->kwargs, std::make_shared<TupleType>(types), c->span,
+                                    c->arg_directions);
+    n->dispatch = c->dispatch;
+    return n;
   }
   StmtPtr mutate_assign(const std::shared_ptr<const AssignStmt>& s) override {
     ExprPtr v = mutate(s->value);
@@ -162,7 +166,7 @@ class CallerRemapper : public BindingMutator {
       if (it != tuple_vars.end()) ro = it->second;
     }
     if (!ro) ro = reorder_of(t);
-    if (ro) {
+    if (ro && size_t(e->index) < ro->new_to_old.size()) {  // (a submit's TaskId, after them, keeps its index)
       auto pos = std::find(ro->new_to_old.begin(), ro->new_to_old.end(), e->index);
       int ni = int(pos - ro->new_to_old.begin());
       return std::make_shared<TupleGetItem>(t, ni, ro->new_types[ni], e->span);

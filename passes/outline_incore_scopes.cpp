@@ -296,19 +296,37 @@ class Outliner : public IRMutator {
     out_.push_back(fn);
     ++outlined_;
 
-    // The call in the parent.
-    TypePtr rt = ret_types.size() == 1 ? ret_types[0] : std::make_shared<TupleType>(ret_types);
+    // The call in the parent. A scope that names its task (`as tid`) or waits on TaskIds
+    // (deps=) is a submit, `pl.submit(self.k, ...)`: its results end with the task's TaskId
+    // (bound to tid, or to an unused local), deps= are the submit's dependencies.
+    const bool submit = sc.task_id || !sc.deps.empty();
+    VarPtr task_id = sc.task_id;
+    if (submit && !task_id) task_id = std::make_shared<Var>(name + "_task", scalar_type(DataType::TASK_ID), sp);
+    std::vector<TypePtr> call_types = ret_types;
+    if (submit) call_types.push_back(scalar_type(DataType::TASK_ID));
+    TypePtr rt = call_types.size() == 1 ? call_types[0] : std::make_shared<TupleType>(call_types);
     auto call = std::make_shared<Call>(nullptr, name, args, std::vector<std::pair<std::string, AttrValue>>{}, rt, sp);
+    if (submit) {
+      auto d = std::make_shared<Dispatch>();
+      d->submit = true;
+      d->deps = sc.deps;
+      call->dispatch = d;
+    }
     std::vector<StmtPtr> out;
-    if (rets.empty()) {
+    if (call_types.empty()) {
       out.push_back(std::make_shared<EvalStmt>(call, sp));
-    } else if (rets.size() == 1) {
+    } else if (call_types.size() == 1 && !submit) {
       out.push_back(std::make_shared<AssignStmt>(binds[0], call, sp));
+    } else if (call_types.size() == 1) {
+      out.push_back(std::make_shared<AssignStmt>(task_id, call, sp));
     } else {
       auto tup = std::make_shared<Var>(name + "_result", rt, sp);
       out.push_back(std::make_shared<AssignStmt>(tup, call, sp));
       for (size_t i = 0; i < binds.size(); ++i)
         out.push_back(std::make_shared<AssignStmt>(binds[i], std::make_shared<TupleGetItem>(tup, int(i), ret_types[i], sp), sp));
+      if (submit)
+        out.push_back(std::make_shared<AssignStmt>(
+            task_id, std::make_shared<TupleGetItem>(tup, int(binds.size()), call_types.back(), sp), sp));
     }
     // Later statements of the function body read the rebound written params.
     for (size_t i = live_outs.size(); top_level && i < binds.size(); ++i)

@@ -33,7 +33,9 @@ ExprPtr rebuild_call(const Call& c, std::vector<ExprPtr> args) {
       // keep the previous type below
     }
   }
-  return std::make_shared<Call>(c.op, c.callee, std::move(args), c.kwargs, c.type, c.span, c.arg_directions);
+  auto n = std::make_shared<Call>(c.op, c.callee, std::move(args), c.kwargs, c.type, c.span, c.arg_directions);
+  n->dispatch = c.dispatch;
+  return n;
 }
 
 VarPtr copy_var_with_type(const Var& v, TypePtr t, std::string name) {

@@ -50,6 +50,7 @@ StmtPtr with_batch(const StmtPtr& s, int64_t batch) {
     }
   if (!found) kwargs.emplace_back("alloc_batch", batch);
   auto call = std::make_shared<Call>(c.op, c.callee, c.args, std::move(kwargs), c.type, c.span, c.arg_directions);
+  call->dispatch = c.dispatch;
   return with_comments(std::make_shared<AssignStmt>(a.var, call, a.span), a);
 }
 

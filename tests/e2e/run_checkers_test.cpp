@@ -1,7 +1,8 @@
 // The CPU runtime's checkers on generated projects, as `bin/run` reports them: --check-races
 // catching a deliberately unordered pair of tasks (a write after a read) and passing its ordered
 // twin, --check-syncs catching a kernel with one wait_flag removed, and the always-on GM bounds
-// check stopping a load past the end of a tensor — each message naming tasks, kernels and DSL
+// check stopping a load past the end of a tensor, and deps= ordering a write after a read that
+// its undeclared twin leaves unordered — each message naming tasks, kernels and DSL
 // source lines through the program table. Two project builds (one per entry) and one rebuild of
 // a copied project with an edited kernel.
 #include <catch2/catch.hpp>
@@ -200,4 +201,41 @@ TEST_CASE("--check-syncs catches a kernel with one wait_flag removed", "[checker
   CHECK_THAT(r.out, Catch::Contains("set_flag(PIPE_MTE2, PIPE_V, EVENT_ID0) at " + at("# fill-load")) &&
                         Catch::Contains("is never waited for before the kernel ends"));
   CHECK_THAT(r.out, Catch::Contains("run: error: --check-syncs found"));
+}
+
+TEST_CASE("deps=: a task graph ordered only by a declared dependency, and its undeclared twin", "[checkers]") {
+  // task_deps.py: `clobber` overwrites what `reader` reads; only deps=[reader] orders the two.
+  std::ifstream in(std::string(PYPTO_TEST_PROGRAMS) + "/task_deps.py");
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string with_deps = ", deps=[reader]";
+  const size_t pos = text.find(with_deps);
+  REQUIRE(pos != std::string::npos);
+  fs::path d = work("task_deps");
+  fs::create_directories(d);
+  std::ofstream(d / "declared.py") << text;
+  std::ofstream(d / "undeclared.py") << text.substr(0, pos) + text.substr(pos + with_deps.size());
+  auto project = [&](const std::string& name) {
+    fs::path out = work("proj_" + name);
+    if (!fs::exists(out / ".pypto-project")) fs::remove_all(out);
+    auto r = pypto(fmt::format("build '{}' -o '{}'", (d / (name + ".py")).string(), out.string()));
+    INFO(r.out);
+    REQUIRE(r.code == 0);
+    return out;
+  };
+  const fs::path declared = project("declared");
+  // The submit of clobber waits on the reader's TaskId.
+  std::ifstream orch(declared / "orchestration" / "main.cpp");
+  std::string o((std::istreambuf_iterator<char>(orch)), std::istreambuf_iterator<char>());
+  CHECK_THAT(o, Catch::Contains("= rt_submit_aiv_task(1, params_t1).task_id();") &&
+                    Catch::Contains(".set_dependencies(params_t2_deps, 1);"));
+  auto ok = run(declared, "--check-races --check-syncs");
+  INFO(ok.out);
+  CHECK(ok.code == 0);
+  CHECK_THAT(ok.out, !Catch::Contains("check-races:"));
+  auto racy_twin = run(project("undeclared"), "--check-races");
+  INFO(racy_twin.out);
+  CHECK(racy_twin.code != 0);
+  CHECK_THAT(racy_twin.out, Catch::Contains("reads 'tmp_1' (INPUT argument 0 of kernel 'reader')") &&
+                                Catch::Contains("writes 'tmp_1' (INOUT argument 1 of kernel 'clobber')") &&
+                                Catch::Contains("a write after a read is never ordered by tensor regions"));
 }

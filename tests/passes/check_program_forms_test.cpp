@@ -45,7 +45,12 @@ TEST_CASE("a program of supported forms is unchanged", "[CheckProgramForms]") {
       "        with pl.at(level=pl.Level.CORE_GROUP, name_hint=\"add\"):\n"
       "            out = pl.add(x, x)\n"
       "            out = pl.assemble(out, pl.add(x, x), [0, 0], atomic=pl.AtomicType.None_)\n"
-      "        out = self.k(x, out)\n";
+      "        out = self.k(x, out)\n"
+      // A pl.at(CORE_GROUP) scope may name its task and wait on TaskIds.
+      "        with pl.at(level=pl.Level.CORE_GROUP) as tid:\n"
+      "            out = pl.add(x, x)\n"
+      "        with pl.at(level=pl.Level.CORE_GROUP, deps=[tid]):\n"
+      "            out = pl.add(out, x)\n";
   auto before = pass_test::parse(program(body));
   auto expected = pass_test::parse(program(body));
   pass_test::require_equal(pass_test::run(passes::check_program_forms_pass(), before), expected);
@@ -60,9 +65,8 @@ TEST_CASE("forms the pipeline cannot compile yet are E501 errors at their line",
       {program("        with pl.at(level=pl.Level.CORE_GROUP, optimizations=[pl.split(pl.SplitMode.UP_DOWN)]):\n"
                "            out = pl.add(x, x)\n"),
        "pl.at(..., optimizations=[pl.split(pl.SplitMode.UP_DOWN)])", 11},
-      {program("        with pl.at(level=pl.Level.CORE_GROUP) as tid:\n            out = pl.add(x, x)\n"
-               "        with pl.at(level=pl.Level.CORE_GROUP, deps=[tid]):\n            out = pl.add(out, x)\n"),
-       "`with ... as tid`", 11},
+      {program("        with pl.spmd(2) as tid:\n            out = self.k(x, out)\n"),
+       "pl.spmd(..., `with ... as tid`)", 11},
       {program("        with pl.at(level=pl.Level.CORE_GROUP, no_dep_args=[x]):\n            out = pl.add(x, x)\n"),
        "no_dep_args=", 11},
       {program("        for i in pl.spmd(4, sync_start=True):\n            t = pl.load(x, [0, 0], [16, 16])\n"

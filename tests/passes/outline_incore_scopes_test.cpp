@@ -1,7 +1,7 @@
 // OutlineIncoreScopes: pl.at(CORE_GROUP) scopes → InCore functions + calls (live-ins → params in
 // first-use order, live-outs → returns, written tensors → Out/InOut params, a fresh result the
 // parent returns for an Out param is assembled into it, a loop carrying a written param returns
-// its result as the param's value); names, promotion, rejections.
+// its result as the param's value, `as tid` / deps= on the call); names, promotion, rejections.
 #include "pass_test_util.h"
 
 using namespace pypto;
@@ -163,6 +163,49 @@ class P:
     def main(self, x: pl.Tensor[[16, 64], pl.FP32], o: pl.Out[pl.Tensor[[16, 64], pl.FP32]]) -> pl.Tensor[[16, 64], pl.FP32]:
         acc_2: pl.Tensor[[16, 64], pl.FP32] = self.main_incore_0(o, x)
         return acc_2
+)");
+  pass_test::require_equal(pass_test::run(passes::outline_incore_scopes_pass(), before), expected);
+}
+
+TEST_CASE("`as tid` / deps= make the call a submit whose last result is the TaskId, with the deps",
+          "[OutlineIncoreScopes]") {
+  auto before = pass_test::parse(R"(
+import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: pl.Tensor[[16, 16], pl.FP32], a: pl.Out[pl.Tensor[[16, 16], pl.FP32]], b: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> tuple[pl.Tensor[[16, 16], pl.FP32], pl.Tensor[[16, 16], pl.FP32]]:
+        with pl.at(level=pl.Level.CORE_GROUP, name_hint="first") as t1:
+            a_1: pl.Tensor[[16, 16], pl.FP32] = pl.tensor.assemble(a, x, [0, 0])
+        with pl.at(level=pl.Level.CORE_GROUP, name_hint="second", deps=[t1]):
+            b_1: pl.Tensor[[16, 16], pl.FP32] = pl.tensor.assemble(b, x, [0, 0])
+        return a_1, b_1
+)");
+  auto expected = pass_test::parse(R"(
+import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def first(self, a: pl.Out[pl.Tensor[[16, 16], pl.FP32]], x: pl.Tensor[[16, 16], pl.FP32]) -> pl.Tensor[[16, 16], pl.FP32]:
+        a_1: pl.Tensor[[16, 16], pl.FP32] = pl.tensor.assemble(a, x, [0, 0])
+        return a_1
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def second(self, b: pl.Out[pl.Tensor[[16, 16], pl.FP32]], x: pl.Tensor[[16, 16], pl.FP32]) -> pl.Tensor[[16, 16], pl.FP32]:
+        b_1: pl.Tensor[[16, 16], pl.FP32] = pl.tensor.assemble(b, x, [0, 0])
+        return b_1
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: pl.Tensor[[16, 16], pl.FP32], a: pl.Out[pl.Tensor[[16, 16], pl.FP32]], b: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> tuple[pl.Tensor[[16, 16], pl.FP32], pl.Tensor[[16, 16], pl.FP32]]:
+        first_result: pl.Tuple[pl.Tensor[[16, 16], pl.FP32], pl.Scalar[pl.TASK_ID]] = pl.submit(self.first, a, x)
+        a_1: pl.Tensor[[16, 16], pl.FP32] = first_result[0]
+        t1: pl.Scalar[pl.TASK_ID] = first_result[1]
+        second_result: pl.Tuple[pl.Tensor[[16, 16], pl.FP32], pl.Scalar[pl.TASK_ID]] = pl.submit(self.second, b, x, deps=[t1])
+        b_1: pl.Tensor[[16, 16], pl.FP32] = second_result[0]
+        second_task: pl.Scalar[pl.TASK_ID] = second_result[1]
+        return a_1, b_1
 )");
   pass_test::require_equal(pass_test::run(passes::outline_incore_scopes_pass(), before), expected);
 }
