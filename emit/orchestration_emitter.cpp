@@ -64,7 +64,7 @@ class BatchIndex : public IRVisitor {
 class OrchEmitter : CStmtPrinter {
  public:
   OrchEmitter(const Program& p, const Function& f, const std::vector<KernelRef>& k, const EmitOptions& o)
-      : CStmtPrinter("orchestration code"), p_(p), f_(f), kernels_(k), opts_(o) {}
+      : CStmtPrinter("orchestration code"), p_(p), f_(f), kernels_(k), opts_(o), function_uses_(uses_in(f.body)) {}
 
   std::string run() {
     std::string bind;
@@ -110,6 +110,19 @@ class OrchEmitter : CStmtPrinter {
   void open_scope(const ScopeStmt& sc) {
     if (sc.scope != ScopeKind::Runtime)
       unreachable(sc.span, fmt::format("a {} scope in orchestration code", to_string(sc.scope)));
+    // A runtime scope is transparent to values, a C++ block is not: the scalars its statements
+    // bind and later statements read (a loop's next TaskId, yielded after the scope) are
+    // declared before it.
+    const auto inside = uses_in(sc.body);
+    for (const auto& st : flatten_body(sc.body)) {
+      const auto* a = as<AssignStmt>(st);
+      const auto* t = a ? as_scalar(a->var->type) : nullptr;
+      if (!t || names_.has(a->var.get())) continue;
+      auto all = function_uses_.find(a->var.get());
+      auto in = inside.find(a->var.get());
+      if (all != function_uses_.end() && all->second > (in == inside.end() ? 0 : in->second))
+        line(fmt::format("{} {}{{}};", c_type(t->dtype), names_.name(a->var.get())));
+    }
     line(sc.manual ? "PTO2_SCOPE(PTO2ScopeMode::MANUAL) {" : "PTO2_SCOPE() {");
     ++indent_;
   }
@@ -152,8 +165,7 @@ class OrchEmitter : CStmtPrinter {
       auto it = tv ? tuples_.find(tv) : tuples_.end();
       if (auto t = tv ? task_ids_.find(tv) : task_ids_.end();
           t != task_ids_.end() && it != tuples_.end() && g->index >= 0 && size_t(g->index) == it->second.size()) {
-        line(fmt::format("const PTO2TaskId {} = {};", names_.name(&v), t->second));  // a submit's TaskId
-        return;
+        return assign_task_id(v, t->second);  // a submit's TaskId
       }
       if (it == tuples_.end() || g->index < 0 || size_t(g->index) >= it->second.size())
         unreachable(s.span, "this tuple element access in orchestration code");  // tuples are kernel results
@@ -281,6 +293,22 @@ class OrchEmitter : CStmtPrinter {
     return true;
   }
 
+  // How often each variable is read in `s`.
+  static std::unordered_map<const Var*, int> uses_in(const StmtPtr& s) {
+    struct Uses : IRVisitor {
+      std::unordered_map<const Var*, int> n;
+      void visit_var(const Var& v) override { ++n[&v]; }
+      void visit_iter_arg(const IterArg& v) override { ++n[&v]; }
+    } u;
+    if (s) u.visit(s);
+    return u.n;
+  }
+
+  void assign_task_id(const Var& v, const std::string& tid) {
+    if (names_.has(&v)) return line(fmt::format("{} = {};", names_.name(&v), tid));  // declared before its scope
+    line(fmt::format("const PTO2TaskId {} = {};", names_.name(&v), tid));
+  }
+
   void submit(const Call& c, const Var* result, const Span& sp) {
     const auto callee = p_.find(c.callee);
     const KernelRef* k = nullptr;
@@ -329,7 +357,7 @@ class OrchEmitter : CStmtPrinter {
       const std::string tid = names_.fresh(params + "_id");
       line(fmt::format("const PTO2TaskId {} = {}.task_id();", tid, submit_call));
       if (!result) return;
-      if (as_scalar(result->type)) return line(fmt::format("const PTO2TaskId {} = {};", names_.name(result), tid));
+      if (as_scalar(result->type)) return assign_task_id(*result, tid);
       if (!as_tuple(result->type))
         unreachable(sp, "a submit whose result is not its TaskId or a tuple ending with it", kKernelResults);
       tuples_[result] = outs;
@@ -355,6 +383,7 @@ class OrchEmitter : CStmtPrinter {
   const EmitOptions& opts_;
   int task_count_ = 0;
   std::unordered_map<const Var*, std::string> task_ids_;  // a submit's result tuple → its TaskId variable
+  const std::unordered_map<const Var*, int> function_uses_;  // reads of each variable in the function
   std::unordered_map<const Var*, std::vector<std::string>> tuples_;
   BatchIndex index_;                            // alloc_batch → its creations
   std::unordered_set<int64_t> printed_batches_;

@@ -210,6 +210,10 @@ class AssignCollector : public IRVisitor {
     IRVisitor::visit_while(s);
     for (const auto& v : s.return_vars) add(v);
   }
+  void visit_scope(const ScopeStmt& s) override {
+    IRVisitor::visit_scope(s);
+    if (s.task_id) add(s.task_id);  // `with ... as tid`
+  }
 };
 }  // namespace
 

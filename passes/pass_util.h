@@ -56,7 +56,8 @@ ir::VarPtr copy_var_with_type(const ir::Var& v, ir::TypePtr t, std::string name 
 // Every Var read in an expression / statement tree (not binding sites).
 void collect_uses(const ir::ExprPtr& e, std::unordered_map<const ir::Var*, int>& uses);
 void collect_uses(const ir::StmtPtr& s, std::unordered_map<const ir::Var*, int>& uses);
-// Vars assigned (AssignStmt targets, return_vars) anywhere inside `s`, in first-assignment order.
+// Vars assigned (AssignStmt targets, return_vars, scope TaskIds) anywhere inside `s`, in
+// first-assignment order.
 std::vector<ir::VarPtr> collect_assigned(const ir::StmtPtr& s);
 
 // The statement list of a body without its trailing YieldStmt (returned separately, or null).
