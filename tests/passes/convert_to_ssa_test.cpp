@@ -250,6 +250,24 @@ class P:
 )");
   std::string err = pass_test::compile_error_of([&] { ssa(before); });
   CHECK(err.find("used outside its defining scope") != std::string::npos);
+
+  // A TaskId a scope names (`as tid`) inside a loop, and a deps= after the loop.
+  auto tid = pass_test::parse(R"(
+import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def f(self, x: pl.Tensor[[16, 16], pl.FP32], o: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:
+        for i in pl.range(2):
+            with pl.at(level=pl.Level.CORE_GROUP) as t:
+                o = pl.add(x, x)
+        with pl.at(level=pl.Level.CORE_GROUP, deps=[t]):
+            o = pl.add(o, x)
+        return o
+)");
+  err = pass_test::compile_error_of([&] { ssa(tid); });
+  CHECK(err.find("variable 't' is used outside its defining scope") != std::string::npos);
 }
 
 TEST_CASE("a store result first bound in a loop and read after it is carried from the stored tensor",
