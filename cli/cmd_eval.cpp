@@ -69,6 +69,21 @@ std::optional<std::vector<int64_t>> extents(std::string text) {
 
 }  // namespace
 
+RunValues with_spec_scalars(const ir::Function& entry, RunValues run, const std::map<std::string, std::string>& spec,
+                            const char* who) {
+  for (const auto& p : entry.params) {
+    if (!ir::as_scalar(p->type)) continue;
+    bool given = false;
+    for (const auto& s : run.scalars) given |= s.rfind(p->name + "=", 0) == 0;
+    auto it = spec.find(p->name);
+    if (given || it == spec.end()) continue;
+    run.scalars.push_back(p->name + "=" + it->second);
+    std::printf("%s: scalar '%s' = %s (the spec function's ScalarSpec; --run-scalar %s=V to change it)\n", who,
+                p->name.c_str(), it->second.c_str(), p->name.c_str());
+  }
+  return run;
+}
+
 EvalInputs eval_inputs(const ir::Function& entry, const std::string& dir, std::optional<uint64_t> seed,
                        const RunValues& run) {
   EvalInputs in;
@@ -142,12 +157,13 @@ EvalInputs eval_inputs(const ir::Function& entry, const std::string& dir, std::o
 
 int cmd_eval(const EvalOptions& opts) {
   return guarded(opts.common, [&](ir::DiagnosticSink& sink) {
-    auto prog = load_program(opts.file, opts.common, sink);
+    std::map<std::string, std::string> spec;
+    auto prog = load_program(opts.file, opts.common, sink, nullptr, &spec);
     prog = program_after(prog, opts.after, opts.soc);
     const ir::Function& entry = eval_entry(*prog);
     std::optional<uint64_t> seed;
     if (opts.seed >= 0) seed = static_cast<uint64_t>(opts.seed);
-    EvalInputs in = eval_inputs(entry, opts.inputs_dir, seed, opts.run);
+    EvalInputs in = eval_inputs(entry, opts.inputs_dir, seed, with_spec_scalars(entry, opts.run, spec, "eval"));
     auto outs = evaluate(*prog, entry, in);
     std::error_code ec;
     fs::create_directories(opts.outputs_dir, ec);

@@ -148,13 +148,15 @@ int cmd_test(const TestOptions& opts) {
     const fs::path project = work / "project";
     if (auto why = emit::output_dir_refusal(project.string(), {opts.file}); !why.empty()) throw UsageError(why);
 
-    auto source = load_program(opts.file, opts.common, sink);
+    std::map<std::string, std::string> spec;
+    auto source = load_program(opts.file, opts.common, sink, nullptr, &spec);
     const ir::Function& entry = eval_entry(*source);
+    const RunValues run = with_spec_scalars(entry, opts.run, spec, "test");
     // The run values, checked before the build (eval_inputs throws on a missing or unknown one).
-    (void)eval_inputs(entry, opts.inputs_dir, static_cast<uint64_t>(opts.seed), opts.run);
+    (void)eval_inputs(entry, opts.inputs_dir, static_cast<uint64_t>(opts.seed), run);
     std::string run_values;
-    for (const auto& v : opts.run.scalars) run_values += " --scalar " + shell_quote(v);
-    for (const auto& v : opts.run.shapes) run_values += " --shape " + shell_quote(v);
+    for (const auto& v : run.scalars) run_values += " --scalar " + shell_quote(v);
+    for (const auto& v : run.shapes) run_values += " --shape " + shell_quote(v);
 
     // The pipeline, keeping the IR after every pass for the bisection.
     passes::PassContext ctx;
@@ -200,7 +202,7 @@ int cmd_test(const TestOptions& opts) {
       // The inputs bin/run --seed would draw (or read from --inputs DIR where it has the file),
       // written for it and interpreted first: an error the
       // interpreter finds (a window outside a tensor) is reported at its line before anything runs.
-      EvalInputs in = eval_inputs(entry, opts.inputs_dir, static_cast<uint64_t>(seed), opts.run);
+      EvalInputs in = eval_inputs(entry, opts.inputs_dir, static_cast<uint64_t>(seed), run);
       for (const auto& [name, a] : in.tensors) write_npy_array((results / "inputs" / (name + ".npy")).string(), a);
       // On the source program an interpreter error is the program's: it propagates, located.
       std::optional<Outputs> want = Outputs{};

@@ -89,6 +89,10 @@ ir::ProgramPtr program_after(ir::ProgramPtr prog, const std::string& after, cons
 // ir::interp::entry_shapes gives it.
 ir::interp::EvalInputs eval_inputs(const ir::Function& entry, const std::string& dir, std::optional<uint64_t> seed,
                                    const RunValues& run);
+// `run` plus, for each scalar parameter of `entry` it does not give, the value the file's spec
+// function gives it (ScalarSpec), each announced on stdout as `<who>: scalar 'a' = 1.0 (...)`.
+RunValues with_spec_scalars(const ir::Function& entry, RunValues run, const std::map<std::string, std::string>& spec,
+                            const char* who);
 // `ninja -C OUT [-j N]` (cmd_build.cpp): kOk, or kUserError after printing why.
 // A word for /bin/sh: 'it'\''s' (cmd_build.cpp).
 std::string shell_quote(const std::string& s);

@@ -43,8 +43,9 @@ parser::FrontendOptions frontend_options(const CommonOptions& opts) {
 }
 
 ir::ProgramPtr load_program(const std::string& path, const CommonOptions& opts, ir::DiagnosticSink& sink,
-                            std::vector<std::string>* sources_out) {
+                            std::vector<std::string>* sources_out, std::map<std::string, std::string>* spec_scalars) {
   parser::FrontendOptions fo = frontend_options(opts);
+  fo.spec_scalars = spec_scalars;
   std::vector<std::string> sources;
   fo.files_read = &sources;
   ir::ProgramPtr prog = parser::parse_file(path, fo, sink);

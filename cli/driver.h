@@ -47,8 +47,10 @@ int guarded(const CommonOptions& opts, const std::function<int(ir::DiagnosticSin
 // Front end + structural verification; throws CompileError on errors. With opts.depfile set, the
 // depfile is written once the front end succeeded.
 // `sources`, when given, receives every source file the front end read.
+// `spec_scalars`, when given, receives the spec function's ScalarSpec values (FrontendOptions).
 ir::ProgramPtr load_program(const std::string& path, const CommonOptions& opts, ir::DiagnosticSink& sink,
-                            std::vector<std::string>* sources = nullptr);
+                            std::vector<std::string>* sources = nullptr,
+                            std::map<std::string, std::string>* spec_scalars = nullptr);
 parser::FrontendOptions frontend_options(const CommonOptions& opts);
 // Writes `target: sources…` (spaces, '#' and '$' escaped as Make and Ninja read them) to `path`
 // through a temporary file and a rename.

@@ -289,6 +289,15 @@ ProgramPtr parse_source(SourceFilePtr file, const FrontendOptions& opts, Diagnos
     sort_diags(ctx.errors);
     throw CompileError(std::move(ctx.errors));
   }
+  if (opts.spec_scalars && ctx.specs) {
+    try {
+      if (const SpecTable* t = ctx.specs())
+        for (const auto& [name, v] : t->scalars)
+          if (const_numeric(v)) (*opts.spec_scalars)[name] = v.is_bool() ? (std::get<bool>(v.v) ? "true" : "false") : v.repr();
+    } catch (const CompileError&) {
+      // A spec function outside the constant subset gives no defaults; nothing needed it.
+    }
+  }
   std::vector<FunctionPtr> fns;
   for (auto& [name, b] : ctx.funcs) fns.push_back(b->result());
   for (const auto& k : set.unused_module_defines())

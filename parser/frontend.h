@@ -33,6 +33,10 @@ struct FrontendOptions {
   std::string specs;                                         // --specs FUNC ("" = build_tensor_specs / build_specs; "none" = off)
   std::vector<std::string> include_dirs;                     // -I DIR: where imported modules are searched
   std::vector<std::string>* files_read = nullptr;            // out: every source file read (for --depfile)
+  // out: the values the file's spec function gives its ScalarSpec records (name -> the value as a
+  // Python literal), read when the function is in the constant subset; what `pypto test` / `eval`
+  // run a runtime scalar with when no --run-scalar gives one.
+  std::map<std::string, std::string>* spec_scalars = nullptr;
 };
 
 // Parse a whole file; throws ir::CompileError with ALL errors found (recover per statement /

@@ -207,3 +207,45 @@ TEST_CASE("pypto test --inputs: the given files are the inputs of every trial, t
   CHECK(bad.code != 0);
   CHECK(bad.out.find("'a'") != std::string::npos);
 }
+
+TEST_CASE("pypto test runs a runtime scalar with the spec function's ScalarSpec value", "[cli][oracle]") {
+  const std::string text = R"(import pypto.language as pl
+
+
+@pl.jit
+def shift(x: pl.Tensor[[8, 16], pl.FP32], a: pl.Scalar[pl.FP32], y: pl.Out[pl.Tensor[[8, 16], pl.FP32]]):
+    with pl.at(level=pl.Level.CORE_GROUP):
+        y[:] = pl.add(x, a)
+    return y
+
+
+def build_specs(a: float = 2.5):
+    import torch
+    from golden import ScalarSpec, TensorSpec
+
+    return [
+        TensorSpec("x", [8, 16], torch.float32),
+        ScalarSpec("a", torch.float32, a),
+        TensorSpec("y", [8, 16], torch.float32, is_output=True),
+    ]
+)";
+  const std::string file = write_file("oracle/spec_scalar.py", text);
+  const fs::path out = work("oracle/spec_scalar_out");
+  fs::remove_all(out);
+  auto e = run_pypto("eval '" + file + "' --seed 1 --outputs '" + out.string() + "'");
+  INFO(e.out);
+  REQUIRE(e.code == 0);
+  CHECK(e.out.find("eval: scalar 'a' = 2.5 (the spec function's ScalarSpec") != std::string::npos);
+  Array x = npy::read_npy_array((out / "x.npy").string(), DataType::FP32);
+  Array y = npy::read_npy_array((out / "y.npy").string(), DataType::FP32);
+  for (int64_t i = 0; i < y.numel(); ++i) REQUIRE(y.at(i) == Approx(x.at(i) + 2.5));
+  // --run-scalar wins over the spec's value.
+  auto given = run_pypto("test '" + file + "' --run-scalar a=-1 --no-run");
+  INFO(given.out);
+  CHECK(given.code == 0);
+  CHECK(given.out.find("ScalarSpec") == std::string::npos);
+  auto r = run_pypto("test '" + file + "' -j 2");
+  INFO(r.out);
+  CHECK(r.code == 0);
+  CHECK(r.out.find("test: scalar 'a' = 2.5") != std::string::npos);
+}
