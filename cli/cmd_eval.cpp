@@ -13,6 +13,7 @@
 #include "cli/commands.h"
 #include "cli/npy_arrays.h"
 #include "ir/interp/interpreter.h"
+#include "pypto_rt/extents.h"
 #include "ir/soc.h"
 #include "passes/pipeline.h"
 
@@ -48,25 +49,6 @@ std::pair<std::string, std::string> name_value(const std::string& item, const ch
   return {item.substr(0, eq), item.substr(eq + 1)};
 }
 
-// "[64,128]" or "64,128" -> {64, 128}.
-std::optional<std::vector<int64_t>> extents(std::string text) {
-  if (!text.empty() && text.front() == '[' && text.back() == ']') text = text.substr(1, text.size() - 2);
-  std::vector<int64_t> out;
-  size_t b = 0;
-  while (b <= text.size()) {
-    size_t e = text.find(',', b);
-    if (e == std::string::npos) e = text.size();
-    std::string item = text.substr(b, e - b);
-    while (!item.empty() && item.front() == ' ') item.erase(0, 1);
-    while (!item.empty() && item.back() == ' ') item.pop_back();
-    if (item.empty() || item.size() > 10 || item.find_first_not_of("0123456789") != std::string::npos) return std::nullopt;
-    out.push_back(std::stoll(item));
-    b = e + 1;
-  }
-  if (out.empty()) return std::nullopt;
-  return out;
-}
-
 }  // namespace
 
 RunValues with_spec_scalars(const ir::Function& entry, RunValues run, const std::map<std::string, std::string>& spec,
@@ -84,8 +66,7 @@ RunValues with_spec_scalars(const ir::Function& entry, RunValues run, const std:
   return run;
 }
 
-EvalInputs eval_inputs(const ir::Function& entry, const std::string& dir, std::optional<uint64_t> seed,
-                       const RunValues& run) {
+EvalInputs run_values(const ir::Function& entry, const RunValues& run) {
   EvalInputs in;
   auto param = [&](const std::string& name) -> const ir::Var* {
     for (const auto& p : entry.params)
@@ -114,9 +95,10 @@ EvalInputs eval_inputs(const ir::Function& entry, const std::string& dir, std::o
     const ir::Var* p = param(name);
     if (!p || !ir::as_tensor(p->type))
       throw UsageError(fmt::format("--shape {}: the entry '{}' has no tensor parameter '{}'", item, entry.name, name));
-    auto e = extents(text);
-    if (!e) throw UsageError(fmt::format("--shape {}: expected NAME=[D0,D1,...] with non-negative integer extents", item));
-    in.shapes[name] = *e;
+    std::vector<int64_t> e;
+    if (!pypto_rt::parse_extents(text, e))
+      throw UsageError(fmt::format("--shape {}: expected NAME=[D0,D1,...] with non-negative integer extents", item));
+    in.shapes[name] = e;
   }
   for (const auto& p : entry.params)
     if (ir::as_scalar(p->type) && !in.scalars.count(p->name))
@@ -124,6 +106,12 @@ EvalInputs eval_inputs(const ir::Function& entry, const std::string& dir, std::o
                                    "interpreter and bin/run take it at run time), or --scalar {}=VALUE to bind it at "
                                    "compile time",
                                    p->name, p->name, p->name));
+  return in;
+}
+
+EvalInputs eval_inputs(const ir::Function& entry, const std::string& dir, std::optional<uint64_t> seed,
+                       const RunValues& run) {
+  EvalInputs in = run_values(entry, run);
   // Inputs given as files first: their extents size the rest.
   int index = 0;
   std::vector<std::pair<const ir::Var*, int>> generate;

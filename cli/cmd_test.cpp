@@ -152,8 +152,8 @@ int cmd_test(const TestOptions& opts) {
     auto source = load_program(opts.file, opts.common, sink, nullptr, &spec);
     const ir::Function& entry = eval_entry(*source);
     const RunValues run = with_spec_scalars(entry, opts.run, spec, "test");
-    // The run values, checked before the build (eval_inputs throws on a missing or unknown one).
-    (void)eval_inputs(entry, opts.inputs_dir, static_cast<uint64_t>(opts.seed), run);
+    // The run values, checked before the build (a missing or unknown one is a usage error).
+    (void)run_values(entry, run);
     std::string run_values;
     for (const auto& v : run.scalars) run_values += " --scalar " + shell_quote(v);
     for (const auto& v : run.shapes) run_values += " --shape " + shell_quote(v);

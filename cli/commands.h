@@ -85,8 +85,10 @@ int cmd_test(const TestOptions& opts);
 // given), and the entry's inputs from DIR/<param>.npy or generated as bin/run --seed generates them.
 ir::ProgramPtr program_after(ir::ProgramPtr prog, const std::string& after, const std::string& soc);
 // The run values checked against the entry (a scalar or tensor it does not have, a value that
-// does not parse: UsageError), then every input read or generated at the extents
-// ir::interp::entry_shapes gives it.
+// does not parse, a scalar parameter without a value: UsageError), as the scalars and shapes of
+// an EvalInputs without tensors.
+ir::interp::EvalInputs run_values(const ir::Function& entry, const RunValues& run);
+// run_values, then every input read or generated at the extents ir::interp::entry_shapes gives it.
 ir::interp::EvalInputs eval_inputs(const ir::Function& entry, const std::string& dir, std::optional<uint64_t> seed,
                                    const RunValues& run);
 // `run` plus, for each scalar parameter of `entry` it does not give, the value the file's spec
