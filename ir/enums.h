@@ -66,4 +66,24 @@ inline bool is_incore_like(FunctionType t) {
   return t == FunctionType::InCore || t == FunctionType::AIC || t == FunctionType::AIV;
 }
 
+// The level and role a function type implies (a function that states none has these): InCore
+// CHIP_DIE, AIC / AIV their own, Group CORE_GROUP, each a SubWorker; Orchestration and Graph
+// CHIP, Orchestrator. Other types imply nothing.
+inline std::optional<Level> implied_level(FunctionType t) {
+  switch (t) {
+    case FunctionType::Orchestration:
+    case FunctionType::Graph: return Level::CHIP;
+    case FunctionType::InCore: return Level::CHIP_DIE;
+    case FunctionType::AIC: return Level::AIC;
+    case FunctionType::AIV: return Level::AIV;
+    case FunctionType::Group: return Level::CORE_GROUP;
+    default: return std::nullopt;
+  }
+}
+inline std::optional<Role> implied_role(FunctionType t) {
+  if (t == FunctionType::Orchestration || t == FunctionType::Graph) return Role::Orchestrator;
+  if (is_incore_like(t) || t == FunctionType::Group) return Role::SubWorker;
+  return std::nullopt;
+}
+
 }  // namespace pypto::ir

@@ -67,6 +67,8 @@ class OpRow {
   OpRow& orchestration() { d_.orchestration = true; return *this; }
   // Registered, but a kernel cannot hold it yet: why (the feature that brings its kernel form).
   OpRow& kernel_deferred(std::string why) { d_.kernel_deferred = std::move(why); return *this; }
+  // A composite op: a kernel never holds it, a pass expands it into primitive ops first.
+  OpRow& composite() { d_.composite = true; return *this; }
   // Finishes the row: wraps the rule so it sees the op name and argument names.
   OpDef build() &&;
 
@@ -134,6 +136,7 @@ TypePtr int_binary_scalar(const Ctx& c);
 TypePtr int_unary(const Ctx& c);
 TypePtr float_binary_scalar(const Ctx& c);
 TypePtr float_unary(const Ctx& c);  // lrelu: (x, slope scalar), float x
+TypePtr fp32_unary(const Ctx& c);   // sin / cos: FP32 elements only (their expansion is FP32 arithmetic)
 TypePtr cmp_mask(const Ctx& c);          // tile.cmp / cmps: UINT8 packed bit mask [R, roundup(ceil(C/8), 32)]
 TypePtr cmp_values(const Ctx& c);        // tensor.cmp: 0/1 of the operands' dtype, operand 0's shape
 TypePtr select(const Ctx& c);            // tile.sel(mask, lhs, rhs, tmp) → lhs's type

@@ -81,6 +81,14 @@ TypePtr float_unary(const Ctx& c) {
   return same_as(0)(c);
 }
 
+TypePtr fp32_unary(const Ctx& c) {
+  const auto& t = c.shaped(0);
+  if (t.dtype != DataType::FP32)
+    c.fail(fmt::format("operand {} has dtype {}; this op works on FP32 elements", c.name(0), dtype_name(t.dtype)),
+           fmt::format("cast first: pl.cast({}, pl.FP32)", as<Var>(c.arg(0)) ? as<Var>(c.arg(0))->name : "x"));
+  return same_as(0)(c);
+}
+
 TypePtr cmp_mask(const Ctx& c) {
   require_rank(c, 0, 2);
   if (c.has(1) && as_shaped(c.arg(1)->type)) {

@@ -142,6 +142,10 @@ struct OpDef {
   // for tensor ops, which kernels lower to tile ops). CheckKernelForms rejects a marked op at its
   // line; the registry test checks the marker against the kernel table.
   std::string kernel_deferred;
+  // A composite op (tile.sin / tile.cos): no kernel row, no instruction of its own; before
+  // kernels are checked, LowerCompositeOps expands every call into primitive tile ops by the
+  // recipe its rule table keeps for this op (a test proves marker and table agree).
+  bool composite = false;
 
   // Reference semantics (the interpreter's hook).
   const OpSemantics* semantics = nullptr;

@@ -76,7 +76,7 @@ void register_tensor_ops(OpRegistry& r) {
   add(r, same_tile("fmod", {tensor("lhs"), tensor("rhs")}, binary).scalar_form("tensor.fmods"));
   add(r, same_tile("fmods", {tensor("lhs"), scalar("rhs")}, binary_scalar));
   for (const char* p : kPart) add(r, same_tile(p, {tensor("src0"), tensor("src1")}, binary));
-  for (const char* u : {"sin", "cos"}) add(r, same_tile(u, {tensor("x")}, float_unary));
+  for (const char* u : {"sin", "cos"}) add(r, same_tile(u, {tensor("x")}, fp32_unary));
   add(r, OpRow("tensor.cmp", {tensor("lhs"), any("rhs")}, cmp_values).kw("cmp_type", AttrKind::Int, int64_t{0})
              .tile_form("tile.cmp", TileLowering::Compare));
   add(r, OpRow("tensor.cast", {tensor("x")}, cast).kw("target_type", AttrKind::DType)

@@ -113,8 +113,7 @@ void register_tile_data_ops(OpRegistry& r) {
                .kernel_deferred(fifo));
   // Range-reduced trigonometry: LowerCompositeOps turns them into primitive ops.
   for (const char* n : {"tile.sin", "tile.cos"})
-    add(r, vec_row(n, {tile("x")}, float_unary)
-               .kernel_deferred("tensor-scale issue: LowerCompositeOps (range reduction into primitive ops)"));
+    add(r, vec_row(n, {tile("x")}, fp32_unary).composite());
 }
 
 }  // namespace pypto::ir

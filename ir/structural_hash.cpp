@@ -60,8 +60,8 @@ class Hasher {
     mix(kFunction);
     mix(fnv(f.name));
     mix(static_cast<uint64_t>(f.type));
-    opt(f.level);
-    opt(f.role);
+    opt(f.level ? f.level : implied_level(f.type));  // as structural_equal compares them
+    opt(f.role ? f.role : implied_role(f.type));
     mix(f.auto_scope);
     mix(f.params.size());
     mix(f.param_directions.size());

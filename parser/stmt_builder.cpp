@@ -200,7 +200,10 @@ StmtPtr FunctionBuilder::bind(const std::string& name, TSNode name_node, ExprPtr
                          type_str(t)));
       }
     }
-    t = ann;
+    // A tile annotation without a memory space takes the value's (pl.Tile[[16, 16], pl.FP32] on
+    // a load is the Vec tile the load makes, as without the annotation).
+    const auto *at = as_tile(ann), *vt = as_tile(t);
+    if (!(at && vt && !at->space && vt->space)) t = ann;
   }
   auto it = names_.find(name);
   VarPtr var;

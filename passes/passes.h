@@ -18,6 +18,7 @@ Pass normalize_stmt_structure_pass();
 Pass flatten_call_expr_pass();
 Pass outline_incore_scopes_pass();
 Pass convert_tensor_to_tile_ops_pass();
+Pass lower_composite_ops_pass();
 Pass legalize_tile_cast_pass();
 Pass flatten_tile_nd_to_2d_pass();
 Pass infer_tile_memory_space_pass();

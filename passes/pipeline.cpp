@@ -29,6 +29,7 @@ const std::vector<Pass>& default_pipeline() {
       flatten_call_expr_pass(),            // three-address form → NoNestedCall
       outline_incore_scopes_pass(),        // pl.at(CORE_GROUP) scopes → InCore kernels + calls
       convert_tensor_to_tile_ops_pass(),   // tensor ops in kernels → tile ops (one-tile tensors)
+      lower_composite_ops_pass(),          // tile.sin / tile.cos → range reduction + polynomial
       legalize_tile_cast_pass(),           // tile.cast pairs TCVT lacks → chains of native casts
       flatten_tile_nd_to_2d_pass(),        // rank > 2 tiles → 2-D (class a: check)
       infer_tile_memory_space_pass(),      // memory space for every tile, tile.move at mismatches

@@ -12,15 +12,15 @@ import pypto.language as pl
 @pl.program
 class P:
     @pl.function(type=pl.FunctionType.Inline)
-    def twice(self, t: pl.Tile[[16, 16], pl.FP32]) -> pl.Tile[[16, 16], pl.FP32]:
-        u: pl.Tile[[16, 16], pl.FP32] = pl.add(t, t)
+    def twice(self, t: pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec]) -> pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec]:
+        u: pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec] = pl.add(t, t)
         return u
 
     @pl.function(type=pl.FunctionType.InCore)
     def k(self, x: pl.Tensor[[16, 16], pl.FP32], o: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:
-        a: pl.Tile[[16, 16], pl.FP32] = pl.load(x, [0, 0], [16, 16])
-        b: pl.Tile[[16, 16], pl.FP32] = self.twice(a)
-        c: pl.Tile[[16, 16], pl.FP32] = self.twice(b)
+        a: pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec] = pl.load(x, [0, 0], [16, 16])
+        b: pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec] = self.twice(a)
+        c: pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec] = self.twice(b)
         o2: pl.Tensor[[16, 16], pl.FP32] = pl.store(c, [0, 0], o)
         return o2
 )");
@@ -31,11 +31,11 @@ import pypto.language as pl
 class P:
     @pl.function(type=pl.FunctionType.InCore)
     def k(self, x: pl.Tensor[[16, 16], pl.FP32], o: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:
-        a: pl.Tile[[16, 16], pl.FP32] = pl.load(x, [0, 0], [16, 16])
-        u: pl.Tile[[16, 16], pl.FP32] = pl.add(a, a)
-        b: pl.Tile[[16, 16], pl.FP32] = u
-        u_1: pl.Tile[[16, 16], pl.FP32] = pl.add(b, b)
-        c: pl.Tile[[16, 16], pl.FP32] = u_1
+        a: pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec] = pl.load(x, [0, 0], [16, 16])
+        u: pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec] = pl.add(a, a)
+        b: pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec] = u
+        u_1: pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec] = pl.add(b, b)
+        c: pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec] = u_1
         o2: pl.Tensor[[16, 16], pl.FP32] = pl.store(c, [0, 0], o)
         return o2
 )");

@@ -14,7 +14,7 @@ TEST_CASE("default pipeline order", "[pipeline]") {
   std::vector<std::string> names = passes::pass_names();
   std::vector<std::string> expected = {
       "CheckProgramForms", "InlineFunctions", "CtrlFlowTransform", "UnrollLoops", "ConvertToSSA", "Simplify", "CheckWindowBounds", "NormalizeStmtStructure", "FlattenCallExpr",
-      "OutlineIncoreScopes", "ConvertTensorToTileOps", "LegalizeTileCast", "FlattenTileNdTo2D", "InferTileMemorySpace",
+      "OutlineIncoreScopes", "ConvertTensorToTileOps", "LowerCompositeOps", "LegalizeTileCast", "FlattenTileNdTo2D", "InferTileMemorySpace",
       "ResolveBackendOpLayouts", "ExpandMixedKernel", "CheckKernelForms", "NormalizeReturnOrder", "MaterializeTensorStrides",
       "InitMemRef", "MemoryReuse", "AllocateMemoryAddr"};
   // An InsertPipeSync pass may sit right after AllocateMemoryAddr.
