@@ -62,6 +62,9 @@ struct Knobs {
   ForKind loop_kind = ForKind::Sequential;
   int64_t mul = 16;
   ArgDirection acc_dir = ArgDirection::inout;
+  std::optional<Level> kernel_level;       // stated on the kernel (none: the type's)
+  std::optional<Role> kernel_role;
+  std::vector<int64_t> load_valid;         // a valid_shape on the load (none: no 4th argument)
 };
 
 ProgramPtr build(const Knobs& k) {
@@ -84,7 +87,10 @@ ProgramPtr build(const Knobs& k) {
   auto t = v("t", t_t), u = v("u", u_t), out1 = v("out", t64);
   std::vector<StmtPtr> kb = {
       assign(vec, make_call("tile.alloc", {}, {{"memory_space", MemorySpace::Vec}, {"size", int64_t(32768)}}, k.span)),
-      assign(t, make_call("tile.load", {x, list({r, make_int(0)}), list(ints({64, 128}))},
+      assign(t, make_call("tile.load",
+                          k.load_valid.empty()
+                              ? std::vector<ExprPtr>{x, list({r, make_int(0)}), list(ints({64, 128}))}
+                              : std::vector<ExprPtr>{x, list({r, make_int(0)}), list(ints({64, 128})), list(ints(k.load_valid))},
                           {{"target_memory", k.load_target}}, k.span)),
       assign(u, make_call(k.scalar_op, {t, make_float(k.scalar, k.span)}, {}, k.span)),
       assign(out1, make_call("tile.store", {u, list({r, make_int(0)}), out}, {}, k.span)),
@@ -94,6 +100,8 @@ ProgramPtr build(const Knobs& k) {
   if (!k.comment.empty()) std::const_pointer_cast<Stmt>(kb[1])->leading_comments = {k.comment};
   auto kernel = func(k.kernel_name, {x, r, out}, {ParamDirection::In, ParamDirection::In, k.out_dir}, {t64},
                      make_body(kb), k.kernel_type);
+  std::const_pointer_cast<Function>(kernel)->level = k.kernel_level;
+  std::const_pointer_cast<Function>(kernel)->role = k.kernel_role;
 
   // main
   auto mx = v("x", x_t), mout = v("out", t64), i = v("i", idx());
@@ -295,4 +303,31 @@ TEST_CASE("statement grouping (nested SeqStmts) is not structure", "[structural]
   CHECK(structural_equal(*mk(true), *mk(false)).equal);
   CHECK(structural_hash(*mk(true)) == structural_hash(*mk(false)));
   CHECK(flatten_stmts(mk(true)->body).size() == 3);
+}
+
+TEST_CASE("an unstated level / role is the one the function type implies", "[structural]") {
+  Knobs stated;
+  stated.kernel_level = Level::CHIP_DIE;  // what InCore implies
+  stated.kernel_role = Role::SubWorker;
+  CHECK(diff(stated).equal);
+  CHECK(structural_hash(*build(stated)) == structural_hash(*build(Knobs{})));
+  Knobs host;
+  host.kernel_level = Level::HOST;
+  auto r = diff(host);
+  CHECK(!r.equal);
+  CHECK(r.message == "function level mismatch (CHIP_DIE != HOST)");
+  Knobs orch;
+  orch.kernel_role = Role::Orchestrator;
+  CHECK(diff(orch).message == "function role mismatch (SubWorker != Orchestrator)");
+}
+
+TEST_CASE("a load without a valid_shape equals one whose valid_shape is its window", "[structural]") {
+  Knobs whole;
+  whole.load_valid = {64, 128};
+  CHECK(diff(whole).equal);
+  Knobs part;
+  part.load_valid = {32, 128};
+  auto r = diff(part);
+  CHECK(!r.equal);
+  CHECK(r.path.find("args[3]") != std::string::npos);
 }

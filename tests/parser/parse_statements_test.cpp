@@ -28,6 +28,17 @@ TEST_CASE("rebinding assigns the same Var; annotation adds detail", "[parser][st
   CHECK(as<ConstFloat>(a3->value));  // the literal takes the annotated dtype
 }
 
+TEST_CASE("a tile annotation without a memory space takes the value's", "[parser][stmt]") {
+  auto p = parse(kernel(
+      "        t: pl.Tile[[64, 64], pl.FP32] = pl.load(x, [0, 0], [64, 64])\n"
+      "        m: pl.Tile[[64, 64], pl.FP32] = pl.load(x, [0, 0], [64, 64], target_memory=pl.Mem.Mat)\n"
+      "        return\n"));
+  auto b = body_of(p);
+  REQUIRE(b.size() == 3);
+  CHECK(as_tile(as<AssignStmt>(b[0])->var->type)->space == MemorySpace::Vec);  // as `t = pl.load(...)`
+  CHECK(as_tile(as<AssignStmt>(b[1])->var->type)->space == MemorySpace::Mat);
+}
+
 TEST_CASE("tuple unpacking goes through a tuple temp", "[parser][stmt]") {
   auto p = parse(R"(import pypto.language as pl
 
