@@ -191,6 +191,7 @@ class FunctionBuilder {
   ir::SourceFilePtr file_;
   int depth_ = 0;  // recursion depth over the CST (NestingGuard)
   bool is_method_;
+  bool strict_ssa_ = false;  // the program's strict_ssa=, or the function's own
   std::shared_ptr<ir::Function> fn_;
   std::vector<std::string> param_names_;
   std::vector<TSNode> param_nodes_;

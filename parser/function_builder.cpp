@@ -9,7 +9,7 @@ namespace pypto::parser {
 using namespace ir;
 
 FunctionBuilder::FunctionBuilder(ProgramCtx& ctx, FuncDecl decl, bool is_method)
-    : ctx_(ctx), decl_(std::move(decl)), file_(decl_.module->file()), is_method_(is_method) {
+    : ctx_(ctx), decl_(std::move(decl)), file_(decl_.module->file()), is_method_(is_method), strict_ssa_(ctx.strict_ssa) {
   fn_ = std::make_shared<Function>();
   fn_->name = decl_.name;
   fn_->span = sp(field(decl_.def, "name"));
@@ -78,7 +78,7 @@ void FunctionBuilder::parse_decorator() {
     } else if (k == "auto_scope") {
       fn_->auto_scope = want_bool();
     } else if (k == "strict_ssa" && decl_.kind == DeclKind::Function) {
-      if (want_bool()) fail(v, "E301", "strict_ssa=True on a single function is not supported; put it on @pl.program");
+      strict_ssa_ = want_bool();
     } else if (k == "attrs" && decl_.kind == DeclKind::Function) {
       decorator_attrs(*this, v);
     } else if (k == "external_source" && decl_.kind == DeclKind::Function) {

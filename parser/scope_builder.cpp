@@ -242,7 +242,7 @@ void bind_task_id(FunctionBuilder& b, ScopeStmt& s, TSNode target) {
   const std::string name = b.txt(target);
   auto it = b.names_.find(name);
   if (it != b.names_.end() && !b.loop_vars_.count(it->second.get()) && as_scalar(it->second->type) &&
-      as_scalar(it->second->type)->dtype == DataType::TASK_ID && !b.ctx_.strict_ssa) {
+      as_scalar(it->second->type)->dtype == DataType::TASK_ID && !b.strict_ssa_) {
     s.task_id = it->second;  // rebinding, as an assignment would
   } else {
     s.task_id = make_var(name, scalar_type(DataType::TASK_ID), b.sp(target));

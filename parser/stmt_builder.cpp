@@ -208,7 +208,7 @@ StmtPtr FunctionBuilder::bind(const std::string& name, TSNode name_node, ExprPtr
   auto it = names_.find(name);
   VarPtr var;
   if (it != names_.end() && !loop_vars_.count(it->second.get())) {
-    if (ctx_.strict_ssa)
+    if (strict_ssa_)
       fail(name_node, "E201", fmt::format("Cannot reassign '{}' under strict_ssa", name), "bind the value to a new name");
     // A tile moving memory space (x = pl.matmul(...) in Acc, then x = pl.add(x, b) in Vec) is a
     // new value for the jit renames below, though the same type to the front end otherwise.
@@ -356,7 +356,7 @@ std::vector<StmtPtr> FunctionBuilder::assignment(TSNode n) {
 std::vector<StmtPtr> FunctionBuilder::subscript_write(TSNode n, TSNode target, TSNode value) {
   TSNode base = unparen(field(target, "value"));
   if (!is(base, "identifier")) fail(target, "E301", "subscript-write target must be a name: dst[...] = value");
-  if (ctx_.strict_ssa) fail(target, "E201", "subscript-write sugar is not allowed under strict_ssa");
+  if (strict_ssa_) fail(target, "E201", "subscript-write sugar is not allowed under strict_ssa");
   std::string name = txt(base);
   auto dst = expr(base);
   const Span s = sp(n);

@@ -39,6 +39,27 @@ TEST_CASE("a tile annotation without a memory space takes the value's", "[parser
   CHECK(as_tile(as<AssignStmt>(b[1])->var->type)->space == MemorySpace::Mat);
 }
 
+TEST_CASE("strict_ssa=True on one function holds that function to single assignment only", "[parser][stmt]") {
+  const std::string head = "import pypto.language as pl\n\n@pl.program\nclass P:\n";
+  const std::string loose =
+      "    @pl.function(type=pl.FunctionType.InCore)\n"
+      "    def a(self, x: pl.Tensor[[8, 8], pl.FP32]) -> pl.Tensor[[8, 8], pl.FP32]:\n"
+      "        y = pl.add(x, x)\n        y = pl.add(y, x)\n        return y\n";
+  const std::string strict =
+      "    @pl.function(type=pl.FunctionType.InCore, strict_ssa=True)\n"
+      "    def b(self, x: pl.Tensor[[8, 8], pl.FP32]) -> pl.Tensor[[8, 8], pl.FP32]:\n"
+      "        y = pl.add(x, x)\n        z = pl.add(y, x)\n        return z\n";
+  CHECK(parse(head + loose + strict)->functions.size() == 2);
+  const std::string bad = strict.substr(0, strict.find("        z =")) + "        y = pl.add(y, x)\n        return y\n";
+  try {
+    parse(head + loose + bad);
+    FAIL("accepted");
+  } catch (const CompileError& e) {
+    CHECK(e.diagnostics()[0].code == "E201");
+    CHECK(e.diagnostics()[0].span.line == 13);  // the second y in b
+  }
+}
+
 TEST_CASE("tuple unpacking goes through a tuple temp", "[parser][stmt]") {
   auto p = parse(R"(import pypto.language as pl
 
