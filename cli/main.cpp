@@ -110,7 +110,7 @@ int main(int argc, char** argv) {
   ir->add_option("--dump-passes", ir_o.dump_dir, "With --passes: also write the IR after each pass to DIR/NN_<pass>.py")
       ->type_name("DIR");
   ir->add_option("--soc", ir_o.soc, "Target SoC for memory planning: 910b (default) or 950")
-      ->check(CLI::IsMember({"910b", "950"}));
+      ->check(CLI::IsMember({"910b", "950"}, CLI::ignore_case));
   ir->footer("Examples:\n  pypto ir model.py\n  pypto ir model.py --passes all --soc 950");
 
   // diff
@@ -144,7 +144,7 @@ int main(int argc, char** argv) {
   build->add_option("-o,--output", b_o.out_dir, "Output directory: new, empty or written by pypto before (then only changed files are rewritten); nothing is written outside it")
       ->required()
       ->type_name("OUT");
-  build->add_option("--soc", b_o.soc, "Target SoC: 910b (default) or 950")->check(CLI::IsMember({"910b", "950"}));
+  build->add_option("--soc", b_o.soc, "Target SoC: 910b (default) or 950")->check(CLI::IsMember({"910b", "950"}, CLI::ignore_case));
   build->add_flag("--emit-only", b_o.emit_only, "Write the project but do not run ninja");
   build->add_option("-j", b_o.jobs, "Parallel jobs for ninja (passed on as -j N)")->check(CLI::PositiveNumber);
   build->add_option("--depfile", b_o.common.depfile,
@@ -176,7 +176,7 @@ int main(int argc, char** argv) {
                    "Interpret the IR after this pass of the pipeline instead of the front end's (bisects a wrong "
                    "result to a pass; see `pypto passes`)")
       ->type_name("PASS");
-  eval->add_option("--soc", e_o.soc, "Target SoC for --after: 910b (default) or 950")->check(CLI::IsMember({"910b", "950"}));
+  eval->add_option("--soc", e_o.soc, "Target SoC for --after: 910b (default) or 950")->check(CLI::IsMember({"910b", "950"}, CLI::ignore_case));
   eval->footer("Example:\n  pypto eval model.py --seed 1 --outputs want/ && out/bin/run --seed 1 --outputs got/");
 
   // test
@@ -185,7 +185,7 @@ int main(int argc, char** argv) {
   test->add_option("FILE", t_o.file, "PyPTO source file")->required();
   add_common(test, t_o.common);
   add_run_values(test, t_o.run);
-  test->add_option("--soc", t_o.soc, "Target SoC: 910b (default) or 950")->check(CLI::IsMember({"910b", "950"}));
+  test->add_option("--soc", t_o.soc, "Target SoC: 910b (default) or 950")->check(CLI::IsMember({"910b", "950"}, CLI::ignore_case));
   test->add_option("--seed", t_o.seed, "Seed of the first trial's inputs (default 1)")->check(CLI::NonNegativeNumber);
   test->add_option("--inputs", t_o.inputs_dir,
                    "Use DIR/<param>.npy for the inputs it has (the same in every trial; e.g. a config tensor "

@@ -62,7 +62,7 @@ TEST_CASE("usage errors exit 2", "[cli]") {
 }
 
 TEST_CASE("check accepts every test program and reports several located errors at once", "[cli]") {
-  for (const auto& e : fs::directory_iterator(PYPTO_TEST_PROGRAMS)) {
+  for (const auto& e : fs::recursive_directory_iterator(PYPTO_TEST_PROGRAMS)) {
     if (e.path().extension() != ".py") continue;
     auto r = pypto(fmt::format("check '{}'", e.path().string()));
     INFO(e.path().string() << "\n" << r.out);

@@ -28,7 +28,7 @@ namespace {
 
 std::vector<fs::path> program_paths() {
   std::vector<fs::path> out;
-  for (const auto& e : fs::directory_iterator(PYPTO_TEST_PROGRAMS))
+  for (const auto& e : fs::recursive_directory_iterator(PYPTO_TEST_PROGRAMS))
     if (e.path().extension() == ".py") out.push_back(e.path());
   std::sort(out.begin(), out.end());
   return out;

@@ -25,7 +25,7 @@ namespace {
 std::vector<std::pair<std::string, std::string>> programs() {
   std::vector<std::pair<std::string, std::string>> out;
   std::vector<fs::path> paths;
-  for (const auto& e : fs::directory_iterator(PYPTO_TEST_PROGRAMS))
+  for (const auto& e : fs::recursive_directory_iterator(PYPTO_TEST_PROGRAMS))
     if (e.path().extension() == ".py") paths.push_back(e.path());
   std::sort(paths.begin(), paths.end());
   const auto texts = read_programs(PYPTO_TEST_PROGRAMS);

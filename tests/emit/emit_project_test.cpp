@@ -190,9 +190,9 @@ class Sl:
 }
 
 TEST_CASE("every test program either emits or is rejected with a located CompileError", "[emit]") {
-  for (const auto& e : fs::directory_iterator(PYPTO_TEST_PROGRAMS)) {
+  for (const auto& e : fs::recursive_directory_iterator(PYPTO_TEST_PROGRAMS)) {
     if (e.path().extension() != ".py") continue;
-    const std::string name = e.path().filename().string();
+    const std::string name = fs::relative(e.path(), PYPTO_TEST_PROGRAMS).string();  // forms/ included
     ir::ProgramPtr p;
     try {
       p = compile_program(name);

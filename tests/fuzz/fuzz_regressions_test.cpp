@@ -65,6 +65,7 @@ TEST_CASE("the seed corpus goes through both targets cleanly", "[fuzz]") {
   auto seeds = files_in(kFuzzDir / "seeds");
   REQUIRE(seeds.size() >= 10);
   for (const auto& p : files_in(PYPTO_TEST_PROGRAMS)) seeds.push_back(p);
+  for (const auto& p : files_in(fs::path(PYPTO_TEST_PROGRAMS) / "forms")) seeds.push_back(p);
   for (const auto& p : seeds) {
     INFO(p.string());
     const std::string input = slurp(p);

@@ -332,7 +332,7 @@ std::string GrammarMutator::mutate(const std::string& text, Rng& r) const {
 
 std::vector<std::string> read_programs(const std::string& dir) {
   std::vector<fs::path> paths;
-  for (const auto& e : fs::directory_iterator(dir))
+  for (const auto& e : fs::recursive_directory_iterator(dir))
     if (e.path().extension() == ".py") paths.push_back(e.path());
   std::sort(paths.begin(), paths.end());  // directory order differs between file systems
   std::vector<std::string> out;

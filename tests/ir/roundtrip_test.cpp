@@ -22,7 +22,7 @@ namespace {
 
 std::vector<std::string> program_files() {
   std::vector<std::string> files;
-  for (const auto& e : std::filesystem::directory_iterator(PYPTO_TEST_PROGRAMS))
+  for (const auto& e : std::filesystem::recursive_directory_iterator(PYPTO_TEST_PROGRAMS))
     if (e.is_regular_file() && e.path().extension() == ".py") files.push_back(e.path().string());
   std::sort(files.begin(), files.end());
   return files;

@@ -12,7 +12,7 @@ using namespace pypto;
 
 TEST_CASE("every tests/programs/*.py parses", "[parser][programs]") {
   std::vector<std::filesystem::path> files;
-  for (const auto& e : std::filesystem::directory_iterator(PYPTO_TEST_PROGRAMS))
+  for (const auto& e : std::filesystem::recursive_directory_iterator(PYPTO_TEST_PROGRAMS))
     if (e.path().extension() == ".py") files.push_back(e.path());
   std::sort(files.begin(), files.end());
   REQUIRE(files.size() >= 10);

@@ -1,4 +1,6 @@
-// MaterializeTensorStrides: packed row-major strides on params and locals.
+// MaterializeTensorStrides: packed row-major strides on params and locals; a view keeps its source's
+// strides and a kernel parameter takes those its call sites hand it; layouts a kernel cannot read as
+// one ND view (disagreeing call sites, a transposed view, a reshape of a strided view) are E501.
 #include "ir/verifier.h"
 #include "pass_test_util.h"
 
@@ -29,4 +31,55 @@ class P:
   ir::DiagnosticSink sink;
   CHECK(ir::verify(*after, {ir::Property::TensorStridesMaterialized}, sink));
   pass_test::require_equal(after, expected);
+}
+
+namespace {
+
+// A kernel over a [16, 64] block and an orchestration handing it `arg` (a view of x: [16, 256]).
+std::string program(const std::string& arg, const std::string& kernel_x_view = "", const std::string& local_view = "",
+                    const std::string& extra_call = "") {
+  return "import pypto.language as pl\n\n@pl.program\nclass P:\n    @pl.function(type=pl.FunctionType.InCore)\n"
+         "    def k(self, xb: pl.Tensor[[16, 64], pl.FP32" + kernel_x_view + "], o: pl.Out[pl.Tensor[[16, 64], pl.FP32, pl.TensorView(stride=[64, 1])]]) -> pl.Tensor[[16, 64], pl.FP32]:\n"
+         "        t = pl.load(xb, [0, 0], [16, 64])\n        o = pl.store(t, [0, 0], o)\n        return o\n\n"
+         "    @pl.function(type=pl.FunctionType.Orchestration)\n"
+         "    def main(self, x: pl.Tensor[[16, 256], pl.FP32, pl.TensorView(stride=[256, 1])], o: pl.Out[pl.Tensor[[16, 64], pl.FP32, pl.TensorView(stride=[64, 1])]]) -> pl.Tensor[[16, 64], pl.FP32]:\n"
+         "        v: pl.Tensor[[16, 64], pl.FP32" + local_view + "] = " + arg + "\n"
+         "        o = self.k(v, o)\n" + extra_call + "        return o\n";
+}
+
+}  // namespace
+
+TEST_CASE("a view keeps its source's strides, and the kernel it is handed to reads them", "[MaterializeTensorStrides]") {
+  // A column block of a [16, 256] tensor: strides (256, 1), on the view and on the kernel parameter.
+  pass_test::require_equal(
+      pass_test::run(passes::materialize_tensor_strides_pass(), pass_test::parse(program("pl.slice(x, [16, 64], [0, 128])"))),
+      pass_test::parse(program("pl.slice(x, [16, 64], [0, 128])", ", pl.TensorView(stride=[256, 1])",
+                               ", pl.TensorView(stride=[256, 1])")));
+}
+
+TEST_CASE("views a kernel cannot read as one ND layout are E501 at their line", "[MaterializeTensorStrides]") {
+  auto err = [](const std::string& text) {
+    return pass_test::first_diagnostic_of([&] { pass_test::run(passes::materialize_tensor_strides_pass(), pass_test::parse(text)); });
+  };
+  // Two call sites with different layouts for one parameter.
+  auto d = err(program("pl.slice(x, [16, 64], [0, 128])", "", "",
+                       "        w: pl.Tensor[[16, 64], pl.FP32] = pl.create_tensor([16, 64], dtype=pl.FP32)\n        o = self.k(w, o)\n"));
+  CHECK(d.code == "E501");
+  CHECK(d.span.line == 16);  // the second call
+  CHECK(d.message.find("different layouts for parameter 'xb'") != std::string::npos);
+  // A transposed view: innermost stride 16.
+  const std::string tr =
+      "import pypto.language as pl\n\n@pl.program\nclass P:\n    @pl.function(type=pl.FunctionType.InCore)\n"
+      "    def k(self, xb: pl.Tensor[[16, 64], pl.FP32], o: pl.Out[pl.Tensor[[16, 64], pl.FP32]]) -> pl.Tensor[[16, 64], pl.FP32]:\n"
+      "        t = pl.load(xb, [0, 0], [16, 64])\n        o = pl.store(t, [0, 0], o)\n        return o\n\n"
+      "    @pl.function(type=pl.FunctionType.Orchestration)\n"
+      "    def main(self, x: pl.Tensor[[64, 16], pl.FP32], o: pl.Out[pl.Tensor[[16, 64], pl.FP32]]) -> pl.Tensor[[16, 64], pl.FP32]:\n"
+      "        v = pl.transpose(x, 0, 1)\n        o = self.k(v, o)\n        return o\n";
+  d = err(tr);
+  CHECK(d.span.line == 14);
+  CHECK(d.message.find("strides [1, 16]: its innermost stride is not 1") != std::string::npos);
+  // A reshape of a column block is no view.
+  d = err(program("pl.slice(x, [16, 64], [0, 64])\n        r = pl.reshape(v, [64, 16])"));
+  CHECK(d.span.line == 14);
+  CHECK(d.message.find("pl.reshape of a strided view (strides [256, 1])") != std::string::npos);
 }

@@ -75,7 +75,7 @@ class P:
 TEST_CASE("full pipeline on the tile-level test programs", "[pipeline]") {
   namespace fs = std::filesystem;
   std::vector<fs::path> files;
-  for (const auto& e : fs::directory_iterator(PYPTO_TEST_PROGRAMS))
+  for (const auto& e : fs::recursive_directory_iterator(PYPTO_TEST_PROGRAMS))
     if (e.path().extension() == ".py") files.push_back(e.path());
   std::sort(files.begin(), files.end());
   REQUIRE(!files.empty());
