@@ -3,12 +3,28 @@
 
 #include <algorithm>
 
+#include "ir/visitor.h"
+
 namespace pypto::ir {
 
 const FuncAttr* find_attr(const Function& f, std::string_view key) {
   for (const auto& a : f.attrs)
     if (a.key == key) return &a;
   return nullptr;
+}
+
+bool computes_on_chip(const Function& f) {
+  if (is_incore_like(f.type)) return true;
+  if (f.type != FunctionType::Opaque || !f.body) return false;
+  struct Finder : IRVisitor {
+    bool found = false;
+    void visit_assign(const AssignStmt& s) override {
+      found = found || as_tile(s.var->type);
+      IRVisitor::visit_assign(s);
+    }
+  } finder;
+  finder.visit(f.body);
+  return finder.found;
 }
 
 FunctionPtr Program::find(std::string_view fname) const {

@@ -44,6 +44,10 @@ using FunctionPtr = std::shared_ptr<const Function>;
 // The attribute `key` of `f`, or nullptr.
 const FuncAttr* find_attr(const Function& f, std::string_view key);
 
+// Whether `f` computes on chip, so that its tiles and tensors get memory: a kernel (InCore / AIC /
+// AIV), or an Opaque function whose body binds a tile (written without a function type).
+bool computes_on_chip(const Function& f);
+
 struct Program {
   std::string name;
   std::vector<FunctionPtr> functions;     // sorted by name

@@ -27,7 +27,7 @@ void check_tile_memory_inferred(const Env& env) {
 
 void check_has_memrefs(const Env& env) {
   for (const auto& f : env.program.functions) {
-    if (!is_incore_like(f->type)) continue;  // orchestration tensors are runtime allocations
+    if (!computes_on_chip(*f)) continue;  // orchestration tensors are runtime allocations
     std::unordered_set<const Var*> seen;
     for_each_binding(*f, [&](const Var& v, const Span& sp) {
       const auto* t = as_shaped(v.type);
@@ -140,7 +140,7 @@ void check_allocated_memory_addr(const Env& env) {
                    fmt::format("Function '{}': {} allocation of {} bytes exceeds platform limit ({} bytes)", f->name,
                                to_string(*space), *size, soc.capacity(*space)));
     });
-    if (is_incore_like(f->type)) check_tile_aliases(env, *f);
+    if (computes_on_chip(*f)) check_tile_aliases(env, *f);
   }
 }
 

@@ -123,6 +123,10 @@ static ir::MemRef parse_memref(FunctionBuilder& b, TSNode call) {
     m.base = v;
   }
   m.offset = b.expr(slot[1]);
+  // A byte offset is INT64 (what the printer writes as pl.const(v, pl.INT64)); a bare literal says
+  // the same value.
+  if (const auto* c = ir::as<ir::ConstInt>(m.offset); c && c->dtype() == ir::DataType::INDEX)
+    m.offset = ir::make_int(c->value, m.offset->span, ir::DataType::INT64);
   auto size = b.try_const(slot[2]);
   if (!size || !size->is_int()) b.fail(slot[2], "E101", "pl.MemRef() size must be a constant integer");
   m.size = size->as_int();

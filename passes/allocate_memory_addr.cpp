@@ -63,7 +63,7 @@ class FirstUser : public IRVisitor {
 };
 
 FunctionPtr allocate_function(const FunctionPtr& f, const SocInfo& soc) {
-  if (!is_incore_like(f->type)) return f;
+  if (!computes_on_chip(*f)) return f;
   std::map<MemorySpace, int64_t> next, used;
   std::unordered_map<const Var*, int64_t> addr;
   std::vector<AllocInfo> allocs;

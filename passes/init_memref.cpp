@@ -186,7 +186,7 @@ class WindowScan : public IRVisitor {
 };
 
 FunctionPtr init_function(const FunctionPtr& in, Soc soc) {
-  if (!is_incore_like(in->type)) return in;
+  if (!computes_on_chip(*in)) return in;
   const FunctionPtr f = insert_buffer_copies(in);
   Sharing sh;
   for (const auto& p : f->params) sh.bind(p, f->span);

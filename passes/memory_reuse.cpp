@@ -134,7 +134,7 @@ class Lifetimes : public IRVisitor {
 };
 
 FunctionPtr reuse_function(const FunctionPtr& f) {
-  if (!is_incore_like(f->type)) return f;
+  if (!computes_on_chip(*f)) return f;
   std::vector<StmtPtr> stmts = flatten_body(f->body);
   std::unordered_map<const Var*, AllocInfo> allocs;
   std::vector<const Var*> alloc_order;

@@ -49,6 +49,44 @@ class P:
   pass_test::require_equal(after, expected);
 }
 
+TEST_CASE("an Opaque function that binds tiles gets memory like a kernel; one without tiles does not", "[InitMemRef]") {
+  // Written without a function type (as the reference's memory tests write kernels); a bare
+  // MemRef offset literal reads as the INT64 byte offset the printer writes.
+  auto before = pass_test::parse(R"(
+import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function
+    def k(self, x: pl.Tensor[[64, 64], pl.FP32], o: pl.Out[pl.Tensor[[64, 64], pl.FP32]]) -> pl.Tensor[[64, 64], pl.FP32]:
+        a: pl.Tile[[64, 64], pl.FP32, pl.Mem.Vec] = pl.load(x, [0, 0], [64, 64])
+        r: pl.Tensor[[64, 64], pl.FP32] = pl.store(a, [0, 0], o)
+        return r
+
+    @pl.function
+    def host(self, x: pl.Tensor[[64, 64], pl.FP32]) -> pl.Tensor[[64, 64], pl.FP32]:
+        return x
+)");
+  auto expected = pass_test::parse(R"(
+import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function
+    def k(self, x: pl.Tensor[[64, 64], pl.FP32, pl.MemRef("mem_ddr_0", 0, 16384)],
+          o: pl.Out[pl.Tensor[[64, 64], pl.FP32, pl.MemRef("mem_ddr_1", 0, 16384)]]) -> pl.Tensor[[64, 64], pl.FP32]:
+        mem_vec_2: pl.Ptr = pl.tile.alloc(pl.Mem.Vec, 16384)
+        a: pl.Tile[[64, 64], pl.FP32, pl.MemRef(mem_vec_2, 0, 16384), pl.Mem.Vec] = pl.load(x, [0, 0], [64, 64])
+        r: pl.Tensor[[64, 64], pl.FP32, pl.MemRef("mem_ddr_1", 0, 16384)] = pl.store(a, [0, 0], o)
+        return r
+
+    @pl.function
+    def host(self, x: pl.Tensor[[64, 64], pl.FP32]) -> pl.Tensor[[64, 64], pl.FP32]:
+        return x
+)");
+  pass_test::require_equal(init(before), expected);
+}
+
 TEST_CASE("loop carry: init, iter_arg, yielded value and result share one buffer", "[InitMemRef]") {
   auto before = pass_test::parse(R"(
 import pypto.language as pl
