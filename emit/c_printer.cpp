@@ -79,6 +79,7 @@ void CStmtPrinter::carry_out(const Var& t, const ExprPtr& v, const Span& sp) {
 
 void CStmtPrinter::declare_result(const Var& rv, const Span& sp) {
   if (as_tensor(rv.type)) return;  // bound by the first arm's yield
+  if (names_.has(&rv)) return;      // declared before an enclosing block (a runtime scope)
   if (const auto* sc = as_scalar(rv.type)) return line(fmt::format("{} {}{{}};", c_type(sc->dtype), names_.name(&rv)));
   unreachable_form("emit", sp, fmt::format("an if result of this type in {}", where_), kFormChecks);
 }
@@ -86,8 +87,8 @@ void CStmtPrinter::declare_result(const Var& rv, const Span& sp) {
 void CStmtPrinter::bind_result(const Var& rv, const Var& from, const Span& sp) {
   if (as_tensor(rv.type)) return bind_handle(rv, handles_.at(&from));
   if (const auto* sc = as_scalar(rv.type)) {
-    if (!names_.has(&rv)) line(fmt::format("{} {} = {};", c_type(sc->dtype), names_.name(&rv), names_.name(&from)));
-    return;
+    if (names_.has(&rv)) return line(fmt::format("{} = {};", names_.name(&rv), names_.name(&from)));  // declared before
+    return line(fmt::format("{} {} = {};", c_type(sc->dtype), names_.name(&rv), names_.name(&from)));
   }
   unreachable_form("emit", sp, fmt::format("a loop result of this type in {}", where_), kFormChecks);
 }

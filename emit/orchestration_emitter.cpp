@@ -115,13 +115,22 @@ class OrchEmitter : CStmtPrinter {
     // declared before it.
     const auto inside = uses_in(sc.body);
     for (const auto& st : flatten_body(sc.body)) {
-      const auto* a = as<AssignStmt>(st);
-      const auto* t = a ? as_scalar(a->var->type) : nullptr;
-      if (!t || names_.has(a->var.get())) continue;
-      auto all = function_uses_.find(a->var.get());
-      auto in = inside.find(a->var.get());
-      if (all != function_uses_.end() && all->second > (in == inside.end() ? 0 : in->second))
-        line(fmt::format("{} {}{{}};", c_type(t->dtype), names_.name(a->var.get())));
+      std::vector<const Var*> bound;  // what the statement binds: its target, or an if / loop's results
+      if (const auto* a = as<AssignStmt>(st)) bound.push_back(a->var.get());
+      if (const auto* i = as<IfStmt>(st))
+        for (const auto& v : i->return_vars) bound.push_back(v.get());
+      if (const auto* l = as<ForStmt>(st))
+        for (const auto& v : l->return_vars) bound.push_back(v.get());
+      if (const auto* w = as<WhileStmt>(st))
+        for (const auto& v : w->return_vars) bound.push_back(v.get());
+      for (const Var* v : bound) {
+        const auto* t = as_scalar(v->type);
+        if (!t || names_.has(v)) continue;
+        auto all = function_uses_.find(v);
+        auto in = inside.find(v);
+        if (all != function_uses_.end() && all->second > (in == inside.end() ? 0 : in->second))
+          line(fmt::format("{} {}{{}};", c_type(t->dtype), names_.name(v)));
+      }
     }
     line(sc.manual ? "PTO2_SCOPE(PTO2ScopeMode::MANUAL) {" : "PTO2_SCOPE() {");
     ++indent_;

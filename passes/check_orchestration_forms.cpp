@@ -1,7 +1,7 @@
 // CheckOrchestrationForms — rejects, at their source line and before emission, the orchestration
 // forms the PTO2 back end cannot write yet, so that the orchestration emitter only translates:
-//   * `while` loops (the emitter opens a runtime scope per pl.range iteration only), and the
-//     rules both back ends share (form_rules.h): `break` / `continue`, an
+//   * the rules both back ends share (form_rules.h): `break` / `continue` (CtrlFlowTransform
+//     has rewritten those of orchestration loops), an
 //     early `return`, pl.pipeline loops, tuple values bound to variables, `**` and
 //     floating-point `//` / `%`, a loop / if whose carried tensor changes buffers;
 //   * scopes other than runtime scopes (after MaterializeRuntimeScopes every scope is one);
@@ -45,11 +45,6 @@ class FormChecker : public FormRules {
   }
 
  protected:
-  // The orchestration emitter opens a runtime scope per iteration of a pl.range loop only.
-  void visit_while(const WhileStmt& s) override {
-    reject(s.span, "a while loop", "write the loop as a pl.range loop with a bound");
-  }
-
   void visit_scope(const ScopeStmt& s) override {
     if (s.scope != ScopeKind::Runtime)
       reject(s.span, fmt::format("a {} scope", to_string(s.scope)), "run the full pass pipeline (it outlines kernels)");
@@ -166,8 +161,8 @@ void check_program(const Program& p) {
 
 Pass check_orchestration_forms_pass() {
   return Pass{"CheckOrchestrationForms",
-              "Rejects, at their source line, the orchestration forms the PTO2 back end cannot write yet (while / "
-              "break / continue / early return, pipeline loops, tuple values, float floor division, scopes other "
+              "Rejects, at their source line, the orchestration forms the PTO2 back end cannot write yet (break / "
+              "continue / early return, pipeline loops, tuple values, float floor division, scopes other "
               "than runtime scopes, tensor ops outside pl.at without an orchestration form, tile and system ops, "
               "non-ND or runtime-less tensor creations, non-literal index lists, non-constant axes, slices with a "
               "valid_shape, unused creations / reads, calls to non-kernels, a second orchestration function, odd "

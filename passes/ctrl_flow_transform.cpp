@@ -1,5 +1,5 @@
-// CtrlFlowTransform — rewrites `break` and `continue` in kernel loops (InCore / AIV / AIC
-// functions and pl.at(CORE_GROUP) scopes) into structured control flow the back ends write as
+// CtrlFlowTransform — rewrites `break` and `continue` in kernel and orchestration loops (InCore /
+// AIV / AIC / Orchestration functions and pl.at(CORE_GROUP) scopes) into structured control flow the back ends write as
 // plain loops and ifs. It runs on the front end's IR, before ConvertToSSA, so a name rebound
 // before a `break` keeps its new value after the loop, as Python's `break` does:
 //   * a loop whose body may `continue` gets a BOOL flag, False at the start of each iteration and
@@ -12,7 +12,8 @@
 //   * explicit carries (init_values + a trailing pl.yield_) become assignments to the iter_args
 //     (through temporaries, so a swap stays a swap) under the same guard, and the body yields the
 //     iter_args unconditionally: a break or continue leaves a carry at its iteration-start value.
-// Loops of orchestration code are left alone (CheckOrchestrationForms rejects break there).
+// Orchestration loops are rewritten the same way (the orchestration emitter prints the while
+// loop; its body is a runtime scope like a pl.range body); loops of other functions are left alone.
 // A break / continue outside a loop, in a pl.parallel / pl.unroll / pl.pipeline loop, or under an
 // if that yields values is a CompileError at the statement.
 #include <fmt/format.h>
@@ -266,7 +267,7 @@ class Transformer {
 
 Pass ctrl_flow_transform_pass() {
   return Pass{"CtrlFlowTransform",
-              "Rewrites break / continue in kernel loops into flags and guarded ifs; a loop that breaks "
+              "Rewrites break / continue in kernel and orchestration loops into flags and guarded ifs; a loop that breaks "
               "becomes a while loop over `cond and not broke` (before SSA conversion, so names keep the "
               "values they had at the break).",
               {{}, {}, {}},
@@ -274,7 +275,7 @@ Pass ctrl_flow_transform_pass() {
                 return map_functions(p, [](const FunctionPtr& f) {
                   if (!f->body) return f;
                   Transformer t;
-                  StmtPtr b = t.run(f->body, is_kernel(f->type));
+                  StmtPtr b = t.run(f->body, is_kernel(f->type) || f->type == FunctionType::Orchestration);
                   if (b == f->body) return f;
                   auto g = std::make_shared<Function>(*f);
                   g->body = b;

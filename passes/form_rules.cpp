@@ -46,10 +46,11 @@ void FormRules::visit_while(const WhileStmt& s) {
   for (const auto& rv : s.return_vars) check_carry(*rv, s.span, "a loop result");
   IRVisitor::visit_while(s);
 }
-// In kernels CtrlFlowTransform has rewritten both into flags; what is left is orchestration code.
-void FormRules::visit_break(const BreakStmt& s) { reject(s.span, "break", "break in kernels, or restructure the loop"); }
+// CtrlFlowTransform has rewritten both into flags in kernel and orchestration loops; one left is
+// in a loop it does not rewrite.
+void FormRules::visit_break(const BreakStmt& s) { reject(s.span, "break", "restructure the loop"); }
 void FormRules::visit_continue(const ContinueStmt& s) {
-  reject(s.span, "continue", "continue in kernels, or guard the rest of the body with an if");
+  reject(s.span, "continue", "guard the rest of the body with an if");
 }
 void FormRules::visit_return(const ReturnStmt& s) { reject(s.span, "an early return"); }
 

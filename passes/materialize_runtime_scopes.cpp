@@ -1,5 +1,5 @@
 // MaterializeRuntimeScopes — makes the runtime's task scopes explicit in orchestration functions:
-// the function body and the body of every for loop and if arm are wrapped in an AUTO runtime
+// the function body and the body of every for / while loop and if arm are wrapped in an AUTO runtime
 // ScopeStmt (one PTO2_SCOPE each in the generated C++). A trailing `return` or `yield` stays
 // outside the scope, right after it, so the scope holds exactly the statements that submit work.
 // Bodies that are already a runtime scope are left alone (idempotent); the function's auto_scope
@@ -40,6 +40,13 @@ class Wrapper : public IRMutator {
     return with_comments(std::make_shared<ForStmt>(s->loop_var, s->start, s->stop, s->step, s->iter_args, body,
                                                    s->return_vars, s->kind, s->span, s->stage), *s);
   }
+  StmtPtr mutate_while(const std::shared_ptr<const WhileStmt>& s) override {
+    StmtPtr body = wrap(mutate(s->body));
+    if (body == s->body) return s;
+    auto n = std::make_shared<WhileStmt>(*s);
+    n->body = body;
+    return n;
+  }
   StmtPtr mutate_if(const std::shared_ptr<const IfStmt>& s) override {
     StmtPtr t = wrap(mutate(s->then_body)), e = wrap(mutate(s->else_body));
     if (t == s->then_body && e == s->else_body) return s;
@@ -62,7 +69,7 @@ FunctionPtr wrap_function(const FunctionPtr& f) {
 
 Pass materialize_runtime_scopes_pass() {
   return Pass{"MaterializeRuntimeScopes",
-              "Wraps the body of every orchestration function, and of each of its loops and if arms, in "
+              "Wraps the body of every orchestration function, and of each of its for / while loops and if arms, in "
               "an AUTO runtime scope (a trailing return/yield stays after the scope).",
               {{}, {Property::RuntimeScopesMaterialized}, {}},
               [](const ProgramPtr& p, PassContext&) { return map_functions(p, wrap_function); }};

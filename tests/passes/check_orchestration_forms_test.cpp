@@ -1,5 +1,5 @@
 // CheckOrchestrationForms: an orchestration the PTO2 back end can write is unchanged (Before ==
-// Expected); each form it cannot write yet is an E501 error naming the form (while loop, tensor
+// Expected); each form it cannot write yet is an E501 error naming the form (tensor
 // creation with a non-ND layout, slice with a valid_shape, a tile op, a scope other than a
 // runtime scope, an unused creation or element read, the shared rules: pipeline loops, tuple
 // values, float modulo), calls to non-kernels, a second orchestration function, entry parameters
@@ -32,7 +32,6 @@ TEST_CASE("an orchestration the back end can write is unchanged", "[CheckOrchest
 
 TEST_CASE("orchestration forms the back end cannot write are E501 errors naming the form", "[CheckOrchestrationForms]") {
   const std::vector<std::pair<std::string, std::string>> cases = {
-      {"        while n > 0:\n            n = n - 1\n", "a while loop"},
       {"        t = pl.create_tensor([16, 16], dtype=pl.FP32, layout=pl.TensorLayout.NZ)\n",
        "pl.tensor.create with a non-ND layout"},
       {"        v = pl.tensor.slice(x, [8, 16], [0, 0], [4, 16])\n", "pl.tensor.slice with a valid_shape"},

@@ -1,7 +1,7 @@
 // CtrlFlowTransform: break / continue in kernel loops become flags and guarded ifs (a loop that
 // breaks becomes a while loop, its pl.range variable counted by hand; explicit carries become
-// guarded assignments and an unconditional yield); orchestration loops and loops without exits
-// are unchanged (break outside a loop, in pl.parallel / pl.unroll loops: the front end's errors).
+// guarded assignments and an unconditional yield), in orchestration loops as in kernels; loops
+// without exits are unchanged (break outside a loop, in pl.parallel / pl.unroll loops: the front end's errors).
 #include "pass_test_util.h"
 
 using namespace pypto;
@@ -128,8 +128,8 @@ TEST_CASE("explicit carries: guarded assignments to the iter_args, an unconditio
   pass_test::require_equal(pass_test::run(passes::convert_to_ssa_pass(), run(before)), expected);
 }
 
-TEST_CASE("loops without exits and orchestration loops are unchanged", "[CtrlFlowTransform]") {
-  const std::string text = R"(
+TEST_CASE("loops without exits are unchanged; orchestration loops are rewritten like kernel loops", "[CtrlFlowTransform]") {
+  const std::string kernel = R"(
 import pypto.language as pl
 
 @pl.program
@@ -141,7 +141,9 @@ class P:
             t = pl.adds(t, 1.0)
         r: pl.Tensor[[16, 16], pl.FP32] = pl.store(t, [0, 0], o)
         return r
-
+)";
+  pass_test::require_equal(run(pass_test::parse(kernel)), pass_test::parse(kernel));
+  const std::string before = kernel + R"(
     @pl.function(type=pl.FunctionType.Orchestration)
     def main(self, x: pl.Tensor[[16, 16], pl.FP32], o: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:
         for i in pl.range(4):
@@ -150,5 +152,18 @@ class P:
             o = self.k(x, o)
         return o
 )";
-  pass_test::require_equal(run(pass_test::parse(text)), pass_test::parse(text));
+  const std::string expected = kernel + R"(
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: pl.Tensor[[16, 16], pl.FP32], o: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:
+        broke: pl.Scalar[pl.BOOL] = False
+        i: pl.Scalar[pl.INDEX] = 0
+        while i < 4 and not broke:
+            if i > 1:
+                broke = True
+            if not broke:
+                o = self.k(x, o)
+            i = i + 1
+        return o
+)";
+  pass_test::require_equal(run(pass_test::parse(before)), pass_test::parse(expected));
 }

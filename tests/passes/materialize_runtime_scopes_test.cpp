@@ -1,4 +1,4 @@
-// MaterializeRuntimeScopes: orchestration body and loop bodies wrapped in runtime scopes,
+// MaterializeRuntimeScopes: orchestration body and for / while loop bodies wrapped in runtime scopes,
 // trailing return/yield outside, auto_scope cleared, idempotent, kernels untouched.
 #include "ir/verifier.h"
 #include "pass_test_util.h"
@@ -51,4 +51,39 @@ class P:
   CHECK(ir::verify(*after, {ir::Property::RuntimeScopesMaterialized}, sink));
   pass_test::require_equal(after, expected);
   CHECK(pass_test::run(passes::materialize_runtime_scopes_pass(), after) == after);
+}
+
+TEST_CASE("a while loop's body gets a runtime scope too, its trailing yield after it", "[MaterializeRuntimeScopes]") {
+  const std::string kernel = R"(
+import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, x: pl.Tensor[[64, 16], pl.FP32], r: pl.Scalar[pl.INDEX], o: pl.Out[pl.Tensor[[64, 16], pl.FP32]]) -> pl.Tensor[[64, 16], pl.FP32]:
+        t: pl.Tile[[16, 16], pl.FP32] = pl.load(x, [r, 0], [16, 16])
+        o2: pl.Tensor[[64, 16], pl.FP32] = pl.store(t, [r, 0], o)
+        return o2
+)";
+  auto before = pass_test::parse(kernel + R"(
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: pl.Tensor[[64, 16], pl.FP32], o: pl.Out[pl.Tensor[[64, 16], pl.FP32]]) -> pl.Tensor[[64, 16], pl.FP32]:
+        for (r, acc) in pl.while_(init_values=(0, o)):
+            pl.cond(r < 64)
+            acc1: pl.Tensor[[64, 16], pl.FP32] = self.k(x, r, acc)
+            r2, res = pl.yield_(r + 16, acc1)
+        return res
+)");
+  auto expected = pass_test::parse(kernel + R"(
+    @pl.function(type=pl.FunctionType.Orchestration, auto_scope=False)
+    def main(self, x: pl.Tensor[[64, 16], pl.FP32], o: pl.Out[pl.Tensor[[64, 16], pl.FP32]]) -> pl.Tensor[[64, 16], pl.FP32]:
+        with pl.scope():
+            for (r, acc) in pl.while_(init_values=(0, o)):
+                pl.cond(r < 64)
+                with pl.scope():
+                    acc1: pl.Tensor[[64, 16], pl.FP32] = self.k(x, r, acc)
+                r2, res = pl.yield_(r + 16, acc1)
+        return res
+)");
+  pass_test::require_equal(pass_test::run(passes::materialize_runtime_scopes_pass(), before), expected);
 }
