@@ -96,9 +96,9 @@ class FormChecker : public FormRules {
       if (f) check_kernel_result(c, *f);
       if (c.dispatch) {
         const Dispatch& d = *c.dispatch;
-        if (d.spmd || d.core_num || d.sync_start || !d.dumps.empty() || d.allow_early_resolve || d.predicate ||
-            !d.no_dep_args.empty() || d.device)
-          reject(sp, fmt::format("a dispatch option of the call to '{}' other than deps= and `as tid`", c.callee));
+        if (d.spmd || d.core_num || d.sync_start || !d.dumps.empty() || d.allow_early_resolve || d.predicate || d.device)
+          reject(sp, fmt::format("a dispatch option of the call to '{}' other than deps=, `as tid` and pl.no_dep",
+                                 c.callee));
         for (const auto& dep : d.deps)
           if (const auto* t = as_scalar(dep->type); !t || t->dtype != DataType::TASK_ID)
             reject(dep->span, "a dependency that is not a TaskId");

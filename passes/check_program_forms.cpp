@@ -1,12 +1,14 @@
 // CheckProgramForms — the first pass of the pipeline: rejects, at their source line, the program
 // forms the front end accepts (and the IR keeps) but the pass pipeline cannot compile yet, before
 // any pass could silently drop what they say:
-//   * scope dispatch options: optimizations=[pl.split(...) / pl.cross_core_slot(...)], deps=,
-//     no_dep_args=, dumps=, `with ... as tid`, allow_early_resolve=, windowize=, sync_start=,
-//     predicate= (OutlineIncoreScopes and the SSA conversion would lose them);
+//   * scope dispatch options: optimizations=[pl.split(...) / pl.cross_core_slot(...)], deps= other
+//     than TaskIds on a pl.at(CORE_GROUP) scope, no_dep_args=, dumps=, `with ... as tid` on other
+//     scopes, allow_early_resolve=, windowize=, sync_start=, predicate= (OutlineIncoreScopes and
+//     the SSA conversion would lose them);
 //   * pl.split_aiv regions (the mixed-kernel split that consumes them is missing);
-//   * task dispatch on calls: pl.submit / pl.spmd_submit, pl.no_dep(...), dumped arguments
-//     (pl.dump_tag / dumps=), device= (the call rewrites would lose them);
+//   * task dispatch on calls other than pl.submit with TaskId deps= and pl.no_dep(...) arguments:
+//     pl.spmd_submit, dumped arguments (pl.dump_tag / dumps=), allow_early_resolve=, predicate=,
+//     device=, deps= with a TaskId array (the call rewrites would lose them);
 //   * function attributes: pl.func_attr / attrs= / external_source= / @pl.jit.extern;
 //   * tensor creation with init_value= (the runtime pre-fill is not emitted) and atomic tensor
 //     assembles (pl.assemble(..., atomic=...));
@@ -72,6 +74,14 @@ void check_type(const TypePtr& t, const Span& sp, const std::string& what) {
     for (const auto& e : tu->elems) check_type(e, sp, what);
 }
 
+bool supported_dispatch(const Dispatch& d) {
+  if (d.spmd || d.core_num || d.sync_start || !d.dumps.empty() || d.allow_early_resolve || d.predicate || d.device)
+    return false;
+  for (const auto& e : d.deps)
+    if (const auto* t = as_scalar(e->type); !t || t->dtype != DataType::TASK_ID) return false;
+  return true;
+}
+
 class FormChecker : public IRVisitor {
  protected:
   void visit_scope(const ScopeStmt& s) override {
@@ -83,7 +93,9 @@ class FormChecker : public IRVisitor {
     IRVisitor::visit_scope(s);
   }
   void visit_call(const Call& c) override {
-    if (c.dispatch) {
+    // pl.submit of a kernel (its TaskId for later deps=) and pl.no_dep(...) arguments compile;
+    // the other dispatch options do not yet.
+    if (c.dispatch && !supported_dispatch(*c.dispatch)) {
       const Dispatch& d = *c.dispatch;
       const std::string what = d.submit ? (d.spmd ? "pl.spmd_submit(...)" : "pl.submit(...)")
                                : !d.no_dep_args.empty() ? "a pl.no_dep(...) argument"

@@ -5,11 +5,12 @@
 //            argument the callee writes; copies, loop carries and if results follow their source;
 //   phase 2: statements are scanned top-down with the set of roots already written in the current
 //            scope (copied into loop / if bodies; a body's writes are added after it);
-//   phase 3: scalar arguments → scalar; callee In → input; callee InOut → inout; callee Out →
+//   phase 3: scalar arguments → scalar; a pl.no_dep(...) argument → no_dep; callee In → input; callee InOut → inout; callee Out →
 //            inout when the call is inside a sequential loop, an earlier call in scope wrote the
 //            same root, or the root is an InOut parameter of the caller; otherwise
 //            output_existing. Directions already present are kept (idempotent).
 // Produces CallDirectionsResolved.
+#include <algorithm>
 #include <unordered_set>
 
 #include "ir/op_registry.h"
@@ -91,7 +92,10 @@ class Deriver : public IRMutator {
       const Var* r = root_of(a);
       if (fresh) {
         ArgDirection d;
+        const bool no_dep = e->dispatch && std::find(e->dispatch->no_dep_args.begin(), e->dispatch->no_dep_args.end(),
+                                                     static_cast<int>(i)) != e->dispatch->no_dep_args.end();
         if (as_scalar(a->type)) d = ArgDirection::scalar;
+        else if (no_dep) d = ArgDirection::no_dep;  // pl.no_dep(x): the runtime derives no edge from it
         else if (pd == ParamDirection::In) d = ArgDirection::input;
         else if (pd == ParamDirection::InOut) d = ArgDirection::inout;
         else if (seq_loop_depth_ > 0 || (r && (seen_.count(r) || inout_params_.count(r)))) d = ArgDirection::inout;

@@ -239,3 +239,38 @@ TEST_CASE("deps=: a task graph ordered only by a declared dependency, and its un
                                 Catch::Contains("writes 'tmp_1' (INOUT argument 1 of kernel 'clobber')") &&
                                 Catch::Contains("a write after a read is never ordered by tensor regions"));
 }
+
+TEST_CASE("pl.manual_scope: tasks ordered only by the deps= of pl.submit; one dropped is a race", "[checkers]") {
+  // manual_deps.py: inside the manual scope no edge comes from tensors; add1 reads tmp after fill
+  // only because of deps=[t_fill].
+  std::ifstream in(std::string(PYPTO_TEST_PROGRAMS) + "/manual_deps.py");
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string dep = ", deps=[t_fill]";
+  const size_t pos = text.find(dep);
+  REQUIRE(pos != std::string::npos);
+  fs::path d = work("manual_deps");
+  fs::create_directories(d);
+  std::ofstream(d / "stated.py") << text;
+  std::ofstream(d / "dropped.py") << text.substr(0, pos) + text.substr(pos + dep.size());
+  auto project = [&](const std::string& name) {
+    fs::path out = work("proj_" + name);
+    if (!fs::exists(out / ".pypto-project")) fs::remove_all(out);
+    auto r = pypto(fmt::format("build '{}' -o '{}'", (d / (name + ".py")).string(), out.string()));
+    INFO(r.out);
+    REQUIRE(r.code == 0);
+    return out;
+  };
+  const fs::path stated = project("stated");
+  std::ifstream orch(stated / "orchestration" / "main.cpp");
+  std::string o((std::istreambuf_iterator<char>(orch)), std::istreambuf_iterator<char>());
+  CHECK_THAT(o, Catch::Contains("PTO2_SCOPE(PTO2ScopeMode::MANUAL) {") && Catch::Contains("add_no_dep(ext_x);"));
+  auto ok = run(stated, "--check-races");
+  INFO(ok.out);
+  CHECK(ok.code == 0);
+  auto racy = run(project("dropped"), "--check-races");
+  INFO(racy.out);
+  CHECK(racy.code != 0);
+  CHECK_THAT(racy.out, Catch::Contains("writes 't' (OUTPUT_EXISTING argument 1 of kernel 'fill')") &&
+                           Catch::Contains("reads 't' (INPUT argument 0 of kernel 'add1')") &&
+                           Catch::Contains("in a MANUAL scope) looks up no writer"));
+}

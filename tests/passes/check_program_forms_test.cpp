@@ -1,6 +1,6 @@
 // CheckProgramForms: a program of supported forms is unchanged (Before == Expected); each form the
 // front end keeps but the pipeline cannot compile yet is an E501 error at its own line naming it
-// (scope options, pl.split_aiv, pl.submit, pl.no_dep, function attributes, distributed tensors,
+// (scope options, pl.split_aiv, pl.submit with options other than deps=, pl.spmd_submit, function attributes, distributed tensors,
 // TaskId arrays) — and the full pipeline stops there, before any pass could drop it.
 #include "pass_test_util.h"
 
@@ -72,10 +72,11 @@ TEST_CASE("forms the pipeline cannot compile yet are E501 errors at their line",
       {program("        for i in pl.spmd(4, sync_start=True):\n            t = pl.load(x, [0, 0], [16, 16])\n"
                "            out = pl.store(t, [0, 0], out)\n"),
        "pl.spmd(..., sync_start=True)", 11},
-      {program("        y = x\n        with pl.manual_scope():\n            out, tid = pl.submit(self.k, x, out)\n",
+      {program("        y = x\n        with pl.manual_scope():\n            out, tid = pl.submit(self.k, x, out, dumps=[x])\n",
                "type=pl.FunctionType.Orchestration"),
        "pl.submit(...)", 13},
-      {program("        out = self.k(x, pl.no_dep(out))\n"), "a pl.no_dep(...) argument", 11},
+      {program("        out, tid = pl.spmd_submit(self.k, x, out, core_num=4)\n", "type=pl.FunctionType.Orchestration"),
+       "pl.spmd_submit(...)", 11},
       {program("        out = self.k(x, out)\n", "type=pl.FunctionType.Orchestration",
                "        pl.func_attr({\"split\": pl.SplitMode.UP_DOWN})\n"),
        "function attribute 'split' of 'k'", 6},
