@@ -110,7 +110,7 @@ void check_tensor_strides(const Env& env) {
   for (const auto& f : env.program.functions)
     for_each_binding(*f, [&](const Var& v, const Span& sp) {
       const auto* t = as_tensor(v.type);
-      if (t && (!t->view || t->view->stride.size() != t->shape.size()))
+      if (t && t->view && t->view->stride.size() != t->shape.size())  // no view: packed row-major
         env.report("TensorStridesMaterialized", sp,
                    fmt::format("tensor '{}' in function '{}' has no explicit strides", v.name, f->name));
     });

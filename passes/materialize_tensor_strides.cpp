@@ -9,9 +9,11 @@
 //     when they are not packed (the kernel's GM views are typed with them, so a kernel reads a
 //     column block where it lies); call sites that disagree, strides that are not constants and
 //     an innermost stride other than 1 (a transposed view: not an ND view) are E501 at the call;
-//   * every other tensor: stride[i] = prod(shape[i+1:]) (symbolic dims give product expressions).
-// A tensor without a view gets one with default layout/valid_shape/pad. Produces
-// TensorStridesMaterialized.
+//   * every other TensorView without strides: the packed strides of its layout (ND row-major,
+//     stride[i] = prod(shape[i+1:]); DN the last two dims column-major; symbolic dims give product
+//     expressions); a view that says nothing else (ND, no valid shape, no pad) is dropped.
+// A tensor without a view stays without one: it is packed row-major (as in the reference).
+// Produces TensorStridesMaterialized: every TensorView there is has explicit strides.
 #include <fmt/format.h>
 
 #include <map>
@@ -30,15 +32,32 @@ namespace {
 
 using Strides = std::vector<ExprPtr>;
 
-Strides packed_strides(const std::vector<ExprPtr>& shape) {
-  Strides s(shape.size());
+ExprPtr times(const ExprPtr& acc, const ExprPtr& d) {
+  auto a = const_int_value(acc), c = const_int_value(d);
+  if (a && c) return make_int(*a * *c);
+  if (a && *a == 1) return d;
+  return std::make_shared<Binary>(BinOp::Mul, acc, d, scalar_type(DataType::INDEX), Span{});
+}
+
+// Packed strides of a layout: ND row-major (stride[i] = prod(shape[i+1:])); DN the last two dims
+// column-major (a [2, 4, 8] DN tensor: [32, 1, 4]).
+Strides packed_strides(const std::vector<ExprPtr>& shape, TensorLayout layout = TensorLayout::ND) {
+  const size_t n = shape.size();
+  Strides s(n);
   ExprPtr acc = make_int(1);
-  for (size_t k = shape.size(); k-- > 0;) {
+  if (layout == TensorLayout::DN && n >= 2) {
+    s[n - 2] = acc;
+    s[n - 1] = shape[n - 2];
+    acc = times(shape[n - 2], shape[n - 1]);
+    for (size_t k = n - 2; k-- > 0;) {
+      s[k] = acc;
+      acc = times(acc, shape[k]);
+    }
+    return s;
+  }
+  for (size_t k = n; k-- > 0;) {
     s[k] = acc;
-    auto a = const_int_value(acc), d = const_int_value(shape[k]);
-    if (a && d) acc = make_int(*a * *d);
-    else if (a && *a == 1) acc = shape[k];
-    else acc = std::make_shared<Binary>(BinOp::Mul, acc, shape[k], scalar_type(DataType::INDEX), Span{});
+    acc = times(acc, shape[k]);
   }
   return s;
 }
@@ -67,7 +86,7 @@ class ViewStrides : public IRVisitor {
     const auto* t = as_tensor(e->type);
     if (!t) return {};
     if (t->view && !t->view->stride.empty()) return t->view->stride;
-    return packed_strides(t->shape);
+    return packed_strides(t->shape, t->view ? t->view->layout : TensorLayout::ND);
   }
 
  protected:
@@ -107,10 +126,18 @@ TypePtr with_strides(const TensorType& tt, Strides s) {
   return with_view(tt, view);
 }
 
+// A view without strides gets its layout's packed ones; one that says nothing beyond that (ND,
+// no valid shape, no pad) is dropped: a tensor without a view is packed row-major.
 TypePtr materialize(const Var& v) {
   const auto* tt = as_tensor(v.type);
-  if (!tt || (tt->view && !tt->view->stride.empty())) return nullptr;
-  return with_strides(*tt, packed_strides(tt->shape));
+  if (!tt || !tt->view || !tt->view->stride.empty()) return nullptr;
+  const TensorView& view = *tt->view;
+  if (view.layout == TensorLayout::ND && view.valid_shape.empty() && view.pad == PadValue::null) {
+    auto bare = std::make_shared<TensorType>(*tt);
+    bare->view.reset();
+    return bare;
+  }
+  return with_strides(*tt, packed_strides(tt->shape, view.layout));
 }
 
 // Strides the call sites give each kernel parameter that are not packed, checked for agreement.

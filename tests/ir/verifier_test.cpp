@@ -420,8 +420,14 @@ TEST_CASE("call directions, runtime scopes and stage properties", "[verifier]") 
     auto x = var("x", tensor_t({}, v));
     CHECK(run(program({fn("k", FunctionType::AIV, {x}, {ParamDirection::In}, {}, {ret({}, 2)})}),
               {Property::TensorStridesMaterialized}).empty());
+    // No view: packed row-major, nothing to materialize. A view without strides is reported.
     auto bare = var("x", tensor_t());
-    expect_one(run(program({fn("k", FunctionType::AIV, {bare}, {ParamDirection::In}, {}, {ret({}, 2)})}),
+    CHECK(run(program({fn("k", FunctionType::AIV, {bare}, {ParamDirection::In}, {}, {ret({}, 2)})}),
+              {Property::TensorStridesMaterialized}).empty());
+    TensorView dn;
+    dn.layout = TensorLayout::DN;
+    auto unstrided = var("x", tensor_t({}, dn));
+    expect_one(run(program({fn("k", FunctionType::AIV, {unstrided}, {ParamDirection::In}, {}, {ret({}, 2)})}),
                    {Property::TensorStridesMaterialized}),
                "TensorStridesMaterialized", 1);
   }

@@ -1,4 +1,4 @@
-// MaterializeTensorStrides: packed row-major strides on params and locals; a view keeps its source's
+// MaterializeTensorStrides: packed strides for views without them (bare tensors stay bare); a view keeps its source's
 // strides and a kernel parameter takes those its call sites hand it; layouts a kernel cannot read as
 // one ND view (disagreeing call sites, a transposed view, a reshape of a strided view) are E501.
 #include "ir/verifier.h"
@@ -6,31 +6,37 @@
 
 using namespace pypto;
 
-TEST_CASE("packed strides for every tensor", "[MaterializeTensorStrides]") {
+TEST_CASE("a view without strides gets its layout's packed ones; a bare tensor stays bare", "[MaterializeTensorStrides]") {
   auto before = pass_test::parse(R"(
 import pypto.language as pl
 
 @pl.program
 class P:
     @pl.function(type=pl.FunctionType.Orchestration)
-    def main(self, x: pl.Tensor[[4, 8, 16], pl.FP32]) -> pl.Tensor[[4, 8, 16], pl.FP32]:
+    def main(self, x: pl.Tensor[[4, 8, 16], pl.FP32], d: pl.Tensor[[2, 4, 8], pl.FP32, pl.TensorView(stride=[], layout=pl.TensorLayout.DN)],
+             n: pl.Tensor[[8, 16], pl.FP32, pl.TensorView(stride=[], layout=pl.TensorLayout.ND)],
+             p: pl.Tensor[[8, 16], pl.FP32, pl.TensorView(stride=[], pad=pl.PadValue.zero)]) -> pl.Tensor[[4, 8, 16], pl.FP32]:
         t: pl.Tensor[[32, 16], pl.FP32] = pl.create_tensor([32, 16], pl.FP32)
         return x
 )");
+  // DN: the last two dims column-major; a default ND view says nothing: dropped; a pad stays.
   auto expected = pass_test::parse(R"(
 import pypto.language as pl
 
 @pl.program
 class P:
     @pl.function(type=pl.FunctionType.Orchestration)
-    def main(self, x: pl.Tensor[[4, 8, 16], pl.FP32, pl.TensorView(stride=[128, 16, 1])]) -> pl.Tensor[[4, 8, 16], pl.FP32]:
-        t: pl.Tensor[[32, 16], pl.FP32, pl.TensorView(stride=[16, 1])] = pl.create_tensor([32, 16], pl.FP32)
+    def main(self, x: pl.Tensor[[4, 8, 16], pl.FP32], d: pl.Tensor[[2, 4, 8], pl.FP32, pl.TensorView(stride=[32, 1, 4], layout=pl.TensorLayout.DN)],
+             n: pl.Tensor[[8, 16], pl.FP32],
+             p: pl.Tensor[[8, 16], pl.FP32, pl.TensorView(stride=[16, 1], pad=pl.PadValue.zero)]) -> pl.Tensor[[4, 8, 16], pl.FP32]:
+        t: pl.Tensor[[32, 16], pl.FP32] = pl.create_tensor([32, 16], pl.FP32)
         return x
 )");
   auto after = pass_test::run(passes::materialize_tensor_strides_pass(), before);
   ir::DiagnosticSink sink;
   CHECK(ir::verify(*after, {ir::Property::TensorStridesMaterialized}, sink));
   pass_test::require_equal(after, expected);
+  CHECK(pass_test::run(passes::materialize_tensor_strides_pass(), after) == after);  // idempotent
 }
 
 namespace {
