@@ -3,8 +3,10 @@
 // called from another Orchestration function (the task graph it submits becomes part of its
 // caller's, in call order: one orchestration entry submits every task), which is removed once
 // no call to it is left. The spliced body is alpha-renamed (its locals become fresh Vars,
-// parameters are replaced by the call's arguments); its final `return v` becomes `x = v` for the
-// call's target (several values: a tuple). A call to an inline function that is not a whole
+// parameters are replaced by the call's arguments: a parameter the body rebinds by a local copy
+// of its argument, or, for an Out / InOut parameter handed a variable, by that variable); its
+// final `return v` becomes `x = v` for the call's target (several values: a tuple; none when v is
+// the target itself). A call to an inline function that is not a whole
 // statement or assignment right-hand side, or an inline body whose return is not its last
 // statement, is reported as not supported yet.
 #include <fmt/format.h>
@@ -86,6 +88,13 @@ class Inliner : public IRMutator {
         cl.var_map[&p] = call.args[i];
         continue;
       }
+      // An Out / InOut parameter the body rebinds (out = pl.assemble(out, ...)) rebinds the
+      // caller's variable it was handed: the write is the caller's, as the parameter says.
+      const bool written = i < f.param_directions.size() && f.param_directions[i] != ParamDirection::In;
+      if (const auto arg = std::dynamic_pointer_cast<const Var>(call.args[i]); written && arg && !as<IterArg>(call.args[i])) {
+        cl.bind_param_to(p, arg);
+        continue;
+      }
       VarPtr local = copy_var_with_type(p, p.type);
       out.push_back(std::make_shared<AssignStmt>(local, call.args[i], at));
       cl.bind_param_to(p, local);
@@ -119,7 +128,7 @@ class Inliner : public IRMutator {
         for (const auto& r : ret) ts.push_back(r->type);
         value = std::make_shared<MakeTuple>(ret, std::make_shared<TupleType>(ts), at);
       }
-      out.push_back(std::make_shared<AssignStmt>(target, value, at));
+      if (value != target) out.push_back(std::make_shared<AssignStmt>(target, value, at));  // no `a = a`
     }
     return out;
   }

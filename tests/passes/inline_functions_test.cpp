@@ -1,6 +1,6 @@
 // InlineFunctions: an Inline function's body (and an Orchestration function's, called from
 // orchestration) replaces its call (fresh locals, params → args, return → assignment) and the
-// function disappears.
+// function disappears; an Out parameter the body rebinds rebinds the caller's variable.
 #include "pass_test_util.h"
 
 using namespace pypto;
@@ -91,4 +91,39 @@ class P:
   auto after = pass_test::run(passes::inline_functions_pass(), before);
   CHECK(after->functions.size() == 2);
   pass_test::require_equal(after, expected);
+}
+
+TEST_CASE("an Out parameter the body rebinds rebinds the caller's variable; `a = a` is not written", "[InlineFunctions]") {
+  auto before = pass_test::parse(R"(
+import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.Inline)
+    def put(self, x: pl.Tensor[[4], pl.FP32], out: pl.Out[pl.Tensor[[4], pl.FP32]]) -> pl.Tensor[[4], pl.FP32]:
+        out = pl.tensor.assemble(out, x, [0])
+        return out
+
+    @pl.function(type=pl.FunctionType.Inline)
+    def same(self, x: pl.Tensor[[4], pl.FP32]) -> pl.Tensor[[4], pl.FP32]:
+        return x
+
+    @pl.function
+    def main(self, a: pl.Tensor[[4], pl.FP32], qo: pl.Out[pl.Tensor[[4], pl.FP32]]) -> pl.Tensor[[4], pl.FP32]:
+        q: pl.Tensor[[4], pl.FP32] = self.put(a, qo)
+        a = self.same(a)
+        return q
+)");
+  auto expected = pass_test::parse(R"(
+import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function
+    def main(self, a: pl.Tensor[[4], pl.FP32], qo: pl.Out[pl.Tensor[[4], pl.FP32]]) -> pl.Tensor[[4], pl.FP32]:
+        qo = pl.tensor.assemble(qo, a, [0])
+        q: pl.Tensor[[4], pl.FP32] = qo
+        return q
+)");
+  pass_test::require_equal(pass_test::run(passes::inline_functions_pass(), before), expected);
 }
