@@ -14,7 +14,8 @@
 //     results that carry computed tensors become tiles;
 //   * a computed tensor the kernel returns gets a new Out param (named after it) and a
 //     `tile.store` into it; callers create that tensor with `tensor.create` before the call;
-//   * In params the kernel writes become Out (or InOut when also read).
+//   * In params the kernel writes become Out (or InOut when also read), and a caller's In param
+//     handed to one becomes InOut.
 // Unsupported: dynamic shapes (also a pl.tensor.dim Simplify could not fold), tensors larger than
 // the on-chip budget of their space, ops without a tile form, non-default attributes without a
 // tile equivalent (all "not supported yet", at the op's span). Produces TileOpsOnly.
@@ -619,6 +620,36 @@ ProgramPtr convert_program(const ProgramPtr& p, const PassContext& ctx) {
   CallerUpdater u(changed);
   for (auto& f : fs)
     if (!is_incore_like(f->type)) f = u.mutate_function(f);
+  // A caller's In parameter handed to a kernel parameter this pass made Out / InOut is written
+  // through the call: it becomes InOut too (the caller's caller then sees the write).
+  std::map<std::string, FunctionPtr> by_name;
+  for (const auto& f : fs) by_name[f->name] = f;
+  for (auto& f : fs) {
+    if (is_incore_like(f->type)) continue;
+    std::vector<ParamDirection> dirs = f->param_directions;
+    struct Calls : IRVisitor {
+      std::vector<const Call*> out;
+      void visit_call(const Call& c) override {
+        if (!c.op) out.push_back(&c);
+        IRVisitor::visit_call(c);
+      }
+    } calls;
+    calls.visit(f->body);
+    for (const Call* c : calls.out) {
+      auto k = by_name.find(c->callee);
+      const FunctionPtr before = p->find(c->callee);
+      if (k == by_name.end() || !changed.count(c->callee) || !before) continue;
+      for (size_t i = 0; i < c->args.size() && i < k->second->param_directions.size() && i < before->param_directions.size(); ++i) {
+        if (before->param_directions[i] != ParamDirection::In || k->second->param_directions[i] == ParamDirection::In) continue;
+        for (size_t j = 0; j < f->params.size(); ++j)
+          if (c->args[i].get() == f->params[j].get() && dirs[j] == ParamDirection::In) dirs[j] = ParamDirection::InOut;
+      }
+    }
+    if (dirs == f->param_directions) continue;
+    auto g = std::make_shared<Function>(*f);
+    g->param_directions = std::move(dirs);
+    f = g;
+  }
   return make_program(p->name, std::move(fs), p->dynamic_dims, p->span);
 }
 

@@ -135,6 +135,29 @@ class P:
                                                                 ir::ParamDirection::InOut});
 }
 
+TEST_CASE("a caller's In param handed to a kernel param that becomes Out / InOut becomes InOut", "[ConvertTensorToTileOps]") {
+  auto p = pass_test::parse(R"(
+import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, x: pl.Tensor[[16, 16], pl.FP32], w: pl.Tensor[[16, 16], pl.FP32]) -> pl.Tensor[[16, 16], pl.FP32]:
+        y: pl.Tensor[[16, 16], pl.FP32] = pl.tensor.add(x, x)
+        w_1: pl.Tensor[[16, 16], pl.FP32] = pl.tensor.assemble(w, y, [0, 0])
+        return w_1
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, a: pl.Tensor[[16, 16], pl.FP32], b: pl.Tensor[[16, 16], pl.FP32]) -> pl.Tensor[[16, 16], pl.FP32]:
+        r: pl.Tensor[[16, 16], pl.FP32] = self.k(a, b)
+        return r
+)");
+  auto out = convert(p);
+  CHECK(out->find("k")->param_directions == std::vector<ir::ParamDirection>{ir::ParamDirection::In, ir::ParamDirection::Out});
+  // a is only read; b is written through the call.
+  CHECK(out->find("main")->param_directions == std::vector<ir::ParamDirection>{ir::ParamDirection::In, ir::ParamDirection::InOut});
+}
+
 TEST_CASE("tile-level kernels and orchestration tensor ops are left alone", "[ConvertTensorToTileOps]") {
   auto p = pass_test::parse(R"(
 import pypto.language as pl
