@@ -88,6 +88,8 @@ inline ArgSpec scalar(std::string n, bool opt = false) { return {std::move(n), A
 inline ArgSpec indices(std::string n, bool opt = false) { return {std::move(n), ArgKind::IndexList, opt}; }
 inline ArgSpec tmp_tile(std::string n, bool opt = false) { return {std::move(n), ArgKind::Tile, opt, true}; }
 inline ArgSpec any(std::string n, bool opt = false) { return {std::move(n), ArgKind::Any, opt}; }
+// An optional index list that, omitted, takes the value of argument `of` (valid_shape = shape).
+inline ArgSpec indices_defaulting_to(std::string n, int of) { return {std::move(n), ArgKind::IndexList, true, false, of}; }
 
 // ---- small helpers ----
 TypePtr void_type();  // result of ops without a value (barriers, syncs): the empty tuple

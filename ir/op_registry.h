@@ -38,6 +38,7 @@ struct ArgSpec {
   ArgKind kind;
   bool optional = false;  // may be omitted (trailing args only)
   bool scratch = false;   // a tmp tile the instruction overwrites (read and written)
+  int same_as = -1;       // optional: omitted means the value of this argument (a load's valid_shape: its shape)
 };
 
 struct KwSpec {

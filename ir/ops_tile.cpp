@@ -166,7 +166,7 @@ void register_tile_ops(OpRegistry& r) {
   add(r, OpRow("tile.create", {indices("shape")}, create_tile).alias("create_tile")
              .kw("dtype", AttrKind::DType).kw("target_memory", AttrKind::MemSpace, MS::Vec)
              .out_memory_kwarg("target_memory").no_instruction());
-  add(r, OpRow("tile.load", {tensor("tensor"), indices("offsets"), indices("shapes"), indices("valid_shape", true)}, load)
+  add(r, OpRow("tile.load", {tensor("tensor"), indices("offsets"), indices("shapes"), indices_defaulting_to("valid_shape", 2)}, load)
              .kw("target_memory", AttrKind::MemSpace, MS::Vec).kw("clamp", AttrKind::Bool, false)
              .out_memory_kwarg("target_memory").pipe(Pipe::MTE2));
   add(r, OpRow("tile.store", {tile("tile"), indices("offsets"), tensor("output_tensor"), indices("shapes", true)}, store)

@@ -343,21 +343,26 @@ class Equaler {
     return true;
   }
 
+  // `c`'s arguments, extended to `n` by the registry's same_as defaults of omitted trailing ones.
+  static std::vector<ExprPtr> with_defaults(const Call& c, size_t n) {
+    std::vector<ExprPtr> args = c.args;
+    if (!c.op) return args;
+    while (args.size() < n && args.size() < c.op->args.size()) {
+      const ArgSpec& spec = c.op->args[args.size()];
+      if (!spec.optional || spec.same_as < 0 || static_cast<size_t>(spec.same_as) >= args.size()) break;
+      args.push_back(args[static_cast<size_t>(spec.same_as)]);
+    }
+    return args;
+  }
+
   bool call(const Call& a, const Call& b) {
     if (a.op != b.op || (!a.op && a.callee != b.callee))
       return fail(fmt::format("Call target mismatch ({} != {})", callee_name(a), callee_name(b)), a.span, b.span);
-    if (a.op && a.op->name == "tile.load" && a.args.size() + b.args.size() == 7) {
-      // A load without a valid_shape reads its whole window: the same as valid_shape = shape.
-      const Call& three = a.args.size() == 3 ? a : b;
-      const Call& four = a.args.size() == 3 ? b : a;
-      std::vector<ExprPtr> filled = three.args;
-      filled.push_back(three.args[2]);
-      if (!(&three == &a ? expr_list(filled, four.args, "args", "Call argument count", a.span, b.span)
-                         : expr_list(four.args, filled, "args", "Call argument count", a.span, b.span)))
-        return false;
-    } else if (!expr_list(a.args, b.args, "args", "Call argument count", a.span, b.span)) {
+    // An omitted optional argument that stands for another one's value (a load without a
+    // valid_shape reads its whole window: valid_shape = shape) equals that value written out.
+    if (!expr_list(with_defaults(a, b.args.size()), with_defaults(b, a.args.size()), "args", "Call argument count",
+                   a.span, b.span))
       return false;
-    }
     if (a.kwargs.size() != b.kwargs.size())
       return fail(fmt::format("Call kwarg count mismatch ({} != {})", a.kwargs.size(), b.kwargs.size()), a.span, b.span);
     for (size_t i = 0; i < a.kwargs.size(); ++i) {

@@ -116,7 +116,15 @@ class Hasher {
       case NodeKind::Call: {
         const auto& c = static_cast<const Call&>(*e);
         mix(c.op ? fnv(c.op->name) : fnv("self." + c.callee));
-        exprs(c.args);
+        // Omitted optional arguments that stand for another one's value hash as written out (as
+        // structural_equal compares them).
+        std::vector<ExprPtr> args = c.args;
+        while (c.op && args.size() < c.op->args.size()) {
+          const ArgSpec& spec = c.op->args[args.size()];
+          if (!spec.optional || spec.same_as < 0 || static_cast<size_t>(spec.same_as) >= args.size()) break;
+          args.push_back(args[static_cast<size_t>(spec.same_as)]);
+        }
+        exprs(args);
         mix(c.kwargs.size());
         for (const auto& [k, v] : c.kwargs) {
           mix(fnv(k));

@@ -87,6 +87,22 @@ TEST_CASE("every required op is registered", "[ops]") {
   CHECK(reg.find("pl.nope") == nullptr);
 }
 
+TEST_CASE("an optional argument standing for another's value names an earlier argument of its kind", "[ops]") {
+  int n = 0;
+  for (const OpDef* op : OpRegistry::instance().all())
+    for (size_t i = 0; i < op->args.size(); ++i) {
+      const ArgSpec& a = op->args[i];
+      if (a.same_as < 0) continue;
+      INFO(op->name << " argument " << a.name);
+      ++n;
+      CHECK(a.optional);
+      REQUIRE(static_cast<size_t>(a.same_as) < i);
+      CHECK(op->args[static_cast<size_t>(a.same_as)].kind == a.kind);
+    }
+  CHECK(n >= 1);  // tile.load's valid_shape = its shape
+  CHECK(OpRegistry::instance().find("tile.load")->args[3].same_as == 2);
+}
+
 TEST_CASE("registry facets: affinity, memory and aliasing", "[ops]") {
   auto& reg = OpRegistry::instance();
   CHECK(reg.find("tile.add")->affinity == CoreAffinity::Vector);

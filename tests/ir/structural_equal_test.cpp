@@ -325,6 +325,7 @@ TEST_CASE("a load without a valid_shape equals one whose valid_shape is its wind
   Knobs whole;
   whole.load_valid = {64, 128};
   CHECK(diff(whole).equal);
+  CHECK(structural_hash(*build(whole)) == structural_hash(*build(Knobs{})));
   Knobs part;
   part.load_valid = {32, 128};
   auto r = diff(part);
