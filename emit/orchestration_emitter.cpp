@@ -364,7 +364,7 @@ class OrchEmitter : CStmtPrinter {
         fmt::format("{}({}, {})", k->aic ? "rt_submit_aic_task" : "rt_submit_aiv_task", k->func_id, params);
     if (c.dispatch && c.dispatch->submit) {  // `as tid`: the task's id, the last result
       const std::string tid = names_.fresh(params + "_id");
-      line(fmt::format("const PTO2TaskId {} = {}.task_id();", tid, submit_call));
+      line(fmt::format("[[maybe_unused]] const PTO2TaskId {} = {}.task_id();", tid, submit_call));  // deps-only: unread
       if (!result) return;
       if (as_scalar(result->type)) return assign_task_id(*result, tid);
       if (!as_tuple(result->type))
