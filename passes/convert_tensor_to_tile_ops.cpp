@@ -155,7 +155,7 @@ class Converter : public IRMutator {
 
   StmtPtr mutate_for(const std::shared_ptr<const ForStmt>& s) override {
     ExprPtr a = mutate(s->start), b = mutate(s->stop), c = mutate(s->step);
-    auto ias = carry_iter_args(s->iter_args);
+    auto ias = carry_iter_args(s->iter_args, s->body);
     StmtPtr body = mutate(s->body);
     auto rvs = carry_return_vars(s->return_vars, ias);
     if (a == s->start && b == s->stop && c == s->step && ias == s->iter_args && body == s->body && rvs == s->return_vars)
@@ -165,7 +165,7 @@ class Converter : public IRMutator {
   }
 
   StmtPtr mutate_while(const std::shared_ptr<const WhileStmt>& s) override {
-    auto ias = carry_iter_args(s->iter_args);
+    auto ias = carry_iter_args(s->iter_args, s->body);
     ExprPtr c = mutate(s->cond);
     StmtPtr body = mutate(s->body);
     auto rvs = carry_return_vars(s->return_vars, ias);
@@ -209,10 +209,32 @@ class Converter : public IRMutator {
     return std::make_shared<SeqStmts>(std::move(stmts), stmts.back()->span);
   }
 
-  std::vector<IterArgPtr> carry_iter_args(const std::vector<IterArgPtr>& in) {
+  // Which carries of a loop the body computes (the yielded value is the result of a tensor op
+  // that writes no operand: a tile after conversion), as opposed to GM tensors it stores into.
+  static std::vector<bool> computed_carries(const StmtPtr& body, size_t n) {
+    std::vector<bool> out(n, false);
+    const auto y = split_trailing_yield(body).second;
+    if (!y) return out;
+    std::unordered_map<const Var*, const Call*> defs;
+    for (const auto& st : flatten_body(body))
+      if (const auto* a = as<AssignStmt>(st))
+        if (const auto* c = as<Call>(a->value)) defs[a->var.get()] = c;
+    for (size_t i = 0; i < n && i < y->values.size(); ++i) {
+      const auto* v = as<Var>(y->values[i]);
+      auto it = v ? defs.find(v) : defs.end();
+      out[i] = it != defs.end() && lowers(it->second) && it->second->op->written_tensor < 0 && as_tensor(v->type);
+    }
+    return out;
+  }
+
+  std::vector<IterArgPtr> carry_iter_args(const std::vector<IterArgPtr>& in, const StmtPtr& body) {
     std::vector<IterArgPtr> out;
-    for (const auto& ia : in) {
+    const auto computed = computed_carries(body, in.size());
+    for (size_t i = 0; i < in.size(); ++i) {
+      const auto& ia = in[i];
       ExprPtr init = mutate(ia->init);
+      // A carry the body computes starts from the GM value's tile (a parameter loaded at entry).
+      if (computed[i] && as_tensor(init->type)) init = tile_operand(ia->init, MemorySpace::Vec, ia->span);
       if (init == ia->init) {
         if (as_tensor(ia->type)) gm_.insert(ia.get());
         out.push_back(ia);

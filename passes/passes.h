@@ -11,6 +11,7 @@ Pass check_program_forms_pass();
 Pass inline_functions_pass();
 Pass ctrl_flow_transform_pass();
 Pass unroll_loops_pass();
+Pass lower_pipeline_loops_pass();
 Pass convert_to_ssa_pass();
 Pass simplify_pass();
 Pass check_window_bounds_pass();

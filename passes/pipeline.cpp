@@ -22,6 +22,7 @@ const std::vector<Pass>& default_pipeline() {
       inline_functions_pass(),             // splice @pl.inline function bodies into their callers
       ctrl_flow_transform_pass(),          // break / continue in kernel loops → flags, guarded ifs, while
       unroll_loops_pass(),                 // expand pl.unroll loops with constant bounds
+      lower_pipeline_loops_pass(),         // pl.pipeline(stage=F) → sequential loops (stages not overlapped yet)
       convert_to_ssa_pass(),               // renaming, if-phis, loop iter_args → SSAForm
       simplify_pass(),                     // constant folding, scalar-constant propagation, scalar DCE
       check_window_bounds_pass(),          // windows outside their operand, where the loops make it known

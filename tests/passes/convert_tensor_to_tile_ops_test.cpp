@@ -498,3 +498,33 @@ class P:
 )");
   pass_test::require_equal(convert(before), expected);
 }
+
+TEST_CASE("a loop carry the body computes, started from a tensor parameter, is a tile loaded at entry", "[ConvertTensorToTileOps]") {
+  // Found by mutation: `acc` made by one pl.at scope and accumulated in a loop of the next one.
+  auto p = pass_test::parse(R"(
+import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, x: pl.Tensor[[16, 16], pl.FP32], acc: pl.Tensor[[16, 16], pl.FP32], out: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:
+        for i, (a,) in pl.range(4, init_values=(acc,)):
+            a2: pl.Tensor[[16, 16], pl.FP32] = pl.tensor.add(a, x)
+            r = pl.yield_(a2)
+        out_1: pl.Tensor[[16, 16], pl.FP32] = pl.tensor.assemble(out, r, [0, 0])
+        return out_1
+)");
+  auto k = convert(p)->find("k");
+  REQUIRE(k);
+  const auto body = ir::flatten_body(k->body);
+  const ir::ForStmt* loop = nullptr;
+  for (const auto& st : body)
+    if (const auto* f = ir::as<ir::ForStmt>(st)) loop = f;
+  REQUIRE(loop);
+  REQUIRE(loop->iter_args.size() == 1);
+  CHECK(ir::as_tile(loop->iter_args[0]->type));                      // the carry is a tile ...
+  const auto* init = ir::as<ir::Var>(loop->iter_args[0]->init);
+  REQUIRE(init);
+  CHECK(init->name == "acc_tile");                                    // ... started from acc's entry load
+  CHECK(ir::as_tile(loop->return_vars[0]->type));
+}

@@ -13,7 +13,7 @@ using namespace pypto;
 TEST_CASE("default pipeline order", "[pipeline]") {
   std::vector<std::string> names = passes::pass_names();
   std::vector<std::string> expected = {
-      "CheckProgramForms", "InlineFunctions", "CtrlFlowTransform", "UnrollLoops", "ConvertToSSA", "Simplify", "CheckWindowBounds", "NormalizeStmtStructure", "FlattenCallExpr",
+      "CheckProgramForms", "InlineFunctions", "CtrlFlowTransform", "UnrollLoops", "LowerPipelineLoops", "ConvertToSSA", "Simplify", "CheckWindowBounds", "NormalizeStmtStructure", "FlattenCallExpr",
       "OutlineIncoreScopes", "ConvertTensorToTileOps", "LowerCompositeOps", "LegalizeTileCast", "FlattenTileNdTo2D", "InferTileMemorySpace",
       "ResolveBackendOpLayouts", "ExpandMixedKernel", "CheckKernelForms", "NormalizeReturnOrder", "MaterializeTensorStrides",
       "InitMemRef", "MemoryReuse", "AllocateMemoryAddr"};
