@@ -128,6 +128,28 @@ Run run(const fs::path& proj, const std::string& args) {
   return shell(fmt::format("'{}/bin/run' --seed 3 {} 2>&1", proj.string(), args));
 }
 
+// A test program and its twin without `dependency` (a deps= entry), each built into a project:
+// {as written, twin}.
+std::pair<fs::path, fs::path> with_and_without(const std::string& program, const std::string& dependency) {
+  std::ifstream in(std::string(PYPTO_TEST_PROGRAMS) + "/" + program + ".py");
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const size_t pos = text.find(dependency);
+  REQUIRE(pos != std::string::npos);
+  fs::path d = work(program);
+  fs::create_directories(d);
+  std::ofstream(d / "stated.py") << text;
+  std::ofstream(d / "dropped.py") << text.substr(0, pos) + text.substr(pos + dependency.size());
+  auto project = [&](const std::string& name) {
+    fs::path out = work(program + "_" + name);
+    if (!fs::exists(out / ".pypto-project")) fs::remove_all(out);
+    auto r = pypto(fmt::format("build '{}' -o '{}'", (d / (name + ".py")).string(), out.string()));
+    INFO(r.out);
+    REQUIRE(r.code == 0);
+    return out;
+  };
+  return {project("stated"), project("dropped")};
+}
+
 }  // namespace
 
 TEST_CASE("--check-races catches an unordered write-after-read and passes its ordered twin", "[checkers]") {
@@ -205,24 +227,7 @@ TEST_CASE("--check-syncs catches a kernel with one wait_flag removed", "[checker
 
 TEST_CASE("deps=: a task graph ordered only by a declared dependency, and its undeclared twin", "[checkers]") {
   // task_deps.py: `clobber` overwrites what `reader` reads; only deps=[reader] orders the two.
-  std::ifstream in(std::string(PYPTO_TEST_PROGRAMS) + "/task_deps.py");
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  const std::string with_deps = ", deps=[reader]";
-  const size_t pos = text.find(with_deps);
-  REQUIRE(pos != std::string::npos);
-  fs::path d = work("task_deps");
-  fs::create_directories(d);
-  std::ofstream(d / "declared.py") << text;
-  std::ofstream(d / "undeclared.py") << text.substr(0, pos) + text.substr(pos + with_deps.size());
-  auto project = [&](const std::string& name) {
-    fs::path out = work("proj_" + name);
-    if (!fs::exists(out / ".pypto-project")) fs::remove_all(out);
-    auto r = pypto(fmt::format("build '{}' -o '{}'", (d / (name + ".py")).string(), out.string()));
-    INFO(r.out);
-    REQUIRE(r.code == 0);
-    return out;
-  };
-  const fs::path declared = project("declared");
+  const auto [declared, undeclared] = with_and_without("task_deps", ", deps=[reader]");
   // The submit of clobber waits on the reader's TaskId.
   std::ifstream orch(declared / "orchestration" / "main.cpp");
   std::string o((std::istreambuf_iterator<char>(orch)), std::istreambuf_iterator<char>());
@@ -232,7 +237,7 @@ TEST_CASE("deps=: a task graph ordered only by a declared dependency, and its un
   INFO(ok.out);
   CHECK(ok.code == 0);
   CHECK_THAT(ok.out, !Catch::Contains("check-races:"));
-  auto racy_twin = run(project("undeclared"), "--check-races");
+  auto racy_twin = run(undeclared, "--check-races");
   INFO(racy_twin.out);
   CHECK(racy_twin.code != 0);
   CHECK_THAT(racy_twin.out, Catch::Contains("reads 'tmp_1' (INPUT argument 0 of kernel 'reader')") &&
@@ -243,31 +248,14 @@ TEST_CASE("deps=: a task graph ordered only by a declared dependency, and its un
 TEST_CASE("pl.manual_scope: tasks ordered only by the deps= of pl.submit; one dropped is a race", "[checkers]") {
   // manual_deps.py: inside the manual scope no edge comes from tensors; add1 reads tmp after fill
   // only because of deps=[t_fill].
-  std::ifstream in(std::string(PYPTO_TEST_PROGRAMS) + "/manual_deps.py");
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  const std::string dep = ", deps=[t_fill]";
-  const size_t pos = text.find(dep);
-  REQUIRE(pos != std::string::npos);
-  fs::path d = work("manual_deps");
-  fs::create_directories(d);
-  std::ofstream(d / "stated.py") << text;
-  std::ofstream(d / "dropped.py") << text.substr(0, pos) + text.substr(pos + dep.size());
-  auto project = [&](const std::string& name) {
-    fs::path out = work("proj_" + name);
-    if (!fs::exists(out / ".pypto-project")) fs::remove_all(out);
-    auto r = pypto(fmt::format("build '{}' -o '{}'", (d / (name + ".py")).string(), out.string()));
-    INFO(r.out);
-    REQUIRE(r.code == 0);
-    return out;
-  };
-  const fs::path stated = project("stated");
+  const auto [stated, dropped] = with_and_without("manual_deps", ", deps=[t_fill]");
   std::ifstream orch(stated / "orchestration" / "main.cpp");
   std::string o((std::istreambuf_iterator<char>(orch)), std::istreambuf_iterator<char>());
   CHECK_THAT(o, Catch::Contains("PTO2_SCOPE(PTO2ScopeMode::MANUAL) {") && Catch::Contains("add_no_dep(ext_x);"));
   auto ok = run(stated, "--check-races");
   INFO(ok.out);
   CHECK(ok.code == 0);
-  auto racy = run(project("dropped"), "--check-races");
+  auto racy = run(dropped, "--check-races");
   INFO(racy.out);
   CHECK(racy.code != 0);
   CHECK_THAT(racy.out, Catch::Contains("writes 't' (OUTPUT_EXISTING argument 1 of kernel 'fill')") &&
