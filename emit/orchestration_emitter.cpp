@@ -156,6 +156,7 @@ class OrchEmitter : CStmtPrinter {
   void eval(const EvalStmt& s) override {
     const auto* c = as<Call>(s.expr);
     if (c && !c->op) return submit(*c, nullptr, s.span);
+    if (c && task_id_op(nullptr, *c, s.span)) return;
     if (c && tensor_op(nullptr, *c, s.span)) return;
     unreachable(s.span, "this expression statement in orchestration code");
   }
@@ -166,6 +167,7 @@ class OrchEmitter : CStmtPrinter {
       if (!c->op) return submit(*c, &v, s.span);
       if (const OrchOpRow* row = find_orchestration_op(*c->op); row && row->form == OrchForm::Create)
         return alloc_batch(*c, s.span);
+      if (task_id_op(&v, *c, s.span)) return;
       if (tensor_op(&v, *c, s.span)) return;
       unreachable(s.span, fmt::format("pl.{} in orchestration code", c->op->name));
     }
@@ -313,6 +315,47 @@ class OrchEmitter : CStmtPrinter {
     return u.n;
   }
 
+  // The explicit dependencies of the task `params` builds (the array outlives the submit): the
+  // valid ones among `deps` (pl.system.task_invalid() / None stands for "no producer").
+  void set_dependencies(const std::string& params, const std::vector<ExprPtr>& deps) {
+    const std::string arr = names_.fresh(params + "_deps"), n = names_.fresh(params + "_ndeps");
+    line(fmt::format("PTO2TaskId {}[{}];", arr, std::max<size_t>(deps.size(), 1)));
+    line(fmt::format("uint32_t {} = 0;", n));
+    for (const auto& d : deps) {
+      const std::string id = expr(d);
+      if (as<Var>(d)) line(fmt::format("if ({0}.is_valid()) {1}[{2}++] = {0};", id, arr, n));
+      else line(fmt::format("if (const PTO2TaskId d = {0}; d.is_valid()) {1}[{2}++] = d;", id, arr, n));
+    }
+    line(fmt::format("{}.set_dependencies({}, {});", params, arr, n));
+  }
+
+  // The TaskId ops of manual dependencies: a dummy task (a fan-in of its deps), the invalid id
+  // and its test.
+  bool task_id_op(const Var* dst, const Call& c, const Span& sp) {
+    const OrchOpRow* row = c.op ? find_orchestration_op(*c.op) : nullptr;
+    if (!row || (row->form != OrchForm::Dummy && row->form != OrchForm::Invalid && row->form != OrchForm::IsValid))
+      return false;
+    if (const std::string cm = source_comment(sp); !cm.empty()) line(cm);
+    if (row->form == OrchForm::Dummy) {
+      const std::string params = names_.fresh(fmt::format("params_t{}", task_count_++));
+      line(fmt::format("CoreTaskArgs {};  // a dummy task: waits on its deps, runs nothing", params));
+      const auto* deps = c.args.empty() ? nullptr : as<MakeTuple>(c.args[0]);
+      if (!deps) unreachable(sp, "pl.system.task_dummy whose deps are not a list", "TypeChecked");
+      if (!deps->elems.empty()) set_dependencies(params, deps->elems);
+      const std::string submit_call = fmt::format("{}({})", row->call, params);
+      if (!dst) return line(submit_call + ";"), true;
+      assign_task_id(*dst, submit_call + ".task_id()");
+      return true;
+    }
+    if (!dst) return true;  // an unused id or test
+    if (row->form == OrchForm::Invalid) {
+      assign_task_id(*dst, std::string(row->call) + "()");
+      return true;
+    }
+    line(fmt::format("const bool {} = {}.{}();", names_.name(dst), expr(c.args[0]), row->call));
+    return true;
+  }
+
   void assign_task_id(const Var& v, const std::string& tid) {
     if (names_.has(&v)) return line(fmt::format("{} = {};", names_.name(&v), tid));  // declared before its scope
     line(fmt::format("const PTO2TaskId {} = {};", names_.name(&v), tid));
@@ -352,14 +395,8 @@ class OrchEmitter : CStmtPrinter {
       }
       line(fmt::format("{}.add_scalar(to_u64(static_cast<{}>({})));", params, c_type(ps->dtype), val));
     }
-    // deps=: the TaskIds the task waits on besides the tensor-derived ones (the array outlives the submit).
-    if (c.dispatch && !c.dispatch->deps.empty()) {
-      std::vector<std::string> ids;
-      for (const auto& d : c.dispatch->deps) ids.push_back(expr(d));
-      const std::string arr = names_.fresh(params + "_deps");
-      line(fmt::format("const PTO2TaskId {}[] = {{{}}};", arr, fmt::join(ids, ", ")));
-      line(fmt::format("{}.set_dependencies({}, {});", params, arr, ids.size()));
-    }
+    // deps=: the TaskIds the task waits on besides the tensor-derived ones.
+    if (c.dispatch && !c.dispatch->deps.empty()) set_dependencies(params, c.dispatch->deps);
     const std::string submit_call =
         fmt::format("{}({}, {})", k->aic ? "rt_submit_aic_task" : "rt_submit_aiv_task", k->func_id, params);
     if (c.dispatch && c.dispatch->submit) {  // `as tid`: the task's id, the last result

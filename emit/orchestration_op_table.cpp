@@ -13,6 +13,9 @@ constexpr OrchOpRow kRows[] = {
     {"tensor.read", "get_tensor_data", F::Read},
     {"tensor.write", "set_tensor_data", F::Write},
     {"tensor.dim", "shapes", F::Dim},
+    {"system.task_dummy", "rt_submit_dummy_task", F::Dummy},
+    {"system.task_invalid", "PTO2TaskId::invalid", F::Invalid},
+    {"system.task_is_valid", "is_valid", F::IsValid},
 };
 }  // namespace
 

@@ -1,6 +1,7 @@
-// The emit table of orchestration code generation: one row per tensor op that orchestration code
-// executes directly on ChipTensor handles (output-format.md §4: allocation, views, scalar element
-// access), saying which PTO2 API call spells it. Keyed by the op's registry entry
+// The emit table of orchestration code generation: one row per op that orchestration code
+// executes directly — tensor ops on ChipTensor handles (output-format.md §4: allocation, views,
+// scalar element access) and the TaskId ops of manual dependencies — saying which PTO2 API call
+// spells it. Keyed by the op's registry entry
 // (ir/op_table.h); the registry test checks that every op marked `orchestration` has a row.
 #pragma once
 
@@ -18,6 +19,9 @@ enum class OrchForm : unsigned char {
   Read,       // T v = get_tensor_data<T>(src, rank, idx)              tensor.read
   Write,      // set_tensor_data(src, rank, idx, value)                tensor.write
   Dim,        // int64_t v = src.shapes[axis]                          tensor.dim
+  Dummy,      // const PTO2TaskId v = rt_submit_dummy_task(args).task_id()  system.task_dummy
+  Invalid,    // PTO2TaskId::invalid()                                  system.task_invalid
+  IsValid,    // tid.is_valid()                                         system.task_is_valid
 };
 
 struct OrchOpRow {

@@ -104,14 +104,14 @@ void register_system_ops(OpRegistry& r) {
   add(r, OpRow("system.syncall", {tensor("gm_workspace", true), scalar("used_cores", true)}, syncall)
              .kw("core_type", AttrKind::String, std::string("mix")).kw("mode", AttrKind::String, std::string("hard"))
              .kernel_deferred(cross_core));
-  add(r, OpRow("system.task_invalid", {}, invalid_task).affinity(CoreAffinity::Control)
+  add(r, OpRow("system.task_invalid", {}, invalid_task).affinity(CoreAffinity::Control).orchestration()
              .kernel_deferred(orchestration_side));
   add(r, OpRow("system.task_is_valid", {scalar("task_id")}, task_is_valid).affinity(CoreAffinity::Control)
-             .kernel_deferred(orchestration_side));
+             .orchestration().kernel_deferred(orchestration_side));
   for (const char* n : {"system.available_cluster_count", "system.available_aiv_count"})
     add(r, OpRow(n, {}, core_count).affinity(CoreAffinity::Control).kernel_deferred(orchestration_side));
   add(r, OpRow("system.fence", {}, none).kernel_deferred(cross_core));
-  add(r, OpRow("system.task_dummy", {any("deps")}, task_dummy).affinity(CoreAffinity::Control)
+  add(r, OpRow("system.task_dummy", {any("deps")}, task_dummy).affinity(CoreAffinity::Control).orchestration()
              .kernel_deferred(orchestration_side));
   add(r, OpRow("system.sync_set", {scalar("event_id")}, cross_core_flag).kw("pipe", AttrKind::Enum, {}, "PipeType")
              .kw("ffts_mode", AttrKind::Int).kw("core_type", AttrKind::String).kernel_deferred(cross_core));

@@ -6,7 +6,8 @@
 //     floating-point `//` / `%`, a loop / if whose carried tensor changes buffers;
 //   * scopes other than runtime scopes (after MaterializeRuntimeScopes every scope is one);
 //   * tensor ops with no orchestration form (a tensor op outside a pl.at scope that is not a
-//     creation, view, dim query or element access) and pl.tile / system ops in orchestration;
+//     creation, view, dim query or element access) and pl.tile / system ops in orchestration
+//     (but the TaskId ops the registry marks orchestration: task_dummy, task_invalid, task_is_valid);
 //   * tensor creations with a non-ND layout or an element type the runtime has no DataType for;
 //   * views and element access whose index lists are not literal lists, transposes with
 //     non-constant axes, slices with a valid_shape;

@@ -232,7 +232,7 @@ TEST_CASE("deps=: a task graph ordered only by a declared dependency, and its un
   std::ifstream orch(declared / "orchestration" / "main.cpp");
   std::string o((std::istreambuf_iterator<char>(orch)), std::istreambuf_iterator<char>());
   CHECK_THAT(o, Catch::Contains("= rt_submit_aiv_task(1, params_t1).task_id();") &&
-                    Catch::Contains(".set_dependencies(params_t2_deps, 1);"));
+                    Catch::Contains(".set_dependencies(params_t2_deps, params_t2_ndeps);"));
   auto ok = run(declared, "--check-races --check-syncs");
   INFO(ok.out);
   CHECK(ok.code == 0);
@@ -261,4 +261,20 @@ TEST_CASE("pl.manual_scope: tasks ordered only by the deps= of pl.submit; one dr
   CHECK_THAT(racy.out, Catch::Contains("writes 't' (OUTPUT_EXISTING argument 1 of kernel 'fill')") &&
                            Catch::Contains("reads 't' (INPUT argument 0 of kernel 'add1')") &&
                            Catch::Contains("in a MANUAL scope) looks up no writer"));
+}
+
+TEST_CASE("pl.system.task_dummy: a fan-in TaskId orders its consumer after both producers; without it, a race",
+          "[checkers]") {
+  const auto [stated, dropped] = with_and_without("task_fanin", ", deps=[both]");
+  std::ifstream orch(stated / "orchestration" / "main.cpp");
+  std::string o((std::istreambuf_iterator<char>(orch)), std::istreambuf_iterator<char>());
+  CHECK_THAT(o, Catch::Contains("rt_submit_dummy_task(params_t2).task_id()") &&
+                    Catch::Contains("PTO2TaskId::invalid()") && Catch::Contains(".is_valid()) params_t2_deps["));
+  auto ok = run(stated, "--check-races");
+  INFO(ok.out);
+  CHECK(ok.code == 0);
+  auto racy = run(dropped, "--check-races");
+  INFO(racy.out);
+  CHECK(racy.code != 0);
+  CHECK_THAT(racy.out, Catch::Contains("reads 'a' (INPUT argument 0 of kernel 'combine')"));
 }

@@ -456,6 +456,13 @@ TEST_CASE("every tensor op has a tile form or an orchestration row", "[ops][regi
   }
 }
 
+TEST_CASE("an op marked orchestration has an orchestration row, and only such an op", "[ops][registry]") {
+  for (const OpDef* op : OpRegistry::instance().all()) {
+    INFO(op->name);
+    CHECK(op->orchestration == (emit::find_orchestration_op(*op) != nullptr));
+  }
+}
+
 TEST_CASE("emit tables name only registered ops, each once", "[ops][registry]") {
   INFO("kernel table: " << fmt::format("{}", fmt::join(emit::kernel_op_table().unknown(), ", ")));
   CHECK(emit::kernel_op_table().unknown().empty());
