@@ -156,7 +156,7 @@ class CallSiteStrides : public IRVisitor {
       const auto* pt = as_tensor(f->params[i]->type);
       if (!pt || (pt->view && !pt->view->stride.empty())) continue;
       const Strides given = views_.of(c.args[i]);
-      const Strides packed = packed_strides(pt->shape);
+      const Strides packed = packed_strides(pt->shape, pt->view ? pt->view->layout : TensorLayout::ND);
       const auto key = std::make_pair(f->name, i);
       const auto seen = param.find(key);
       const Strides& before = seen == param.end() ? packed : seen->second;

@@ -89,3 +89,29 @@ TEST_CASE("views a kernel cannot read as one ND layout are E501 at their line", 
   CHECK(d.span.line == 14);
   CHECK(d.message.find("pl.reshape of a strided view (strides [256, 1])") != std::string::npos);
 }
+
+TEST_CASE("a kernel parameter viewed DN gets DN packed strides, also when it is called", "[MaterializeTensorStrides]") {
+  const std::string text = R"(
+import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, x: pl.Tensor[[4, 8], pl.FP32, pl.TensorView(stride=[], layout=pl.TensorLayout.DN)]):
+        return
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: pl.Tensor[[4, 8], pl.FP32, pl.TensorView(stride=[], layout=pl.TensorLayout.DN)]):
+        self.k(x)
+        return
+)";
+  auto after = pass_test::run(passes::materialize_tensor_strides_pass(), pass_test::parse(text));
+  for (const char* f : {"k", "main"}) {
+    INFO(f);
+    const auto* t = ir::as_tensor(after->find(f)->params[0]->type);
+    REQUIRE(t->view);
+    REQUIRE(t->view->stride.size() == 2);
+    CHECK(ir::const_int_value(t->view->stride[0]) == 1);  // column-major: [1, 4]
+    CHECK(ir::const_int_value(t->view->stride[1]) == 4);
+  }
+}
