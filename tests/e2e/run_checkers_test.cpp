@@ -131,8 +131,7 @@ Run run(const fs::path& proj, const std::string& args) {
 // A test program and its twin without `dependency` (a deps= entry), each built into a project:
 // {as written, twin}.
 std::pair<fs::path, fs::path> with_and_without(const std::string& program, const std::string& dependency) {
-  std::ifstream in(std::string(PYPTO_TEST_PROGRAMS) + "/" + program + ".py");
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string text = slurp(fs::path(PYPTO_TEST_PROGRAMS) / (program + ".py"));
   const size_t pos = text.find(dependency);
   REQUIRE(pos != std::string::npos);
   fs::path d = work(program);
@@ -229,8 +228,7 @@ TEST_CASE("deps=: a task graph ordered only by a declared dependency, and its un
   // task_deps.py: `clobber` overwrites what `reader` reads; only deps=[reader] orders the two.
   const auto [declared, undeclared] = with_and_without("task_deps", ", deps=[reader]");
   // The submit of clobber waits on the reader's TaskId.
-  std::ifstream orch(declared / "orchestration" / "main.cpp");
-  std::string o((std::istreambuf_iterator<char>(orch)), std::istreambuf_iterator<char>());
+  const std::string o = slurp(declared / "orchestration" / "main.cpp");
   CHECK_THAT(o, Catch::Contains("= rt_submit_aiv_task(1, params_t1).task_id();") &&
                     Catch::Contains(".set_dependencies(params_t2_deps, params_t2_ndeps);"));
   auto ok = run(declared, "--check-races --check-syncs");
@@ -249,8 +247,7 @@ TEST_CASE("pl.manual_scope: tasks ordered only by the deps= of pl.submit; one dr
   // manual_deps.py: inside the manual scope no edge comes from tensors; add1 reads tmp after fill
   // only because of deps=[t_fill].
   const auto [stated, dropped] = with_and_without("manual_deps", ", deps=[t_fill]");
-  std::ifstream orch(stated / "orchestration" / "main.cpp");
-  std::string o((std::istreambuf_iterator<char>(orch)), std::istreambuf_iterator<char>());
+  const std::string o = slurp(stated / "orchestration" / "main.cpp");
   CHECK_THAT(o, Catch::Contains("PTO2_SCOPE(PTO2ScopeMode::MANUAL) {") && Catch::Contains("add_no_dep(ext_x);"));
   auto ok = run(stated, "--check-races");
   INFO(ok.out);
@@ -266,8 +263,7 @@ TEST_CASE("pl.manual_scope: tasks ordered only by the deps= of pl.submit; one dr
 TEST_CASE("pl.system.task_dummy: a fan-in TaskId orders its consumer after both producers; without it, a race",
           "[checkers]") {
   const auto [stated, dropped] = with_and_without("task_fanin", ", deps=[both]");
-  std::ifstream orch(stated / "orchestration" / "main.cpp");
-  std::string o((std::istreambuf_iterator<char>(orch)), std::istreambuf_iterator<char>());
+  const std::string o = slurp(stated / "orchestration" / "main.cpp");
   CHECK_THAT(o, Catch::Contains("rt_submit_dummy_task(params_t2).task_id()") &&
                     Catch::Contains("PTO2TaskId::invalid()") && Catch::Contains(".is_valid()) params_t2_deps["));
   auto ok = run(stated, "--check-races");
