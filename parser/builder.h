@@ -224,6 +224,18 @@ class FunctionBuilder {
   };
   std::map<int, BlockInfo> blocks_;  // by block id
   std::set<std::string> poisoned_;
+  // strict_ssa: a name rebound in a block nested in the one that bound it is a new variable that
+  // shadows the outer one (the reference's scoping); each shadowing, with the variable it hid, so
+  // a scope whose names do not leak (a loop with carries, an if with results) restores them.
+  std::vector<std::pair<std::string, ir::VarPtr>> shadowed_;
+  bool encloses(int outer, int inner) const;
+  size_t shadow_mark() const { return shadowed_.size(); }
+  void unshadow(size_t mark) {
+    while (shadowed_.size() > mark) {
+      names_[shadowed_.back().first] = shadowed_.back().second;
+      shadowed_.pop_back();
+    }
+  }
   std::set<const ir::Var*> loop_vars_;            // loop variables / iter args (never reassigned)
   std::map<std::string, ir::VarPtr> ddr_bases_;  // pl.MemRef("mem_ddr_0", ...) bases
 

@@ -149,7 +149,7 @@ ProgramPtr parse_source(SourceFilePtr file, const FrontendOptions& opts, Diagnos
     ctx.specs = [&]() -> const SpecTable* {
       if (!specs_read) {
         specs_read = true;
-        for (const std::string f : opts.specs.empty() ? std::vector<std::string>{"build_tensor_specs", "build_specs"}
+        for (const std::string& f : opts.specs.empty() ? std::vector<std::string>{"build_tensor_specs", "build_specs"}
                                                       : std::vector<std::string>{opts.specs})
           if (!specs && (specs = read_specs(mod, f))) break;
         if (!specs && !opts.specs.empty())

@@ -162,6 +162,7 @@ std::vector<StmtPtr> FunctionBuilder::for_stmt(TSNode n) {
   yields_.push_back(fr);
   loops_.push_back(LoopFrame{short_name});
   std::vector<StmtPtr> body_stmts;
+  const size_t mark = shadow_mark();
   try {
     body_stmts = block(body, ts_node_start_point(right).row);
   } catch (...) {
@@ -173,6 +174,7 @@ std::vector<StmtPtr> FunctionBuilder::for_stmt(TSNode n) {
   fr = yields_.back();
   yields_.pop_back();
   loops_.pop_back();
+  if (fr.seen || !iter_args.empty()) unshadow(mark);  // a loop with carries: its body's names do not leak
   rs.restore();
   std::vector<VarPtr> rvs;
   if (fr.seen) {
@@ -217,6 +219,7 @@ std::vector<StmtPtr> FunctionBuilder::while_form(TSNode n, TSNode call, const st
   std::vector<StmtPtr> body_stmts;
   yields_.push_back(fr);
   loops_.push_back(LoopFrame{"while"});
+  const size_t mark = shadow_mark();
   try {
     auto cargs = children(field(cond_call, "arguments"));
     if (cargs.size() != 1) fail(cond_call, "E302", "pl.cond() takes one condition");
@@ -231,6 +234,7 @@ std::vector<StmtPtr> FunctionBuilder::while_form(TSNode n, TSNode call, const st
   fr = yields_.back();
   yields_.pop_back();
   loops_.pop_back();
+  unshadow(mark);
   rs.restore();
   if (!fr.seen) fail(n, "E008", "a pl.while_() body must end with an assignment-form pl.yield_");
   std::vector<VarPtr> rvs = bind_loop_results(*this, fr, iter_args);

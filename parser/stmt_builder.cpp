@@ -177,6 +177,16 @@ bool FunctionBuilder::sibling_rebinding(const ir::Var* old) const {
          a->second.parent == b->second.parent;
 }
 
+// Is block `outer` `inner` or one of the blocks around it?
+bool FunctionBuilder::encloses(int outer, int inner) const {
+  for (int b = inner;;) {
+    if (b == outer) return true;
+    auto it = blocks_.find(b);
+    if (it == blocks_.end() || it->second.parent == b) return false;
+    b = it->second.parent;
+  }
+}
+
 StmtPtr FunctionBuilder::bind(const std::string& name, TSNode name_node, ExprPtr value, TypePtr ann, const Span& s) {
   // A cross-core pop without shape= / dtype= takes the annotated tile type.
   if (const auto* c = as<Call>(value); c && !value->type && (c->is_op("tile.tpop_from_aic") || c->is_op("tile.tpop_from_aiv"))) {
@@ -208,8 +218,32 @@ StmtPtr FunctionBuilder::bind(const std::string& name, TSNode name_node, ExprPtr
   auto it = names_.find(name);
   VarPtr var;
   if (it != names_.end() && !loop_vars_.count(it->second.get())) {
-    if (strict_ssa_)
-      fail(name_node, "E201", fmt::format("Cannot reassign '{}' under strict_ssa", name), "bind the value to a new name");
+    if (strict_ssa_) {
+      // Bound in an enclosing block: a new variable of the same name shadows it from here on
+      // (until a non-leaking scope ends), as the reference's strict scoping does. Bound in this
+      // block (or a parameter): a second assignment, which strict SSA forbids.
+      // Bound in a sibling block (both branches of an if bind it): the one variable the if merges.
+      auto vb = var_block_.find(it->second.get());
+      if (vb == var_block_.end() || vb->second == cur_block_)
+        fail(name_node, "E201", fmt::format("Cannot reassign '{}' under strict_ssa", name), "bind the value to a new name");
+      if (!encloses(vb->second, cur_block_)) {
+        if (!same_type(it->second->type, t))
+          fail(name_node, "E201",
+               fmt::format("Cannot reassign '{}' with a different type: was {}, got {}", name, type_str(it->second->type),
+                           type_str(t)),
+               "bind the value to a new name");
+        poisoned_.erase(name);
+        ++binding_gen_[name];
+        return std::make_shared<AssignStmt>(it->second, value, s);
+      }
+      shadowed_.emplace_back(name, it->second);
+      var = make_var(name, t, sp(name_node));
+      names_[name] = var;
+      var_block_[var.get()] = cur_block_;
+      poisoned_.erase(name);
+      ++binding_gen_[name];
+      return std::make_shared<AssignStmt>(var, value, s);
+    }
     // A tile moving memory space (x = pl.matmul(...) in Acc, then x = pl.add(x, b) in Vec) is a
     // new value for the jit renames below, though the same type to the front end otherwise.
     const auto *old_tile = as_tile(it->second->type), *new_tile = as_tile(t);
@@ -521,6 +555,9 @@ std::vector<StmtPtr> FunctionBuilder::expression_stmt(TSNode n, TSNode e) {
       return {};
     }
     if (dn == "pl.yield_") {
+      // A bare pl.yield_() yields nothing: a branch or loop body without results, no IR.
+      if (children(field(e, "arguments")).empty() && !(!yields_.empty() && !yields_.back().expect.empty()))
+        return {};
       if (!yields_.empty() && yields_.back().is_loop && !yields_.back().expect.empty())
         fail(e, "E008", "a loop with init_values requires an assignment-form pl.yield_: x = pl.yield_(...)");
       fail(e, "E008", "pl.yield_ requires an assignment-form pl.yield_: x = pl.yield_(...)");
@@ -582,6 +619,7 @@ std::vector<StmtPtr> FunctionBuilder::if_stmt(TSNode n, TSNode cond_node, TSNode
   auto cond = cond_expr(cond_node, "if");
   yields_.push_back(YieldFrame{});
   std::vector<StmtPtr> then_b;
+  const size_t then_mark = shadow_mark();
   try {
     then_b = block(cons, ts_node_start_point(cond_node).row);
   } catch (...) {
@@ -590,12 +628,14 @@ std::vector<StmtPtr> FunctionBuilder::if_stmt(TSNode n, TSNode cond_node, TSNode
   }
   YieldFrame then_fr = yields_.back();
   yields_.pop_back();
+  if (then_fr.seen) unshadow(then_mark);  // an if with results: its branches' names do not leak
   StmtPtr else_body;
   YieldFrame else_fr;
   if (ai < alts.size()) {
     TSNode alt = alts[ai];
     yields_.push_back(YieldFrame{});
     std::vector<StmtPtr> else_b;
+    const size_t else_mark = shadow_mark();
     try {
       if (is(alt, "elif_clause")) {
         auto inner = if_stmt(alt, field(alt, "condition"), field(alt, "consequence"), alts, ai + 1);
@@ -623,6 +663,7 @@ std::vector<StmtPtr> FunctionBuilder::if_stmt(TSNode n, TSNode cond_node, TSNode
     }
     else_fr = yields_.back();
     yields_.pop_back();
+    if (then_fr.seen || else_fr.seen) unshadow(else_mark);
     else_body = make_body(std::move(else_b), sp(alt));
   }
   std::vector<VarPtr> rvs;

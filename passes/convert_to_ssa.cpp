@@ -235,8 +235,14 @@ class Converter {
     }
     std::unordered_set<const Var*> explicit_set;
     for (const auto& ia : explicit_ias) explicit_set.insert(ia.get());
-    for (const auto& v : collect_assigned(body)) {
-      if (explicit_set.count(v.get()) || !available(v.get())) continue;
+    // Implicit carries in name order, then escapes in name order (as the reference orders them,
+    // so the carry lists of two compilers read the same).
+    std::vector<VarPtr> carried;
+    std::unordered_set<const Var*> carried_seen;
+    for (const auto& v : collect_assigned(body))
+      if (!explicit_set.count(v.get()) && available(v.get()) && carried_seen.insert(v.get()).second) carried.push_back(v);
+    std::stable_sort(carried.begin(), carried.end(), [](const VarPtr& a, const VarPtr& b) { return a->name < b->name; });
+    for (const auto& v : carried) {
       ExprPtr init = env()[v.get()];
       int n = version_[v.get()]++;
       auto ia = std::make_shared<IterArg>(n == 0 ? v->name : suffixed(v->name, n), v->type, init, v->span);
@@ -249,6 +255,7 @@ class Converter {
     // after it. It is carried with init T: the value a zero-trip loop leaves, since the writer's
     // result is T updated. (Unread ones go again with the other unused carries.)
     std::unordered_set<const Var*> first_seen;
+    std::vector<std::pair<VarPtr, const Var*>> escapes;  // (name, written tensor)
     for (const auto& st : flatten_body(body)) {
       const auto* a = as<AssignStmt>(st);
       if (!a || !first_seen.insert(a->var.get()).second) continue;
@@ -257,7 +264,10 @@ class Converter {
       const int k = call && call->op ? call->op->written_tensor : -1;
       const auto* t = k >= 0 && size_t(k) < call->args.size() ? as<Var>(call->args[size_t(k)]) : nullptr;
       if (!t || !available(t) || print_type(env()[t]->type) != print_type(a->var->type)) continue;
-      const VarPtr& v = a->var;
+      escapes.emplace_back(a->var, t);
+    }
+    std::stable_sort(escapes.begin(), escapes.end(), [](const auto& a, const auto& b) { return a.first->name < b.first->name; });
+    for (const auto& [v, t] : escapes) {
       int n = version_[v.get()]++;
       auto ia = std::make_shared<IterArg>(n == 0 ? v->name : suffixed(v->name, n), v->type, env()[t], v->span);
       created_iter_args.insert(ia.get());

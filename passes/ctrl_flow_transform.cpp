@@ -1,22 +1,30 @@
 // CtrlFlowTransform — rewrites `break` and `continue` in kernel and orchestration loops (InCore /
 // AIV / AIC / Orchestration functions and pl.at(CORE_GROUP) scopes) into structured control flow the back ends write as
 // plain loops and ifs. It runs on the front end's IR, before ConvertToSSA, so a name rebound
-// before a `break` keeps its new value after the loop, as Python's `break` does:
-//   * a loop whose body may `continue` gets a BOOL flag, False at the start of each iteration and
-//     set where the source continues;
-//   * a loop whose body may `break` gets a BOOL flag, False before the loop and set where the
-//     source breaks; the loop becomes a while loop over `cond and not flag` (a pl.range loop: its
-//     loop variable a scalar from `start`, advanced by `step` at the end of every iteration);
-//   * the statements after one that may break or continue run under `if not (flags)`, and the
-//     statements after an unconditional `break` / `continue` in the same block are dropped;
-//   * explicit carries (init_values + a trailing pl.yield_) become assignments to the iter_args
-//     (through temporaries, so a swap stays a swap) under the same guard, and the body yields the
-//     iter_args unconditionally: a break or continue leaves a carry at its iteration-start value.
+// before a `break` keeps its new value after the loop, as Python's `break` does.
+//   * Folding (the reference's shape, and how loops are written): an `if` directly in a block of
+//     the body with a branch that exits takes the rest of the block into its other branch (folded
+//     again, so an `elif` that breaks works too); a `continue` then needs no flag at all. With
+//     explicit carries (init_values + a trailing pl.yield_) each folded if yields the carries —
+//     the iteration-start values from an exiting branch, what the rest yields from the other —
+//     and the body yields the if's results.
+//   * Flags, for the exits folding cannot take without copying statements (an exit nested in ifs
+//     whose other branches would each need the rest, an exit in a scope): a BOOL `skip` per
+//     iteration set where the source continues, the statements after a statement that may exit
+//     under `if not (flags)`, explicit carries assigned (through temporaries, so a swap stays a
+//     swap) under the same guard and yielded unconditionally.
+//   * A loop that may break gets a BOOL `brk`, False before the loop and set where the source
+//     breaks; it becomes a while loop over `cond and not brk` (a pl.range loop: its loop variable a
+//     scalar from `start`, advanced by `step` under `if not brk` at the end of every iteration, so
+//     after a break it holds the iteration that broke).
+//   * Statements after an unconditional `break` / `continue` in the same block are dropped.
 // Orchestration loops are rewritten the same way (the orchestration emitter prints the while
 // loop; its body is a runtime scope like a pl.range body); loops of other functions are left alone.
 // A break / continue outside a loop, in a pl.parallel / pl.unroll / pl.pipeline loop, or under an
 // if that yields values is a CompileError at the statement.
 #include <fmt/format.h>
+
+#include <algorithm>
 
 #include "passes/pass_util.h"
 #include "passes/passes.h"
@@ -118,8 +126,117 @@ class Transformer {
     }
   }
 
-  // The body's statements, rewritten for `f`; a trailing explicit yield becomes guarded
-  // assignments to the iter_args and an unconditional yield of them.
+  // ---- the folded shape (the reference's): `if c: break / continue` takes the rest of its block
+  // into its other branch, so no flag is needed for a continue and none guards the statements.
+  // Used when every exit of the body is the last statement of a branch of an if directly in a
+  // block of the body (or of a block the folding built), which is how loops are written; any
+  // other shape gets the flags below. With explicit carries each folded if yields the carries
+  // (a phi): an exiting branch the iteration-start values, the other branch what the rest yields.
+  struct Fold {
+    const std::vector<IterArgPtr>* carries = nullptr;  // explicit carries (null: none)
+    VarPtr brk;                                        // the loop's break flag (null: no break)
+    bool ok = true;                                    // every exit had the foldable shape
+  };
+
+  enum class Branch { Plain, Exits, Other };  // no exit / exits (after statements that do not) / anything else
+  static Branch branch_kind(const std::vector<StmtPtr>& b) {
+    for (size_t k = 0; k < b.size(); ++k) {
+      if (b[k]->kind == NodeKind::BreakStmt || b[k]->kind == NodeKind::ContinueStmt) return Branch::Exits;  // (the rest is dead)
+      const Exits e = exits_of(b[k]);
+      if (e.brk || e.cnt) return Branch::Other;
+    }
+    return Branch::Plain;
+  }
+
+  // The statements replacing an exit (and everything after it in its block).
+  std::vector<StmtPtr> exit_to(const StmtPtr& exit, Fold& f) {
+    std::vector<StmtPtr> out;
+    if (exit->kind == NodeKind::BreakStmt) out.push_back(set(f.brk, true, exit->span));
+    if (f.carries) out.push_back(std::make_shared<YieldStmt>(std::vector<ExprPtr>(f.carries->begin(), f.carries->end()), exit->span));
+    return out;
+  }
+
+  std::vector<StmtPtr> fold(const std::vector<StmtPtr>& stmts, Fold& f) {
+    std::vector<StmtPtr> out;
+    for (size_t k = 0; k < stmts.size() && f.ok; ++k) {
+      const StmtPtr& s = stmts[k];
+      if (s->kind == NodeKind::BreakStmt || s->kind == NodeKind::ContinueStmt) {
+        for (auto& x : exit_to(s, f)) out.push_back(std::move(x));
+        return out;  // the rest of the block is dead
+      }
+      const Exits e = exits_of(s);
+      if (!e.brk && !e.cnt) {
+        out.push_back(s);
+        continue;
+      }
+      const auto* i = as<IfStmt>(s);
+      if (!i || !i->return_vars.empty()) {
+        f.ok = false;
+        return out;
+      }
+      std::vector<StmtPtr> rest(stmts.begin() + static_cast<long>(k) + 1, stmts.end());
+      // The branches that do not end in their exit take the rest (folded again: an elif that
+      // breaks is such a branch); both taking it would copy it, so that is the flag shape's.
+      const Branch kt = branch_kind(flatten_body(i->then_body)), ke = branch_kind(flatten_body(i->else_body));
+      if (kt != Branch::Exits && ke != Branch::Exits && !rest.empty()) {
+        f.ok = false;
+        return out;
+      }
+      auto branch = [&](const StmtPtr& body, Branch kind) -> StmtPtr {
+        std::vector<StmtPtr> b = flatten_body(body);
+        if (kind == Branch::Exits) {
+          auto at = std::find_if(b.begin(), b.end(), [](const StmtPtr& x) {
+            return x->kind == NodeKind::BreakStmt || x->kind == NodeKind::ContinueStmt;
+          });
+          StmtPtr exit = *at;
+          b.erase(at, b.end());
+          for (auto& x : exit_to(exit, f)) b.push_back(std::move(x));
+          return make_body(std::move(b), body ? body->span : s->span);
+        }
+        b.insert(b.end(), rest.begin(), rest.end());
+        return make_body(fold(b, f), s->span);
+      };
+      auto n = std::make_shared<IfStmt>(*i);
+      n->then_body = branch(i->then_body, kt);
+      n->else_body = branch(i->else_body, ke);
+      if (!f.ok) return out;
+      if (f.carries) {  // both branches end in a yield of the carries: the if is their phi
+        std::vector<ExprPtr> phis;
+        for (const auto& c : *f.carries) {
+          n->return_vars.push_back(std::make_shared<Var>(c->name + "_phi", c->type, s->span));
+          phis.push_back(n->return_vars.back());
+        }
+        out.push_back(n);
+        out.push_back(std::make_shared<YieldStmt>(std::move(phis), s->span));
+      } else {
+        out.push_back(n);
+      }
+      return out;  // the rest went into the branches
+    }
+    return out;
+  }
+
+  // The folded loop body, `tail` (the advance of a pl.range loop turned while loop) before its
+  // final yield; null when the body has an exit of another shape.
+  StmtPtr folded_body(const StmtPtr& body, const std::vector<IterArgPtr>& iter_args, const VarPtr& brk,
+                      const std::vector<StmtPtr>& tail, const Span& sp) {
+    std::vector<StmtPtr> stmts = flatten_body(body);
+    const YieldStmt* yield = !stmts.empty() ? as<YieldStmt>(stmts.back()) : nullptr;
+    Fold f;
+    f.brk = brk;
+    if (!iter_args.empty() && yield && yield->values.size() == iter_args.size()) f.carries = &iter_args;
+    std::vector<StmtPtr> out = fold(stmts, f);
+    if (!f.ok) return nullptr;
+    auto at = out.end();
+    if (f.carries && !out.empty() && as<YieldStmt>(out.back())) --at;
+    out.insert(at, tail.begin(), tail.end());
+    return make_body(std::move(out), sp);
+  }
+
+  // ---- the flag shape, for exits the folding does not take (an exit deep in nested ifs, in a
+  // scope, beside other statements of its branch): the body's statements rewritten for `f`; a
+  // trailing explicit yield becomes guarded assignments to the iter_args and an unconditional
+  // yield of them.
   StmtPtr loop_body(const StmtPtr& body, const std::vector<IterArgPtr>& iter_args, const Flags& f,
                     const std::vector<StmtPtr>& tail, const Span& sp) {
     std::vector<StmtPtr> stmts = flatten_body(body);
@@ -217,27 +334,39 @@ class Transformer {
                          fmt::format("'{}' in a pl.{} loop is not supported", e.brk ? "break" : "continue", to_string(s->kind)),
                          s->kind == ForKind::Parallel ? "iterations of a pl.parallel loop run independently: use pl.range"
                                                       : "use a pl.range loop");
-    Flags f;
     const Span& sp = s->span;
-    if (e.cnt) f.cnt = std::make_shared<Var>("skip", scalar_type(DataType::BOOL), sp);
     if (!e.brk) {  // continue only: the loop stays a for loop
       auto n = std::make_shared<ForStmt>(*s);
-      n->body = loop_body(body, s->iter_args, f, {}, sp);
+      n->body = folded_body(body, s->iter_args, nullptr, {}, sp);
+      if (!n->body) {
+        Flags f;
+        f.cnt = std::make_shared<Var>("skip", scalar_type(DataType::BOOL), sp);
+        n->body = loop_body(body, s->iter_args, f, {}, sp);
+      }
       return n;
     }
-    f.brk = std::make_shared<Var>("broke", scalar_type(DataType::BOOL), sp);
     const auto step = const_int_value(s->step);
     if (!step || *step == 0)
       throw CompileError("E501", sp, "'break' in a pl.range loop whose step is not a non-zero constant is not supported yet");
-    // for i in range(a, b, c) → i = a; while (i < b and not broke): ...; i = i + c
+    // for i in range(a, b, c) → i = a; brk = False; while (i < b and not brk): ...; if not brk: i = i + c
+    // (the advance is guarded, so after a break `i` is the iteration that broke, as in Python)
     const VarPtr& i = s->loop_var;
+    auto brk = std::make_shared<Var>("brk", scalar_type(DataType::BOOL), sp);
     std::vector<StmtPtr> out;
-    out.push_back(set(f.brk, false, sp));
     out.push_back(std::make_shared<AssignStmt>(i, s->start, sp));
+    out.push_back(set(brk, false, sp));
     auto cmp = std::make_shared<Binary>(*step > 0 ? BinOp::Lt : BinOp::Gt, i, s->stop, scalar_type(DataType::BOOL), sp);
     auto next = std::make_shared<Binary>(BinOp::Add, i, s->step, i->type, sp);
-    StmtPtr nb = loop_body(body, s->iter_args, f, {std::make_shared<AssignStmt>(i, next, sp)}, sp);
-    auto w = std::make_shared<WhileStmt>(and_(cmp, not_(f.brk, sp), sp), s->iter_args, nb, s->return_vars, sp);
+    std::vector<StmtPtr> tail = {std::make_shared<IfStmt>(not_(brk, sp), std::make_shared<AssignStmt>(i, next, sp), nullptr,
+                                                          std::vector<VarPtr>{}, sp)};
+    StmtPtr nb = folded_body(body, s->iter_args, brk, tail, sp);
+    if (!nb) {
+      Flags f;
+      f.brk = brk;
+      if (e.cnt) f.cnt = std::make_shared<Var>("skip", scalar_type(DataType::BOOL), sp);
+      nb = loop_body(body, s->iter_args, f, tail, sp);
+    }
+    auto w = std::make_shared<WhileStmt>(and_(cmp, not_(brk, sp), sp), s->iter_args, nb, s->return_vars, sp);
     out.push_back(with_comments(w, *s));
     return make_body(std::move(out), sp);
   }
@@ -251,15 +380,19 @@ class Transformer {
       n->body = body;
       return n;
     }
-    Flags f;
     const Span& sp = s->span;
-    if (e.cnt) f.cnt = std::make_shared<Var>("skip", scalar_type(DataType::BOOL), sp);
-    if (e.brk) f.brk = std::make_shared<Var>("broke", scalar_type(DataType::BOOL), sp);
+    VarPtr brk = e.brk ? std::make_shared<Var>("brk", scalar_type(DataType::BOOL), sp) : nullptr;
     auto n = std::make_shared<WhileStmt>(*s);
-    n->body = loop_body(body, s->iter_args, f, {}, sp);
-    if (!f.brk) return n;
-    n->cond = and_(s->cond, not_(f.brk, sp), sp);
-    return make_body({set(f.brk, false, sp), StmtPtr(n)}, sp);
+    n->body = folded_body(body, s->iter_args, brk, {}, sp);
+    if (!n->body) {
+      Flags f;
+      f.brk = brk;
+      if (e.cnt) f.cnt = std::make_shared<Var>("skip", scalar_type(DataType::BOOL), sp);
+      n->body = loop_body(body, s->iter_args, f, {}, sp);
+    }
+    if (!brk) return n;
+    n->cond = and_(s->cond, not_(brk, sp), sp);
+    return make_body({set(brk, false, sp), StmtPtr(n)}, sp);
   }
 };
 
@@ -267,8 +400,9 @@ class Transformer {
 
 Pass ctrl_flow_transform_pass() {
   return Pass{"CtrlFlowTransform",
-              "Rewrites break / continue in kernel and orchestration loops into flags and guarded ifs; a loop that breaks "
-              "becomes a while loop over `cond and not broke` (before SSA conversion, so names keep the "
+              "Rewrites break / continue in kernel and orchestration loops into structured ifs: the rest of a block "
+              "folds into the other branch of an `if c: break/continue` (flags where folding would copy code); a loop "
+              "that breaks becomes a while loop over `cond and not brk` (before SSA conversion, so names keep the "
               "values they had at the break).",
               {{}, {}, {}},
               [](const ProgramPtr& p, PassContext&) {

@@ -60,6 +60,59 @@ TEST_CASE("strict_ssa=True on one function holds that function to single assignm
   }
 }
 
+TEST_CASE("strict_ssa: a rebinding in a nested block shadows until a scope with results ends; a bare pl.yield_() is nothing",
+          "[parser][stmt]") {
+  auto p = parse(R"(import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore, strict_ssa=True)
+    def k(self, x: pl.Tensor[[8], pl.FP32], n: pl.Scalar[pl.INDEX]) -> pl.Tensor[[8], pl.FP32]:
+        f: pl.Scalar[pl.BOOL] = False
+        for i, (a,) in pl.range(4, init_values=(x,)):
+            if i > n:
+                f: pl.Scalar[pl.BOOL] = True
+                ph = pl.yield_(a)
+            else:
+                ph = pl.yield_(a)
+            if not f:
+                g: pl.Scalar[pl.BOOL] = f
+                pl.yield_()
+            a = pl.yield_(ph)
+        h: pl.Scalar[pl.BOOL] = f
+        return a
+)");
+  auto b = body_of(p, "k");
+  REQUIRE(b.size() == 4);
+  const auto f0 = as<AssignStmt>(b[0])->var;
+  const auto* loop = as<ForStmt>(b[1]);
+  REQUIRE(loop);
+  auto lb = flatten_body(loop->body);
+  REQUIRE(lb.size() == 3);
+  const auto* i1 = as<IfStmt>(lb[0]);
+  REQUIRE(i1);
+  const auto f1 = as<AssignStmt>(flatten_body(i1->then_body)[0])->var;
+  CHECK(f1 != f0);  // the nested f is a new variable ...
+  CHECK(f1->name == "f");
+  const auto* i2 = as<IfStmt>(lb[1]);
+  REQUIRE(i2);
+  CHECK(as<Var>(as<Unary>(i2->cond)->a) == f0.get());  // ... hidden again once the if with results ends
+  auto g = flatten_body(i2->then_body);
+  REQUIRE(g.size() == 1);  // the bare pl.yield_() makes no statement
+  CHECK(as<Var>(as<AssignStmt>(g[0])->value) == f0.get());
+  CHECK(as<Var>(as<AssignStmt>(b[2])->value) == f0.get());  // the loop with carries does not leak it either
+  // The same name bound twice in one block is still a second assignment.
+  try {
+    std::string src = kernel("        y = pl.add(x, x)\n        y = pl.add(y, x)\n        return\n");
+    const std::string plain = "pl.FunctionType.InCore)";
+    src.replace(src.find(plain), plain.size(), "pl.FunctionType.InCore, strict_ssa=True)");
+    parse(src);
+    FAIL("accepted");
+  } catch (const CompileError& e) {
+    CHECK(e.diagnostics()[0].code == "E201");
+  }
+}
+
 TEST_CASE("tuple unpacking goes through a tuple temp", "[parser][stmt]") {
   auto p = parse(R"(import pypto.language as pl
 

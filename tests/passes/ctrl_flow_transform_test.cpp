@@ -1,8 +1,11 @@
-// CtrlFlowTransform: break / continue in kernel loops become flags and guarded ifs (a loop that
-// breaks becomes a while loop, its pl.range variable counted by hand; explicit carries become
-// guarded assignments and an unconditional yield), in orchestration loops as in kernels; loops
-// without exits are unchanged (break outside a loop, in pl.parallel / pl.unroll loops: the front end's errors).
+// CtrlFlowTransform: `if c: break / continue` takes the rest of its block into its other branch
+// (explicit carries: the if yields them), exits the folding cannot take get flags and guarded
+// ifs; a loop that breaks becomes a while loop, its pl.range variable counted by hand and
+// advanced under `not brk`; orchestration loops as kernel loops; loops without exits unchanged.
+// The interpreter checks that every shape computes what its source computes.
 #include "pass_test_util.h"
+
+#include "ir/interp/interpreter.h"
 
 using namespace pypto;
 
@@ -22,75 +25,96 @@ std::string kernel(const std::string& body) {
 }
 }  // namespace
 
-TEST_CASE("a pl.range loop that breaks becomes a while loop over `cond and not broke`", "[CtrlFlowTransform]") {
+TEST_CASE("a pl.range loop that breaks becomes a while loop over `cond and not brk`; the rest folds into the else",
+          "[CtrlFlowTransform]") {
   auto before = pass_test::parse(kernel(
       "        for i in pl.range(0, n, 2):\n"
       "            t = pl.adds(t, 1.0)\n"
       "            if i > 5:\n"
       "                break\n"
       "            t = pl.muls(t, 2.0)\n"));
+  // The advance is guarded: after a break, i is the iteration that broke, as in Python.
   auto expected = pass_test::parse(kernel(
-      "        broke: pl.Scalar[pl.BOOL] = False\n"
       "        i: pl.Scalar[pl.INDEX] = 0\n"
-      "        while i < n and not broke:\n"
+      "        brk: pl.Scalar[pl.BOOL] = False\n"
+      "        while i < n and not brk:\n"
       "            t = pl.adds(t, 1.0)\n"
       "            if i > 5:\n"
-      "                broke = True\n"
-      "            if not broke:\n"
+      "                brk = True\n"
+      "            else:\n"
       "                t = pl.muls(t, 2.0)\n"
-      "            i = i + 2\n"));
+      "            if not brk:\n"
+      "                i = i + 2\n"));
   pass_test::require_equal(run(before), expected);
 }
 
-TEST_CASE("continue: a per-iteration flag guards the rest; the loop stays a for loop", "[CtrlFlowTransform]") {
+TEST_CASE("continue: the rest of the block folds into the other branch; no flag, the loop stays a for loop",
+          "[CtrlFlowTransform]") {
   auto before = pass_test::parse(kernel(
       "        for i in pl.range(4):\n"
       "            if i == 1:\n"
+      "                t = pl.adds(t, 5.0)\n"
       "                continue\n"
       "            else:\n"
       "                t = pl.adds(t, 3.0)\n"
       "            t = pl.muls(t, 2.0)\n"));
   auto expected = pass_test::parse(kernel(
       "        for i in pl.range(4):\n"
-      "            skip: pl.Scalar[pl.BOOL] = False\n"
       "            if i == 1:\n"
-      "                skip = True\n"
+      "                t = pl.adds(t, 5.0)\n"
       "            else:\n"
       "                t = pl.adds(t, 3.0)\n"
-      "            if not skip:\n"
       "                t = pl.muls(t, 2.0)\n"));
   pass_test::require_equal(run(before), expected);
 }
 
-TEST_CASE("a while loop with break and continue; statements after an unconditional exit are dropped",
-          "[CtrlFlowTransform]") {
+TEST_CASE("an elif that breaks folds again; statements after an unconditional exit are dropped", "[CtrlFlowTransform]") {
   auto before = pass_test::parse(kernel(
       "        m: pl.Scalar[pl.INDEX] = n\n"
       "        while m > 0:\n"
       "            m = m - 1\n"
       "            if m == 3:\n"
       "                continue\n"
-      "            if m == 1:\n"
+      "            elif m == 1:\n"
       "                break\n"
       "                t = pl.adds(t, 9.0)\n"
       "            t = pl.adds(t, 1.0)\n"));
   auto expected = pass_test::parse(kernel(
       "        m: pl.Scalar[pl.INDEX] = n\n"
-      "        broke: pl.Scalar[pl.BOOL] = False\n"
-      "        while m > 0 and not broke:\n"
-      "            skip: pl.Scalar[pl.BOOL] = False\n"
+      "        brk: pl.Scalar[pl.BOOL] = False\n"
+      "        while m > 0 and not brk:\n"
       "            m = m - 1\n"
       "            if m == 3:\n"
-      "                skip = True\n"
-      "            if not (broke or skip):\n"
+      "                pass\n"
+      "            else:\n"
       "                if m == 1:\n"
-      "                    broke = True\n"
-      "                if not (broke or skip):\n"
+      "                    brk = True\n"
+      "                else:\n"
       "                    t = pl.adds(t, 1.0)\n"));
   pass_test::require_equal(run(before), expected);
 }
 
-TEST_CASE("explicit carries: guarded assignments to the iter_args, an unconditional yield", "[CtrlFlowTransform]") {
+TEST_CASE("an exit nested in ifs whose other branches would each need the rest: flags, not copies",
+          "[CtrlFlowTransform]") {
+  auto before = pass_test::parse(kernel(
+      "        for i in pl.range(8):\n"
+      "            if i > 2:\n"
+      "                if i > 5:\n"
+      "                    continue\n"
+      "            t = pl.adds(t, 1.0)\n"));
+  auto expected = pass_test::parse(kernel(
+      "        for i in pl.range(8):\n"
+      "            skip: pl.Scalar[pl.BOOL] = False\n"
+      "            if i > 2:\n"
+      "                if i > 5:\n"
+      "                    skip = True\n"
+      "            if not skip:\n"
+      "                t = pl.adds(t, 1.0)\n"));
+  pass_test::require_equal(run(before), expected);
+}
+
+TEST_CASE("explicit carries: each folded if yields the carries (the iteration-start values where it exits)",
+          "[CtrlFlowTransform]") {
   auto before = pass_test::parse(kernel(
       "        for i, (a, b) in pl.range(8, init_values=(t, t)):\n"
       "            if i > n:\n"
@@ -98,34 +122,107 @@ TEST_CASE("explicit carries: guarded assignments to the iter_args, an unconditio
       "            a_new: pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec] = pl.add(a, b)\n"
       "            a, b = pl.yield_(b, a_new)\n"
       "        t = a\n"));
-  // The pass assigns the iter_args themselves (the front end would read `a = ...` in a loop body
-  // as a new name), so Expected is the program after ConvertToSSA too: a break leaves a and b at
-  // their iteration-start values.
-  auto expected = pass_test::parse(std::string(kHead) + R"(        broke: pl.Scalar[pl.BOOL] = False
-        i: pl.Scalar[pl.INDEX] = 0
-        for (a, b, broke_1, i_1) in pl.while_(init_values=(t, t, broke, i)):
-            pl.cond(i_1 < 8 and not broke_1)
-            if i_1 > n:
-                broke_2: pl.Scalar[pl.BOOL] = True
-                broke_3 = pl.yield_(broke_2)
+  auto expected = pass_test::parse(std::string(kHead) + R"(        i: pl.Scalar[pl.INDEX] = 0
+        brk: pl.Scalar[pl.BOOL] = False
+        for (a, b) in pl.while_(init_values=(t, t)):
+            pl.cond(i < 8 and not brk)
+            if i > n:
+                brk = True
+                a_phi, b_phi = pl.yield_(a, b)
             else:
-                broke_3 = pl.yield_(broke_1)
-            if not broke_3:
-                a_new: pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec] = pl.tile.add(a, b)
-                a_next: pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec] = b
-                b_next: pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec] = a_new
-                a_1: pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec] = a_next
-                b_1: pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec] = b_next
-                a_2, b_2 = pl.yield_(a_1, b_1)
-            else:
-                a_2, b_2 = pl.yield_(a, b)
-            i_2: pl.Scalar[pl.INDEX] = i_1 + 1
-            a_3, b_3, broke_4, i_3 = pl.yield_(a_2, b_2, broke_3, i_2)
-        t_1: pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec] = a_3
-        r: pl.Tensor[[16, 16], pl.FP32] = pl.tile.store(t_1, [0, 0], o)
+                a_new: pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec] = pl.add(a, b)
+                a_phi, b_phi = pl.yield_(b, a_new)
+            if not brk:
+                i = i + 1
+            a_out, b_out = pl.yield_(a_phi, b_phi)
+        t = a_out
+        r: pl.Tensor[[16, 16], pl.FP32] = pl.store(t, [0, 0], o)
         return r
 )");
-  pass_test::require_equal(pass_test::run(passes::convert_to_ssa_pass(), run(before)), expected);
+  pass_test::require_equal(run(before), expected);
+}
+
+// Every shape, folded or flagged, computes what the source loop computes: the interpreter runs
+// the program before the pass, after it and after ConvertToSSA, for trip counts around each exit.
+// (Among them the shapes whose folding is easy to get wrong: an exit two ifs deep, a continue
+// beside a break in an elif, a continue before a nested loop with its own continue, a carry
+// computed in both branches of an if before the continue.)
+TEST_CASE("folded and flagged loops compute what the source computes", "[CtrlFlowTransform][interp]") {
+  const std::vector<std::string> bodies = {
+      // exit two ifs deep, explicit carry
+      "        for i, (a,) in pl.range(0, 10, 1, init_values=(t,)):\n"
+      "            if i > 1:\n"
+      "                if i > n:\n"
+      "                    break\n"
+      "            y: pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec] = pl.adds(a, 1.0)\n"
+      "            a = pl.yield_(y)\n"
+      "        t = a\n",
+      // continue two ifs deep
+      "        for i, (a,) in pl.range(0, 10, 1, init_values=(t,)):\n"
+      "            if i > 1:\n"
+      "                if i < n:\n"
+      "                    continue\n"
+      "            y: pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec] = pl.muls(a, 2.0)\n"
+      "            a = pl.yield_(y)\n"
+      "        t = a\n",
+      // continue, then an elif that breaks, after a computed value
+      "        for i, (a,) in pl.range(0, 10, 1, init_values=(t,)):\n"
+      "            y: pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec] = pl.adds(a, 3.0)\n"
+      "            if i < 2:\n"
+      "                continue\n"
+      "            elif i > n:\n"
+      "                break\n"
+      "            a = pl.yield_(y)\n"
+      "        t = a\n",
+      // an outer continue before an inner loop with its own continue
+      "        for i, (a,) in pl.range(0, 4, 1, init_values=(t,)):\n"
+      "            if i < 1:\n"
+      "                continue\n"
+      "            for j, (b,) in pl.range(0, 6, 1, init_values=(a,)):\n"
+      "                if j < n:\n"
+      "                    continue\n"
+      "                y: pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec] = pl.adds(b, 1.0)\n"
+      "                b = pl.yield_(y)\n"
+      "            a = pl.yield_(b)\n"
+      "        t = a\n",
+      // a value set in both branches of an if, then a continue
+      "        for i, (a,) in pl.range(0, 10, 1, init_values=(t,)):\n"
+      "            if i < 5:\n"
+      "                y: pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec] = pl.adds(a, 1.0)\n"
+      "            else:\n"
+      "                y: pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec] = pl.muls(a, 2.0)\n"
+      "            if i == n:\n"
+      "                continue\n"
+      "            a = pl.yield_(y)\n"
+      "        t = a\n",
+      // names rebound before a break keep their values after the loop
+      "        for i in pl.range(0, 12, 3):\n"
+      "            t = pl.adds(t, 1.0)\n"
+      "            if i >= n:\n"
+      "                break\n"
+      "            t = pl.muls(t, 3.0)\n",
+  };
+  for (const auto& body : bodies) {
+    auto src = pass_test::parse(kernel(body));
+    REQUIRE(src);
+    auto after = run(src);
+    auto ssa = pass_test::run(passes::convert_to_ssa_pass(), after);
+    for (int n : {-1, 0, 1, 2, 3, 5, 7, 9, 12}) {
+      ir::interp::EvalInputs in;
+      ir::interp::Array x = ir::interp::Array::zeros(ir::DataType::FP32, {16, 16});
+      for (int64_t e = 0; e < x.numel(); ++e) x.set(e, 0.25 * double(e % 7));
+      in.tensors["x"] = x;
+      in.scalars["n"] = n;
+      INFO(body << "n = " << n);
+      const auto want = ir::interp::evaluate(*src, *src->find("k"), in);
+      for (const auto& p : {after, ssa}) {
+        const auto got = ir::interp::evaluate(*p, *p->find("k"), in);
+        REQUIRE(got.size() == want.size());
+        for (size_t o = 0; o < want.size(); ++o)
+          for (int64_t e = 0; e < want[o].value.numel(); ++e) REQUIRE(got[o].value.at(e) == want[o].value.at(e));
+      }
+    }
+  }
 }
 
 TEST_CASE("loops without exits are unchanged; orchestration loops are rewritten like kernel loops", "[CtrlFlowTransform]") {
@@ -155,14 +252,15 @@ class P:
   const std::string expected = kernel + R"(
     @pl.function(type=pl.FunctionType.Orchestration)
     def main(self, x: pl.Tensor[[16, 16], pl.FP32], o: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:
-        broke: pl.Scalar[pl.BOOL] = False
         i: pl.Scalar[pl.INDEX] = 0
-        while i < 4 and not broke:
+        brk: pl.Scalar[pl.BOOL] = False
+        while i < 4 and not brk:
             if i > 1:
-                broke = True
-            if not broke:
+                brk = True
+            else:
                 o = self.k(x, o)
-            i = i + 1
+            if not brk:
+                i = i + 1
         return o
 )";
   pass_test::require_equal(run(pass_test::parse(before)), pass_test::parse(expected));
