@@ -59,16 +59,17 @@ void CStmtPrinter::assign_scalar(const Var& v, const ExprPtr& value) {
   line(fmt::format("{} {} = {};", c_type(sc->dtype), names_.name(&v), val));
 }
 
-// ---- carried values: scalars are C++ variables, tensors share their handle ----
+// ---- carried values: scalars are C++ variables, tensors and arrays share their handle ----
 
 void CStmtPrinter::carry_in(const Var& ia, const ExprPtr& init, const Span& sp) {
-  if (as_tensor(ia.type)) return bind_handle(ia, handle(init));
+  if (as_tensor(ia.type) || as_array(ia.type)) return bind_handle(ia, handle(init));
   if (const auto* sc = as_scalar(ia.type)) return line(fmt::format("{} {} = {};", c_type(sc->dtype), names_.name(&ia), expr(init)));
   unreachable_form("emit", sp, fmt::format("a loop-carried value of this type in {}", where_), kFormChecks);
 }
 
 void CStmtPrinter::carry_out(const Var& t, const ExprPtr& v, const Span& sp) {
-  if (!as_tensor(t.type)) unreachable_form("emit", sp, fmt::format("a carried value of this type in {}", where_), kFormChecks);
+  if (!as_tensor(t.type) && !as_array(t.type))
+    unreachable_form("emit", sp, fmt::format("a carried value of this type in {}", where_), kFormChecks);
   const std::string& yielded = handle(v);
   auto it = handles_.find(&t);
   if (it == handles_.end()) handles_[&t] = yielded;  // an if result: the first arm binds it
@@ -78,14 +79,14 @@ void CStmtPrinter::carry_out(const Var& t, const ExprPtr& v, const Span& sp) {
 }
 
 void CStmtPrinter::declare_result(const Var& rv, const Span& sp) {
-  if (as_tensor(rv.type)) return;  // bound by the first arm's yield
+  if (as_tensor(rv.type) || as_array(rv.type)) return;  // bound by the first arm's yield
   if (names_.has(&rv)) return;      // declared before an enclosing block (a runtime scope)
   if (const auto* sc = as_scalar(rv.type)) return line(fmt::format("{} {}{{}};", c_type(sc->dtype), names_.name(&rv)));
   unreachable_form("emit", sp, fmt::format("an if result of this type in {}", where_), kFormChecks);
 }
 
 void CStmtPrinter::bind_result(const Var& rv, const Var& from, const Span& sp) {
-  if (as_tensor(rv.type)) return bind_handle(rv, handles_.at(&from));
+  if (as_tensor(rv.type) || as_array(rv.type)) return bind_handle(rv, handles_.at(&from));
   if (const auto* sc = as_scalar(rv.type)) {
     if (names_.has(&rv)) return line(fmt::format("{} = {};", names_.name(&rv), names_.name(&from)));  // declared before
     return line(fmt::format("{} {} = {};", c_type(sc->dtype), names_.name(&rv), names_.name(&from)));

@@ -168,6 +168,7 @@ class OrchEmitter : CStmtPrinter {
       if (const OrchOpRow* row = find_orchestration_op(*c->op); row && row->form == OrchForm::Create)
         return alloc_batch(*c, s.span);
       if (task_id_op(&v, *c, s.span)) return;
+      if (array_op(&v, *c, s.span)) return;
       if (tensor_op(&v, *c, s.span)) return;
       unreachable(s.span, fmt::format("pl.{} in orchestration code", c->op->name));
     }
@@ -183,7 +184,7 @@ class OrchEmitter : CStmtPrinter {
       bind_handle(v, it->second[g->index]);
       return;
     }
-    if (as_tensor(v.type)) return bind_handle(v, handle(s.value));
+    if (as_tensor(v.type) || as_array(v.type)) return bind_handle(v, handle(s.value));  // a copy: the same buffer
     if (as_scalar(v.type)) return assign_scalar(v, s.value);
     unreachable(s.span, "an assignment of this type in orchestration code");
   }
@@ -317,11 +318,19 @@ class OrchEmitter : CStmtPrinter {
 
   // The explicit dependencies of the task `params` builds (the array outlives the submit): the
   // valid ones among `deps` (pl.system.task_invalid() / None stands for "no producer").
+  // A TaskId array stands for each of its slots.
   void set_dependencies(const std::string& params, const std::vector<ExprPtr>& deps) {
     const std::string arr = names_.fresh(params + "_deps"), n = names_.fresh(params + "_ndeps");
-    line(fmt::format("PTO2TaskId {}[{}];", arr, std::max<size_t>(deps.size(), 1)));
+    int64_t slots = 0;
+    for (const auto& d : deps) slots += as_array(d->type) ? as_array(d->type)->extent : 1;
+    line(fmt::format("PTO2TaskId {}[{}];", arr, std::max<int64_t>(slots, 1)));
     line(fmt::format("uint32_t {} = 0;", n));
     for (const auto& d : deps) {
+      if (const auto* a = as_array(d->type)) {
+        line(fmt::format("for (int64_t k = 0; k < {0}; ++k) if ({1}[k].is_valid()) {2}[{3}++] = {1}[k];", a->extent,
+                         handle(d), arr, n));
+        continue;
+      }
       const std::string id = expr(d);
       if (as<Var>(d)) line(fmt::format("if ({0}.is_valid()) {1}[{2}++] = {0};", id, arr, n));
       else line(fmt::format("if (const PTO2TaskId d = {0}; d.is_valid()) {1}[{2}++] = d;", id, arr, n));
@@ -353,6 +362,41 @@ class OrchEmitter : CStmtPrinter {
       return true;
     }
     line(fmt::format("const bool {} = {}.{}();", names_.name(dst), expr(c.args[0]), row->call));
+    return true;
+  }
+
+  // Arrays: a C++ stack array per pl.array.create, updated in place (CheckOrchestrationForms has
+  // made sure no older value is read after an update); every value of it is its handle.
+  bool array_op(const Var* dst, const Call& c, const Span& sp) {
+    const OrchOpRow* row = c.op ? find_orchestration_op(*c.op) : nullptr;
+    if (!row || (row->form != OrchForm::ArrayNew && row->form != OrchForm::ArrayGet && row->form != OrchForm::ArraySet))
+      return false;
+    if (!dst) unreachable(sp, fmt::format("pl.{} with an unused result", c.op->name), "ConvertToSSA");
+    if (row->form == OrchForm::ArrayNew) {
+      const auto* a = as_array(dst->type);
+      if (!a) unreachable(sp, "pl.array.create without an array result", kTypeRule);
+      const std::string name = names_.fresh(sanitize_identifier(dst->name));
+      if (a->dtype == DataType::TASK_ID)
+        line(fmt::format("PTO2TaskId {0}[{1}];  // every slot: no producer yet\n{2}for (int64_t k = 0; k < {1}; ++k) {0}[k] = "
+                         "PTO2TaskId::invalid();",
+                         name, a->extent, std::string(4 * indent_, ' ')));
+      else
+        line(fmt::format("{} {}[{}] = {{}};", c_type(a->dtype), name, a->extent));
+      bind_handle(*dst, name);
+      return true;
+    }
+    const std::string& h = handle(c.args[0]);
+    if (row->form == OrchForm::ArraySet) {
+      line(fmt::format("{}[{}] = {};", h, expr(c.args[1]), expr(c.args[2])));
+      bind_handle(*dst, h);
+      return true;
+    }
+    const auto* t = as_scalar(dst->type);
+    if (!t) unreachable(sp, "pl.array.get_element without a scalar result", kTypeRule);
+    const std::string el = fmt::format("{}[{}]", h, expr(c.args[1]));
+    if (t->dtype == DataType::TASK_ID) return assign_task_id(*dst, el), true;
+    if (names_.has(dst)) return line(fmt::format("{} = {};", names_.name(dst), el)), true;
+    line(fmt::format("const {} {} = {};", c_type(t->dtype), names_.name(dst), el));
     return true;
   }
 

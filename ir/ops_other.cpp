@@ -219,11 +219,12 @@ TypePtr remote_store_d(const Ctx& c) {
 void register_other_ops(OpRegistry& r) {
   const char* tensor_scale = "tensor-scale issue", * distributed_issue = "distributed issue";
   // array: a fixed-extent local array of scalars (TaskId arrays for manual dependencies).
+  // In orchestration code a C++ stack array; kernels do not take them yet.
   add(r, OpRow("array.create", {scalar("extent")}, array_create).kw("dtype", AttrKind::DType)
-             .kernel_deferred(tensor_scale));
-  add(r, OpRow("array.get_element", {any("array"), scalar("index")}, array_get).kernel_deferred(tensor_scale));
+             .orchestration().kernel_deferred(tensor_scale));
+  add(r, OpRow("array.get_element", {any("array"), scalar("index")}, array_get).orchestration().kernel_deferred(tensor_scale));
   add(r, OpRow("array.update_element", {any("array"), scalar("index"), scalar("value")}, array_update)
-             .kernel_deferred(tensor_scale));
+             .orchestration().kernel_deferred(tensor_scale));
   // prefetch: asynchronous GM → L2 prefetch of a tensor region.
   add(r, OpRow("prefetch.make_context", {}, handle).kernel_deferred(tensor_scale));
   add(r, OpRow("prefetch.async_prefetch", {tensor("src"), any("ctx")}, prefetch).kernel_deferred(tensor_scale));

@@ -16,6 +16,9 @@
 //   * calls to functions other than AIV / AIC kernels, kernel calls whose results are not tensors
 //     or outnumber the kernel's Out / InOut parameters (a kernel that declares a result it does
 //     not return), and a second Orchestration function in the program (the runtime has one entry);
+//   * array programs whose in-place C++ arrays would not mean what the SSA program says: a read
+//     of an older value of an array once it has been updated, an update inside a loop of an array
+//     the loop does not carry, a loop / if carrying one array in and another out (ArrayVersions);
 //   * parameters that are neither tensors nor scalars, and entry parameters the runner's program
 //     table cannot describe: an element type the runtime has no DataType for, a tensor of rank
 //     above 5.
@@ -24,6 +27,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <functional>
+#include <unordered_map>
+#include <unordered_set>
 
 #include "ir/op_registry.h"
 #include "passes/form_rules.h"
@@ -37,6 +43,204 @@ namespace {
 
 bool literal_list(const ExprPtr& e) { return e && as<MakeTuple>(e) != nullptr; }
 
+// Arrays (pl.array.create: TaskIds for deps=, counters) are C++ stack arrays updated in place:
+// array.update_element writes the array its operand names, a copy, a loop carry or an if result
+// is the array it stands for. That means what the SSA program says only while no older value of
+// an array is read once a newer one exists; ArrayVersions rejects the programs where one would
+// be, and those that would make one loop carry or if result two arrays.
+class ArrayVersions {
+ public:
+  explicit ArrayVersions(std::function<void(const Span&, const std::string&, const std::string&)> reject)
+      : reject_(std::move(reject)) {}
+
+  void stmt(const StmtPtr& s) {
+    if (!s) return;
+    switch (s->kind) {
+      case NodeKind::SeqStmts:
+        for (const auto& c : as<SeqStmts>(s)->stmts) stmt(c);
+        break;
+      case NodeKind::ScopeStmt: block(as<ScopeStmt>(s)->body); break;
+      case NodeKind::AssignStmt: assign(*as<AssignStmt>(s)); break;
+      case NodeKind::EvalStmt: read(as<EvalStmt>(s)->expr, s->span); break;
+      case NodeKind::YieldStmt:
+        for (const auto& v : as<YieldStmt>(s)->values) read(v, s->span);
+        break;
+      case NodeKind::ReturnStmt:
+        for (const auto& v : as<ReturnStmt>(s)->values) read(v, s->span);
+        break;
+      case NodeKind::ForStmt: {
+        const auto* f = as<ForStmt>(s);
+        read(f->start, s->span), read(f->stop, s->span), read(f->step, s->span);
+        loop(f->iter_args, f->body, f->return_vars, s->span, nullptr);
+        break;
+      }
+      case NodeKind::WhileStmt: {
+        const auto* w = as<WhileStmt>(s);
+        loop(w->iter_args, w->body, w->return_vars, s->span, w->cond);
+        break;
+      }
+      case NodeKind::IfStmt: if_stmt(*as<IfStmt>(s)); break;
+      default: break;
+    }
+  }
+
+ private:
+  using Versions = std::unordered_map<const Var*, std::unordered_set<const Var*>>;  // array → its current values
+
+  // A body printed as a C++ block (a scope, a loop or if body): arrays created in it end with it.
+  void block(const StmtPtr& b) {
+    path_.push_back(next_block_++);
+    stmt(b);
+    path_.pop_back();
+  }
+
+  const Var* root(const Var* v) const {
+    auto it = root_.find(v);
+    return it == root_.end() ? nullptr : it->second;
+  }
+  void bind(const Var* v, const Var* r, int depth) { root_[v] = r, depth_[v] = depth; }
+
+  // Every array value `e` reads must be current.
+  void read(const ExprPtr& e, const Span& sp) {
+    if (!e) return;
+    struct Arrays : IRVisitor {
+      std::vector<const Var*> vars;
+      void visit_var(const Var& v) override {
+        if (as_array(v.type)) vars.push_back(&v);
+      }
+      void visit_iter_arg(const IterArg& v) override {
+        if (as_array(v.type)) vars.push_back(&v);
+        IRVisitor::visit_iter_arg(v);
+      }
+      void visit_call(const Call& c) override {
+        IRVisitor::visit_call(c);
+        if (c.dispatch)
+          for (const auto& x : c.dispatch->exprs()) visit(x);
+      }
+    } a;
+    a.visit(e);
+    for (const Var* v : a.vars) current(v, sp);
+  }
+  void current(const Var* v, const Span& sp) {
+    const Var* r = root(v);
+    if (!r) return reject_(sp, fmt::format("an array value ('{}') that does not come from pl.array.create", v->name), "");
+    const auto& made = made_in_[r];
+    if (made.size() > path_.size() || !std::equal(made.begin(), made.end(), path_.begin()))
+      reject_(sp, fmt::format("a read of '{}' outside the loop / if / scope body that created the array", v->name),
+              "create the array (pl.array.create) before the loop, if or scope");
+    if (!cur_[r].count(v))
+      reject_(sp, fmt::format("a read of '{}', an older value of the array updated in place since", v->name),
+              "read the array's latest value (the result of its last update)");
+  }
+
+  void assign(const AssignStmt& s) {
+    const Var* v = s.var.get();
+    const auto* c = as<Call>(s.value);
+    if (c && c->is_op("array.create")) {
+      bind(v, v, loops_);
+      cur_[v] = {v};
+      made_in_[v] = path_;
+      return;
+    }
+    if (c && c->is_op("array.update_element") && !c->args.empty()) {
+      const auto* a = as<Var>(c->args[0]);
+      if (!a) return reject_(s.span, "an array update of a computed array", "");
+      current(a, s.span);
+      for (size_t i = 1; i < c->args.size(); ++i) read(c->args[i], s.span);
+      if (depth_[a] != loops_)
+        reject_(s.span, fmt::format("an update, inside a loop, of '{}', an array the loop does not carry", a->name),
+                "carry the array through the loop: rebind the same name (tids[i] = t) so the loop yields it");
+      bind(v, root(a), loops_);
+      cur_[root(a)] = {v};
+      return;
+    }
+    if (const auto* a = as<Var>(s.value); a && as_array(a->type)) {  // a copy: the same array
+      current(a, s.span);
+      bind(v, root(a), depth_[a]);
+      cur_[root(a)].insert(v);
+      return;
+    }
+    read(s.value, s.span);
+    if (as_array(v->type)) reject_(s.span, fmt::format("an array ('{}') made by this expression", v->name), "");
+  }
+
+  // The trailing yield's value at `k` carries the array of `carry`.
+  void yields_same(const StmtPtr& body, size_t k, const Var* r, const Span& sp, const char* what) {
+    const YieldStmt* y = trailing_yield(body);
+    const auto* yv = y && k < y->values.size() ? as<Var>(y->values[k]) : nullptr;
+    if (!yv || root(yv) != r) reject_(sp, fmt::format("{} that carries one array in and another out", what), "");
+  }
+
+  void loop(const std::vector<IterArgPtr>& ias, const StmtPtr& body, const std::vector<VarPtr>& rvs, const Span& sp,
+            const ExprPtr& cond) {
+    for (const auto& ia : ias) {
+      if (!as_array(ia->type)) {
+        read(ia->init, sp);
+        continue;
+      }
+      const auto* init = as<Var>(ia->init);
+      if (!init) return reject_(sp, "a loop carrying a computed array", "");
+      current(init, sp);
+      bind(ia.get(), root(init), loops_ + 1);
+      cur_[root(init)] = {ia.get()};
+    }
+    ++loops_;
+    read(cond, sp);
+    block(body);
+    --loops_;
+    for (size_t k = 0; k < ias.size(); ++k) {
+      if (!as_array(ias[k]->type)) continue;
+      const Var* r = root(ias[k].get());
+      yields_same(body, k, r, sp, "a loop");
+      if (k < rvs.size()) {
+        bind(rvs[k].get(), r, loops_);
+        cur_[r] = {rvs[k].get()};
+      }
+    }
+  }
+
+  void if_stmt(const IfStmt& s) {
+    read(s.cond, s.span);
+    const Versions before = cur_;
+    block(s.then_body);
+    const Versions then_cur = cur_;
+    cur_ = before;
+    block(s.else_body);
+    const Versions else_cur = cur_;
+    cur_ = before;
+    // An array a branch updated: stale after the if unless the if yields its new value.
+    auto changed = [&](const Versions& after, const Var* r) {
+      auto b = before.find(r);
+      auto a = after.find(r);
+      if (b == before.end()) return false;
+      for (const Var* v : b->second)
+        if (a == after.end() || !a->second.count(v)) return true;
+      return false;
+    };
+    for (auto& [r, vs] : cur_)
+      if (changed(then_cur, r) || changed(else_cur, r)) vs.clear();
+    for (size_t k = 0; k < s.return_vars.size(); ++k) {
+      if (!as_array(s.return_vars[k]->type)) continue;
+      const YieldStmt* yt = trailing_yield(s.then_body);
+      const auto* tv = yt && k < yt->values.size() ? as<Var>(yt->values[k]) : nullptr;
+      const Var* r = tv ? root(tv) : nullptr;
+      if (!r) return reject_(s.span, "an if yielding a computed array", "");
+      yields_same(s.else_body, k, r, s.span, "an if");
+      bind(s.return_vars[k].get(), r, loops_);
+      cur_[r] = {s.return_vars[k].get()};
+    }
+  }
+
+  std::function<void(const Span&, const std::string&, const std::string&)> reject_;
+  std::unordered_map<const Var*, const Var*> root_;  // array value → the array.create result it is
+  std::unordered_map<const Var*, int> depth_;        // loops around its binding
+  std::unordered_map<const Var*, std::vector<int>> made_in_;  // array.create result → the blocks around it
+  Versions cur_;
+  int loops_ = 0;
+  std::vector<int> path_;  // the blocks around the statement being checked
+  int next_block_ = 0;
+};
+
 class FormChecker : public FormRules {
  public:
   explicit FormChecker(const Program& p) : program_(p) {}
@@ -46,6 +250,13 @@ class FormChecker : public FormRules {
   }
 
  protected:
+  // Orchestration code carries arrays too (one C++ stack array through the loop / if).
+  bool carries(const TypePtr& t) const override { return FormRules::carries(t) || as_array(t); }
+  void check_binding(const Var& v, const Span& sp) override {
+    FormRules::check_binding(v, sp);
+    if (const auto* a = as_array(v.type)) check_c_type(a->dtype, sp);
+  }
+
   void visit_scope(const ScopeStmt& s) override {
     if (s.scope != ScopeKind::Runtime)
       reject(s.span, fmt::format("a {} scope", to_string(s.scope)), "run the full pass pipeline (it outlines kernels)");
@@ -100,9 +311,12 @@ class FormChecker : public FormRules {
         if (d.spmd || d.core_num || d.sync_start || !d.dumps.empty() || d.allow_early_resolve || d.predicate || d.device)
           reject(sp, fmt::format("a dispatch option of the call to '{}' other than deps=, `as tid` and pl.no_dep",
                                  c.callee));
-        for (const auto& dep : d.deps)
-          if (const auto* t = as_scalar(dep->type); !t || t->dtype != DataType::TASK_ID)
-            reject(dep->span, "a dependency that is not a TaskId");
+        for (const auto& dep : d.deps) {
+          const auto* t = as_scalar(dep->type);
+          const auto* a = as_array(dep->type);
+          if (!(t && t->dtype == DataType::TASK_ID) && !(a && a->dtype == DataType::TASK_ID))
+            reject(dep->span, "a dependency that is not a TaskId or a TaskId array");
+        }
       }
       return;
     }
@@ -145,6 +359,8 @@ void check_program(const Program& p) {
                      "a program has one entry: call the kernels from one orchestration function");
     entry = f.get();
     checker.check_function(p, *f, "orchestration parameter");
+    ArrayVersions([&](const Span& sp, const std::string& what, const std::string& hint) { checker.reject(sp, what, hint); })
+        .stmt(f->body);
     for (const auto& prm : f->params) {
       const auto* t = as_tensor(prm->type);
       const auto* s = as_scalar(prm->type);
@@ -163,7 +379,7 @@ void check_program(const Program& p) {
 Pass check_orchestration_forms_pass() {
   return Pass{"CheckOrchestrationForms",
               "Rejects, at their source line, the orchestration forms the PTO2 back end cannot write yet (break / "
-              "continue / early return, pipeline loops, tuple values, float floor division, scopes other "
+              "continue / early return, stale reads of in-place arrays, pipeline loops, tuple values, float floor division, scopes other "
               "than runtime scopes, tensor ops outside pl.at without an orchestration form, tile and system ops, "
               "non-ND or runtime-less tensor creations, non-literal index lists, non-constant axes, slices with a "
               "valid_shape, unused creations / reads, calls to non-kernels, a second orchestration function, odd "

@@ -2,18 +2,19 @@
 // forms the front end accepts (and the IR keeps) but the pass pipeline cannot compile yet, before
 // any pass could silently drop what they say:
 //   * scope dispatch options: optimizations=[pl.split(...) / pl.cross_core_slot(...)], deps= other
-//     than TaskIds on a pl.at(CORE_GROUP) scope, no_dep_args=, dumps=, `with ... as tid` on other
+//     than TaskIds / TaskId arrays on a pl.at(CORE_GROUP) scope, no_dep_args=, dumps=, `with ... as tid` on other
 //     scopes, allow_early_resolve=, windowize=, sync_start=, predicate= (OutlineIncoreScopes and
 //     the SSA conversion would lose them);
 //   * pl.split_aiv regions (the mixed-kernel split that consumes them is missing);
 //   * task dispatch on calls other than pl.submit with TaskId deps= and pl.no_dep(...) arguments:
 //     pl.spmd_submit, dumped arguments (pl.dump_tag / dumps=), allow_early_resolve=, predicate=,
-//     device=, deps= with a TaskId array (the call rewrites would lose them);
+//     device= (the call rewrites would lose them);
 //   * function attributes: pl.func_attr / attrs= / external_source= / @pl.jit.extern;
 //   * tensor creation with init_value= (the runtime pre-fill is not emitted) and atomic tensor
 //     assembles (pl.assemble(..., atomic=...));
-//   * distributed programs (pld.DistributedTensor and pld.CommCtx values, pld.* ops) and
-//     pl.Array values (array.* ops).
+//   * distributed programs (pld.DistributedTensor and pld.CommCtx values, pld.* ops), and
+//     pl.Array values and array.* ops in kernel code (kernel functions, pl.at(CORE_GROUP) bodies;
+//     orchestration code keeps them as C++ stack arrays).
 // Each is an E501 "not supported yet by the pass pipeline" error naming the form. The program is
 // not changed. Forms handled later keep their own checks (other scope kinds are rejected by
 // CheckOrchestrationForms, ops without a kernel spelling by the kernel emitter).
@@ -33,6 +34,13 @@ namespace {
   throw CompileError("E501", sp, what + " is not supported yet by the pass pipeline", hint);
 }
 
+// A TaskId, or an array of them (a dependency on every valid slot).
+bool is_task_ids(const TypePtr& t) {
+  if (const auto* a = as_array(t)) return a->dtype == DataType::TASK_ID;
+  const auto* sc = as_scalar(t);
+  return sc && sc->dtype == DataType::TASK_ID;
+}
+
 std::string scope_option(const ScopeStmt& s) {
   if (s.split) return fmt::format("optimizations=[pl.split(pl.SplitMode.{})]", to_string(*s.split));
   if (s.slot_num) return "optimizations=[pl.cross_core_slot(...)]";
@@ -41,7 +49,7 @@ std::string scope_option(const ScopeStmt& s) {
   const bool kernel_scope = s.scope == ScopeKind::InCore;
   if (!s.deps.empty() && !kernel_scope) return "deps=";
   for (const auto& d : kernel_scope ? s.deps : std::vector<ExprPtr>{})
-    if (const auto* t = as_scalar(d->type); !t || t->dtype != DataType::TASK_ID) return "deps= with a TaskId array";
+    if (!is_task_ids(d->type)) return "deps= with a value that is not a TaskId or a TaskId array";
   if (!s.no_dep_args.empty()) return "no_dep_args=";
   if (!s.dumps.empty()) return "dumps= (or pl.dump_tag)";
   if (s.task_id && !kernel_scope) return "`with ... as tid`";
@@ -64,21 +72,23 @@ std::string scope_name(const ScopeStmt& s) {
   return "a scope";
 }
 
-void check_type(const TypePtr& t, const Span& sp, const std::string& what) {
+void check_type(const TypePtr& t, const Span& sp, const std::string& what, bool arrays_ok = false) {
   if (!t) return;
   if (is_distributed(t))
     reject(sp, fmt::format("{} of type pld.DistributedTensor", what), "distributed (pld) programs come with the distributed issue");
   if (is_comm_ctx(t)) reject(sp, fmt::format("{} of type pld.CommCtx", what), "distributed (pld) programs come with the distributed issue");
-  if (as_array(t)) reject(sp, fmt::format("{} of type pl.Array", what), "TaskId arrays come with the manual-dependency issue");
+  if (as_array(t) && !arrays_ok)
+    reject(sp, fmt::format("{} of type pl.Array in kernel code", what),
+           "arrays live in orchestration code (TaskId arrays for deps=, counters); kernels do not take them yet");
   if (const auto* tu = as_tuple(t))
-    for (const auto& e : tu->elems) check_type(e, sp, what);
+    for (const auto& e : tu->elems) check_type(e, sp, what, arrays_ok);
 }
 
 bool supported_dispatch(const Dispatch& d) {
   if (d.spmd || d.core_num || d.sync_start || !d.dumps.empty() || d.allow_early_resolve || d.predicate || d.device)
     return false;
   for (const auto& e : d.deps)
-    if (const auto* t = as_scalar(e->type); !t || t->dtype != DataType::TASK_ID) return false;
+    if (!is_task_ids(e->type)) return false;
   return true;
 }
 
@@ -90,7 +100,9 @@ class FormChecker : public IRVisitor {
     if (std::string o = scope_option(s); !o.empty())
       reject(s.span, fmt::format("{}(..., {})", scope_name(s), o),
              "drop the option; the dependency / split / dump options come with the manual-dependency and mixed-kernel issues");
+    incore_ += s.scope == ScopeKind::InCore;
     IRVisitor::visit_scope(s);
+    incore_ -= s.scope == ScopeKind::InCore;
   }
   void visit_call(const Call& c) override {
     // pl.submit of a kernel (its TaskId for later deps=) and pl.no_dep(...) arguments compile;
@@ -111,17 +123,25 @@ class FormChecker : public IRVisitor {
         reject(c.span, fmt::format("pl.assemble(..., atomic=pl.AtomicType.{})", at->member),
                "atomic accumulation into global memory needs an atomic store (TSTORE with AtomicAdd), which the "
                "back end does not emit for assembles yet; accumulate in a tile and store once");
-    if (c.op && (c.op->family() == "pld" || c.op->family() == "array"))
-      reject(c.span, fmt::format("pl.{}", c.op->name),
-             c.op->family() == "pld" ? "distributed (pld) programs come with the distributed issue"
-                                     : "TaskId arrays come with the manual-dependency issue");
-    check_type(c.type, c.span, fmt::format("a value of pl.{}", c.op ? c.op->name : "self." + c.callee));
+    if (c.op && c.op->family() == "pld")
+      reject(c.span, fmt::format("pl.{}", c.op->name), "distributed (pld) programs come with the distributed issue");
+    if (c.op && c.op->family() == "array" && !orchestration_code())
+      reject(c.span, fmt::format("pl.{} in kernel code", c.op->name),
+             "arrays live in orchestration code (TaskId arrays for deps=, counters); kernels do not take them yet");
+    check_type(c.type, c.span, fmt::format("a value of pl.{}", c.op ? c.op->name : "self." + c.callee), orchestration_code());
     IRVisitor::visit_call(c);
   }
   void visit_assign(const AssignStmt& s) override {
     IRVisitor::visit_assign(s);
-    if (s.var) check_type(s.var->type, s.span, fmt::format("'{}'", s.var->name));
+    if (s.var) check_type(s.var->type, s.span, fmt::format("'{}'", s.var->name), orchestration_code());
   }
+
+ public:
+  bool kernel_fn = false;  // an InCore / AIV / AIC function
+
+ private:
+  int incore_ = 0;  // pl.at(CORE_GROUP) scopes around the statement: kernel code to be
+  bool orchestration_code() const { return !kernel_fn && incore_ == 0; }
 };
 
 void check_function(const Function& f) {
@@ -134,6 +154,7 @@ void check_function(const Function& f) {
     if (f.params[i]) check_type(f.params[i]->type, f.params[i]->span.valid() ? f.params[i]->span : f.span,
                                 fmt::format("parameter '{}'", f.params[i]->name));
   FormChecker checker;
+  checker.kernel_fn = f.type == FunctionType::InCore || f.type == FunctionType::AIV || f.type == FunctionType::AIC;
   checker.visit_function(f);
 }
 
@@ -145,8 +166,8 @@ Pass check_program_forms_pass() {
               "but the pipeline cannot compile yet: scope dispatch options (optimizations=, deps=, no_dep_args=, "
               "dumps=, as tid, allow_early_resolve=, windowize=, sync_start=, predicate=), pl.split_aiv regions, "
               "pl.submit / pl.spmd_submit, pl.no_dep, dumped arguments, device=, function attributes and "
-              "externally written kernels, pld.DistributedTensor / pld.CommCtx / pl.Array values and the pld / "
-              "array ops; changes nothing.",
+              "externally written kernels, pld.DistributedTensor / pld.CommCtx values, the pld ops, "
+              "pl.Array values and array ops in kernel code; changes nothing.",
               {{}, {}, {}},
               [](const ProgramPtr& p, PassContext&) {
                 for (const auto& f : p->functions) check_function(*f);

@@ -1,6 +1,6 @@
 // FlattenCallExpr — three-address form: a call may only appear as the whole right-hand side of an
 // assignment or as an expression statement. Calls nested in call arguments (also inside index
-// lists), operators, return/yield values, if conditions, loop bounds and iter_arg inits are
+// lists, and a task's deps=), operators, return/yield values, if conditions, loop bounds and iter_arg inits are
 // hoisted, innermost first, into fresh temporaries assigned just before the statement.
 // Produces NoNestedCall; keeps SSAForm (every temporary is assigned once).
 #include "ir/op_registry.h"
@@ -36,6 +36,20 @@ class Flattener {
           changed |= args.back() != a;
         }
         ExprPtr call = changed ? rebuild_call(*c, std::move(args)) : e;
+        if (c->dispatch && !c->dispatch->deps.empty()) {  // deps=[tids[i] for i in ...]: element reads
+          auto d = std::make_shared<Dispatch>(*c->dispatch);
+          bool dchanged = false;
+          for (auto& x : d->deps) {
+            ExprPtr fx = flat(x, false, pre);
+            dchanged |= fx != x;
+            x = fx;
+          }
+          if (dchanged) {
+            auto n = std::make_shared<Call>(*as<Call>(call));
+            n->dispatch = d;
+            call = n;
+          }
+        }
         if (top) return call;
         auto tmp = make_var(c->op ? std::string(c->op->short_name()) : c->callee, call->type, e->span);
         pre.push_back(std::make_shared<AssignStmt>(tmp, call, e->span));

@@ -274,3 +274,26 @@ TEST_CASE("pl.system.task_dummy: a fan-in TaskId orders its consumer after both 
   CHECK(racy.code != 0);
   CHECK_THAT(racy.out, Catch::Contains("reads 'a' (INPUT argument 0 of kernel 'combine')"));
 }
+
+TEST_CASE("TaskId arrays: a whole-array dependency and slot dependencies order their consumers; each dropped is a race",
+          "[checkers]") {
+  // task_arrays.py: `half` reads all of `out` after the four tasks whose ids fill `done`
+  // (deps=[done]); each stage-2 task reads its block of tmp after every id in `tids`.
+  const auto [stated, whole_dropped] = with_and_without("task_arrays", ", deps=[done]");
+  const std::string o = slurp(stated / "orchestration" / "main.cpp");
+  CHECK_THAT(o, Catch::Contains("PTO2TaskId tids[4];") && Catch::Contains("tids[k] = PTO2TaskId::invalid();") &&
+                    Catch::Contains("tids[b] = tid;") &&
+                    Catch::Contains("for (int64_t k = 0; k < 4; ++k) if (done[k].is_valid())"));
+  auto ok = run(stated, "--check-races");
+  INFO(ok.out);
+  CHECK(ok.code == 0);
+  auto racy = run(whole_dropped, "--check-races");
+  INFO(racy.out);
+  CHECK(racy.code != 0);
+  CHECK_THAT(racy.out, Catch::Contains("reads 'x' (INPUT argument 0 of kernel 'half')"));
+  const auto [stated2, slots_dropped] = with_and_without("task_arrays", ",\n                                  deps=[tids[i] for i in range(NB)]");
+  auto racy2 = run(slots_dropped, "--check-races");
+  INFO(racy2.out);
+  CHECK(racy2.code != 0);
+  CHECK_THAT(racy2.out, Catch::Contains("reads 'x' (INPUT argument 0 of kernel 'scale')"));
+}

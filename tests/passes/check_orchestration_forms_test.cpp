@@ -151,3 +151,45 @@ class P:
   CHECK(d.message == "the dynamic dimension 'N' where no parameter's shape carries it is not supported yet in orchestration code");
   CHECK(d.span.line == 9);
 }
+
+TEST_CASE("in-place arrays: reads of the latest value pass; a stale read, an uncarried update in a loop and a read "
+          "outside the creating block are E501 errors",
+          "[CheckOrchestrationForms][array]") {
+  // The latest value read, a copy read before the next update, the array carried through a loop.
+  CHECK(error_of("        a = pl.array.create(4, pl.TASK_ID)\n"
+                 "        t0 = pl.system.task_invalid()\n"
+                 "        b = pl.array.update_element(a, 0, t0)\n"
+                 "        c = b\n"
+                 "        e = pl.array.get_element(c, 0)\n"
+                 "        for i, (d,) in pl.range(4, init_values=(c,)):\n"
+                 "            d2 = pl.array.update_element(d, i, e)\n"
+                 "            d3 = pl.yield_(d2)\n"
+                 "        f = pl.array.get_element(d3, 1)\n") == "");
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"        a = pl.array.create(4, pl.TASK_ID)\n"
+       "        t0 = pl.system.task_invalid()\n"
+       "        b = pl.array.update_element(a, 0, t0)\n"
+       "        e = pl.array.get_element(a, 0)\n",
+       "a read of 'a', an older value of the array updated in place since"},
+      {"        a = pl.array.create(4, pl.INT32)\n"
+       "        for i in pl.range(4):\n"
+       "            b = pl.array.update_element(a, i, 1)\n",
+       "an update, inside a loop, of 'a', an array the loop does not carry"},
+      {"        a = pl.array.create(4, pl.INT32)\n"
+       "        for i, (d,) in pl.range(4, init_values=(a,)):\n"
+       "            d2 = pl.array.update_element(d, i, 1)\n"
+       "            d3 = pl.yield_(d2)\n"
+       "        e = pl.array.get_element(a, 0)\n",
+       "a read of 'a', an older value"},
+      {"        if n > 0:\n"
+       "            a = pl.array.create(4, pl.INT32)\n"
+       "            e = pl.array.get_element(a, 0)\n"
+       "        f = pl.array.get_element(a, 1)\n",
+       "a read of 'a' outside the loop / if / scope body that created the array"},
+  };
+  for (const auto& [body, want] : cases) {
+    INFO(body);
+    const std::string e = error_of(body);
+    CHECK_THAT(e, Catch::Contains(want) && Catch::Contains("is not supported yet in orchestration code"));
+  }
+}

@@ -1,7 +1,7 @@
 // CheckProgramForms: a program of supported forms is unchanged (Before == Expected); each form the
 // front end keeps but the pipeline cannot compile yet is an E501 error at its own line naming it
 // (scope options, pl.split_aiv, pl.submit with options other than deps=, pl.spmd_submit, function attributes, distributed tensors,
-// TaskId arrays) — and the full pipeline stops there, before any pass could drop it.
+// arrays in kernel code) — and the full pipeline stops there, before any pass could drop it.
 #include "pass_test_util.h"
 
 using namespace pypto;
@@ -80,7 +80,11 @@ TEST_CASE("forms the pipeline cannot compile yet are E501 errors at their line",
       {program("        out = self.k(x, out)\n", "type=pl.FunctionType.Orchestration",
                "        pl.func_attr({\"split\": pl.SplitMode.UP_DOWN})\n"),
        "function attribute 'split' of 'k'", 6},
-      {program("        tids = pl.array.create(4, pl.TASK_ID)\n"), "pl.array.create", 11},
+      {program("        with pl.at(level=pl.Level.CORE_GROUP):\n            c = pl.array.create(4, pl.INT32)\n"),
+       "pl.array.create in kernel code", 12},
+      {program("        out = self.k(x, out)\n", "type=pl.FunctionType.Orchestration",
+               "        c = pl.array.create(4, pl.INT32)\n"),
+       "pl.array.create in kernel code", 7},
       {program("        t = pl.create_tensor([16, 16], dtype=pl.FP32, init_value=0.0)\n"),
        "pl.tensor.create(..., init_value=...)", 11},
       {program("        with pl.at(level=pl.Level.CORE_GROUP):\n"
