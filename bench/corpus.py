@@ -7,7 +7,8 @@ write pypto takes. Prints, side by side with the figures the issues were filed w
      --emit-only`, each entry typed with --arg / --scalar, or built by its factory;
   2. pypto-lib's DSL files (examples/ + models/, not *_draft.py): `pypto check` of every entry,
      with -I for the repository root (its PYTHONPATH) and, for a value a file reads from sys.argv,
-     -D with the default a run without that flag gets (ARGV_DEFAULTS);
+     -D with the default a run without that flag gets (ARGV_DEFAULTS); then `pypto build
+     --emit-only` of every entry that checks (-v: the most common first errors of the others);
   3. with --peer DIR (the output of ../shared/tools/peer_extract.py): the parser/pass replay;
   4. with --test: `pypto test` on every reference example that emits (its numbers on the CPU
      runtime against the interpreter).
@@ -18,6 +19,7 @@ Anchors: pypto e2d0f78ae, pypto-lib 634e77bd.
 import argparse
 import json
 import os
+import collections
 import re
 import subprocess
 import sys
@@ -177,6 +179,8 @@ def main():
     files = lib_files(a.lib)
     lib_ok = 0
     argv_files = 0
+    lib_entries = lib_emitted = 0
+    lib_blockers = collections.Counter()  # first errors of the entries that do not emit, by kind
     # pypto-lib runs its files with the repository root on PYTHONPATH (docs/get-started/installation.md):
     # `from contract.base import ...`, `from golden import ...` resolve there.
     lib_root = ["-I", os.path.abspath(a.lib)]
@@ -197,6 +201,19 @@ def main():
             lib_ok += 1
         else:
             fails.append((os.path.relpath(f, a.lib), "check", first_error(out)))
+            continue
+        # Each entry that checks, through the whole pipeline and the emitters.
+        for entry in re.findall(r"^.*?: (\w+): ok", out, re.M):
+            lib_entries += 1
+            with tempfile.TemporaryDirectory() as tmp:
+                rc2, out2 = run([pypto, "build", f, "--entry", entry, "--emit-only", "-o", os.path.join(tmp, "o")] +
+                                lib_root + flags)
+            if rc2 == 0:
+                lib_emitted += 1
+            else:
+                err = first_error(out2)
+                lib_blockers[re.sub(r"'[^']*'|\d+", "_", err)[:90]] += 1
+                fails.append(("{}:{}".format(os.path.relpath(f, a.lib), entry), "emit", err))
 
     print("{:<44} {:>10} {:>10}".format("corpus", "anchor", "now"))
     print("{:<44} {:>10} {:>10}".format("reference examples: pypto check", ANCHOR["examples_check"],
@@ -209,6 +226,11 @@ def main():
     print("{:<44} {:>10} {:>10}".format("pypto-lib DSL files: pypto check", ANCHOR["lib_check"],
                                         "{}/{}".format(lib_ok, len(files))))
     print("  ({} of them with -D for a value their source reads from sys.argv or the environment)".format(argv_files))
+    print("{:<44} {:>10} {:>10}".format("pypto-lib entries: build --emit-only", "-",
+                                        "{}/{}".format(lib_emitted, lib_entries)))
+    if a.v:
+        for err, n in lib_blockers.most_common(25):
+            print("  {:>4}  {}".format(n, err))
     if a.peer:
         tool = os.path.join(HERE, "..", "..", "shared", "tools", "peer_run.py")
         p = subprocess.run([sys.executable, tool, pypto, a.peer, "-j", "2"], stdout=subprocess.PIPE,
