@@ -42,6 +42,8 @@ const std::vector<Pass>& default_pipeline() {
       init_memref_pass(),                  // a MemRef per tile/tensor, tile.alloc per buffer
       memory_reuse_pass(),                 // lifetime-based buffer sharing per memory space
       allocate_memory_addr_pass(),         // byte addresses per space + capacity check
+      fold_no_op_reshape_pass(),           // a reshape onto its own buffer at its own signature → copy
+      fuse_create_assemble_to_slice_pass(),// create + single assemble in orchestration → slice view
       insert_pipe_sync_pass(),             // set/wait flags + barriers inside AIV/AIC kernels
       derive_call_directions_pass(),       // arg_directions on every function call
       check_task_arg_limits_pass(),        // the runtime ABI's tensor / scalar argument limits
