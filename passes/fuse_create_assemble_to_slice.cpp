@@ -77,6 +77,18 @@ class BufferRoots {
       if (c == r) return true;
     return false;
   }
+  // Whether `v` may stand for `r` or for a view (slice, reshape, transpose) of it.
+  bool may_touch(const Var* v, const Var* r) const {
+    auto it = cands_.find(v);
+    if (it == cands_.end()) return false;
+    for (const Var* c : it->second)
+      for (int guard = 0; c && guard < 1000; ++guard) {
+        if (c == r) return true;
+        auto up = view_of_.find(c);
+        c = up == view_of_.end() ? nullptr : up->second;
+      }
+    return false;
+  }
 
  private:
   struct Info {
@@ -144,7 +156,13 @@ class BufferRoots {
     const Var* v = s.var.get();
     if (const auto* c = as<Call>(s.value)) {
       if (!c->op) return call(*v, *c);
-      if (c->is_op("tensor.create") || c->is_op("tensor.slice")) return record(v, {v}, false);
+      if (c->is_op("tensor.create") || c->is_op("tensor.slice")) record(v, {v}, false);
+      if ((c->is_op("tensor.slice") || c->is_op("tensor.reshape") || c->is_op("tensor.transpose")) && !c->args.empty()) {
+        Roots src = cands(c->args[0]);
+        if (src.size() == 1) view_of_[v] = src[0];
+        if (!c->is_op("tensor.slice")) record(v, {v}, false);
+      }
+      if (c->is_op("tensor.create") || c->is_op("tensor.slice")) return;
       if (c->is_op("tensor.assemble") && c->args.size() == 3) record(v, cands(c->args[0]), amb(c->args[0]));
     } else if (const auto* g = as<TupleGetItem>(s.value)) {
       const auto* tv = as<Var>(g->tuple);
@@ -213,6 +231,7 @@ class BufferRoots {
   std::unordered_map<const Var*, Roots> cands_;
   std::unordered_set<const Var*> ambiguous_;
   std::unordered_map<const Var*, std::vector<Info>> tuples_;
+  std::unordered_map<const Var*, const Var*> view_of_;  // a view's root → the root it views
 };
 
 // ------------------------------------------------------------------ positions and uses
@@ -347,6 +366,7 @@ struct Fusion {
   const AssignStmt* create;
   const AssembleSite* assemble;
   const Var* target_root;
+  ExprPtr target;               // the target once the fused assembles before this one are gone
   std::vector<ExprPtr> shape;   // the slice's shape (rank-padded)
   Strides strides;              // the slice's strides (strided mode), else empty
 };
@@ -394,7 +414,11 @@ class Planner {
     for (;;) {
       std::vector<Fusion> out = candidates(refused);
       if (out.empty()) return out;
-      if (check_strides(out, refused)) return out;
+      if (!check_strides(out, refused)) continue;
+      std::set<const AssignStmt*> fused_asm;
+      for (const auto& f : out) fused_asm.insert(f.assemble->stmt);
+      for (auto& f : out) f.target = effective_target(*f.assemble, fused_asm);
+      return out;
     }
   }
   std::map<ParamKey, Strides> param_strides;
@@ -458,7 +482,7 @@ class Planner {
       return std::nullopt;
     const Var* troot = roots_.root(a.call->args[0]);
     if (!troot) return std::nullopt;
-    Fusion f{c.stmt, &a, troot, {}, {}};
+    Fusion f{c.stmt, &a, troot, a.call->args[0], {}, {}};
     for (size_t i = ct->shape.size(); i < offs->elems.size(); ++i) f.shape.push_back(make_int(1, c.stmt->span));
     for (const auto& d : ct->shape) f.shape.push_back(d);
     return f;
@@ -488,7 +512,7 @@ class Planner {
         if ((u.kind == UseKind::KernelArg || u.kind == UseKind::Copy) && u.pos > c.pos && u.pos < a.pos) continue;
         return false;
       }
-      if (u.pos > c.pos && u.pos < a.pos && roots_.may_be(u.var, f.target_root)) {
+      if (u.pos > c.pos && u.pos < a.pos && roots_.may_touch(u.var, f.target_root)) {
         bool by_fused = false;
         for (const auto& s : scan_.assembles)
           if (s.pos == u.pos && fused_asm.count(s.stmt)) by_fused = true;
@@ -601,7 +625,7 @@ class Rewriter : public IRMutator {
     if (auto it = by_create_.find(s.get()); it != by_create_.end()) {
       const Fusion& f = *it->second;
       const Call& asm_call = *f.assemble->call;
-      ExprPtr target = mutate(asm_call.args[0]);
+      ExprPtr target = mutate(f.target);
       auto slice = make_call("tensor.slice", {target, index_list(f.shape, s->span), mutate(asm_call.args[2])}, {}, s->span);
       TypePtr t = slice->type;
       if (strided_ && !f.strides.empty()) {

@@ -55,6 +55,23 @@ TEST_CASE("a created row a kernel fills and the loop assembles becomes a slice o
   CHECK(fuse(after) == after);  // nothing left to fuse: the same program
 }
 
+TEST_CASE("two rows assembled one after the other both become slices of the first target", "[FuseCreateAssembleToSlice]") {
+  auto before = front(program(
+      "        a: pl.Tensor[[1, 8], pl.FP32] = pl.create_tensor([1, 8], dtype=pl.FP32)\n"
+      "        b: pl.Tensor[[1, 8], pl.FP32] = pl.create_tensor([1, 8], dtype=pl.FP32)\n"
+      "        a = self.fill_row(x, 0, a)\n"
+      "        b = self.fill_row(x, 1, b)\n"
+      "        out = pl.assemble(out, a, [0, 0])\n"
+      "        out = pl.assemble(out, b, [1, 0])\n"));
+  // b's assemble wrote the result of a's; with that one gone its slice views the parameter.
+  auto expected = front(program(
+      "        a: pl.Tensor[[1, 8], pl.FP32] = pl.slice(out, [1, 8], [0, 0])\n"
+      "        b: pl.Tensor[[1, 8], pl.FP32] = pl.slice(out, [1, 8], [1, 0])\n"
+      "        a = self.fill_row(x, 0, a)\n"
+      "        b = self.fill_row(x, 1, b)\n"));
+  pass_test::require_equal(fuse(before), expected);
+}
+
 TEST_CASE("a lower-rank creation becomes a rank-padded slice", "[FuseCreateAssembleToSlice]") {
   auto after = fuse(front(program(
       "        for b in pl.range(2):\n"
@@ -93,6 +110,12 @@ TEST_CASE("creations that must not become views stay as they are", "[FuseCreateA
       "        row = self.fill_row(x, 0, row)\n"
       "        out = pl.assemble(out, row, [0, 0])\n"
       "        row = self.fill_row(x, 1, row)\n",
+      // a view of the target is written between the creation and the assemble
+      "        v: pl.Tensor[[1, 8], pl.FP32] = pl.slice(out, [1, 8], [0, 0])\n"
+      "        row: pl.Tensor[[1, 8], pl.FP32] = pl.create_tensor([1, 8], dtype=pl.FP32)\n"
+      "        row = self.fill_row(x, 0, row)\n"
+      "        v = self.fill_row(x, 1, v)\n"
+      "        out = pl.assemble(out, row, [0, 0])\n",
       // a view as source: nothing was created
       "        row: pl.Tensor[[1, 8], pl.FP32] = pl.slice(x, [1, 8], [0, 0])\n"
       "        out = pl.assemble(out, row, [2, 0])\n",
