@@ -321,6 +321,12 @@ class FormChecker : public FormRules {
       return;
     }
     const std::string& n = c.op->name;
+    if (n == "tensor.assemble")  // the ones FuseCreateAssembleToSlice could not turn into a slice
+      reject(sp, "pl.assemble of this source",
+             "an assemble compiles when its source is a pl.create_tensor that only kernels write, assembled once "
+             "(without atomic=) in the same block and nothing touches the target in between: the kernel then writes "
+             "the target in place; or hand the kernel the window itself, pl.slice(target, shape, offsets), as its "
+             "Out argument (or put the assemble inside a `with pl.at(level=pl.Level.CORE_GROUP)` scope)");
     if (!c.op->orchestration)
       reject(sp, fmt::format("pl.{}", n),
              c.op->family() == "tensor" ? "put tensor computation inside a `with pl.at(level=pl.Level.CORE_GROUP)` scope"

@@ -30,6 +30,8 @@ Pass materialize_tensor_strides_pass();
 Pass init_memref_pass();
 Pass memory_reuse_pass();
 Pass allocate_memory_addr_pass();
+Pass fold_no_op_reshape_pass();
+Pass fuse_create_assemble_to_slice_pass();
 Pass derive_call_directions_pass();
 Pass check_task_arg_limits_pass();
 Pass check_kernel_forms_pass();

@@ -20,8 +20,11 @@ using PassCallback = std::function<void(const Pass& pass, size_t index, const ir
 const std::vector<Pass>& default_pipeline();
 // Names of the default pipeline, in order.
 std::vector<std::string> pass_names();
-// A pass of the default pipeline by name; throws std::invalid_argument listing the valid names.
-// By its name (ConvertToSSA) or the reference's snake_case spelling (convert_to_ssa).
+// Reference passes for features not compiled yet (OutlineHierarchyScopes, OutlineClusterScopes):
+// not in the default pipeline; run by name they change nothing and reject the feature at its line.
+const std::vector<Pass>& reference_only_passes();
+// A pass of the default pipeline (or a reference-only one) by name; throws std::invalid_argument
+// listing the valid names. By its name (ConvertToSSA) or the reference's snake_case spelling (convert_to_ssa).
 const Pass& find_pass(std::string_view name);
 std::string snake_case_name(std::string_view camel);
 

@@ -2,6 +2,7 @@
 // Op calls go through the registry's semantics rows; nothing here knows a particular op.
 #include "ir/interp/interpreter.h"
 
+#include <algorithm>
 #include <cmath>
 #include <set>
 #include <unordered_map>
@@ -74,6 +75,17 @@ class Machine {
         for (size_t i = w.shape.size(); i-- > 1;) w.strides[i - 1] = w.strides[i] * w.shape[i];
         return Value::array(w);
       }
+    }
+    // A rank-padded window (FuseCreateAssembleToSlice: a [1, R, C] slice for an [R, C] parameter):
+    // the leading unit dims drop, the window keeps its strides.
+    if (ps && t->shape.size() < a.shape.size() &&
+        std::equal(ps->begin(), ps->end(), a.shape.end() - long(ps->size())) &&
+        std::all_of(a.shape.begin(), a.shape.end() - long(ps->size()), [](int64_t d) { return d == 1; })) {
+      Array w = a;
+      const size_t lead = a.shape.size() - ps->size();
+      w.shape.erase(w.shape.begin(), w.shape.begin() + long(lead));
+      w.strides.erase(w.strides.begin(), w.strides.begin() + long(lead));
+      return Value::array(w);
     }
     if (t->shape.size() != a.shape.size())
       fail(site, fmt::format("parameter '{}' of '{}' is declared with rank {} but receives {}", p.name, fname,
