@@ -17,6 +17,7 @@
 #include "emit/kernel_types.h"
 #include "ir/ir.h"
 #include "ir/soc.h"
+#include "ir/visitor.h"
 
 namespace pypto::emit {
 
@@ -77,6 +78,10 @@ class KernelEmitter : CStmtPrinter {
     // Dynamic dimensions of tensor parameters: one int64_t each, read from the descriptor.
     dims_ = descriptor_dims(f_, names_);
     for (const auto& d : dims_) params.push_back(fmt::format("int64_t {}", names_.name(d.var)));
+    // The launch geometry the body reads (SPMD block index, block count, AIV lane): trailing
+    // int32_t parameters, in that order, which kernel_entry reads from the runtime's context.
+    launch_ = launch_ids(f_);
+    for (const auto& l : launch_) params.push_back(fmt::format("int32_t {}", l.param));
     // Body.
     indent_ = 1;
     const auto stmts = flatten_body(f_.body);
@@ -87,6 +92,7 @@ class KernelEmitter : CStmtPrinter {
     // Assemble the file.
     std::string out = fill_template(load_template(opts_, "kernel_prologue.cpp.in"),
                                     {{"name", f_.name}, {"source", source_name()}});
+    if (!launch_.empty()) out += "#include \"intrinsic.h\"  // get_block_idx(args) and the other launch-geometry reads\n";
     out += '\n';
     out += floor_helpers("__aicore__");
     out += '\n';
@@ -384,6 +390,15 @@ class KernelEmitter : CStmtPrinter {
         return line(fmt::format("{}<{}, {}, MaskPattern::{}>({}, {});", call, tile_alias(*as_tile(dst->type), sp),
                                 tile_alias(*as_tile(c.args[0]->type), sp), kPatterns[*k], d, operand(c.args[0])));
       }
+      case OpForm::LaunchId: {
+        if (!dst || !as_scalar(dst->type)) unreachable(sp, fmt::format("pl.{} without a scalar result", c.op->name), kTypeRule);
+        std::string param;
+        for (const auto& l : launch_)
+          if (l.op == c.op->name) param = l.param;
+        const std::string val = fmt::format("static_cast<{}>({})", c_type(as_scalar(dst->type)->dtype), param);
+        if (names_.has(dst)) return line(fmt::format("{} = {};", names_.name(dst), val));
+        return line(fmt::format("const {} {} = {};", c_type(as_scalar(dst->type)->dtype), names_.name(dst), val));
+      }
       case OpForm::Planned:
       case OpForm::Barrier:
       case OpForm::Flag: return;  // handled above
@@ -522,13 +537,40 @@ class KernelEmitter : CStmtPrinter {
       out += fmt::format("    int64_t {} = static_cast<int64_t>({}->shapes[{}]);\n", n, descs[dim.tensor], dim.axis);
       call.push_back(n);
     }
+    for (const auto& l : launch_) call.push_back(fmt::format("{}(args)", l.call));
     return {out, fmt::format("{}", fmt::join(call, ", "))};
+  }
+
+  // The launch-geometry ops `f` calls, in trailer order (block index, block count, lane).
+  struct LaunchParam {
+    std::string op, call, param;
+  };
+  static std::vector<LaunchParam> launch_ids(const Function& f) {
+    struct Uses : IRVisitor {
+      std::set<std::string> ops;
+      void visit_call(const Call& c) override {
+        if (c.op && c.op->family() == "tile")
+          if (const KernelOpRow* r = find_kernel_op(*c.op); r && r->form == OpForm::LaunchId) ops.insert(c.op->name);
+        IRVisitor::visit_call(c);
+      }
+    } u;
+    u.visit_function(f);
+    std::vector<LaunchParam> out;
+    for (const auto& [op, param] : {std::pair<const char*, const char*>{"tile.get_block_idx", "pypto_block_idx"},
+                                    {"tile.get_block_num", "pypto_block_num"},
+                                    {"tile.get_subblock_idx", "pypto_subblock_idx"}})
+      if (u.ops.count(op)) {
+        const auto* d = OpRegistry::instance().find(op);
+        out.push_back({op, std::string(find_kernel_op(*d)->call), param});
+      }
+    return out;
   }
 
   const Function& f_;
   const EmitOptions& opts_;
   const SocInfo& soc_;
   std::vector<DescriptorDim> dims_;  // where kernel_entry reads them: tensor parameter index, axis
+  std::vector<LaunchParam> launch_;  // the launch-geometry trailers the body reads
   std::string fname_;
   std::vector<std::string> alias_defs_;
   std::map<std::string, std::string> alias_by_text_;

@@ -37,6 +37,8 @@ enum class OpForm : unsigned char {
   Planned,        // nothing: the address is already planned         tile.alloc
   Barrier,        // CALL;                                           system.bar_v
   Flag,           // CALL(PIPE_src, PIPE_dst, EVENT_IDn)             system.sync_src / sync_dst
+  LaunchId,       // v = a trailing compute-function parameter kernel_entry fills from CALL(args)
+                  //                                                 tile.get_block_idx / num, get_subblock_idx
 };
 
 struct KernelOpRow {

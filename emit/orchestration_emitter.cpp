@@ -207,6 +207,15 @@ class OrchEmitter : CStmtPrinter {
     const std::string shapes = names_.fresh(n + "_ci_shapes"), ci = names_.fresh(n + "_ci");
     line(fmt::format("uint32_t {}[{}] = {{{}}};", shapes, dims.size(), fmt::join(dims, ", ")));
     line(fmt::format("TensorCreateInfo {}({}, {}, DataType::{});", ci, shapes, dims.size(), rt));
+    // init_value=: the runtime fills the buffer when it allocates it.
+    if (const AttrValue* iv = c.kwarg("init_value"); iv && !std::holds_alternative<std::monostate>(*iv)) {
+      std::string value;
+      if (const auto* d = std::get_if<double>(iv)) value = fmt::format("{}", *d);
+      else if (const auto* i = std::get_if<int64_t>(iv)) value = std::to_string(*i);
+      else if (const auto* b = std::get_if<bool>(iv)) value = *b ? "1" : "0";
+      else unreachable(sp, "pl.tensor.create with a non-numeric init_value", kTypeRule);
+      line(fmt::format("{}.set_initial_value(static_cast<{}>({}));", ci, c_type(t->dtype), value));
+    }
     return ci;
   }
 
@@ -439,6 +448,11 @@ class OrchEmitter : CStmtPrinter {
       }
       line(fmt::format("{}.add_scalar(to_u64(static_cast<{}>({})));", params, c_type(ps->dtype), val));
     }
+    // The launch spec (pl.spmd / spmd_submit: block count, sync start) and the scheduling hint.
+    if (c.dispatch && c.dispatch->core_num)
+      line(fmt::format("{}.launch_spec.set_block_num(static_cast<int16_t>({}));", params, expr(c.dispatch->core_num)));
+    if (c.dispatch && c.dispatch->sync_start) line(fmt::format("{}.launch_spec.set_require_sync_start(true);", params));
+    if (c.dispatch && c.dispatch->allow_early_resolve) line(fmt::format("{}.set_allow_early_resolve(true);", params));
     // deps=: the TaskIds the task waits on besides the tensor-derived ones.
     if (c.dispatch && !c.dispatch->deps.empty()) set_dependencies(params, c.dispatch->deps);
     const std::string submit_call =

@@ -102,7 +102,7 @@ void register_tensor_ops(OpRegistry& r) {
   add(r, OpRow("tensor.create", {indices("shape")}, create_tensor).alias("create_tensor")
              .kw("dtype", AttrKind::DType).kw("layout", AttrKind::TensorLayout, TensorLayout::ND)
              .kw("manual_dep", AttrKind::Bool, false)
-             .kw("init_value", AttrKind::Float)  // pre-fill (CheckProgramForms rejects it until alloc can fill)
+             .kw("init_value", AttrKind::Float)  // pre-fill: TensorCreateInfo::set_initial_value, filled at allocation
              .kw("alloc_batch", AttrKind::Int)  // the alloc_tensors batch, set by PlanTensorAllocs
              .affinity(CoreAffinity::Control)
              .tile_form("tile.create", TileLowering::Create).orchestration());

@@ -89,8 +89,7 @@ void register_tile_data_ops(OpRegistry& r) {
              .kernel_deferred("tensor-scale issue: TRANDOM takes key / counter structs the emitter does not build yet"));
   // SPMD identity: launch geometry, read from the kernel's arguments.
   for (const char* n : {"tile.get_block_idx", "tile.get_block_num", "tile.get_subblock_idx"})
-    add(r, OpRow(n, {}, block_index).no_instruction()
-               .kernel_deferred("cube issue: SPMD launch geometry as kernel arguments"));
+    add(r, OpRow(n, {}, block_index).no_instruction());
   // AIC↔AIV boundary markers (ExpandMixedKernel rewrites them into cross-core push / pop).
   add(r, OpRow("tile.aiv_shard", {tile("tile")}, shard).kw("split", AttrKind::Int).kw("lane_stride", AttrKind::Int)
              .inherit_memory(0).no_instruction()

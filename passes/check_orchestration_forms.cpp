@@ -308,9 +308,12 @@ class FormChecker : public FormRules {
       if (f) check_kernel_result(c, *f);
       if (c.dispatch) {
         const Dispatch& d = *c.dispatch;
-        if (d.spmd || d.core_num || d.sync_start || !d.dumps.empty() || d.allow_early_resolve || d.predicate || d.device)
-          reject(sp, fmt::format("a dispatch option of the call to '{}' other than deps=, `as tid` and pl.no_dep",
+        if (!d.dumps.empty() || d.predicate || d.device)
+          reject(sp, fmt::format("a dispatch option of the call to '{}' other than deps=, `as tid`, pl.no_dep, "
+                                 "core_num=, sync_start= and allow_early_resolve=",
                                  c.callee));
+        if (d.core_num && !as_scalar(d.core_num->type))
+          reject(sp, fmt::format("a launch spec of the call to '{}' whose block count is not a scalar", c.callee));
         for (const auto& dep : d.deps) {
           const auto* t = as_scalar(dep->type);
           const auto* a = as_array(dep->type);
@@ -335,9 +338,10 @@ class FormChecker : public FormRules {
       const auto* t = as_tensor(c.type);
       if (const AttrValue* l = c.kwarg("layout"); l && std::get_if<TensorLayout>(l) && *std::get_if<TensorLayout>(l) != TensorLayout::ND)
         reject(sp, "pl.tensor.create with a non-ND layout");
-      if (const AttrValue* iv = c.kwarg("init_value"); iv && !std::holds_alternative<std::monostate>(*iv))
-        reject(sp, "pl.create_tensor(..., init_value=)",
-               "PTO2's alloc_tensors does not pre-fill; write the initial value with pl.full + pl.assemble");
+      if (const AttrValue* iv = c.kwarg("init_value");
+          iv && !std::holds_alternative<std::monostate>(*iv) && !std::get_if<double>(iv) && !std::get_if<int64_t>(iv) &&
+          !std::get_if<bool>(iv))
+        reject(sp, "pl.create_tensor(..., init_value=) with a value that is not a number");
       if (t && dtype_runtime_name(t->dtype).empty())
         reject(sp, fmt::format("a {} tensor", dtype_name(t->dtype)));
       return;

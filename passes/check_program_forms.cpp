@@ -10,8 +10,7 @@
 //     pl.spmd_submit, dumped arguments (pl.dump_tag / dumps=), allow_early_resolve=, predicate=,
 //     device= (the call rewrites would lose them);
 //   * function attributes: pl.func_attr / attrs= / external_source= / @pl.jit.extern;
-//   * tensor creation with init_value= (the runtime pre-fill is not emitted) and atomic tensor
-//     assembles (pl.assemble(..., atomic=...));
+//   * atomic tensor assembles (pl.assemble(..., atomic=...));
 //   * distributed programs (pld.DistributedTensor and pld.CommCtx values, pld.* ops), and
 //     pl.Array values and array.* ops in kernel code (kernel functions, pl.at(CORE_GROUP) bodies;
 //     orchestration code keeps them as C++ stack arrays).
@@ -46,16 +45,18 @@ std::string scope_option(const ScopeStmt& s) {
   if (s.slot_num) return "optimizations=[pl.cross_core_slot(...)]";
   // A pl.at(CORE_GROUP) scope may name its task (`as tid`) and wait on TaskIds (deps=): the
   // outlined kernel's submit carries them.
-  const bool kernel_scope = s.scope == ScopeKind::InCore;
+  // A pl.spmd scope likewise (OutlineClusterScopes hands them, with sync_start= and the
+  // scheduling hint allow_early_resolve=, to the kernel call's launch spec).
+  const bool kernel_scope = s.scope == ScopeKind::InCore || s.scope == ScopeKind::Spmd;
   if (!s.deps.empty() && !kernel_scope) return "deps=";
   for (const auto& d : kernel_scope ? s.deps : std::vector<ExprPtr>{})
     if (!is_task_ids(d->type)) return "deps= with a value that is not a TaskId or a TaskId array";
   if (!s.no_dep_args.empty()) return "no_dep_args=";
   if (!s.dumps.empty()) return "dumps= (or pl.dump_tag)";
   if (s.task_id && !kernel_scope) return "`with ... as tid`";
-  if (s.allow_early_resolve) return "allow_early_resolve=True";
+  if (s.allow_early_resolve && !kernel_scope) return "allow_early_resolve=True";
   if (s.windowize) return "windowize=True";
-  if (s.sync_start) return "sync_start=True";
+  if (s.sync_start && s.scope != ScopeKind::Spmd) return "sync_start=True";
   if (s.predicate) return "predicate=";
   return {};
 }
@@ -85,8 +86,7 @@ void check_type(const TypePtr& t, const Span& sp, const std::string& what, bool 
 }
 
 bool supported_dispatch(const Dispatch& d) {
-  if (d.spmd || d.core_num || d.sync_start || !d.dumps.empty() || d.allow_early_resolve || d.predicate || d.device)
-    return false;
+  if (!d.dumps.empty() || d.predicate || d.device) return false;
   for (const auto& e : d.deps)
     if (!is_task_ids(e->type)) return false;
   return true;
@@ -105,19 +105,17 @@ class FormChecker : public IRVisitor {
     incore_ -= s.scope == ScopeKind::InCore;
   }
   void visit_call(const Call& c) override {
-    // pl.submit of a kernel (its TaskId for later deps=) and pl.no_dep(...) arguments compile;
-    // the other dispatch options do not yet.
+    // pl.submit / pl.spmd_submit of a kernel (its TaskId for later deps=, a launch spec) and
+    // pl.no_dep(...) arguments compile; dumps, predicates and device= do not yet.
     if (c.dispatch && !supported_dispatch(*c.dispatch)) {
       const Dispatch& d = *c.dispatch;
       const std::string what = d.submit ? (d.spmd ? "pl.spmd_submit(...)" : "pl.submit(...)")
                                : !d.no_dep_args.empty() ? "a pl.no_dep(...) argument"
                                : !d.dumps.empty()       ? "a dumped argument (pl.dump_tag / dump_vars)"
                                                         : "device= on an orchestrator call";
-      reject(c.span, what, "call the kernel directly (self.k(...)); explicit task dispatch comes with the manual-dependency issue");
+      reject(c.span, what, "drop the dumped arguments / predicate= / device=; deps=, core_num=, sync_start= and "
+                           "allow_early_resolve= compile");
     }
-    if (c.is_op("tensor.create"))
-      if (const AttrValue* v = c.kwarg("init_value"); v && !std::holds_alternative<std::monostate>(*v))
-        reject(c.span, "pl.tensor.create(..., init_value=...)", "fill the tensor explicitly (pl.full / a kernel) for now");
     if (c.is_op("tensor.assemble"))
       if (const auto* at = c.kwarg("atomic") ? std::get_if<EnumLit>(c.kwarg("atomic")) : nullptr; at && at->member != "None_")
         reject(c.span, fmt::format("pl.assemble(..., atomic=pl.AtomicType.{})", at->member),

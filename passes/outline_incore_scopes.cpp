@@ -306,10 +306,11 @@ class Outliner : public IRMutator {
     if (submit) call_types.push_back(scalar_type(DataType::TASK_ID));
     TypePtr rt = call_types.size() == 1 ? call_types[0] : std::make_shared<TupleType>(call_types);
     auto call = std::make_shared<Call>(nullptr, name, args, std::vector<std::pair<std::string, AttrValue>>{}, rt, sp);
-    if (submit) {
+    if (submit || sc.allow_early_resolve) {
       auto d = std::make_shared<Dispatch>();
-      d->submit = true;
+      d->submit = submit;
       d->deps = sc.deps;
+      d->allow_early_resolve = sc.allow_early_resolve;  // a scheduling hint the submit carries
       call->dispatch = d;
     }
     std::vector<StmtPtr> out;

@@ -18,6 +18,7 @@ Pass check_window_bounds_pass();
 Pass normalize_stmt_structure_pass();
 Pass flatten_call_expr_pass();
 Pass outline_incore_scopes_pass();
+Pass outline_cluster_scopes_pass();
 Pass convert_tensor_to_tile_ops_pass();
 Pass lower_composite_ops_pass();
 Pass legalize_tile_cast_pass();

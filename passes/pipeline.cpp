@@ -29,6 +29,7 @@ const std::vector<Pass>& default_pipeline() {
       normalize_stmt_structure_pass(),     // flatten SeqStmts → NoRedundantBlocks
       flatten_call_expr_pass(),            // three-address form → NoNestedCall
       outline_incore_scopes_pass(),        // pl.at(CORE_GROUP) scopes → InCore kernels + calls
+      outline_cluster_scopes_pass(),       // pl.spmd(N) around one kernel → the call's launch spec (N blocks)
       convert_tensor_to_tile_ops_pass(),   // tensor ops in kernels → tile ops (one-tile tensors)
       lower_composite_ops_pass(),          // tile.sin / tile.cos → range reduction + polynomial
       legalize_tile_cast_pass(),           // tile.cast pairs TCVT lacks → chains of native casts
@@ -112,7 +113,6 @@ Pass absent_feature_pass(std::string name, std::string what, std::vector<ScopeKi
 const std::vector<Pass>& reference_only_passes() {
   static const std::vector<Pass> list = {
       absent_feature_pass("OutlineHierarchyScopes", "pl.at scopes of host / hierarchy levels", {ScopeKind::Hierarchy}),
-      absent_feature_pass("OutlineClusterScopes", "pl.cluster and pl.spmd scopes", {ScopeKind::Cluster, ScopeKind::Spmd}),
   };
   return list;
 }

@@ -473,7 +473,7 @@ TEST_CASE("emit tables name only registered ops, each once", "[ops][registry]") 
 TEST_CASE("the CPU runtime has every instruction the kernel table names (one translation unit)", "[ops][registry][runtime]") {
   // Every positive case of a tile op with a kernel row, through the whole pipeline into a kernel.
   // The headers first, so that each kernel's own includes are no-ops inside its namespace.
-  std::string tu = "#include <cstdint>\n#define __gm__\n#define __aicore__\n#include <pto/pto-inst.hpp>\n#include \"tensor.h\"\n";
+  std::string tu = "#include <cstdint>\n#define __gm__\n#define __aicore__\n#include <pto/pto-inst.hpp>\n#include \"tensor.h\"\n#include \"intrinsic.h\"\n";
   int n = 0;
   std::set<std::string> calls;
   for (const auto& c : cases()) {

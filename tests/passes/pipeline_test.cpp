@@ -15,7 +15,7 @@ TEST_CASE("default pipeline order", "[pipeline]") {
   std::vector<std::string> names = passes::pass_names();
   std::vector<std::string> expected = {
       "CheckProgramForms", "InlineFunctions", "CtrlFlowTransform", "UnrollLoops", "LowerPipelineLoops", "ConvertToSSA", "Simplify", "CheckWindowBounds", "NormalizeStmtStructure", "FlattenCallExpr",
-      "OutlineIncoreScopes", "ConvertTensorToTileOps", "LowerCompositeOps", "LegalizeTileCast", "FlattenTileNdTo2D", "InferTileMemorySpace",
+      "OutlineIncoreScopes", "OutlineClusterScopes", "ConvertTensorToTileOps", "LowerCompositeOps", "LegalizeTileCast", "FlattenTileNdTo2D", "InferTileMemorySpace",
       "ResolveBackendOpLayouts", "ExpandMixedKernel", "CheckKernelForms", "NormalizeReturnOrder", "MaterializeTensorStrides",
       "InitMemRef", "MemoryReuse", "AllocateMemoryAddr", "FoldNoOpReshape", "FuseCreateAssembleToSlice"};
   // An InsertPipeSync pass may sit right before DeriveCallDirections.
@@ -53,7 +53,7 @@ TEST_CASE("pass lookup by name", "[pipeline]") {
 }
 
 TEST_CASE("reference passes for features not compiled yet run by name, reject the feature", "[pipeline]") {
-  for (const char* n : {"outline_hierarchy_scopes", "outline_cluster_scopes"}) {
+  for (const char* n : {"outline_hierarchy_scopes"}) {
     INFO(n);
     const passes::Pass& p = passes::find_pass(n);
     CHECK(passes::snake_case_name(p.name) == n);
@@ -72,7 +72,7 @@ class P:
             y = pl.add(x, x)
         return y
 )");
-  CHECK(pass_test::run_named({"outline_cluster_scopes", "outline_hierarchy_scopes"}, plain) == plain);  // unchanged
+  CHECK(pass_test::run_named({"outline_hierarchy_scopes"}, plain) == plain);  // unchanged
   auto cluster = pass_test::parse(R"(
 import pypto.language as pl
 
@@ -87,7 +87,7 @@ class P:
   auto d = pass_test::first_diagnostic_of([&] { pass_test::run_named({"outline_cluster_scopes"}, cluster); });
   CHECK(d.code == "E501");
   CHECK(d.span.line == 8);
-  CHECK(d.message.find("pl.cluster and pl.spmd scopes are not supported yet") != std::string::npos);
+  CHECK(d.message.find("a pl.cluster scope is not supported yet") != std::string::npos);  // the default pipeline's pass
 }
 
 TEST_CASE("run_passes checks required properties", "[pipeline]") {
