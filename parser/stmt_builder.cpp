@@ -232,54 +232,51 @@ StmtPtr FunctionBuilder::bind(const std::string& name, TSNode name_node, ExprPtr
                fmt::format("Cannot reassign '{}' with a different type: was {}, got {}", name, type_str(it->second->type),
                            type_str(t)),
                "bind the value to a new name");
-        poisoned_.erase(name);
-        ++binding_gen_[name];
-        return std::make_shared<AssignStmt>(it->second, value, s);
+        var = it->second;
+      } else {
+        shadowed_.emplace_back(name, it->second);
+        var = make_var(name, t, sp(name_node));
+        names_[name] = var;
+        var_block_[var.get()] = cur_block_;
       }
-      shadowed_.emplace_back(name, it->second);
-      var = make_var(name, t, sp(name_node));
-      names_[name] = var;
-      var_block_[var.get()] = cur_block_;
-      poisoned_.erase(name);
-      ++binding_gen_[name];
-      return std::make_shared<AssignStmt>(var, value, s);
-    }
-    // A tile moving memory space (x = pl.matmul(...) in Acc, then x = pl.add(x, b) in Vec) is a
-    // new value for the jit renames below, though the same type to the front end otherwise.
-    const auto *old_tile = as_tile(it->second->type), *new_tile = as_tile(t);
-    const bool moves = old_tile && new_tile && old_tile->space && new_tile->space && *old_tile->space != *new_tile->space;
-    if (same_type(it->second->type, t) && !(moves && ctx_.is_jit && sibling_rebinding(it->second.get()))) {
-      var = it->second;
-    } else if (ctx_.is_jit && var_block_.count(it->second.get()) && var_block_.at(it->second.get()) == cur_block_ &&
-               it->second->type && t && it->second->type->kind == t->kind) {
-      // Rebound in the block that bound it (x = pl.row_sum(...); x = pl.reshape(x, ...)): straight-line
-      // code, so the name simply denotes a new value of the same kind from here on, as in Python.
-      // Only in @pl.jit code, whose specialiser renames such rebindings (x_v1); a @pl.function
-      // keeps one variable per name, so there it is E201 as below.
-      var = make_var(name, t, sp(name_node));
-      names_[name] = var;
-      var_block_[var.get()] = cur_block_;
-    } else if (ctx_.is_jit && sibling_rebinding(it->second.get())) {
-      // @pl.jit: a rebinding in the block that bound the name, or in a later sibling with-scope
-      // body (two pl.spmd bodies one after the other), is a new name whatever its type, as the
-      // reference's jit rewrite renames it (x_v1); the earlier value is never read again there.
-      var = make_var(name, t, sp(name_node));
-      names_[name] = var;
-      var_block_[var.get()] = cur_block_;
-    } else if (const auto *was = as_scalar(it->second->type), *now = as_scalar(t);
-               was && now && dtype_is_int(was->dtype) && dtype_is_int(now->dtype)) {
-      // An integer scalar rebound in another block (a loop body, a branch) with another integer
-      // dtype (INDEX vs INT32 — in Python both are ints): the name keeps one variable, as in the
-      // reference, so the value converts to its type and the carry has one type.
-      value = convert_scalar(value, it->second->type);
-      var = it->second;
     } else {
-      fail(name_node, "E201",
-           fmt::format("Cannot reassign '{}' with a different type: was {}, got {}", name, type_str(it->second->type),
-                       type_str(t)),
-           !ctx_.is_jit ? "outside @pl.jit code one name is one variable of one type; bind the value to a new name"
-                        : "it was bound outside this block (a loop or branch would carry it with two types); bind the "
-                          "value to a new name");
+      // A tile moving memory space (x = pl.matmul(...) in Acc, then x = pl.add(x, b) in Vec) is a
+      // new value for the jit renames below, though the same type to the front end otherwise.
+      const auto *old_tile = as_tile(it->second->type), *new_tile = as_tile(t);
+      const bool moves = old_tile && new_tile && old_tile->space && new_tile->space && *old_tile->space != *new_tile->space;
+      if (same_type(it->second->type, t) && !(moves && ctx_.is_jit && sibling_rebinding(it->second.get()))) {
+        var = it->second;
+      } else if (ctx_.is_jit && var_block_.count(it->second.get()) && var_block_.at(it->second.get()) == cur_block_ &&
+                 it->second->type && t && it->second->type->kind == t->kind) {
+        // Rebound in the block that bound it (x = pl.row_sum(...); x = pl.reshape(x, ...)): straight-line
+        // code, so the name simply denotes a new value of the same kind from here on, as in Python.
+        // Only in @pl.jit code, whose specialiser renames such rebindings (x_v1); a @pl.function
+        // keeps one variable per name, so there it is E201 as below.
+        var = make_var(name, t, sp(name_node));
+        names_[name] = var;
+        var_block_[var.get()] = cur_block_;
+      } else if (ctx_.is_jit && sibling_rebinding(it->second.get())) {
+        // @pl.jit: a rebinding in the block that bound the name, or in a later sibling with-scope
+        // body (two pl.spmd bodies one after the other), is a new name whatever its type, as the
+        // reference's jit rewrite renames it (x_v1); the earlier value is never read again there.
+        var = make_var(name, t, sp(name_node));
+        names_[name] = var;
+        var_block_[var.get()] = cur_block_;
+      } else if (const auto *was = as_scalar(it->second->type), *now = as_scalar(t);
+                 was && now && dtype_is_int(was->dtype) && dtype_is_int(now->dtype)) {
+        // An integer scalar rebound in another block (a loop body, a branch) with another integer
+        // dtype (INDEX vs INT32 — in Python both are ints): the name keeps one variable, as in the
+        // reference, so the value converts to its type and the carry has one type.
+        value = convert_scalar(value, it->second->type);
+        var = it->second;
+      } else {
+        fail(name_node, "E201",
+             fmt::format("Cannot reassign '{}' with a different type: was {}, got {}", name, type_str(it->second->type),
+                         type_str(t)),
+             !ctx_.is_jit ? "outside @pl.jit code one name is one variable of one type; bind the value to a new name"
+                          : "it was bound outside this block (a loop or branch would carry it with two types); bind the "
+                            "value to a new name");
+      }
     }
   } else {
     var = make_var(name, t, sp(name_node));
