@@ -255,6 +255,21 @@ class KernelEmitter : CStmtPrinter {
     return fmt::format("{} * {} + {}", expr(tup->elems[0]), tile_row_pitch(*tt, sp), expr(tup->elems[1]));
   }
 
+  // The flat element index of a scalar GM access `c` (tensor.read / tensor.write: tensor, indices).
+  std::string gm_element(const Call& c, const Span& sp) {
+    const auto* tt = as_tensor(c.args[0]->type);
+    const auto* idx = as<MakeTuple>(c.args[1]);
+    if (!tt || !idx || idx->elems.size() != tt->shape.size())
+      unreachable(sp, fmt::format("pl.{} without one index per dimension", c.op->name), kTypeRule);
+    const std::vector<int64_t> unit(tt->shape.size(), 1);
+    const auto strides = gm_view_spelling(*tt, int_list(unit), [this](const ExprPtr& e) { return expr(e); }, sp).strides;
+    std::vector<std::string> terms;
+    for (size_t k = 0; k < strides.size(); ++k)
+      if (const_int_value(idx->elems[k]) != 0)
+        terms.push_back(strides[k] == "1" ? expr(idx->elems[k]) : fmt::format("({}) * {}", expr(idx->elems[k]), strides[k]));
+    return terms.empty() ? std::string("0") : fmt::format("{}", fmt::join(terms, " + "));
+  }
+
   void op_call(const Var* dst, const Call& c, const Span& sp) {
     const KernelOpRow* row = find_kernel_op(*c.op);
     if (!row) unreachable(sp, fmt::format("pl.{} in a kernel", c.op->name));  // marked kernel_deferred
@@ -335,19 +350,20 @@ class KernelEmitter : CStmtPrinter {
                                 flat_index(c.args[0], c.args[1], sp)));
       }
       case OpForm::GmRead: {
-        const auto* tt = as_tensor(c.args[0]->type);
-        const auto* idx = as<MakeTuple>(c.args[1]);
-        if (!dst || !as_scalar(dst->type) || !tt || !idx || idx->elems.size() != tt->shape.size())
+        if (!dst || !as_scalar(dst->type))
           unreachable(sp, "pl.tensor.read without a scalar result and one index per dimension", kTypeRule);
-        const std::vector<int64_t> unit(tt->shape.size(), 1);
-        const auto strides = gm_view_spelling(*tt, int_list(unit), [this](const ExprPtr& e) { return expr(e); }, sp).strides;
-        std::vector<std::string> terms;
-        for (size_t k = 0; k < strides.size(); ++k)
-          if (const_int_value(idx->elems[k]) != 0)
-            terms.push_back(strides[k] == "1" ? expr(idx->elems[k]) : fmt::format("({}) * {}", expr(idx->elems[k]), strides[k]));
         // PYPTO_GM_LOAD: `ptr[index]`, checked against the kernel's tensors on the CPU runtime.
         return line(fmt::format("{} {} = PYPTO_GM_LOAD({}, {});", c_type(as_scalar(dst->type)->dtype), names_.name(dst),
-                                handle(c.args[0]), terms.empty() ? std::string("0") : fmt::format("{}", fmt::join(terms, " + "))));
+                                handle(c.args[0]), gm_element(c, sp)));
+      }
+      case OpForm::GmWrite: {
+        if (c.args.size() != 3 || !as_scalar(c.args[2]->type)) unreachable(sp, "pl.tensor.write without a scalar value", kTypeRule);
+        const auto* tt = as_tensor(c.args[0]->type);
+        // PYPTO_GM_STORE: `ptr[index] = value`, checked like PYPTO_GM_LOAD; the result is the tensor written.
+        line(fmt::format("PYPTO_GM_STORE({}, {}, static_cast<{}>({}));", handle(c.args[0]), gm_element(c, sp),
+                         c_type(tt->dtype), expr(c.args[2])));
+        if (dst) bind_handle(*dst, handle(c.args[0]));
+        return;
       }
       case OpForm::Write: {
         const std::string d = dst_tile();

@@ -69,7 +69,7 @@ constexpr KernelOpRow kRows[] = {
     {"tile.create", "", F::DeclareOnly}, {"tile.alloc", "", F::Planned},
     // element access
     {"tile.read", "", F::Read}, {"tile.write", "", F::Write},
-    {"tensor.read", "", F::GmRead},
+    {"tensor.read", "", F::GmRead}, {"tensor.write", "", F::GmWrite},
     // cube
     {"tile.matmul", "TMATMUL", F::DstArgs}, {"tile.matmul_acc", "TMATMUL_ACC", F::MatmulAcc},
     {"tile.matmul_bias", "TMATMUL_BIAS", F::DstArgs}, {"tile.gemv", "TGEMV", F::DstArgs},

@@ -28,6 +28,7 @@ enum class OpForm : unsigned char {
   DeclareOnly,    // a Tile declaration, no instruction              tile.create
   View,           // CALL(dst, src) where dst shares src's bytes     tile.reshape
   GmRead,         // T v = gm[flat index]: a scalar load from a GM tensor   tensor.read
+  GmWrite,        // gm[flat index] = v: a scalar store into a GM tensor    tensor.write
   SubView,        // no call: dst is declared at src's address + its start_offset  tile.slice
   Cmp,            // CALL(dst, operands, CmpMode::X)                 tile.cmp / tile.cmps
   Ci,             // CALL<DstTile, T, descending>(dst, start)        tile.ci

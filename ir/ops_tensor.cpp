@@ -121,7 +121,8 @@ void register_tensor_ops(OpRegistry& r) {
   add(r, OpRow("tensor.read", {tensor("x"), indices("indices")}, read)
              .tile_form("tile.read", TileLowering::Compute).orchestration().kernel_gm_scalar().pipe(Pipe::S));
   add(r, OpRow("tensor.write", {tensor("x"), indices("indices"), scalar("value")}, write).reuses_input(0)
-             .tile_form("tile.write", TileLowering::Compute).orchestration().writes_tensor(0));
+             .tile_form("tile.write", TileLowering::Compute).orchestration().kernel_gm_scalar().pipe(Pipe::S)
+             .writes_tensor(0));
   add(r, OpRow("tensor.transpose", {tensor("x"), scalar("axis1"), scalar("axis2")}, transpose)
              .tile_form("tile.transpose", TileLowering::Transpose).orchestration());
   // Sort / concat / gather / scatter, pads and valid shapes.

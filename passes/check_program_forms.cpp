@@ -148,11 +148,12 @@ void check_function(const Function& f) {
            f.attrs.front().key == "external_source" || f.attrs.front().key == "aic_source"
                ? "externally written kernels (@pl.jit.extern, external_source=) come with the mixed-kernel issue"
                : "drop pl.func_attr / attrs=; the attributes steer passes the pipeline does not have yet");
-  for (size_t i = 0; i < f.params.size(); ++i)
+  const bool kernel = f.type == FunctionType::InCore || f.type == FunctionType::AIV || f.type == FunctionType::AIC;
+  for (size_t i = 0; i < f.params.size(); ++i)  // (arrays: parameters of functions inlined into orchestration code)
     if (f.params[i]) check_type(f.params[i]->type, f.params[i]->span.valid() ? f.params[i]->span : f.span,
-                                fmt::format("parameter '{}'", f.params[i]->name));
+                                fmt::format("parameter '{}'", f.params[i]->name), !kernel);
   FormChecker checker;
-  checker.kernel_fn = f.type == FunctionType::InCore || f.type == FunctionType::AIV || f.type == FunctionType::AIC;
+  checker.kernel_fn = kernel;
   checker.visit_function(f);
 }
 

@@ -47,6 +47,25 @@ inline T gm_load(T* p, I index, uint32_t line) {
     return p[index];
 }
 
+// The scalar GM write behind PYPTO_GM_STORE.
+template <typename T, typename I, typename V>
+inline void gm_store(T* p, I index, V value, uint32_t line) {
+    KernelContext& k = current_kernel();
+    k.instr = "pl.write";
+    k.line = line;
+    GmAccess a;
+    a.addr = static_cast<uint64_t>(reinterpret_cast<uintptr_t>(p)) +
+             static_cast<uint64_t>(static_cast<int64_t>(index)) * sizeof(T);
+    a.elem_size = static_cast<uint32_t>(sizeof(T));
+    a.write = true;
+    gm_access(a, "pl.write (a scalar GM write)");
+    if (k.check_syncs) {
+        const SyncAccess s{kGmSpace, a.lo(), a.hi(), true};
+        sync_instr(kPipeS, "pl.write (scalar GM write)", line, &s, 1);
+    }
+    p[index] = static_cast<T>(value);
+}
+
 }  // namespace pto::sim
 
 // NAME, kind (pto::sim::InstrKind), tile count without a trailing scratch tile (0: none).
@@ -204,3 +223,4 @@ template <typename TileT, typename AddrT>
 #define TMRGSORT(...) TMRGSORT(::pto::sim::Site{__LINE__}, __VA_ARGS__)
 
 #define PYPTO_GM_LOAD(ptr, index) (::pto::sim::gm_load((ptr), (index), __LINE__))
+#define PYPTO_GM_STORE(ptr, index, value) (::pto::sim::gm_store((ptr), (index), (value), __LINE__))
