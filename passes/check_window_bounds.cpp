@@ -6,7 +6,8 @@
 // its own independent range), and a window reaching below 0 or past the end is E510 naming the
 // loop values that do it. Windows under an `if` are checked only when their offsets are loop
 // invariant (a guard may keep the others in range); clamp=True and valid_shape= windows are
-// skipped, as are offsets the pass cannot read (function parameters, data-dependent values) —
+// skipped (a store of a tile with a static valid shape is checked on that valid region, which is
+// all it writes), as are offsets the pass cannot read (function parameters, data-dependent values) —
 // the interpreter (`pypto test`) and the runtime's bounds check catch those. The program is not
 // changed. Runs after Simplify, so constant expressions are folded.
 #include <map>
@@ -138,6 +139,12 @@ class Checker {
     }
     if (n == "tile.store") {  // (tile, offsets, tensor, shapes?)
       std::optional<std::vector<int64_t>> e = a.size() > 3 ? list(a[3]) : shape_of(a[0]);
+      // A tile with a valid shape (a load's valid_shape=, pl.set_validshape) stores its valid region
+      // only: that is the window; a runtime valid extent is left to the runtime's check.
+      if (const auto* t = a.size() > 3 ? nullptr : as_tile(a[0]->type); t && t->view && !t->view->valid_shape.empty()) {
+        e = static_shape(t->view->valid_shape);
+        if (!e) return std::nullopt;
+      }
       if (!e || a.size() < 3) return std::nullopt;
       return Window{a[2].get(), a[1].get(), *e};
     }

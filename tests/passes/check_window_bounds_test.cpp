@@ -88,3 +88,14 @@ TEST_CASE("a window outside its operand is E510 at the op, naming the loop value
   INFO(msg);
   CHECK(msg.find("pl.tile.store reaches element 71 of dimension 0 (when c = 56)") != std::string::npos);
 }
+
+TEST_CASE("a store of a tile with a valid shape is checked on its valid region", "[CheckWindowBounds]") {
+  // A [16, 64] tile whose valid region is [16, 32] (a padded load, as pypto-lib's hc_pre does)
+  // stored at column 0 of a [64, 32] output: inside. The same tile without a valid shape: past it.
+  CHECK(error_of(kernel("        t = pl.load(x, [0, 0], [16, 64], valid_shape=[16, 32])\n"
+                        "        out = pl.store(t, [0, 0], out)\n")) == "");
+  const std::string msg = error_of(kernel("        t = pl.tile.full([16, 64], dtype=pl.FP32, value=0.0)\n"
+                                          "        out = pl.store(t, [0, 0], out)\n"));
+  CHECK(msg.find("E510") != std::string::npos);
+  CHECK(msg.find("pl.tile.store reaches element 63 of dimension 1") != std::string::npos);
+}
