@@ -78,7 +78,9 @@ TEST_CASE("pl.spmd forms without a launch spec of one kernel are E501 errors at 
        "        return out_1\n",
        "a pl.cluster scope"},
   };
-  for (const auto& [body, want] : cases) {
+  for (const auto& c : cases) {
+    const std::string& body = c.first;
+    const std::string& want = c.second;
     INFO(body);
     const auto d = pass_test::first_diagnostic_of([&] { run(program(body)); });
     CHECK_THAT(d.message, Catch::Contains(want) && Catch::Contains("is not supported yet by the pass pipeline"));
