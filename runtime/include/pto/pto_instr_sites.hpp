@@ -29,40 +29,36 @@ struct Site {
     uint32_t line;
 };
 
-// The scalar GM read behind PYPTO_GM_LOAD.
+// The checks of one scalar GM access (PYPTO_GM_LOAD / PYPTO_GM_STORE): its bounds against the
+// kernel's tensors, and with --check-syncs its order on PIPE_S.
 template <typename T, typename I>
-inline T gm_load(T* p, I index, uint32_t line) {
+inline void gm_scalar_access(T* p, I index, uint32_t line, bool write) {
     KernelContext& k = current_kernel();
-    k.instr = "pl.read";
+    k.instr = write ? "pl.write" : "pl.read";
     k.line = line;
     GmAccess a;
     a.addr = static_cast<uint64_t>(reinterpret_cast<uintptr_t>(p)) +
              static_cast<uint64_t>(static_cast<int64_t>(index)) * sizeof(T);
     a.elem_size = static_cast<uint32_t>(sizeof(T));
-    gm_access(a, "pl.read (a scalar GM read)");
+    a.write = write;
+    gm_access(a, write ? "pl.write (a scalar GM write)" : "pl.read (a scalar GM read)");
     if (k.check_syncs) {
-        const SyncAccess s{kGmSpace, a.lo(), a.hi(), false};
-        sync_instr(kPipeS, "pl.read (scalar GM read)", line, &s, 1);
+        const SyncAccess s{kGmSpace, a.lo(), a.hi(), write};
+        sync_instr(kPipeS, write ? "pl.write (scalar GM write)" : "pl.read (scalar GM read)", line, &s, 1);
     }
+}
+
+// The scalar GM read behind PYPTO_GM_LOAD.
+template <typename T, typename I>
+inline T gm_load(T* p, I index, uint32_t line) {
+    gm_scalar_access(p, index, line, false);
     return p[index];
 }
 
 // The scalar GM write behind PYPTO_GM_STORE.
 template <typename T, typename I, typename V>
 inline void gm_store(T* p, I index, V value, uint32_t line) {
-    KernelContext& k = current_kernel();
-    k.instr = "pl.write";
-    k.line = line;
-    GmAccess a;
-    a.addr = static_cast<uint64_t>(reinterpret_cast<uintptr_t>(p)) +
-             static_cast<uint64_t>(static_cast<int64_t>(index)) * sizeof(T);
-    a.elem_size = static_cast<uint32_t>(sizeof(T));
-    a.write = true;
-    gm_access(a, "pl.write (a scalar GM write)");
-    if (k.check_syncs) {
-        const SyncAccess s{kGmSpace, a.lo(), a.hi(), true};
-        sync_instr(kPipeS, "pl.write (scalar GM write)", line, &s, 1);
-    }
+    gm_scalar_access(p, index, line, true);
     p[index] = static_cast<T>(value);
 }
 
