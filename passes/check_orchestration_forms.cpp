@@ -11,8 +11,8 @@
 //   * tensor creations with a non-ND layout or an element type the runtime has no DataType for;
 //   * views and element access whose index lists are not literal lists, transposes with
 //     non-constant axes, slices with a valid_shape;
-//   * a tensor creation, element read or dim query whose result is unused (an expression
-//     statement);
+//   * a tensor creation, element read, dim query or array op whose result is unused (an
+//     expression statement);
 //   * calls to functions other than AIV / AIC kernels, kernel calls whose results are not tensors
 //     or outnumber the kernel's Out / InOut parameters (a kernel that declares a result it does
 //     not return), and a second Orchestration function in the program (the runtime has one entry);
@@ -265,8 +265,10 @@ class FormChecker : public FormRules {
 
   void visit_eval(const EvalStmt& s) override {
     const auto* c = as<Call>(s.expr);
-    if (c && c->op && (c->is_op("tensor.create") || as_scalar(c->type)))
-      reject(s.span, fmt::format("pl.{} with an unused result", c->op->name), "assign the result to a variable and use it");
+    if (c && c->op && (c->is_op("tensor.create") || as_scalar(c->type) || as_array(c->type)))
+      reject(s.span, fmt::format("pl.{} with an unused result", c->op->name),
+             as_array(c->type) ? "assign the result: an array update is `tids[i] = v` (tids = pl.array.update_element(tids, i, v))"
+                               : "assign the result to a variable and use it");
     FormRules::visit_eval(s);
   }
 

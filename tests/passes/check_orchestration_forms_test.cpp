@@ -186,6 +186,9 @@ TEST_CASE("in-place arrays: reads of the latest value pass; a stale read, an unc
        "            e = pl.array.get_element(a, 0)\n"
        "        f = pl.array.get_element(a, 1)\n",
        "a read of 'a' outside the loop / if / scope body that created the array"},
+      {"        a = pl.array.create(4, pl.INT32)\n"
+       "        pl.array.update_element(a, 0, 1)\n",
+       "pl.array.update_element with an unused result"},
   };
   for (const auto& [body, want] : cases) {
     INFO(body);
