@@ -1,4 +1,5 @@
-// `pypto ir FILE [--passes P1,P2|all] [--dump-passes DIR]`: print the IR as DSL text.
+// `pypto ir FILE [--passes P1,P2|all] [--dump-passes DIR]`: print the IR as DSL text (the dumps
+// of the passes that ran are written also when a later one fails).
 #include <cstdio>
 #include <map>
 #include <fmt/ranges.h>
@@ -30,9 +31,7 @@ int cmd_ir(const IrOptions& opts) {
         if (!opts.dump_dir.empty()) dumps[dump_file_name(int(index) + 1, pass.name)] = ir::print_program(*p);
       };
       bool all = opts.passes.size() == 1 && opts.passes[0] == "all";
-      if (all) {
-        prog = passes::run_pipeline(prog, ctx, after);
-      } else {
+      if (!all) {
         for (const auto& n : opts.passes) {
           try {
             passes::find_pass(n);
@@ -40,7 +39,13 @@ int cmd_ir(const IrOptions& opts) {
             throw UsageError(e.what());
           }
         }
-        prog = passes::run_passes(prog, opts.passes, ctx, after);
+      }
+      try {
+        prog = all ? passes::run_pipeline(prog, ctx, after) : passes::run_passes(prog, opts.passes, ctx, after);
+      } catch (...) {
+        // A pass failed: the IR after each pass that ran is what one needs to see why.
+        if (!opts.dump_dir.empty() && !dumps.empty()) emit::write_files_atomically(dumps, opts.dump_dir, {opts.file});
+        throw;
       }
       if (!opts.dump_dir.empty()) emit::write_files_atomically(dumps, opts.dump_dir, {opts.file});
       ctx_warnings = ctx.diagnostics.take();

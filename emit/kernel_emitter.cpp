@@ -485,13 +485,12 @@ class KernelEmitter : CStmtPrinter {
     }
     const std::string t = operand(c.args[0]);
     const auto [ga, g] = gm_view(c.args[2], offs->elems, window, t, sp);
-    const AttrValue* atomic = c.kwarg("atomic");
-    const auto* at = atomic ? std::get_if<EnumLit>(atomic) : nullptr;
-    if (at && at->member == "AtomicAdd") {
-      line(fmt::format("TSTORE<{}, {}, AtomicType::AtomicAdd>({}, {});", tile_alias(*tt, sp), ga, g, t));
-    } else {
-      if (at && at->member != "AtomicNone") unreachable(sp, "this pl.tile.store atomic mode");
-      line(fmt::format("TSTORE({}, {});", g, t));
+    switch (atomic_mode(c)) {
+      case AtomicMode::Add:
+        line(fmt::format("TSTORE<{}, {}, AtomicType::AtomicAdd>({}, {});", tile_alias(*tt, sp), ga, g, t));
+        break;
+      case AtomicMode::None: line(fmt::format("TSTORE({}, {});", g, t)); break;
+      case AtomicMode::Other: unreachable(sp, "this pl.tile.store atomic mode");
     }
     if (dst && as_tensor(dst->type)) bind_handle(*dst, handle(c.args[2]));
   }

@@ -59,26 +59,13 @@ TypeSpelling tile_type_spelling(const TileType& t, const SocInfo& soc, const Spa
   if (!shape || shape->size() != 2) unreachable(sp, "a tile that is not 2-D with a static shape");
   const MemorySpace space = t.space.value_or(MemorySpace::Vec);
   const int64_t R = (*shape)[0], C = tile_row_pitch(t, sp);
-  // Implicit layouts per memory space (ir-and-passes.md §1.3, output-format.md §2.2).
-  TileLayout b = TileLayout::row_major, s = TileLayout::none_box;
-  int64_t fractal = 512;
-  switch (space) {
-    case MemorySpace::Vec: b = (C == 1 && R > 1) ? TileLayout::col_major : TileLayout::row_major; break;
-    case MemorySpace::Mat: b = TileLayout::col_major; s = TileLayout::row_major; break;
-    case MemorySpace::Left:
-      b = soc.left_col_major ? TileLayout::col_major : TileLayout::row_major;
-      s = TileLayout::row_major;
-      break;
-    case MemorySpace::Right: s = TileLayout::col_major; break;
-    case MemorySpace::Acc: b = TileLayout::col_major; s = TileLayout::row_major; fractal = 1024; break;
-    default: break;
-  }
+  // The view's layouts, else the implicit ones of the space (ir-and-passes.md §1.3).
+  const TileLayouts l = effective_layouts(t, soc.left_col_major);
+  const TileLayout b = l.blayout, s = l.slayout;
+  const int64_t fractal = l.fractal;
   PadValue pad = PadValue::null;
   bool compact = false;
   if (t.view) {
-    if (t.view->blayout) b = *t.view->blayout;
-    if (t.view->slayout) s = *t.view->slayout;
-    if (t.view->fractal) fractal = *t.view->fractal;
     if (t.view->pad) pad = *t.view->pad;
     compact = t.view->compact == CompactMode::normal;
   }

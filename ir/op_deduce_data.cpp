@@ -284,8 +284,27 @@ TypePtr transpose_view(const Ctx& c) {
   require_rank_at_least(c, 0, 2);
   const auto& t = c.shaped(0);
   auto shape = t.shape;
-  std::swap(shape[shape.size() - 1], shape[shape.size() - 2]);
-  return make_like(t, t.dtype, std::move(shape), space_of(t));
+  const size_t n = shape.size();
+  std::swap(shape[n - 1], shape[n - 2]);
+  if (t.kind == TypeKind::Tensor) return make_like(t, t.dtype, std::move(shape), space_of(t));
+  // The same bytes read in the transpose dual layout: each of the block and scatter layouts
+  // flips its major-ness (NZ <-> ZN, ND <-> DN; none_box stays), the valid shape swaps too.
+  const auto& tt = static_cast<const TileType&>(t);
+  const TileLayouts l = effective_layouts(tt, false);
+  auto flip = [](TileLayout x) {
+    return x == TileLayout::row_major ? TileLayout::col_major : x == TileLayout::col_major ? TileLayout::row_major : x;
+  };
+  TileView v;
+  if (tt.view) {
+    v.valid_shape = tt.view->valid_shape;
+    v.fractal = tt.view->fractal;
+    v.pad = tt.view->pad;
+    v.compact = tt.view->compact;
+  }
+  if (v.valid_shape.size() == n) std::swap(v.valid_shape[n - 1], v.valid_shape[n - 2]);
+  v.blayout = flip(l.blayout);
+  v.slayout = flip(l.slayout);
+  return std::make_shared<TileType>(t.dtype, std::move(shape), tt.space, std::move(v));
 }
 
 TypePtr set_validshape(const Ctx& c) {

@@ -381,4 +381,11 @@ std::shared_ptr<const Call> make_call(std::string_view op_name, std::vector<Expr
   return make_call(*op, std::move(args), std::move(kwargs), span);
 }
 
+AtomicMode atomic_mode(const Call& c) {
+  const AttrValue* v = c.kwarg("atomic");
+  const auto* e = v ? std::get_if<EnumLit>(v) : nullptr;
+  if (!e || e->member == "None_") return AtomicMode::None;
+  return e->member == "Add" ? AtomicMode::Add : AtomicMode::Other;
+}
+
 }  // namespace pypto::ir

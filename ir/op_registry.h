@@ -204,6 +204,10 @@ std::shared_ptr<const Call> make_call(std::string_view op_name, std::vector<Expr
 // program functions are Control.
 CoreAffinity call_affinity(const Call& c);
 
+// A write's `atomic=` mode (tile.store / tensor.assemble: pl.AtomicType.None_ or .Add).
+enum class AtomicMode : uint8_t { None, Add, Other };
+AtomicMode atomic_mode(const Call& c);
+
 // Registration hooks implemented by the op tables (ops_tile.cpp, ops_tensor.cpp, ops_system.cpp).
 void register_tile_ops(OpRegistry& r);
 void register_tile_data_ops(OpRegistry& r);  // called by register_tile_ops (ops_tile_data.cpp)

@@ -62,8 +62,7 @@ void register_tile_data_ops(OpRegistry& r) {
   add(r, vec_row("tile.scatter_mask", {tile("dst"), tile("src")}, scatter_mask).kw("mask_pattern", AttrKind::Int)
              .reuses_input(0));
   // Views and valid shapes.
-  add(r, view("tile.transpose_view", {tile("tile")}, transpose_view)
-             .kernel_deferred("cube issue: Mat-resident transposed views for a_trans / b_trans"));
+  add(r, view("tile.transpose_view", {tile("tile")}, transpose_view));
   add(r, view("tile.set_validshape", {tile("tile"), scalar("valid_rows"), scalar("valid_cols")}, set_validshape)
              .kernel_deferred("tensor-scale issue: dynamic valid shapes"));
   // Pads outside the valid region: the result is valid over its whole shape, and its type carries

@@ -1,5 +1,5 @@
 // Type helpers: shared scalar types, type nouns for messages, static shapes, byte sizes,
-// facet-replacing copies.
+// facet-replacing copies, implicit tile layouts.
 #include "ir/type.h"
 
 #include <algorithm>
@@ -103,6 +103,35 @@ std::shared_ptr<const TensorType> with_memref(const TensorType& t, std::optional
 }
 std::shared_ptr<const TensorType> with_view(const TensorType& t, std::optional<TensorView> v) {
   return std::make_shared<TensorType>(t.dtype, t.shape, std::move(v), t.memref, t.distributed);
+}
+
+TileLayouts implicit_layouts(MemorySpace space, int64_t rows, int64_t cols, bool left_col_major) {
+  switch (space) {
+    case MemorySpace::Vec:
+      return {(cols == 1 && rows > 1) ? TileLayout::col_major : TileLayout::row_major, TileLayout::none_box, 512};
+    case MemorySpace::Mat: return {TileLayout::col_major, TileLayout::row_major, 512};
+    case MemorySpace::Left:
+      return {left_col_major ? TileLayout::col_major : TileLayout::row_major, TileLayout::row_major, 512};
+    case MemorySpace::Right: return {TileLayout::row_major, TileLayout::col_major, 512};
+    case MemorySpace::Acc: return {TileLayout::col_major, TileLayout::row_major, 1024};
+    default: return {TileLayout::row_major, TileLayout::none_box, 512};
+  }
+}
+
+TileLayouts effective_layouts(const TileType& t, bool left_col_major) {
+  const auto shape = static_shape(t.shape);
+  const int64_t r = shape && shape->size() == 2 ? (*shape)[0] : 0;
+  int64_t c = shape && shape->size() == 2 ? (*shape)[1] : 0;
+  // A window of a wider tile (tile.slice) is laid out with its parent's row pitch.
+  if (t.view && t.view->stride.size() == 2)
+    if (const auto p = const_int_value(t.view->stride[0])) c = *p;
+  TileLayouts l = implicit_layouts(t.space.value_or(MemorySpace::Vec), r, c, left_col_major);
+  if (t.view) {
+    if (t.view->blayout) l.blayout = *t.view->blayout;
+    if (t.view->slayout) l.slayout = *t.view->slayout;
+    if (t.view->fractal) l.fractal = *t.view->fractal;
+  }
+  return l;
 }
 
 }  // namespace pypto::ir

@@ -163,6 +163,19 @@ bool binds_as_leading_elements(const TypePtr& param, const TypePtr& arg);
 
 // Copies with one facet replaced (types are immutable).
 std::shared_ptr<const TileType> with_space(const TileType& t, std::optional<MemorySpace> sp);
+
+// The block / scatter layouts and fractal size a [rows, cols] tile in `space` has when its
+// TileView names none (ir-and-passes.md §1.3): Vec row-major (a column vector [R, 1] col-major),
+// Mat NZ, Left NZ or ZZ (`left_col_major`: the SoC's choice), Right ZN, Acc NZ with 1024-byte
+// fractals.
+struct TileLayouts {
+  TileLayout blayout, slayout;
+  int64_t fractal;
+};
+TileLayouts implicit_layouts(MemorySpace space, int64_t rows, int64_t cols, bool left_col_major);
+// The layouts in effect for `t` (its view's, else the implicit ones of its space, Vec when unset;
+// a window of a wider tile counts its parent's row pitch as its columns).
+TileLayouts effective_layouts(const TileType& t, bool left_col_major);
 std::shared_ptr<const TileType> with_memref(const TileType& t, std::optional<MemRef> m);
 std::shared_ptr<const TensorType> with_memref(const TensorType& t, std::optional<MemRef> m);
 std::shared_ptr<const TensorType> with_view(const TensorType& t, std::optional<TensorView> v);

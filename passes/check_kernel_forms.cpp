@@ -11,7 +11,8 @@
 //     store with an explicit window of a tile with a valid shape, a store of a tile without a
 //     static 2-D shape, a 2-D tile stored into a 1-D tensor, an atomic mode other than none / add;
 //   * element access (`tile.read` / `tile.write`) and `tile.assemble` offsets with other than two
-//     indices, a `tile.transpose` without its tmp tile; a `tile.slice` window it cannot view (a
+//     indices, a `tile.transpose` without its tmp tile, a `tile.transpose_view` of anything but a
+//     whole Mat tile in the NZ or ZN layout; a `tile.slice` window it cannot view (a
 //     source outside Vec, valid_shape / pad_value / clamp, a runtime or unaligned first column);
 //   * a tile op whose result is unused (an expression statement other than a store or a sync);
 //   * a loop / if whose carried tensor changes buffers (form_rules.h);
@@ -179,10 +180,9 @@ class FormChecker : public FormRules {
       if (tt && tt->view && !tt->view->valid_shape.empty() && c.args.size() > 3 && c.args[3])
         reject(sp, fmt::format("pl.{} with an explicit window of a tile with a valid shape", n),
                "store the tile without a window: TSTORE writes its valid region");
-      const AttrValue* atomic = c.kwarg("atomic");
-      const auto* at = atomic ? std::get_if<EnumLit>(atomic) : nullptr;
-      if (at && at->member != "AtomicNone" && at->member != "AtomicAdd")
-        reject(sp, fmt::format("pl.{} with atomic mode {}", n, at->member));
+      if (atomic_mode(c) == AtomicMode::Other)
+        reject(sp, fmt::format("pl.{} with atomic mode {}", n, std::get<EnumLit>(*c.kwarg("atomic")).member),
+               "atomic= takes pl.AtomicType.None_ or pl.AtomicType.Add");
     } else if (n == "tile.read" || n == "tile.write") {
       if (list_size(c.args[1]) != 2 || !static_shape(as_tile(c.args[0]->type)->shape))
         reject(sp, fmt::format("pl.{} with other than 2 indices into a static tile", n));
@@ -190,6 +190,15 @@ class FormChecker : public FormRules {
       if (list_size(c.args[2]) != 2) reject(sp, "pl.tile.assemble with other than 2 offsets");
     } else if (n == "tile.slice") {
       check_window(c);
+    } else if (n == "tile.transpose_view") {
+      // The CPU runtime and the NPU agree on one dual pair: a Mat tile's NZ and ZN layouts.
+      const auto* src = as_tile(c.args[0]->type);
+      const TileLayouts l = src ? effective_layouts(*src, false) : TileLayouts{};
+      const bool nz = l.blayout == TileLayout::col_major && l.slayout == TileLayout::row_major;
+      const bool zn = l.blayout == TileLayout::row_major && l.slayout == TileLayout::col_major;
+      if (!src || src->space != MemorySpace::Mat || !(nz || zn) || (src->view && !src->view->stride.empty()))
+        reject(sp, "pl.tile.transpose_view of a tile other than a whole Mat tile",
+               "load the operand with pl.load(..., target_memory=pl.Mem.Mat) and view that tile");
     } else if (n == "tile.transpose") {
       if (c.args.size() < 4 || !c.args[3])
         reject(sp, "pl.tile.transpose without a tmp tile", "pass a scratch tile shaped like the input");

@@ -10,7 +10,7 @@
 //     pl.spmd_submit, dumped arguments (pl.dump_tag / dumps=), allow_early_resolve=, predicate=,
 //     device= (the call rewrites would lose them);
 //   * function attributes: pl.func_attr / attrs= / external_source= / @pl.jit.extern;
-//   * atomic tensor assembles (pl.assemble(..., atomic=...));
+//   * atomic tensor assembles (pl.assemble(..., atomic=...)) in orchestration code (kernels store them);
 //   * distributed programs (pld.DistributedTensor and pld.CommCtx values, pld.* ops), and
 //     pl.Array values and array.* ops in kernel code (kernel functions, pl.at(CORE_GROUP) bodies;
 //     orchestration code keeps them as C++ stack arrays).
@@ -116,11 +116,10 @@ class FormChecker : public IRVisitor {
       reject(c.span, what, "drop the dumped arguments / predicate= / device=; deps=, core_num=, sync_start= and "
                            "allow_early_resolve= compile");
     }
-    if (c.is_op("tensor.assemble"))
-      if (const auto* at = c.kwarg("atomic") ? std::get_if<EnumLit>(c.kwarg("atomic")) : nullptr; at && at->member != "None_")
-        reject(c.span, fmt::format("pl.assemble(..., atomic=pl.AtomicType.{})", at->member),
-               "atomic accumulation into global memory needs an atomic store (TSTORE with AtomicAdd), which the "
-               "back end does not emit for assembles yet; accumulate in a tile and store once");
+    if (c.is_op("tensor.assemble") && atomic_mode(c) != AtomicMode::None && orchestration_code())
+      reject(c.span, fmt::format("pl.assemble(..., atomic=pl.AtomicType.{}) in orchestration code",
+                                 std::get<EnumLit>(*c.kwarg("atomic")).member),
+             "an atomic accumulation is a kernel's store: put it inside pl.at(level=pl.Level.CORE_GROUP)");
     if (c.op && c.op->family() == "pld")
       reject(c.span, fmt::format("pl.{}", c.op->name), "distributed (pld) programs come with the distributed issue");
     if (c.op && c.op->family() == "array" && !orchestration_code())

@@ -21,6 +21,7 @@
 // tile equivalent (all "not supported yet", at the op's span). Produces TileOpsOnly.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <map>
 #include <unordered_set>
 
@@ -39,10 +40,12 @@ using Kwargs = std::vector<std::pair<std::string, AttrValue>>;
 
 const char* kHint = "write this kernel at tile level (pl.load / tile ops / pl.store), or use a supported form";
 
-// The tensor op's kwargs the tile op also has; others must hold the tensor op's default.
-Kwargs carry_kwargs(const Call& c, const OpDef& tile) {
+// The tensor op's kwargs the tile op also has; others must hold the tensor op's default, but for
+// those the lowering itself realises (`consumed`: a matmul's a_trans / b_trans).
+Kwargs carry_kwargs(const Call& c, const OpDef& tile, std::initializer_list<std::string_view> consumed = {}) {
   Kwargs out;
   for (const auto& [k, v] : c.kwargs) {
+    if (std::find(consumed.begin(), consumed.end(), k) != consumed.end()) continue;
     if (tile.find_kwarg(k)) {
       out.emplace_back(k, v);
       continue;
@@ -56,6 +59,12 @@ Kwargs carry_kwargs(const Call& c, const OpDef& tile) {
   return out;
 }
 
+bool kw_true(const Call& c, std::string_view k) {
+  const AttrValue* v = c.kwarg(k);
+  const auto* b = v ? std::get_if<bool>(v) : nullptr;
+  return b && *b;
+}
+
 // A tensor op call this pass rewrites (or rejects: no tensor op stays in a kernel but a scalar
 // load from a GM tensor, registry kernel_gm_scalar).
 bool lowers(const Call* c) { return c && c->op && c->op->family() == "tensor"; }
@@ -65,10 +74,28 @@ struct KernelInfo {
   std::vector<std::string> added_names;
 };
 
+// How often each variable is read, and how often as a matmul's lhs / rhs: a GM window read only
+// by the cube is loaded into Mat, one read by both into Mat and Vec.
+struct OperandUses : IRVisitor {
+  std::unordered_map<const Var*, int> all, matmul;
+  void visit_var(const Var& v) override { ++all[&v]; }
+  void visit_call(const Call& c) override {
+    IRVisitor::visit_call(c);
+    if (!c.op || (c.op->lowering != TileLowering::Matmul && c.op->lowering != TileLowering::MatmulAcc)) return;
+    const size_t first = c.op->lowering == TileLowering::MatmulAcc ? 1 : 0;
+    for (size_t i = first; i < first + 2 && i < c.args.size(); ++i)
+      if (const auto* v = as<Var>(c.args[i])) ++matmul[v];
+  }
+};
+
 class Converter : public IRMutator {
  public:
   Converter(const Function& f, const SocInfo& soc) : f_(f), soc_(soc) {
     for (const auto& p : f.params) params_.insert(p.get());
+    OperandUses uses;
+    uses.visit_function(f);
+    for (const auto& [v, n] : uses.matmul)
+      (uses.all[v] > n ? mat_and_vec_ : mat_only_).insert(v);
   }
 
   FunctionPtr run(KernelInfo& info) {
@@ -98,7 +125,9 @@ class Converter : public IRMutator {
   StmtPtr mutate_assign(const std::shared_ptr<const AssignStmt>& s) override {
     const auto* c = as<Call>(s->value);
     if (lowers(c)) {
+      current_def_ = s->var.get();
       ExprPtr v = convert(*c, s->var->name);
+      current_def_ = nullptr;
       if (as_tile(v->type) || !as_tensor(s->var->type)) {
         // A computed value: the tile (or scalar) replaces the Var everywhere after.
         auto nv = copy_var_with_type(*s->var, v->type);
@@ -472,7 +501,8 @@ class Converter : public IRMutator {
       const AttrValue* hp = c.kwarg("high_precision");
       precise = hp && std::get_if<bool>(hp) && *std::get_if<bool>(hp);
     } else if (c.op->lowering != TileLowering::Gather && c.op->lowering != TileLowering::Scatter) {
-      kw = carry_kwargs(c, *tile);
+      const bool mm = c.op->lowering == TileLowering::Matmul || c.op->lowering == TileLowering::MatmulAcc;
+      kw = mm ? carry_kwargs(c, *tile, {"a_trans", "b_trans"}) : carry_kwargs(c, *tile);
     }
     const Span& sp = c.span;
     std::vector<ExprPtr> args;
@@ -506,6 +536,16 @@ class Converter : public IRMutator {
               throw CompileError("E501", sp, fmt::format("'pl.{}' with attribute '{}' is not supported yet inside a kernel",
                                                          c.op->name, k), kHint);
           }
+          // The space its readers need: Mat for a cube-only operand; read by both, a Mat copy too.
+          const Var* self = current_def_;
+          if (self && (mat_only_.count(self) || mat_and_vec_.count(self))) {
+            Kwargs mkw = lkw;
+            mkw.emplace_back("target_memory", MemorySpace::Mat);
+            auto mat = make_call("tile.load", la, mkw, sp);
+            check_fits(*as_tile(mat->type), MemorySpace::Mat, fmt::format("the slice '{}'", name), sp);
+            if (mat_only_.count(self)) return mat;
+            mat_copy_[self] = staged(name + "_mat", mat, sp);
+          }
           auto call = make_call("tile.load", la, lkw, sp);
           check_fits(*as_tile(call->type), MemorySpace::Vec, fmt::format("the slice '{}'", name), sp);
           return call;
@@ -514,11 +554,15 @@ class Converter : public IRMutator {
         for (size_t i = 1; i < c.args.size(); ++i) args.push_back(mutate(c.args[i]));
         break;
       case TileLowering::Assemble:
-        // An atomic= other than None_ never gets here: CheckProgramForms rejects it at its line.
-        if (is_gm(c.args[0])) {
+        if (is_gm(c.args[0])) {  // into GM: a store (atomic= carried: an atomic-add TSTORE)
           ExprPtr src = tile_operand(c.args[1], MemorySpace::Vec, sp);
-          return make_call("tile.store", {src, mutate(c.args[2]), mutate(c.args[0])}, {}, sp);
+          Kwargs skw;
+          if (const AttrValue* at = c.kwarg("atomic"); at && atomic_mode(c) != AtomicMode::None) skw.emplace_back("atomic", *at);
+          return make_call("tile.store", {src, mutate(c.args[2]), mutate(c.args[0])}, skw, sp);
         }
+        if (atomic_mode(c) != AtomicMode::None)
+          throw CompileError("E501", sp, "'pl.assemble(..., atomic=...)' into a tensor computed in the kernel is not supported yet",
+                             "assemble atomically into a GM tensor (a parameter), or add the tiles with pl.add");
         args = {tile_operand(c.args[0], MemorySpace::Vec, sp), tile_operand(c.args[1], MemorySpace::Vec, sp),
                 mutate(c.args[2])};
         break;
@@ -533,10 +577,26 @@ class Converter : public IRMutator {
                                "start the accumulation with pl.matmul and carry its result");
           args.push_back(acc);
         }
+        // Each operand in Mat (a transposed one, a_trans / b_trans, as the zero-copy transpose
+        // view of its natural load), then moved to Left / Right.
         MemorySpace sides[2] = {MemorySpace::Left, MemorySpace::Right};
+        const char* trans[2] = {"a_trans", "b_trans"};
         for (size_t i = 0; i < 2; ++i) {
-          ExprPtr t = tile_operand(c.args[first + i], MemorySpace::Mat, sp);
-          args.push_back(moved(t, sides[i], sp, fmt::format("{}_{}", name, i == 0 ? "lhs" : "rhs")));
+          const ExprPtr& arg = c.args[first + i];
+          const auto* av = as<Var>(arg);
+          auto copy = av ? mat_copy_.find(av) : mat_copy_.end();
+          ExprPtr t = copy != mat_copy_.end() ? copy->second : tile_operand(arg, MemorySpace::Mat, sp);
+          const std::string side = fmt::format("{}_{}", name, i == 0 ? "lhs" : "rhs");
+          if (kw_true(c, trans[i])) {
+            const auto* tt = as_tile(t->type);
+            if (!tt || tt->space != MemorySpace::Mat)
+              throw CompileError("E501", sp,
+                                 fmt::format("'pl.{}' with {}=True on an operand computed in the kernel is not supported yet",
+                                             c.op->name, trans[i]),
+                                 "pass the operand from GM (a parameter or a window of one), or transpose it with pl.transpose");
+            t = staged(side + "_t", make_call("tile.transpose_view", {t}, {}, sp), sp);
+          }
+          args.push_back(moved(t, sides[i], sp, side));
         }
         break;
       }
@@ -577,6 +637,9 @@ class Converter : public IRMutator {
   std::vector<StmtPtr> entry_, pre_;
   std::map<std::pair<const Var*, int>, ExprPtr> entry_cache_;
   std::vector<VarPtr> added_;
+  std::unordered_set<const Var*> mat_only_, mat_and_vec_;  // GM windows matmuls read (OperandUses)
+  std::unordered_map<const Var*, ExprPtr> mat_copy_;       // the Mat load of a window both units read
+  const Var* current_def_ = nullptr;                       // the variable the converted call defines
 };
 
 // Callers of kernels that gained Out params: create each new tensor right before the call.

@@ -3,7 +3,10 @@
 //     tile.move) → that space; an op with a fixed result space (matmul → Acc) → that space;
 //   * an op that inherits an input's space (elementwise) → that input's space;
 //   * anything else → Vec; a space already written in the annotation is kept;
-//   * loop iter_args take their init's space, return_vars and if-phis their yielded value's.
+//   * loop iter_args take their init's space, return_vars and if-phis their yielded value's;
+//   * backward, for a created tile (tile.create in the default Vec space: no data yet) that starts
+//     a loop carry the body yields in another space — the accumulator of a K loop whose first
+//     iteration is a matmul: the yielded value's space (the function is inferred again with it).
 // Where an op demands its input in other spaces (registry `input_memory`) than the value has, a
 // `tile.move` to the first allowed space is inserted before the op. Produces TileMemoryInferred.
 #include <fmt/format.h>
@@ -29,7 +32,21 @@ TypePtr with_space_if_missing(const TypePtr& t, MemorySpace sp) {
   return with_space(*tl, sp);
 }
 
+// A tile.create in the default space (Vec): no data yet, so the carry it starts may move it.
+bool is_created(const Call* c) {
+  if (!c || !c->op || c->op->name != "tile.create") return false;
+  const AttrValue* m = c->kwarg("target_memory");
+  const auto* sp = m ? std::get_if<MemorySpace>(m) : nullptr;
+  return !sp || *sp == MemorySpace::Vec;
+}
+
 class Inferer : public BindingMutator {
+ public:
+  // Created tiles whose space the carries they start demand (by the original Var); grown by a
+  // pass over the function, which then runs again.
+  std::unordered_map<const Var*, MemorySpace> demand;
+  bool demand_grew = false;
+
  protected:
   // Result space of a call (nullopt: not a tile / unknown).
   std::optional<MemorySpace> result_space(const Call& c) {
@@ -74,9 +91,22 @@ class Inferer : public BindingMutator {
   StmtPtr mutate_assign(const std::shared_ptr<const AssignStmt>& s) override {
     ExprPtr v = mutate(s->value);
     VarPtr var = s->var;
-    if (const auto* tl = as_tile(var->type); tl && !tl->space) {
+    const auto* c = as<Call>(s->value);
+    if (is_created(c)) created_[s->var.get()] = true;
+    if (auto d = demand.find(s->var.get()); is_created(c) && d != demand.end()) {
+      auto kw = c->kwargs;
+      std::erase_if(kw, [](const auto& p) { return p.first == "target_memory"; });
+      kw.emplace_back("target_memory", d->second);
+      v = make_call(*c->op, c->args, std::move(kw), c->span);
+    }
+    const auto* tl = as_tile(var->type);
+    const auto* vt = as_tile(v->type);
+    // Unset: inferred. Set, but the value was rebuilt in another space (a created tile moved by
+    // demand, an op inheriting its input's space): the value's.
+    if (tl && (!tl->space || (v != s->value && vt && vt->space && vt->space != tl->space))) {
       std::optional<MemorySpace> sp;
-      if (const auto* c = as<Call>(v)) sp = result_space(*c);
+      if (vt && vt->space) sp = vt->space;
+      else if (const auto* vc = as<Call>(v)) sp = result_space(*vc);
       else sp = space_of(v);
       var = copy_var_with_type(*var, with_space(*tl, sp.value_or(MemorySpace::Vec)));
       bound_[s->var.get()] = var;
@@ -104,7 +134,10 @@ class Inferer : public BindingMutator {
     for (const auto& ia : s->iter_args) {
       ExprPtr init = mutate(ia->init);
       TypePtr t = ia->type;
-      if (auto sp = space_of(init)) t = with_space_if_missing(t, *sp);
+      const auto* it = as_tile(t);
+      if (auto sp = space_of(init); sp && it && it->space && *it->space != *sp && init != ia->init)
+        t = with_space(*it, *sp);  // the init moved (demand): the carry follows it
+      else if (sp) t = with_space_if_missing(t, *sp);
       else t = with_space_if_missing(t, MemorySpace::Vec);
       if (init != ia->init || t != ia->type) {
         auto n = std::make_shared<IterArg>(ia->name, t, init, ia->span);
@@ -119,6 +152,14 @@ class Inferer : public BindingMutator {
     StmtPtr body = mutate(s->body);
     changed |= body != s->body;
     auto y = split_trailing_yield(body).second;
+    for (size_t i = 0; y && i < s->iter_args.size() && i < y->values.size(); ++i) {
+      const auto* init = as<Var>(s->iter_args[i]->init);
+      auto ys = space_of(y->values[i]), is = space_of(ias[i]);
+      if (init && created_.count(init) && ys && is && *ys != *is && !demand.count(init)) {
+        demand[init] = *ys;
+        demand_grew = true;
+      }
+    }
     std::vector<VarPtr> rvs;
     for (size_t i = 0; i < s->return_vars.size(); ++i) {
       rvs.push_back(retype_result(s->return_vars[i], y && i < y->values.size() ? y->values[i] : nullptr));
@@ -144,8 +185,8 @@ class Inferer : public BindingMutator {
 
   VarPtr retype_result(const VarPtr& rv, const ExprPtr& yielded) {
     const auto* tl = as_tile(rv->type);
-    if (!tl || tl->space) return bind(rv);
     auto sp = yielded ? space_of(yielded) : std::nullopt;
+    if (!tl || (tl->space && (!sp || *sp == *tl->space))) return bind(rv);
     VarPtr n = copy_var_with_type(*rv, with_space(*tl, sp.value_or(MemorySpace::Vec)));
     bound_[rv.get()] = n;
     var_map[rv.get()] = n;
@@ -157,12 +198,21 @@ class Inferer : public BindingMutator {
     if (!tl || tl->space) return v;
     return copy_var_with_type(*v, with_space(*tl, MemorySpace::Vec));  // tile params default to Vec
   }
+
+ private:
+  std::unordered_map<const Var*, bool> created_;
 };
 
 FunctionPtr infer_function(const FunctionPtr& f) {
   if (!is_incore_like(f->type)) return f;
-  Inferer inf;
-  return inf.mutate_function(f);
+  std::unordered_map<const Var*, MemorySpace> demand;
+  for (int round = 0;; ++round) {
+    Inferer inf;
+    inf.demand = demand;
+    FunctionPtr g = inf.mutate_function(f);
+    if (!inf.demand_grew || round == 8) return g;
+    demand = std::move(inf.demand);
+  }
 }
 
 }  // namespace

@@ -1,14 +1,19 @@
-// ResolveBackendOpLayouts — the backend computes most vector ops on row-major tiles only; a
-// `[N, 1]` tile (N > 1) is column-major by its implicit view. The reference rewrites such uses
-// into `[1, N]` reshapes or layout moves. This version only checks: an elementwise vector op whose
-// operand or result is such a column tile is reported as "not supported yet" at the op's span.
+// ResolveBackendOpLayouts — the backend computes most vector ops on row-major tiles only, and a
+// `[N, 1]` Vec tile (N > 1) is column-major by its implicit layout (ir-and-passes.md §1.3). An
+// elementwise vector op on such column tiles is rewritten to run on `[1, N]` row tiles over the
+// same bytes (a column vector's N elements are contiguous either way, so `tile.reshape` is a view):
+//     y = op(a, b, s)      with a, b, y : [N, 1]
+//  →  a_row = tile.reshape(a, [1, N]); b_row = tile.reshape(b, [1, N])
+//     y_row = op(a_row, b_row, s);     y = tile.reshape(y_row, [N, 1])
 // Reductions and broadcasts (row_* / col_* / *_expand*) and data movement take column tiles
-// natively and pass.
+// natively and pass. Left as an E503 "not supported yet" at the op's span: a column tile mixed
+// with tiles of another shape (a broadcast the row form would change) or one with a valid shape.
 #include <fmt/format.h>
 
 #include "ir/op_registry.h"
 #include "passes/pass_util.h"
 #include "passes/passes.h"
+#include "passes/tensor_access.h"
 
 namespace pypto::passes {
 
@@ -16,12 +21,14 @@ using namespace ir;
 
 namespace {
 
-bool is_column_tile(const TypePtr& t) {
+// The N of a [N, 1] Vec tile (N > 1), else nullopt.
+std::optional<int64_t> column_rows(const TypePtr& t) {
   const auto* tl = as_tile(t);
-  if (!tl || tl->shape.size() != 2) return false;
+  if (!tl || tl->shape.size() != 2) return std::nullopt;
   auto r = const_int_value(tl->shape[0]), c = const_int_value(tl->shape[1]);
   bool vec = !tl->space || *tl->space == MemorySpace::Vec;
-  return vec && r && c && *r > 1 && *c == 1;
+  if (!vec || !r || !c || *r <= 1 || *c != 1) return std::nullopt;
+  return r;
 }
 
 bool layout_agnostic(std::string_view short_name) {
@@ -33,39 +40,89 @@ bool layout_agnostic(std::string_view short_name) {
   return short_name.find("expand") != std::string_view::npos;
 }
 
-class LayoutChecker : public IRVisitor {
+// A row-major-only vector op (the calls this pass looks at).
+bool row_major_only(const Call* c) {
+  return c && c->op && c->op->family() == "tile" && call_affinity(*c) == CoreAffinity::Vector &&
+         !layout_agnostic(c->op->short_name());
+}
+
+ExprPtr shape_list(int64_t r, int64_t c, const Span& sp) { return index_list({make_int(r, sp), make_int(c, sp)}, sp); }
+
+class LayoutResolver : public IRMutator {
  protected:
-  void visit_assign(const AssignStmt& s) override {
-    if (const auto* c = as<Call>(s.value); c && c->op && c->op->family() == "tile" &&
-                                           call_affinity(*c) == CoreAffinity::Vector &&
-                                           !layout_agnostic(c->op->short_name())) {
-      bool col = is_column_tile(s.var->type);
-      for (const auto& a : c->args) col |= is_column_tile(a->type);
-      if (col)
-        throw CompileError("E503", s.span,
-                           fmt::format("'pl.{}' on a [N, 1] column tile is not supported yet", c->op->name),
-                           "keep per-row values in [N, 1] tiles only for row reductions and row_expand_* "
-                           "broadcasts, or reshape to [1, N]");
+  StmtPtr mutate_seq(const std::shared_ptr<const SeqStmts>& s) override {
+    return mutate_seq_splicing(*this, s, [](const StmtPtr&) { return true; });
+  }
+
+  StmtPtr mutate_assign(const std::shared_ptr<const AssignStmt>& s) override {
+    auto r = IRMutator::mutate_assign(s);
+    const auto* a = as<AssignStmt>(r);
+    const auto* c = a ? as<Call>(a->value) : nullptr;
+    if (!row_major_only(c)) return r;
+    const auto n = column_rows(a->var->type);
+    bool any = n.has_value();
+    for (const auto& x : c->args) any |= column_rows(x->type).has_value();
+    if (!any) return r;
+    // Every tile operand and the result: the same [N, 1] column tile shape, no valid shape.
+    std::optional<int64_t> rows = n;
+    auto fits = [&](const TypePtr& t) {
+      const auto* tl = as_tile(t);
+      if (!tl) return true;  // scalars, shapes
+      const auto cr = column_rows(t);
+      if (!cr || (rows && *cr != *rows) || (tl->view && !tl->view->valid_shape.empty())) return false;
+      rows = cr;
+      return true;
+    };
+    bool ok = fits(a->var->type);
+    for (const auto& x : c->args) ok &= fits(x->type);
+    if (!ok)
+      throw CompileError("E503", s->span,
+                         fmt::format("'pl.{}' on a [N, 1] column tile together with tiles of another shape or a valid "
+                                     "shape is not supported yet", c->op->name),
+                         "keep per-row values in [N, 1] tiles only for row reductions and row_expand_* "
+                         "broadcasts, or reshape to [1, N]");
+    const Span& sp = s->span;
+    std::vector<StmtPtr> out;
+    std::vector<ExprPtr> args;
+    for (const auto& x : c->args) {
+      if (!as_tile(x->type)) {
+        args.push_back(x);
+        continue;
+      }
+      const auto* xv = as<Var>(x);
+      auto v = make_var((xv ? xv->name : a->var->name) + "_row", nullptr, sp);
+      auto call = make_call("tile.reshape", {x, shape_list(1, *rows, sp)}, {}, sp);
+      v = make_var(v->name, call->type, sp);
+      out.push_back(std::make_shared<AssignStmt>(v, call, sp));
+      args.push_back(v);
     }
-    IRVisitor::visit_assign(s);
+    auto row_call = make_call(*c->op, args, c->kwargs, sp);
+    if (!as_tile(a->var->type)) {  // a result that is not a tile (none today): keep the row call
+      out.push_back(with_comments(std::make_shared<AssignStmt>(a->var, row_call, sp), *s));
+      return std::make_shared<SeqStmts>(std::move(out), sp);
+    }
+    auto yr = make_var(a->var->name + "_row", row_call->type, sp);
+    out.push_back(with_comments(std::make_shared<AssignStmt>(yr, row_call, sp), *s));
+    out.push_back(std::make_shared<AssignStmt>(a->var, make_call("tile.reshape", {yr, shape_list(*rows, 1, sp)}, {}, sp), sp));
+    return std::make_shared<SeqStmts>(std::move(out), sp);
   }
 };
+
+FunctionPtr resolve_function(const FunctionPtr& f) {
+  if (!is_incore_like(f->type)) return f;
+  LayoutResolver r;
+  return r.mutate_function(f);
+}
 
 }  // namespace
 
 Pass resolve_backend_op_layouts_pass() {
   return Pass{"ResolveBackendOpLayouts",
-              "Repairs row-major-only vector ops applied to [N, 1] column tiles (not supported yet: "
-              "reported as an error); everything else passes unchanged.",
+              "Rewrites row-major-only vector ops applied to [N, 1] column tiles into the same op on [1, N] "
+              "reshapes of them (a view), reshaping the result back; column tiles mixed with other shapes "
+              "are reported as not supported yet.",
               {{Property::TileMemoryInferred}, {}, {}},
-              [](const ProgramPtr& p, PassContext&) {
-                for (const auto& f : p->functions) {
-                  if (!is_incore_like(f->type)) continue;
-                  LayoutChecker v;
-                  v.visit_function(*f);
-                }
-                return p;
-              }};
+              [](const ProgramPtr& p, PassContext&) { return map_functions(p, resolve_function); }};
 }
 
 }  // namespace pypto::passes

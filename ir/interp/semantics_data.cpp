@@ -45,8 +45,10 @@ std::vector<int64_t> full_rank(const std::vector<int64_t>& v, size_t rank, int64
   return out;
 }
 
-// Copies `src` (row-major over its shape) into `dst` at `off`.
-void write_window(const Array& dst, const std::vector<int64_t>& off, const Array& src, const std::vector<int64_t>& extent) {
+// Copies `src` (row-major over its shape) into `dst` at `off`; `add`: adds it to what is there
+// (an atomic-add store), each sum rounded to dst's dtype.
+void write_window(const Array& dst, const std::vector<int64_t>& off, const Array& src, const std::vector<int64_t>& extent,
+                  bool add = false) {
   if (src.numel() == 0) return;
   std::vector<int64_t> i(extent.size(), 0), at(dst.shape.size());
   const std::vector<int64_t> o = full_rank(off, dst.shape.size(), 0);
@@ -57,7 +59,7 @@ void write_window(const Array& dst, const std::vector<int64_t>& off, const Array
     // elements are taken in row-major order.
     int64_t flat = 0;
     for (size_t d = 0; d < i.size(); ++d) flat = flat * extent[d] + i[d];
-    dst.set(at, src.at(flat));
+    dst.set(at, add ? dst.at(at) + src.at(flat) : src.at(flat));
   } while (next_index(i, extent));
 }
 
@@ -132,6 +134,16 @@ Value load(const OpEval& e) {
   return Value::array(out);
 }
 
+// atomic=pl.AtomicType.Add on a store / assemble; another mode than None_ / Add is an error.
+bool atomic_add(const OpEval& e) {
+  switch (atomic_mode(e.call)) {
+    case AtomicMode::None: return false;
+    case AtomicMode::Add: return true;
+    case AtomicMode::Other: e.fail("an atomic mode other than pl.AtomicType.None_ / .Add");
+  }
+  return false;
+}
+
 Value store(const OpEval& e) {
   const Array& tile = e.arr(0);
   const auto off = e.list(1);
@@ -139,12 +151,13 @@ Value store(const OpEval& e) {
   // Without a window, the tile's valid region is stored.
   std::vector<int64_t> extent = e.has(3) ? e.list(3) : e.valid(0);
   check_window(e, t, full_rank(off, t.shape.size(), 0), full_rank(extent, t.shape.size(), 1), "pl.tile.store");
+  const bool add = atomic_add(e);
   if (e.has(3) || extent != tile.shape) {  // store a leading sub-window of the tile (or its valid region)
     Array part = read_window(tile, std::vector<int64_t>(tile.shape.size(), 0), full_rank(extent, tile.shape.size(), 1),
                              tile.dtype, extent);
-    write_window(t, off, part, extent);
+    write_window(t, off, part, extent, add);
   } else {
-    write_window(t, off, tile, extent);
+    write_window(t, off, tile, extent, add);
   }
   return e.args[2];
 }
@@ -180,7 +193,7 @@ Value assemble(const OpEval& e, bool in_place) {
   check_window(e, target, full_rank(off, target.shape.size(), 0), full_rank(src.shape, target.shape.size(), 1),
                in_place ? "pl.tensor.assemble" : "pl.tile.assemble");
   Array out = in_place ? target : target.copy();
-  write_window(out, off, src, src.shape);
+  write_window(out, off, src, src.shape, atomic_add(e));
   return Value::array(out);
 }
 

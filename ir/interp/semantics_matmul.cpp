@@ -20,6 +20,21 @@ void gemm(const OpEval& e, const Array& out, const Array& lhs, const Array& rhs,
   const int64_t k2 = bt ? rhs.shape[rr - 1] : rhs.shape[rr - 2];
   const int64_t n = bt ? rhs.shape[rr - 2] : rhs.shape[rr - 1];
   if (k != k2) e.fail(fmt::format("matmul of {} and {}: inner extents {} and {} differ", shape_text(lhs.shape), shape_text(rhs.shape), k, k2));
+  // Storage positions: the batch offset `lead` applied to the leading dims, then (i, j) strides.
+  struct View2 {
+    const double* base;
+    int64_t si, sj;
+  };
+  auto view2 = [&](const Array& a) {
+    const size_t ra = a.shape.size();
+    int64_t off = a.offset;
+    for (size_t d = 0; d + 2 < ra && d < lead.size(); ++d) off += lead[d] * a.strides[d];
+    return View2{a.data->data() + off, a.strides[ra - 2], a.strides[ra - 1]};
+  };
+  const View2 L = view2(lhs), R = view2(rhs);
+  // Element (i, p) of op(lhs) and (p, j) of op(rhs): a transposed operand swaps its strides.
+  const int64_t li = at ? L.sj : L.si, lp = at ? L.si : L.sj;
+  const int64_t rp = bt ? R.sj : R.si, rj = bt ? R.si : R.sj;
   auto idx = [&](const Array& a, int64_t i, int64_t j) {
     std::vector<int64_t> v(lead.begin(), lead.end());
     v.resize(a.shape.size() - 2, 0);
@@ -31,8 +46,9 @@ void gemm(const OpEval& e, const Array& out, const Array& lhs, const Array& rhs,
     for (int64_t j = 0; j < n; ++j) {
       double s = acc ? acc->at(idx(*acc, i, j)) : 0.0;
       if (bias) s += bias->at(bias->rank() == 2 ? std::vector<int64_t>{0, j} : std::vector<int64_t>{j});
-      for (int64_t p = 0; p < k; ++p)
-        s += lhs.at(idx(lhs, at ? p : i, at ? i : p)) * rhs.at(idx(rhs, bt ? j : p, bt ? p : j));
+      const double* a = L.base + i * li;
+      const double* b = R.base + j * rj;
+      for (int64_t p = 0; p < k; ++p) s += a[p * lp] * b[p * rp];
       out.set(idx(out, i, j), s);
     }
 }

@@ -1,7 +1,8 @@
 // CheckKernelForms: a kernel the tile backend can write is unchanged (Before == Expected); each
 // form it cannot write yet is an E501 error at its line naming the form (break, dynamic
 // load window, unaligned / runtime-column / valid-shaped tile windows, clamp, a windowed store of
-// a valid-shaped tile, unused tile-op result, transpose without tmp, ops the registry marks
+// a valid-shaped tile, unused tile-op result, transpose without tmp, a transpose view of a Vec
+// tile, ops the registry marks
 // kernel_deferred, pipeline loops, tuple values, float floor division, calls to program functions;
 // types the kernel emitter cannot spell — memory spaces, non-2-D tiles, GM views of rank 6,
 // element types without a C++ spelling, dynamic dimensions no parameter carries — and Group /
@@ -64,6 +65,8 @@ TEST_CASE("forms the backend cannot write are E501 errors naming the form", "[Ch
        "pl.tile.store with an explicit window of a tile with a valid shape"},
       {load + "        pl.add(t, t)\n", "pl.tile.add with an unused result"},
       {load + "        u = pl.tile.transpose(t, 0, 1)\n", "pl.tile.transpose without a tmp tile"},
+      // The NZ / ZN dual of a Mat tile is the one transpose view the backends share.
+      {load + "        u = pl.tile.transpose_view(t)\n", "pl.tile.transpose_view of a tile other than a whole Mat tile"},
       // Ops the registry marks kernel_deferred (fence / syncall as statements reached the emitter
       // as internal errors before).
       // Windows the view cannot spell (a tile.slice is a view into its source's buffer).

@@ -45,6 +45,8 @@ TEST_CASE("a program of supported forms is unchanged", "[CheckProgramForms]") {
       "        with pl.at(level=pl.Level.CORE_GROUP, name_hint=\"add\"):\n"
       "            out = pl.add(x, x)\n"
       "            out = pl.assemble(out, pl.add(x, x), [0, 0], atomic=pl.AtomicType.None_)\n"
+      // ... and inside a kernel an atomic one is its atomic-add store.
+      "            out = pl.assemble(out, pl.add(x, x), [0, 0], atomic=pl.AtomicType.Add)\n"
       "        out = self.k(x, out)\n"
       // A pl.at(CORE_GROUP) scope may name its task and wait on TaskIds.
       "        with pl.at(level=pl.Level.CORE_GROUP) as tid:\n"
@@ -83,9 +85,8 @@ TEST_CASE("forms the pipeline cannot compile yet are E501 errors at their line",
       {program("        out = self.k(x, out)\n", "type=pl.FunctionType.Orchestration",
                "        c = pl.array.create(4, pl.INT32)\n"),
        "pl.array.create in kernel code", 7},
-      {program("        with pl.at(level=pl.Level.CORE_GROUP):\n"
-               "            out = pl.assemble(out, pl.add(x, x), [0, 0], atomic=pl.AtomicType.Add)\n"),
-       "pl.assemble(..., atomic=pl.AtomicType.Add)", 12},
+      {program("        out = pl.assemble(out, x, [0, 0], atomic=pl.AtomicType.Add)\n"),
+       "pl.assemble(..., atomic=pl.AtomicType.Add) in orchestration code", 11},
   };
   for (const auto& c : cases) {
     const Rejected r = reject_of(c.text);

@@ -116,6 +116,109 @@ class P:
   pass_test::require_equal(convert(before), expected);
 }
 
+TEST_CASE("b_trans / a_trans: the natural Mat load viewed as its transpose (tile.transpose_view), then moved",
+          "[ConvertTensorToTileOps]") {
+  auto before = pass_test::parse(R"(
+import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, a: pl.Tensor[[32, 16], pl.FP16], b: pl.Tensor[[64, 32], pl.FP16], o: pl.Out[pl.Tensor[[16, 64], pl.FP32]]) -> pl.Tensor[[16, 64], pl.FP32]:
+        c: pl.Tensor[[16, 64], pl.FP32] = pl.tensor.matmul(a, b, out_dtype=pl.FP32, a_trans=True, b_trans=True)
+        o_1: pl.Tensor[[16, 64], pl.FP32] = pl.tensor.assemble(o, c, [0, 0])
+        return o_1
+)");
+  auto expected = pass_test::parse(R"(
+import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, a: pl.Tensor[[32, 16], pl.FP16], b: pl.Tensor[[64, 32], pl.FP16], o: pl.Out[pl.Tensor[[16, 64], pl.FP32]]) -> pl.Tensor[[16, 64], pl.FP32]:
+        am: pl.Tile[[32, 16], pl.FP16, pl.Mem.Mat] = pl.tile.load(a, [0, 0], [32, 16], target_memory=pl.Mem.Mat)
+        bm: pl.Tile[[64, 32], pl.FP16, pl.Mem.Mat] = pl.tile.load(b, [0, 0], [64, 32], target_memory=pl.Mem.Mat)
+        at: pl.Tile[[16, 32], pl.FP16, pl.Mem.Mat, pl.TileView(blayout=pl.TileLayout.row_major, slayout=pl.TileLayout.col_major)] = pl.tile.transpose_view(am)
+        al: pl.Tile[[16, 32], pl.FP16, pl.Mem.Left] = pl.tile.move(at, target_memory=pl.Mem.Left)
+        bt: pl.Tile[[32, 64], pl.FP16, pl.Mem.Mat, pl.TileView(blayout=pl.TileLayout.row_major, slayout=pl.TileLayout.col_major)] = pl.tile.transpose_view(bm)
+        br: pl.Tile[[32, 64], pl.FP16, pl.Mem.Right] = pl.tile.move(bt, target_memory=pl.Mem.Right)
+        c: pl.Tile[[16, 64], pl.FP32, pl.Mem.Acc] = pl.tile.matmul(al, br, out_dtype=pl.FP32)
+        o_1: pl.Tensor[[16, 64], pl.FP32] = pl.tile.store(c, [0, 0], o)
+        return o_1
+)");
+  pass_test::require_equal(convert(before), expected);
+}
+
+TEST_CASE("a GM window only matmuls read is loaded into Mat; one also read by vector ops into Vec and Mat",
+          "[ConvertTensorToTileOps]") {
+  auto before = pass_test::parse(R"(
+import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, a: pl.Tensor[[64, 32], pl.FP16], b: pl.Tensor[[32, 64], pl.FP16], r: pl.Scalar[pl.INDEX], o: pl.Out[pl.Tensor[[16, 16], pl.FP32]], e: pl.Out[pl.Tensor[[32, 16], pl.FP16]]) -> tuple[pl.Tensor[[16, 16], pl.FP32], pl.Tensor[[32, 16], pl.FP16]]:
+        x: pl.Tensor[[16, 32], pl.FP16] = pl.tensor.slice(a, [16, 32], [r, 0])
+        y: pl.Tensor[[32, 16], pl.FP16] = pl.tensor.slice(b, [32, 16], [0, r])
+        c: pl.Tensor[[16, 16], pl.FP32] = pl.tensor.matmul(x, y, out_dtype=pl.FP32)
+        z: pl.Tensor[[32, 16], pl.FP16] = pl.tensor.exp(y)
+        o_1: pl.Tensor[[16, 16], pl.FP32] = pl.tensor.assemble(o, c, [0, 0])
+        e_1: pl.Tensor[[32, 16], pl.FP16] = pl.tensor.assemble(e, z, [0, 0])
+        return o_1, e_1
+)");
+  auto expected = pass_test::parse(R"(
+import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, a: pl.Tensor[[64, 32], pl.FP16], b: pl.Tensor[[32, 64], pl.FP16], r: pl.Scalar[pl.INDEX], o: pl.Out[pl.Tensor[[16, 16], pl.FP32]], e: pl.Out[pl.Tensor[[32, 16], pl.FP16]]) -> tuple[pl.Tensor[[16, 16], pl.FP32], pl.Tensor[[32, 16], pl.FP16]]:
+        x: pl.Tile[[16, 32], pl.FP16, pl.Mem.Mat] = pl.tile.load(a, [r, 0], [16, 32], target_memory=pl.Mem.Mat)
+        y_mat: pl.Tile[[32, 16], pl.FP16, pl.Mem.Mat] = pl.tile.load(b, [0, r], [32, 16], target_memory=pl.Mem.Mat)
+        y: pl.Tile[[32, 16], pl.FP16, pl.Mem.Vec] = pl.tile.load(b, [0, r], [32, 16])
+        cl: pl.Tile[[16, 32], pl.FP16, pl.Mem.Left] = pl.tile.move(x, target_memory=pl.Mem.Left)
+        cr: pl.Tile[[32, 16], pl.FP16, pl.Mem.Right] = pl.tile.move(y_mat, target_memory=pl.Mem.Right)
+        c: pl.Tile[[16, 16], pl.FP32, pl.Mem.Acc] = pl.tile.matmul(cl, cr, out_dtype=pl.FP32)
+        z: pl.Tile[[32, 16], pl.FP16, pl.Mem.Vec] = pl.tile.exp(y)
+        o_1: pl.Tensor[[16, 16], pl.FP32] = pl.tile.store(c, [0, 0], o)
+        e_1: pl.Tensor[[32, 16], pl.FP16] = pl.tile.store(z, [0, 0], e)
+        return o_1, e_1
+)");
+  pass_test::require_equal(convert(before), expected);
+}
+
+TEST_CASE("an atomic assemble into GM is an atomic-add store (split-K)", "[ConvertTensorToTileOps]") {
+  auto before = pass_test::parse(R"(
+import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, a: pl.Tensor[[16, 64], pl.FP16], b: pl.Tensor[[64, 16], pl.FP16], s: pl.Scalar[pl.INDEX], o: pl.InOut[pl.Tensor[[16, 16], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:
+        x: pl.Tensor[[16, 32], pl.FP16] = pl.tensor.slice(a, [16, 32], [0, s])
+        y: pl.Tensor[[32, 16], pl.FP16] = pl.tensor.slice(b, [32, 16], [s, 0])
+        c: pl.Tensor[[16, 16], pl.FP32] = pl.tensor.matmul(x, y, out_dtype=pl.FP32)
+        o_1: pl.Tensor[[16, 16], pl.FP32] = pl.tensor.assemble(o, c, [0, 0], atomic=pl.AtomicType.Add)
+        return o_1
+)");
+  auto expected = pass_test::parse(R"(
+import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, a: pl.Tensor[[16, 64], pl.FP16], b: pl.Tensor[[64, 16], pl.FP16], s: pl.Scalar[pl.INDEX], o: pl.InOut[pl.Tensor[[16, 16], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:
+        x: pl.Tile[[16, 32], pl.FP16, pl.Mem.Mat] = pl.tile.load(a, [0, s], [16, 32], target_memory=pl.Mem.Mat)
+        y: pl.Tile[[32, 16], pl.FP16, pl.Mem.Mat] = pl.tile.load(b, [s, 0], [32, 16], target_memory=pl.Mem.Mat)
+        cl: pl.Tile[[16, 32], pl.FP16, pl.Mem.Left] = pl.tile.move(x, target_memory=pl.Mem.Left)
+        cr: pl.Tile[[32, 16], pl.FP16, pl.Mem.Right] = pl.tile.move(y, target_memory=pl.Mem.Right)
+        c: pl.Tile[[16, 16], pl.FP32, pl.Mem.Acc] = pl.tile.matmul(cl, cr, out_dtype=pl.FP32)
+        o_1: pl.Tensor[[16, 16], pl.FP32] = pl.tile.store(c, [0, 0], o, atomic=pl.AtomicType.Add)
+        return o_1
+)");
+  pass_test::require_equal(convert(before), expected);
+}
+
 TEST_CASE("a written In param becomes Out, or InOut when it is also read", "[ConvertTensorToTileOps]") {
   auto p = pass_test::parse(R"(
 import pypto.language as pl
@@ -202,11 +305,26 @@ import pypto.language as pl
 class P:
     @pl.function(type=pl.FunctionType.InCore)
     def k(self, a: pl.Tensor[[16, 16], pl.FP16], b: pl.Tensor[[16, 16], pl.FP16], o: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:
-        c: pl.Tensor[[16, 16], pl.FP32] = pl.tensor.matmul(a, b, out_dtype=pl.FP32, a_trans=True)
+        c: pl.Tensor[[16, 16], pl.FP32] = pl.tensor.matmul(a, b, out_dtype=pl.FP32, c_matrix_nz=True)
         o_1: pl.Tensor[[16, 16], pl.FP32] = pl.tensor.assemble(o, c, [0, 0])
         return o_1
 )");
-  CHECK(attr.find("'pl.tensor.matmul' with attribute 'a_trans' is not supported yet") != std::string::npos);
+  CHECK(attr.find("'pl.tensor.matmul' with attribute 'c_matrix_nz' is not supported yet") != std::string::npos);
+
+  // A transposed operand must come from GM: its Mat tile is viewed in the dual layout.
+  auto trans = error_of(R"(
+import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, a: pl.Tensor[[16, 16], pl.FP16], b: pl.Tensor[[16, 16], pl.FP16], o: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:
+        e: pl.Tensor[[16, 16], pl.FP16] = pl.tensor.exp(b)
+        c: pl.Tensor[[16, 16], pl.FP32] = pl.tensor.matmul(a, e, out_dtype=pl.FP32, b_trans=True)
+        o_1: pl.Tensor[[16, 16], pl.FP32] = pl.tensor.assemble(o, c, [0, 0])
+        return o_1
+)");
+  CHECK(trans.find("with b_trans=True on an operand computed in the kernel is not supported yet") != std::string::npos);
 
   auto op = error_of(R"(
 import pypto.language as pl

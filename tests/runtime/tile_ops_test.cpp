@@ -493,3 +493,50 @@ TEST_CASE("TMATMUL int8 accumulates in int32 and TMATMUL_BIAS adds the bias row"
     for (int i = 0; i < 16; ++i)
         for (int j = 0; j < 16; ++j) CHECK(af.data()[i * 16 + j] == 16.0f + static_cast<float>(j));
 }
+
+TEST_CASE("a ZN Mat tile TRESHAPEd over an NZ Mat tile reads its transpose (b_trans operand)", "[cube]") {
+    // k [N, K] loaded into Mat (NZ), viewed as [K, N] (ZN) over the same bytes, moved to Right:
+    // q [M, K] x view = q x k^T.
+    ThrowOnFail guard;
+    constexpr int M = 16, K = 32, N = 48;
+    using MatQ = Tile<TileType::Mat, half, M, K, BLayout::ColMajor, -1, -1, SLayout::RowMajor, 512>;
+    using MatK = Tile<TileType::Mat, half, N, K, BLayout::ColMajor, -1, -1, SLayout::RowMajor, 512>;
+    using MatKT = Tile<TileType::Mat, half, K, N, BLayout::RowMajor, -1, -1, SLayout::ColMajor, 512>;
+    static_assert(!MatK::ColumnStored && MatKT::ColumnStored);
+    std::vector<half> gq(M * K), gk(N * K);
+    for (int i = 0; i < M * K; ++i) gq[i] = half(val(i));
+    for (int i = 0; i < N * K; ++i) gk[i] = half(val(5 * i + 2));
+    MatQ mq(M, K);
+    MatK mk(N, K);
+    MatKT mkt(K, N);
+    TASSIGN(mq, 0);
+    TASSIGN(mk, M * K * sizeof(half));
+    TASSIGN(mkt, M * K * sizeof(half));  // the same bytes
+    GlobalTensor<half, Shape<1, 1, 1, M, K>, Stride<1, 1, 1, K, 1>> gmq(gq.data());
+    GlobalTensor<half, Shape<1, 1, 1, N, K>, Stride<1, 1, 1, K, 1>> gmk(gk.data());
+    TLOAD(mq, gmq);
+    TLOAD(mk, gmk);
+    TRESHAPE(mkt, mk);
+    for (int k = 0; k < K; ++k)
+        for (int n = 0; n < N; ++n) REQUIRE(mkt.at(k, n).bits == mk.at(n, k).bits);
+    Tile<TileType::Left, half, M, K, BLayout::RowMajor, -1, -1, SLayout::RowMajor, 512> l(M, K);
+    Tile<TileType::Right, half, K, N, BLayout::RowMajor, -1, -1, SLayout::ColMajor, 512> r(K, N);
+    Tile<TileType::Acc, float, M, N, BLayout::ColMajor, -1, -1, SLayout::RowMajor, 1024> acc(M, N);
+    TASSIGN(l, 0);
+    TASSIGN(r, 0);
+    TASSIGN(acc, 0);
+    TMOV(l, mq);
+    TMOV(r, mkt);
+    TMATMUL(acc, l, r);
+    for (int i = 0; i < M; ++i)
+        for (int j = 0; j < N; ++j) {
+            double s = 0;
+            for (int k = 0; k < K; ++k) s += double(float(gq[i * K + k])) * float(gk[j * K + k]);
+            CHECK(acc.GetValue(i * N + j) == Approx(s).epsilon(1e-5).margin(1e-4));
+        }
+    // A second transpose view is the original again.
+    MatK back(N, K);
+    TASSIGN(back, M * K * sizeof(half));
+    TRESHAPE(back, mkt);
+    CHECK(back.at(3, 7).bits == half(val(5 * (3 * K + 7) + 2)).bits);
+}

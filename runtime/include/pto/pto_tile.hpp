@@ -3,7 +3,11 @@
 // Storage convention (ours, not the NPU's): every tile is stored DENSE ROW-MAJOR
 // `[Rows][Cols]` at its TASSIGN byte address, whatever its BLayout / SLayout (same byte
 // footprint, Rows*Cols*sizeof(T)). Element (r, c) is at flat index r*Cols + c; GetValue /
-// SetValue take that flat index. A column vector [R,1] (BLayout::ColMajor) is therefore just R
+// SetValue take that flat index. One exception keeps the NPU's byte identity of transposed
+// views: a Mat tile in the ZN layout (BLayout::RowMajor, SLayout::ColMajor — the transpose dual
+// of Mat's natural NZ) is stored column-major, element (r, c) at c*Rows + r, so a ZN [C, R] tile
+// TRESHAPEd over an NZ [R, C] tile's bytes (tile.transpose_view, the b_trans operand) reads that
+// tile's transpose, as the NPU's fractal layouts do. A column vector [R,1] (BLayout::ColMajor) is therefore just R
 // consecutive elements, and a sub-tile view declared with the parent's Cols and TASSIGNed at
 // parent + (r0*Cols + c0)*sizeof(T) addresses the parent's elements. Instructions act on the
 // valid region (GetValidRow() x GetValidCol()).
@@ -37,6 +41,8 @@ struct Tile {
     static constexpr CompactMode Compact = Compact_;
     static constexpr int Numel = Rows * Cols;
     static constexpr bool isRowMajor = BFractal_ == BLayout::RowMajor;
+    static constexpr bool ColumnStored =
+        Loc_ == TileType::Mat && BFractal_ == BLayout::RowMajor && SFractal_ == SLayout::ColMajor;
     static constexpr std::size_t Bytes = static_cast<std::size_t>(Numel) * sizeof(DType);
 
     static_assert(Rows > 0 && Cols > 0, "Tile: Rows and Cols must be positive");
@@ -94,7 +100,10 @@ struct Tile {
     bool assigned() const { return data_ != nullptr; }
     uint64_t address() const { return addr_; }
 
-    DType& at(unsigned r, unsigned c) const { return data()[static_cast<std::size_t>(r) * Cols + c]; }
+    DType& at(unsigned r, unsigned c) const {
+        if constexpr (ColumnStored) return data()[static_cast<std::size_t>(c) * Rows + r];
+        else return data()[static_cast<std::size_t>(r) * Cols + c];
+    }
 
     // Scalar element access (PIPE_S). The defaulted __builtin_LINE() records the caller's line
     // for the checkers (pto_sim_check.hpp); kernels call these with the pto-isa arguments.
