@@ -23,6 +23,7 @@ Pass convert_tensor_to_tile_ops_pass();
 Pass lower_composite_ops_pass();
 Pass legalize_tile_cast_pass();
 Pass flatten_tile_nd_to_2d_pass();
+Pass auto_tile_matmul_l0_pass();
 Pass infer_tile_memory_space_pass();
 Pass resolve_backend_op_layouts_pass();
 Pass expand_mixed_kernel_pass();

@@ -34,6 +34,7 @@ const std::vector<Pass>& default_pipeline() {
       lower_composite_ops_pass(),          // tile.sin / tile.cos → range reduction + polynomial
       legalize_tile_cast_pass(),           // tile.cast pairs TCVT lacks → chains of native casts
       flatten_tile_nd_to_2d_pass(),        // rank > 2 tiles → 2-D (class a: check)
+      auto_tile_matmul_l0_pass(),          // matmuls overflowing L0A / L0B / L0C → L0 blocks, K loops
       infer_tile_memory_space_pass(),      // memory space for every tile, tile.move at mismatches
       resolve_backend_op_layouts_pass(),   // row-major-only ops on [N,1] tiles (class a: check)
       expand_mixed_kernel_pass(),          // InCore kernels → AIV / AIC (mixed: not supported yet)

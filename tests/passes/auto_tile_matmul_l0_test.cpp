@@ -1,0 +1,128 @@
+// AutoTileMatmulL0: a matmul that fits L0 is unchanged; one whose operands overflow L0A / L0B
+// gets a K loop of Mat → Left / Right extracts (the result keeps its variable); one whose result
+// overflows L0C is computed and stored to GM block by block in an M / N loop nest carrying the
+// tensor; a larger-than-L0C result used otherwise than by one store is E501 at the matmul.
+#include "pass_test_util.h"
+
+using namespace pypto;
+
+namespace {
+ir::ProgramPtr tile(const ir::ProgramPtr& p) { return pass_test::run(passes::auto_tile_matmul_l0_pass(), p); }
+}  // namespace
+
+TEST_CASE("a matmul that fits L0 is unchanged", "[AutoTileMatmulL0]") {
+  auto p = pass_test::parse(R"(
+import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, a: pl.Tensor[[64, 64], pl.FP16], b: pl.Tensor[[64, 64], pl.FP16], o: pl.Out[pl.Tensor[[64, 64], pl.FP32]]) -> pl.Tensor[[64, 64], pl.FP32]:
+        am: pl.Tile[[64, 64], pl.FP16, pl.Mem.Mat] = pl.tile.load(a, [0, 0], [64, 64], target_memory=pl.Mem.Mat)
+        bm: pl.Tile[[64, 64], pl.FP16, pl.Mem.Mat] = pl.tile.load(b, [0, 0], [64, 64], target_memory=pl.Mem.Mat)
+        l: pl.Tile[[64, 64], pl.FP16, pl.Mem.Left] = pl.tile.move(am, target_memory=pl.Mem.Left)
+        r: pl.Tile[[64, 64], pl.FP16, pl.Mem.Right] = pl.tile.move(bm, target_memory=pl.Mem.Right)
+        c: pl.Tile[[64, 64], pl.FP32, pl.Mem.Acc] = pl.tile.matmul(l, r, out_dtype=pl.FP32)
+        o_1: pl.Tensor[[64, 64], pl.FP32] = pl.tile.store(c, [0, 0], o)
+        return o_1
+)");
+  CHECK(tile(p) == p);
+}
+
+TEST_CASE("operands overflowing L0A / L0B: a K loop of extracts; the result keeps its variable", "[AutoTileMatmulL0]") {
+  // [64, 1024] FP16 is 128 KiB (L0A 64 KiB): m = n = 64, k = 512 (64 x 512 FP16 fills L0A).
+  auto before = pass_test::parse(R"(
+import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, a: pl.Tensor[[64, 1024], pl.FP16], b: pl.Tensor[[1024, 64], pl.FP16], o: pl.Out[pl.Tensor[[64, 64], pl.FP32]]) -> pl.Tensor[[64, 64], pl.FP32]:
+        am: pl.Tile[[64, 1024], pl.FP16, pl.Mem.Mat] = pl.tile.load(a, [0, 0], [64, 1024], target_memory=pl.Mem.Mat)
+        bm: pl.Tile[[1024, 64], pl.FP16, pl.Mem.Mat] = pl.tile.load(b, [0, 0], [1024, 64], target_memory=pl.Mem.Mat)
+        l: pl.Tile[[64, 1024], pl.FP16, pl.Mem.Left] = pl.tile.move(am, target_memory=pl.Mem.Left)
+        r: pl.Tile[[1024, 64], pl.FP16, pl.Mem.Right] = pl.tile.move(bm, target_memory=pl.Mem.Right)
+        c: pl.Tile[[64, 64], pl.FP32, pl.Mem.Acc] = pl.tile.matmul(l, r, out_dtype=pl.FP32)
+        o_1: pl.Tensor[[64, 64], pl.FP32] = pl.tile.store(c, [0, 0], o)
+        return o_1
+)");
+  auto expected = pass_test::parse(R"(
+import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, a: pl.Tensor[[64, 1024], pl.FP16], b: pl.Tensor[[1024, 64], pl.FP16], o: pl.Out[pl.Tensor[[64, 64], pl.FP32]]) -> pl.Tensor[[64, 64], pl.FP32]:
+        am: pl.Tile[[64, 1024], pl.FP16, pl.Mem.Mat] = pl.tile.load(a, [0, 0], [64, 1024], target_memory=pl.Mem.Mat)
+        bm: pl.Tile[[1024, 64], pl.FP16, pl.Mem.Mat] = pl.tile.load(b, [0, 0], [1024, 64], target_memory=pl.Mem.Mat)
+        l0: pl.Tile[[64, 512], pl.FP16, pl.Mem.Left] = pl.tile.extract(am, 0, 0, [64, 512], target_memory=pl.Mem.Left)
+        r0: pl.Tile[[512, 64], pl.FP16, pl.Mem.Right] = pl.tile.extract(bm, 0, 0, [512, 64], target_memory=pl.Mem.Right)
+        c0: pl.Tile[[64, 64], pl.FP32, pl.Mem.Acc] = pl.tile.matmul(l0, r0, out_dtype=pl.FP32)
+        for kb, (acc,) in pl.range(1, 2, init_values=(c0,)):
+            lk: pl.Tile[[64, 512], pl.FP16, pl.Mem.Left] = pl.tile.extract(am, 0, kb * 512, [64, 512], target_memory=pl.Mem.Left)
+            rk: pl.Tile[[512, 64], pl.FP16, pl.Mem.Right] = pl.tile.extract(bm, kb * 512, 0, [512, 64], target_memory=pl.Mem.Right)
+            nxt: pl.Tile[[64, 64], pl.FP32, pl.Mem.Acc] = pl.tile.matmul_acc(acc, lk, rk)
+            c = pl.yield_(nxt)
+        o_1: pl.Tensor[[64, 64], pl.FP32] = pl.tile.store(c, [0, 0], o)
+        return o_1
+)");
+  pass_test::require_equal(tile(before), expected);
+}
+
+TEST_CASE("a result overflowing L0C is stored block by block, the GM tensor carried", "[AutoTileMatmulL0]") {
+  // [256, 256] FP32 is 256 KiB (L0C 128 KiB): m = 128, n = 256; K = 32 in one step.
+  auto before = pass_test::parse(R"(
+import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, a: pl.Tensor[[256, 32], pl.FP32], b: pl.Tensor[[32, 256], pl.FP32], o: pl.Out[pl.Tensor[[512, 256], pl.FP32]]) -> pl.Tensor[[512, 256], pl.FP32]:
+        am: pl.Tile[[256, 32], pl.FP32, pl.Mem.Mat] = pl.tile.load(a, [0, 0], [256, 32], target_memory=pl.Mem.Mat)
+        bm: pl.Tile[[32, 256], pl.FP32, pl.Mem.Mat] = pl.tile.load(b, [0, 0], [32, 256], target_memory=pl.Mem.Mat)
+        l: pl.Tile[[256, 32], pl.FP32, pl.Mem.Left] = pl.tile.move(am, target_memory=pl.Mem.Left)
+        r: pl.Tile[[32, 256], pl.FP32, pl.Mem.Right] = pl.tile.move(bm, target_memory=pl.Mem.Right)
+        c: pl.Tile[[256, 256], pl.FP32, pl.Mem.Acc] = pl.tile.matmul(l, r, out_dtype=pl.FP32)
+        o_1: pl.Tensor[[512, 256], pl.FP32] = pl.tile.store(c, [256, 0], o)
+        return o_1
+)");
+  auto expected = pass_test::parse(R"(
+import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, a: pl.Tensor[[256, 32], pl.FP32], b: pl.Tensor[[32, 256], pl.FP32], o: pl.Out[pl.Tensor[[512, 256], pl.FP32]]) -> pl.Tensor[[512, 256], pl.FP32]:
+        am: pl.Tile[[256, 32], pl.FP32, pl.Mem.Mat] = pl.tile.load(a, [0, 0], [256, 32], target_memory=pl.Mem.Mat)
+        bm: pl.Tile[[32, 256], pl.FP32, pl.Mem.Mat] = pl.tile.load(b, [0, 0], [32, 256], target_memory=pl.Mem.Mat)
+        for mb, (oi,) in pl.range(0, 2, init_values=(o,)):
+            l0: pl.Tile[[128, 32], pl.FP32, pl.Mem.Left] = pl.tile.extract(am, mb * 128, 0, [128, 32], target_memory=pl.Mem.Left)
+            r0: pl.Tile[[32, 256], pl.FP32, pl.Mem.Right] = pl.tile.extract(bm, 0, 0, [32, 256], target_memory=pl.Mem.Right)
+            blk: pl.Tile[[128, 256], pl.FP32, pl.Mem.Acc] = pl.tile.matmul(l0, r0, out_dtype=pl.FP32)
+            st: pl.Tensor[[512, 256], pl.FP32] = pl.tile.store(blk, [256 + mb * 128, 0], oi)
+            o_1 = pl.yield_(st)
+        return o_1
+)");
+  pass_test::require_equal(tile(before), expected);
+}
+
+TEST_CASE("a larger-than-L0C result read on chip is not supported yet", "[AutoTileMatmulL0]") {
+  auto p = pass_test::parse(R"(
+import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, a: pl.Tensor[[256, 32], pl.FP32], b: pl.Tensor[[32, 256], pl.FP32], o: pl.Out[pl.Tensor[[256, 256], pl.FP32]]) -> pl.Tensor[[256, 256], pl.FP32]:
+        am: pl.Tile[[256, 32], pl.FP32, pl.Mem.Mat] = pl.tile.load(a, [0, 0], [256, 32], target_memory=pl.Mem.Mat)
+        bm: pl.Tile[[32, 256], pl.FP32, pl.Mem.Mat] = pl.tile.load(b, [0, 0], [32, 256], target_memory=pl.Mem.Mat)
+        l: pl.Tile[[256, 32], pl.FP32, pl.Mem.Left] = pl.tile.move(am, target_memory=pl.Mem.Left)
+        r: pl.Tile[[32, 256], pl.FP32, pl.Mem.Right] = pl.tile.move(bm, target_memory=pl.Mem.Right)
+        c: pl.Tile[[256, 256], pl.FP32, pl.Mem.Acc] = pl.tile.matmul(l, r, out_dtype=pl.FP32)
+        v: pl.Tile[[256, 256], pl.FP32, pl.Mem.Mat] = pl.tile.move(c, target_memory=pl.Mem.Mat)
+        o_1: pl.Tensor[[256, 256], pl.FP32] = pl.tile.store(c, [0, 0], o)
+        return o_1
+)");
+  const std::string err = pass_test::compile_error_of([&] { tile(p); });
+  CHECK(err.find("does not fit one Acc tile (131072 bytes) and is used other than by one store to GM") != std::string::npos);
+}
