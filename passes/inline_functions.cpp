@@ -138,6 +138,7 @@ class Inliner : public IRMutator {
     return mutate_seq_splicing(*this, s, [](const StmtPtr&) { return true; });
   }
   StmtPtr mutate_assign(const std::shared_ptr<const AssignStmt>& s) override {
+    if (auto pre = hoisted(s, s->value); !pre.empty()) return pre_then(std::move(pre), s);
     if (FunctionPtr f = inline_target(s->value)) {
       changed = true;
       return make_body(splice(*f, *as<Call>(s->value), s->var, s->span), s->span);
@@ -145,17 +146,101 @@ class Inliner : public IRMutator {
     return IRMutator::mutate_assign(s);
   }
   StmtPtr mutate_eval(const std::shared_ptr<const EvalStmt>& s) override {
+    if (auto pre = hoisted(s, s->expr); !pre.empty()) return pre_then(std::move(pre), s);
     if (FunctionPtr f = inline_target(s->expr)) {
       changed = true;
       return make_body(splice(*f, *as<Call>(s->expr), nullptr, s->span), s->span);
     }
     return IRMutator::mutate_eval(s);
   }
+  // Inline calls nested in a return / yield, an if's condition or a loop's bounds and inits:
+  // each is bound to a fresh variable right before the statement, which reads that instead.
+  StmtPtr mutate_return(const std::shared_ptr<const ReturnStmt>& s) override {
+    std::vector<StmtPtr> pre;
+    std::vector<ExprPtr> vals;
+    for (const auto& v : s->values) vals.push_back(hoist(v, pre, true));
+    if (pre.empty()) return IRMutator::mutate_return(s);
+    return pre_then(std::move(pre), with_comments(std::make_shared<ReturnStmt>(std::move(vals), s->span), *s));
+  }
+  StmtPtr mutate_yield(const std::shared_ptr<const YieldStmt>& s) override {
+    std::vector<StmtPtr> pre;
+    std::vector<ExprPtr> vals;
+    for (const auto& v : s->values) vals.push_back(hoist(v, pre, true));
+    if (pre.empty()) return IRMutator::mutate_yield(s);
+    return pre_then(std::move(pre), with_comments(std::make_shared<YieldStmt>(std::move(vals), s->span), *s));
+  }
+  StmtPtr mutate_if(const std::shared_ptr<const IfStmt>& s) override {
+    std::vector<StmtPtr> pre;
+    ExprPtr c = hoist(s->cond, pre, true);
+    if (pre.empty()) return IRMutator::mutate_if(s);
+    return pre_then(std::move(pre), with_comments(std::make_shared<IfStmt>(c, s->then_body, s->else_body, s->return_vars, s->span), *s));
+  }
+  StmtPtr mutate_for(const std::shared_ptr<const ForStmt>& s) override {
+    std::vector<StmtPtr> pre;
+    ExprPtr a = hoist(s->start, pre, true), b = hoist(s->stop, pre, true), c = hoist(s->step, pre, true);
+    std::vector<IterArgPtr> ias;
+    for (const auto& ia : s->iter_args) {
+      ExprPtr init = hoist(ia->init, pre, true);
+      ias.push_back(init == ia->init ? ia : std::make_shared<IterArg>(ia->name, ia->type, init, ia->span));
+    }
+    if (pre.empty()) return IRMutator::mutate_for(s);
+    for (size_t i = 0; i < ias.size(); ++i)
+      if (ias[i] != s->iter_args[i]) var_map[s->iter_args[i].get()] = ias[i];
+    return pre_then(std::move(pre), with_comments(std::make_shared<ForStmt>(s->loop_var, a, b, c, std::move(ias), s->body,
+                                                                            s->return_vars, s->kind, s->span, s->stage), *s));
+  }
+
+ private:
+  // `e` with its inline calls (`e` itself too when `top`) replaced by fresh variables, each call
+  // assigned to its variable in `pre` (inner calls first: their order of evaluation).
+  ExprPtr hoist(const ExprPtr& e, std::vector<StmtPtr>& pre, bool top) {
+    if (!e) return e;
+    struct H : IRMutator {
+      Inliner& in;
+      std::vector<StmtPtr>& pre;
+      const Expr* keep;
+      H(Inliner& i, std::vector<StmtPtr>& p, const Expr* k) : in(i), pre(p), keep(k) {}
+      ExprPtr mutate_call(const std::shared_ptr<const Call>& c) override {
+        ExprPtr m = IRMutator::mutate_call(c);
+        FunctionPtr f = in.inline_target(m);
+        if (!f || c.get() == keep) return m;
+        const int n = in.hoisted_count_++;
+        auto v = make_var(f->name + "_result" + (n ? "_" + std::to_string(n) : std::string()), m->type, c->span);
+        pre.push_back(std::make_shared<AssignStmt>(v, m, c->span));
+        return v;
+      }
+    } h(*this, pre, top ? nullptr : e.get());
+    return h.mutate(e);
+  }
+  // The inline calls nested in a statement's value (not the value itself).
+  std::vector<StmtPtr> hoisted(const std::shared_ptr<const Stmt>&, const ExprPtr& value) {
+    std::vector<StmtPtr> pre;
+    ExprPtr v = hoist(value, pre, false);
+    if (!pre.empty()) hoisted_value_ = v;
+    return pre;
+  }
+  // The hoisted assignments (each spliced), then `s` (its value replaced by the hoisted form).
+  StmtPtr pre_then(std::vector<StmtPtr> pre, const StmtPtr& s) {
+    StmtPtr last = s;
+    if (hoisted_value_) {
+      if (const auto* a = as<AssignStmt>(s)) last = with_comments(std::make_shared<AssignStmt>(a->var, hoisted_value_, a->span), *s);
+      else if (const auto* e = as<EvalStmt>(s)) last = with_comments(std::make_shared<EvalStmt>(hoisted_value_, e->span), *s);
+      hoisted_value_ = nullptr;
+    }
+    std::vector<StmtPtr> out;
+    for (const auto& p : pre) out.push_back(mutate(p));
+    out.push_back(mutate(last));
+    return make_body(std::move(out), s->span);
+  }
+  ExprPtr hoisted_value_;
+  int hoisted_count_ = 0;
+
+ protected:
   ExprPtr mutate_call(const std::shared_ptr<const Call>& e) override {
     if (FunctionPtr f = inline_target(e))
       throw CompileError("E506", e->span,
-                         fmt::format("a call to inline function '{}' inside an expression is not supported yet", f->name),
-                         "assign the call's result to a name first");
+                         fmt::format("a call to inline function '{}' inside a while condition is not supported yet", f->name),
+                         "assign the call's result to a name before the loop and at the end of its body");
     return IRMutator::mutate_call(e);
   }
 };

@@ -127,3 +127,61 @@ class P:
 )");
   pass_test::require_equal(pass_test::run(passes::inline_functions_pass(), before), expected);
 }
+
+TEST_CASE("inline calls nested in an argument or a return are bound to fresh variables first", "[InlineFunctions]") {
+  auto before = pass_test::parse(R"(
+import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.Inline)
+    def twice(self, t: pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec]) -> pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec]:
+        u: pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec] = pl.add(t, t)
+        return u
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, x: pl.Tensor[[16, 16], pl.FP32], o: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:
+        a: pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec] = pl.load(x, [0, 0], [16, 16])
+        c: pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec] = pl.mul(self.twice(a), a)
+        return pl.store(self.twice(c), [0, 0], o)
+)");
+  auto expected = pass_test::parse(R"(
+import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, x: pl.Tensor[[16, 16], pl.FP32], o: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:
+        a: pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec] = pl.load(x, [0, 0], [16, 16])
+        u: pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec] = pl.add(a, a)
+        t1: pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec] = u
+        c: pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec] = pl.mul(t1, a)
+        u_1: pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec] = pl.add(c, c)
+        t2: pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec] = u_1
+        return pl.store(t2, [0, 0], o)
+)");
+  auto after = pass_test::run(passes::inline_functions_pass(), before);
+  CHECK(after->functions.size() == 1);
+  pass_test::require_equal(after, expected);
+}
+
+TEST_CASE("an inline call in a while condition is not supported yet", "[InlineFunctions]") {
+  auto p = pass_test::parse(R"(
+import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.Inline)
+    def small(self, n: pl.Scalar[pl.INDEX]) -> pl.Scalar[pl.BOOL]:
+        return n < 4
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, x: pl.Tensor[[16, 16], pl.FP32], o: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:
+        n: pl.Scalar[pl.INDEX] = 0
+        while self.small(n):
+            n = n + 1
+        return pl.store(pl.load(x, [0, 0], [16, 16]), [0, 0], o)
+)");
+  const std::string err = pass_test::compile_error_of([&] { pass_test::run(passes::inline_functions_pass(), p); });
+  CHECK(err.find("a call to inline function 'small' inside a while condition is not supported yet") != std::string::npos);
+}
