@@ -100,8 +100,10 @@ class FormChecker : public IRVisitor {
     if (std::string o = scope_option(s); !o.empty())
       reject(s.span, fmt::format("{}(..., {})", scope_name(s), o),
              "drop the option; the dependency / split / dump options come with the manual-dependency and mixed-kernel issues");
+    // The header (deps=, core_num=, ...) is evaluated by the code around the scope; the body is the kernel's.
+    for (const auto& e : s.header_exprs()) visit(e);
     incore_ += s.scope == ScopeKind::InCore;
-    IRVisitor::visit_scope(s);
+    visit(s.body);
     incore_ -= s.scope == ScopeKind::InCore;
   }
   void visit_call(const Call& c) override {

@@ -1,6 +1,6 @@
 // FlattenCallExpr — three-address form: a call may only appear as the whole right-hand side of an
 // assignment or as an expression statement. Calls nested in call arguments (also inside index
-// lists, and a task's deps=), operators, return/yield values, if conditions, loop bounds and iter_arg inits are
+// lists, and a task's or a scope's deps=), operators, return/yield values, if conditions, loop bounds and iter_arg inits are
 // hoisted, innermost first, into fresh temporaries assigned just before the statement.
 // Produces NoNestedCall; keeps SSAForm (every temporary is assigned once).
 #include "ir/op_registry.h"
@@ -173,11 +173,15 @@ class Flattener {
         break;
       }
       case NodeKind::ScopeStmt: {
+        // The scope's deps= (tids[b]: element reads) are evaluated before it, by the code around it.
         const auto* sc = as<ScopeStmt>(s);
+        bool dchanged = false;
+        auto deps = flat_list(sc->deps, pre, dchanged);
         StmtPtr body = block(sc->body);
-        if (body != sc->body) {
+        if (body != sc->body || dchanged) {
           auto n = std::make_shared<ScopeStmt>(*sc);
           n->body = body;
+          n->deps = std::move(deps);
           r = n;
         }
         break;

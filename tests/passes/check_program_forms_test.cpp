@@ -52,6 +52,10 @@ TEST_CASE("a program of supported forms is unchanged", "[CheckProgramForms]") {
       "        with pl.at(level=pl.Level.CORE_GROUP) as tid:\n"
       "            out = pl.add(x, x)\n"
       "        with pl.at(level=pl.Level.CORE_GROUP, deps=[tid]):\n"
+      "            out = pl.add(out, x)\n"
+      // deps= of a pl.at is orchestration code: it may read a TaskId array.
+      "        tids = pl.array.create(2, pl.TASK_ID)\n"
+      "        with pl.at(level=pl.Level.CORE_GROUP, deps=[tids[0]]):\n"
       "            out = pl.add(out, x)\n";
   auto before = pass_test::parse(program(body));
   auto expected = pass_test::parse(program(body));

@@ -33,3 +33,37 @@ class P:
   CHECK(ir::verify(*after, {ir::Property::NoNestedCall}, sink));
   pass_test::require_equal(after, expected);
 }
+
+TEST_CASE("a scope's deps= element reads are hoisted before the scope", "[FlattenCallExpr]") {
+  auto before = pass_test::parse(R"(
+import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: pl.Tensor[[16, 16], pl.FP32], out: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:
+        with pl.manual_scope():
+            tids = pl.array.create(2, pl.TASK_ID)
+            with pl.at(level=pl.Level.CORE_GROUP, deps=[tids[1]]):
+                out = pl.add(x, x)
+        return out
+)");
+  auto expected = pass_test::parse(R"(
+import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: pl.Tensor[[16, 16], pl.FP32], out: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:
+        with pl.manual_scope():
+            tids = pl.array.create(2, pl.TASK_ID)
+            t: pl.Scalar[pl.TASK_ID] = pl.array.get_element(tids, 1)
+            with pl.at(level=pl.Level.CORE_GROUP, deps=[t]):
+                out = pl.add(x, x)
+        return out
+)");
+  auto after = pass_test::run(passes::flatten_call_expr_pass(), before);
+  ir::DiagnosticSink sink;
+  CHECK(ir::verify(*after, {ir::Property::NoNestedCall}, sink));
+  pass_test::require_equal(after, expected);
+}
