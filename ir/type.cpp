@@ -134,4 +134,15 @@ TileLayouts effective_layouts(const TileType& t, bool left_col_major) {
   return l;
 }
 
+bool is_2d_flattening(const TypePtr& flat, const TypePtr& nd) {
+  const auto* f = as_tile(flat);
+  const auto* n = as_tile(nd);
+  if (!f || !n || n->shape.size() <= 2 || f->shape.size() != 2 || f->dtype != n->dtype) return false;
+  const auto fs = static_shape(f->shape), ns = static_shape(n->shape);
+  if (!fs || !ns) return false;
+  int64_t lead = 1;
+  for (size_t i = 0; i + 1 < ns->size(); ++i) lead *= (*ns)[i];
+  return (*fs)[0] == lead && (*fs)[1] == ns->back();
+}
+
 }  // namespace pypto::ir

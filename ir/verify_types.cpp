@@ -13,6 +13,7 @@
 namespace pypto::ir::verify_detail {
 namespace {
 
+
 constexpr std::string_view kRule = "TypeChecked";
 
 class TypeChecker {
@@ -75,6 +76,9 @@ class TypeChecker {
         TypePtr want = c.op->deduce(CallArgs{c.args, c.kwargs, sp});
         if (!want) return;  // typed by its assignment's annotation (tile.tpop_from_* without shape=)
         // Memory spaces are refined by InferTileMemorySpace, so only shapes and dtypes must agree.
+        // A tile.load of an N-D window may have the window's 2-D flattening as its type
+        // (FlattenTileNdTo2D: on-chip tiles are 2-D).
+        if (c.op->name == "tile.load" && is_2d_flattening(c.type, want)) want = c.type;
         auto why = type_mismatch(want, c.type, /*ignore_space=*/true);
         if (!why.empty()) report(sp, fmt::format("result of pl.{}: {}", c.op->name, why));
       } catch (const CompileError& err) {

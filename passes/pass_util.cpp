@@ -23,6 +23,12 @@ ExprPtr rebuild_call(const Call& c, std::vector<ExprPtr> args) {
   if (c.op) {
     try {
       auto n = make_call(*c.op, args, c.kwargs, c.span);
+      // A load FlattenTileNdTo2D gave the 2-D flattening of its N-D window keeps that type.
+      if (is_2d_flattening(c.type, n->type)) {
+        auto f = std::make_shared<Call>(*n);
+        f->type = c.type;
+        n = f;
+      }
       if (!c.arg_directions.empty()) {
         auto m = std::make_shared<Call>(*n);
         m->arg_directions = c.arg_directions;

@@ -128,6 +128,13 @@ Value load(const OpEval& e) {
   check_window(e, t, full_rank(off, t.shape.size(), 0), full_rank(valid, t.shape.size(), 1), "pl.tile.load");
   Array out = Array::zeros(e.result_dtype(), e.result_shape());
   fill_outside(out, std::vector<int64_t>(out.shape.size(), 0), undefined_number(e));
+  if (out.shape.size() < valid.size()) {
+    // A 2-D tile of an N-D window (FlattenTileNdTo2D): the window's rows, stacked. Valid shapes
+    // stay on 2-D windows, so the window is read whole.
+    Array part = read_window(t, off, valid, e.result_dtype(), valid);
+    for (int64_t i = 0; i < part.numel() && i < out.numel(); ++i) out.set(i, part.at(i));
+    return Value::array(out);
+  }
   const std::vector<int64_t> vout = full_rank(valid, out.shape.size(), 1);
   Array part = read_window(t, off, valid, e.result_dtype(), vout);
   write_window(out, std::vector<int64_t>(out.shape.size(), 0), part, vout);
@@ -152,6 +159,17 @@ Value store(const OpEval& e) {
   std::vector<int64_t> extent = e.has(3) ? e.list(3) : e.valid(0);
   check_window(e, t, full_rank(off, t.shape.size(), 0), full_rank(extent, t.shape.size(), 1), "pl.tile.store");
   const bool add = atomic_add(e);
+  if (tile.shape.size() < extent.size()) {
+    // A 2-D tile of an N-D window (FlattenTileNdTo2D): its rows fill the window's, in order.
+    int64_t n = 1;
+    for (int64_t d : extent) n *= d;
+    if (n != tile.numel())
+      e.fail(fmt::format("pl.tile.store of a {} tile into a {} window", shape_text(tile.shape), shape_text(extent)));
+    Array rows = Array::zeros(tile.dtype, extent);
+    for (int64_t i = 0; i < n; ++i) (*rows.data)[static_cast<size_t>(i)] = tile.at(i);
+    write_window(t, off, rows, extent, add);
+    return e.args[2];
+  }
   if (e.has(3) || extent != tile.shape) {  // store a leading sub-window of the tile (or its valid region)
     Array part = read_window(tile, std::vector<int64_t>(tile.shape.size(), 0), full_rank(extent, tile.shape.size(), 1),
                              tile.dtype, extent);
@@ -426,12 +444,17 @@ void define_data_movement(OpRegistry& r) {
         } while (next_index(i, out.shape));
       return Value::array(out);
     });
-  // transpose_view: the 2-D transpose (a layout change on the hardware; values move here).
+  // transpose_view: the trailing two dims swapped (a layout change on the hardware; values move here).
   define(r, "tile.transpose_view", [](const OpEval& e) {
     const Array& a = e.arr(0);
     Array out = e.result();
-    for (int64_t i = 0; i < out.shape[0]; ++i)
-      for (int64_t j = 0; j < out.shape[1]; ++j) out.set({i, j}, a.at({j, i}));
+    if (out.rank() < 2 || a.rank() != out.rank()) e.fail("pl.tile.transpose_view of a tile of rank below 2");
+    std::vector<int64_t> i(out.shape.size(), 0);
+    if (out.numel() > 0) do {
+        std::vector<int64_t> j = i;
+        std::swap(j[j.size() - 1], j[j.size() - 2]);
+        out.set(i, a.at(j));
+      } while (next_index(i, out.shape));
     return Value::array(out);
   });
   // pl.Array: a small 1-D array of scalars; updates return a new array.

@@ -116,17 +116,24 @@ int64_t Array::flat_to_storage(int64_t i) const {
   return at;
 }
 
-double Array::at(const std::vector<int64_t>& idx) const {
-  int64_t p = offset;
-  for (size_t d = 0; d < idx.size(); ++d) p += idx[d] * strides[d];
-  return (*data)[static_cast<size_t>(p)];
+// The storage position of a multi-index; an index of another rank or outside the shape is an
+// interpreter bug (the semantics check their windows first), reported instead of read.
+static size_t storage_at(const Array& a, const std::vector<int64_t>& idx) {
+  if (idx.size() != a.shape.size())
+    throw InternalError("interpreter", fmt::format("index of rank {} into an array of rank {}", idx.size(), a.shape.size()));
+  int64_t p = a.offset;
+  for (size_t d = 0; d < idx.size(); ++d) {
+    if (idx[d] < 0 || idx[d] >= a.shape[d])
+      throw InternalError("interpreter", fmt::format("index {} outside dim {} of extent {}", idx[d], d, a.shape[d]));
+    p += idx[d] * a.strides[d];
+  }
+  if (p < 0 || static_cast<size_t>(p) >= a.data->size()) throw InternalError("interpreter", "index outside the array's storage");
+  return static_cast<size_t>(p);
 }
 
-void Array::set(const std::vector<int64_t>& idx, double v) const {
-  int64_t p = offset;
-  for (size_t d = 0; d < idx.size(); ++d) p += idx[d] * strides[d];
-  (*data)[static_cast<size_t>(p)] = round_to(dtype, v);
-}
+double Array::at(const std::vector<int64_t>& idx) const { return (*data)[storage_at(*this, idx)]; }
+
+void Array::set(const std::vector<int64_t>& idx, double v) const { (*data)[storage_at(*this, idx)] = round_to(dtype, v); }
 
 Array Array::copy() const {
   Array c = zeros(dtype, shape);
