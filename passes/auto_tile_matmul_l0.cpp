@@ -176,15 +176,15 @@ class Tiler : public IRMutator {
     const bool tiles_output = blk->m != M || blk->n != N;
     if (tiles_output) {
       auto st = store_of_.find(s.var.get());
-      if (uses_[s.var.get()] != 1 || st == store_of_.end() || st->second->var == nullptr)
+      if (uses_[s.var.get()] != 1 || st == store_of_.end())
         reject(sp,
                fmt::format("the [{}, {}] result of this matmul does not fit one Acc tile ({} bytes) and is used other than by "
                            "one store to GM; keeping it on chip (a Mat scratch) is not supported yet",
                            M, N, soc_.capacity(MemorySpace::Acc)),
                "store the matmul's result to a GM tensor (pl.assemble into an output), or split the matmul");
       const Call* sc = call_of(st->second, "tile.store");
-      if (!sc || sc->args.size() > 3 || !as<MakeTuple>(sc->args[1]))
-        reject(sp, "automatic L0 tiling of a matmul whose result is stored with an explicit window is not supported yet", hint);
+      if (!sc || sc->args.size() > 3 || !as<MakeTuple>(sc->args[1]) || as<MakeTuple>(sc->args[1])->elems.size() < 2)
+        reject(sp, "automatic L0 tiling of a matmul whose result is stored with an explicit window or into a 1-D tensor is not supported yet", hint);
       site.store = st->second;
     }
     sites_.push_back(std::make_unique<Site>(site));

@@ -30,6 +30,7 @@
 #include "ir/op_registry.h"
 #include "ir/verify_util.h"
 #include "passes/form_rules.h"
+#include "passes/pass_util.h"
 #include "passes/passes.h"
 
 namespace pypto::passes {
@@ -51,12 +52,6 @@ bool static_list(const ExprPtr& e) {
 size_t list_size(const ExprPtr& e) {
   const auto* t = as<MakeTuple>(e);
   return t ? t->elems.size() : 0;
-}
-
-bool kw_true(const Call& c, std::string_view k) {
-  const AttrValue* v = c.kwarg(k);
-  const auto* b = v ? std::get_if<bool>(v) : nullptr;
-  return b && *b;
 }
 
 bool spelled_space(std::optional<MemorySpace> s) {

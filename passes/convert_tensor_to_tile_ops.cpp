@@ -59,12 +59,6 @@ Kwargs carry_kwargs(const Call& c, const OpDef& tile, std::initializer_list<std:
   return out;
 }
 
-bool kw_true(const Call& c, std::string_view k) {
-  const AttrValue* v = c.kwarg(k);
-  const auto* b = v ? std::get_if<bool>(v) : nullptr;
-  return b && *b;
-}
-
 // A tensor op call this pass rewrites (or rejects: no tensor op stays in a kernel but a scalar
 // load from a GM tensor, registry kernel_gm_scalar).
 bool lowers(const Call* c) { return c && c->op && c->op->family() == "tensor"; }

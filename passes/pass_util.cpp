@@ -19,6 +19,12 @@ ProgramPtr map_functions(const ProgramPtr& p, const std::function<FunctionPtr(co
   return make_program(p->name, std::move(fs), p->dynamic_dims, p->span);
 }
 
+bool kw_true(const Call& c, std::string_view k) {
+  const AttrValue* v = c.kwarg(k);
+  const auto* b = v ? std::get_if<bool>(v) : nullptr;
+  return b && *b;
+}
+
 ExprPtr rebuild_call(const Call& c, std::vector<ExprPtr> args) {
   if (c.op) {
     try {

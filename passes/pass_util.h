@@ -20,6 +20,9 @@ ir::ProgramPtr map_functions(const ir::ProgramPtr& p,
 
 // Rebuilds an op call with new arguments, re-deducing its type (falls back to the old type for
 // function calls or when deduction fails). Keeps kwargs and arg_directions.
+// Whether the call's keyword `k` is the boolean true (a_trans=True, clamp=True).
+bool kw_true(const ir::Call& c, std::string_view k);
+
 ir::ExprPtr rebuild_call(const ir::Call& c, std::vector<ir::ExprPtr> args);
 
 // An IRMutator that visits binding sites (function params, assignment targets, loop vars,
