@@ -1,5 +1,6 @@
 // pypto CPU runtime: the task executor (worker threads, dependency tracking, dispatch of kernel
-// entries with the args[] ABI) and the checkers' side of a dispatch (GM extents, hooks, findings).
+// entries with the args[] ABI, gang scheduling of mixed tasks) and the checkers' side of a
+// dispatch (GM extents, hooks, findings). The gangs' FIFOs are executor_gang.cpp.
 // Semantics are documented in pypto_rt/executor.h.
 #include "pypto_rt/executor.h"
 
@@ -33,11 +34,10 @@ Executor* Executor::current() { return g_current; }
 
 Executor::Executor(std::vector<KernelInfo> kernels, ExecutorOptions opts)
     : kernels_(std::move(kernels)), clusters_(std::max(1, opts.clusters)), opts_(opts) {
-    for (int c = 0; c < clusters_; ++c) {
-        workers_.emplace_back([this, c] { worker_loop(CoreType::AIC, c); });
-        workers_.emplace_back([this, c] { worker_loop(CoreType::AIV, 2 * c); });
-        workers_.emplace_back([this, c] { worker_loop(CoreType::AIV, 2 * c + 1); });
-    }
+    mailbox_.resize(static_cast<std::size_t>(3 * clusters_));
+    idle_.assign(static_cast<std::size_t>(3 * clusters_), 0);
+    for (int c = 0; c < clusters_; ++c)
+        for (int role = 0; role < 3; ++role) workers_.emplace_back([this, c, role] { worker_loop(c, role); });
 }
 
 Executor::~Executor() {
@@ -59,6 +59,8 @@ void Executor::begin_run() {
     races_ = RaceChecker{};
     stats_ = RunStats{};
     unfinished_ = 0;
+    ready_gangs_.clear();
+    reserved_cluster_ = -1;
     g_current = this;
     run_start_ns_ = now_ns();
 }
@@ -225,6 +227,8 @@ TaskOutputTensors Executor::submit(const MixedKernels& mk, const CoreTaskArgs& a
             if (const Task* d = find_task_locked(args.explicit_dep(i))) deps.push_back(d->seq);
         races_.on_submit(t->seq, t->tensors, tags, owners, deps, manual);
     }
+    t->mixed = !dummy && mk.aic_kernel_id != INVALID_KERNEL_ID &&
+               (mk.aiv0_kernel_id != INVALID_KERNEL_ID || mk.aiv1_kernel_id != INVALID_KERNEL_ID);
     t->jobs_left = dummy ? 0 : nslots * t->block_num;
     stats_.jobs += static_cast<uint64_t>(t->jobs_left);
 
@@ -240,6 +244,19 @@ void Executor::make_ready_locked(Task* t) {
         return;
     }
     const int32_t slots[3] = {t->mk.aic_kernel_id, t->mk.aiv0_kernel_id, t->mk.aiv1_kernel_id};
+    if (t->mixed) {
+        const KernelInfo* members[Gang::kMembers];
+        for (int s = 0; s < 3; ++s) members[s] = slots[s] == INVALID_KERNEL_ID ? nullptr : &kernels_[slots[s]];
+        for (int b = 0; b < t->block_num; ++b) {
+            std::string label = task_label(*t);
+            if (t->block_num > 1) label += ", block " + std::to_string(b) + " of " + std::to_string(t->block_num);
+            t->gangs.push_back(std::make_unique<Gang>(std::move(label), members, opts_.fifo_timeout_ms,
+                                                      [this](const std::string& m) { record_error(m); }));
+            ready_gangs_.push_back(ReadyGang{t, b});
+        }
+        dispatch_gangs_locked();
+        return;
+    }
     for (int b = 0; b < t->block_num; ++b)
         for (int s = 0; s < 3; ++s) {
             if (slots[s] == INVALID_KERNEL_ID) continue;
@@ -247,6 +264,56 @@ void Executor::make_ready_locked(Task* t) {
             ready_[static_cast<int>(core)].push_back(Job{t, slots[s], s == 2 ? 1 : 0, b});
         }
     work_cv_.notify_all();
+}
+
+// Start ready gangs, oldest first, on clusters whose needed workers are all idle. The oldest one
+// that finds none reserves the cluster with the most of them idle (reserved_locked).
+void Executor::dispatch_gangs_locked() {
+    while (!ready_gangs_.empty()) {
+        const ReadyGang rg = ready_gangs_.front();
+        Task* t = rg.task;
+        const int32_t slots[3] = {t->mk.aic_kernel_id, t->mk.aiv0_kernel_id, t->mk.aiv1_kernel_id};
+        auto idle_needed = [&](int c) {
+            int n = 0;
+            for (int r = 0; r < 3; ++r)
+                if (slots[r] != INVALID_KERNEL_ID && idle_[static_cast<std::size_t>(c * 3 + r)]) ++n;
+            return n;
+        };
+        int needed = 0;
+        for (int r = 0; r < 3; ++r) needed += slots[r] != INVALID_KERNEL_ID;
+        int chosen = -1;
+        if (reserved_cluster_ >= 0 && idle_needed(reserved_cluster_) == needed) chosen = reserved_cluster_;
+        for (int c = 0; c < clusters_ && chosen < 0; ++c)
+            if (idle_needed(c) == needed) chosen = c;
+        if (chosen < 0) {
+            if (reserved_cluster_ < 0) {
+                int best = 0;
+                for (int c = 1; c < clusters_; ++c)
+                    if (idle_needed(c) > idle_needed(best)) best = c;
+                reserved_cluster_ = best;
+            }
+            return;
+        }
+        ready_gangs_.pop_front();
+        reserved_cluster_ = -1;
+        Gang* g = t->gangs[static_cast<std::size_t>(rg.block)].get();
+        for (int r = 0; r < 3; ++r) {
+            if (slots[r] == INVALID_KERNEL_ID) continue;
+            const auto w = static_cast<std::size_t>(chosen * 3 + r);
+            idle_[w] = 0;
+            mailbox_[w] = std::make_unique<Job>(Job{t, slots[r], r == 2 ? 1 : 0, rg.block, g, r});
+        }
+        ++stats_.gangs;
+        work_cv_.notify_all();
+    }
+}
+
+// Whether `worker` is held for the oldest ready gang (it takes no pure job meanwhile).
+bool Executor::reserved_locked(int worker) const {
+    if (reserved_cluster_ < 0 || ready_gangs_.empty() || worker / 3 != reserved_cluster_) return false;
+    const MixedKernels& mk = ready_gangs_.front().task->mk;
+    const int32_t slots[3] = {mk.aic_kernel_id, mk.aiv0_kernel_id, mk.aiv1_kernel_id};
+    return slots[worker % 3] != INVALID_KERNEL_ID;
 }
 
 void Executor::finish_job_locked(Task* t) {
@@ -258,19 +325,32 @@ void Executor::finish_job_locked(Task* t) {
     done_cv_.notify_all();
 }
 
-void Executor::worker_loop(CoreType core, int /*worker_index*/) {
-    auto& queue = ready_[static_cast<int>(core)];
+void Executor::worker_loop(int cluster, int role) {
+    const int w = cluster * 3 + role;
+    const auto wi = static_cast<std::size_t>(w);
+    auto& queue = ready_[static_cast<int>(role == 0 ? CoreType::AIC : CoreType::AIV)];
     std::unique_lock<std::mutex> lk(mu_);
     for (;;) {
-        work_cv_.wait(lk, [&] { return shutdown_ || !queue.empty(); });
-        if (queue.empty()) return;  // shutdown
-        const Job job = queue.front();
-        queue.pop_front();
+        idle_[wi] = 1;
+        dispatch_gangs_locked();
+        work_cv_.wait(lk, [&] { return shutdown_ || mailbox_[wi] || (!queue.empty() && !reserved_locked(w)); });
+        Job job{};
+        if (mailbox_[wi]) {  // a gang member (the dispatcher marked this worker busy)
+            job = *mailbox_[wi];
+            mailbox_[wi].reset();
+        } else if (!queue.empty() && !reserved_locked(w)) {
+            job = queue.front();
+            queue.pop_front();
+            idle_[wi] = 0;
+        } else {
+            return;  // shutdown
+        }
         const bool skip = !error_.empty();
         ++running_jobs_;
         stats_.max_concurrent_jobs = std::max(stats_.max_concurrent_jobs, running_jobs_);
         lk.unlock();
         if (!skip) run_job(job);
+        else if (job.gang) job.gang->member_finished(job.member, true);  // wakes members that did start
         lk.lock();
         --running_jobs_;
         finish_job_locked(job.task);
@@ -304,6 +384,8 @@ void Executor::run_job(const Job& job) {
     pto::sim::KernelScope scope(k.name, k.func_id);
     pto::sim::KernelContext& ctx = pto::sim::current_kernel();
     ctx.job = &jc;
+    ctx.gang = job.gang;
+    ctx.gang_member = job.member;
     ctx.views = jc.views;
     ctx.num_views = nviews;
     ctx.record_gm = opts_.check_races;
@@ -314,15 +396,20 @@ void Executor::run_job(const Job& job) {
     ctx.on_gm = &Executor::on_gm_hook;
     ctx.report = &Executor::report_hook;
     if (opts_.check_syncs) pto::sim::sync_begin();
+    bool failed = false;
     try {
         k.entry(args);
         if (opts_.check_syncs) pto::sim::sync_end();
     } catch (const std::exception& e) {
+        failed = true;
         record_error(std::string(e.what()));
     } catch (...) {
+        failed = true;
         record_error("kernel '" + std::string(k.name) + "' (func_id " + std::to_string(k.func_id) +
                      "): unknown exception");
     }
+    // After the error is recorded: the peers it wakes unwind with errors of their own, which lose.
+    if (job.gang) job.gang->member_finished(job.member, failed);
     if (!jc.touches.empty()) {
         std::lock_guard<std::mutex> lk(mu_);
         races_.on_touches(t.seq, jc.touches);

@@ -1,12 +1,14 @@
 // pypto CPU runtime: the executor's private records, shared by executor.cpp (scheduling) and
-// executor_checks.cpp (the checkers' hooks and messages).
+// executor_checks.cpp (the checkers' hooks and messages); mixed tasks' gangs are executor_gang.h.
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include <pto/pto_sim_context.hpp>
 
+#include "executor_gang.h"
 #include "pypto_rt/executor.h"
 
 namespace pypto_rt {
@@ -22,6 +24,8 @@ struct Executor::Task {
     int pending = 1;  // unfinished producers (+1 while being submitted)
     int jobs_left = 0;
     bool done = false;
+    bool mixed = false;                        // gang-scheduled (aic and aiv kernels)
+    std::vector<std::unique_ptr<Gang>> gangs;  // mixed: one per block, made when it becomes ready
     std::vector<Task*> successors;
     std::vector<Task*> producers;  // to avoid duplicate edges
 };

@@ -17,16 +17,20 @@
 //   pto_ops_layout.hpp  TCONCAT TGATHER TGATHERB TSCATTER TTRI TFILLPAD* TPART* TSUBVIEW TRANDOM
 //   pto_ops_sort.hpp    TSORT32 TMRGSORT
 //   pto_ops_cube.hpp    TMATMUL, TMATMUL_ACC, TMATMUL_BIAS, TGEMV
+//   pto_ops_fifo.hpp    TPipe, TPUSH TPOP TFREE (cross-core FIFOs of a mixed task; the runtime side
+//                       is pto_sim_fifo.hpp)
 //   pto_instr_hooks.hpp what an instruction tells the checkers (name, line, pipe, bytes touched)
 //   pto_instr_sites.hpp call-site wrappers + macros giving each instruction its kernel line;
 //                       PYPTO_GM_LOAD (checked scalar GM reads)
 //
-// Everything runs synchronously in program order on the calling thread.
+// Everything runs synchronously in program order on the calling thread (TPUSH / TPOP may block
+// on the peer core of the same mixed task).
 #pragma once
 
 #include "pto_cpu_stub.hpp"
 #include "pto_float.hpp"
 #include "pto_ops_cube.hpp"
+#include "pto_ops_fifo.hpp"
 #include "pto_ops_memory.hpp"
 #include "pto_ops_layout.hpp"
 #include "pto_ops_select.hpp"

@@ -8,7 +8,8 @@
 // The context also carries the checkers' state for one kernel dispatch (pto_sim_check.hpp): the
 // GM extent of every tensor argument (the always-on bounds check of TLOAD / TSTORE / scalar GM
 // reads), and whether --check-races (record GM accesses) and --check-syncs (model the pipes) are
-// on. Outside an executor dispatch every pointer is null and the checks do nothing.
+// on, and for a mixed task the gang whose cross-core FIFOs TPUSH / TPOP use (pto_sim_fifo.hpp).
+// Outside an executor dispatch every pointer is null and the checks do nothing.
 #pragma once
 
 #include <cstdint>
@@ -53,6 +54,8 @@ struct KernelContext {
 
     // ---- set by the executor for one dispatch (null / false outside one) ----
     void* job = nullptr;                       // the executor's record of this dispatch
+    void* gang = nullptr;                      // the mixed task's gang (SPMD block) this kernel is
+    int gang_member = -1;                      //   part of, and its place: 0 AIC, 1 / 2 AIV lane 0 / 1
     const GmView* views = nullptr;             // one per tensor argument, in args[] order
     int num_views = 0;
     bool record_gm = false;                    // --check-races: report GM accesses through on_gm

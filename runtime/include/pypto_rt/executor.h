@@ -16,9 +16,17 @@
 // WAR is not tracked); a program correct here may still need INOUT on the device.
 //
 // A task's kernels: MixedKernels {aic, aiv0, aiv1}; each valid slot runs once per SPMD block
-// (launch_spec block_num) on a worker of its core type, as an independent job (AIC and AIV parts
-// of one task are not co-scheduled). Runtime-allocated tensors are zero-filled (or set to their
-// initial value) and live until the executor is destroyed.
+// (launch_spec block_num). A pure task (only AIC or only AIV slots) runs each (slot, block) as an
+// independent job on any idle worker of its core type. A mixed task (a valid aic slot and at least
+// one valid aiv slot) is gang-scheduled: each block's AIC and AIV kernels start together on one
+// cluster — its AIC worker, aiv0 on AIV worker 0 (sub_block_id 0), aiv1 on AIV worker 1 (1) —
+// and share that block's cross-core FIFOs (TPUSH / TPOP / TFREE, pto/pto_ops_fifo.hpp; the gang:
+// runtime/src/executor_gang.h). A gang is dispatched only when all the cores it needs on one
+// cluster are idle, so a gang never waits for a core while holding another; the oldest ready gang
+// reserves a cluster (whose needed workers then take no pure jobs) so pure tasks cannot starve it.
+// A FIFO deadlock, or tiles left in a pipe, stops the run with an error naming the kernels.
+// Runtime-allocated tensors are zero-filled (or set to their initial value) and live until the
+// executor is destroyed.
 //
 // Checkers. Every dispatch tells the tile API the GM extents of the task's tensor arguments, so
 // each TLOAD / TSTORE / scalar GM read outside them stops the run naming the task, the kernel, the
@@ -48,6 +56,8 @@
 
 namespace pypto_rt {
 
+class Gang;
+
 struct ExecutorOptions {
     int clusters = 2;
     bool check_races = false;  // report tasks the reference runtime leaves unordered (race_checker.h)
@@ -57,11 +67,15 @@ struct ExecutorOptions {
     const char* orchestration_cpp = nullptr;
     const SourceLine* orchestration_lines = nullptr;
     int num_orchestration_lines = 0;
+    // A mixed task's kernel blocked in TPUSH / TPOP with no progress on its gang's pipes for this
+    // long stops the run (the fallback; deadlocks the gang's states show are reported at once).
+    int fifo_timeout_ms = 10000;
 };
 
 struct RunStats {
     uint64_t tasks = 0;          // submitted tasks (incl. dummy tasks)
     uint64_t jobs = 0;           // kernel invocations
+    uint64_t gangs = 0;          // mixed-task blocks dispatched as gangs (their kernels count as jobs)
     int max_concurrent_jobs = 0; // peak number of kernels running at the same time
     double millis = 0;
 };
@@ -112,6 +126,12 @@ private:
         int kernel_id;
         int sub_block_id;
         int block_idx;
+        Gang* gang = nullptr;  // mixed task: the block's gang, and this kernel's place in it
+        int member = -1;       //   (0 AIC, 1 AIV lane 0, 2 AIV lane 1)
+    };
+    struct ReadyGang {
+        Task* task;
+        int block;
     };
     struct Access {
         Task* task;
@@ -123,7 +143,9 @@ private:
     void begin_run();
     bool end_run();
     void record_error(const std::string& msg);
-    void worker_loop(CoreType core, int worker_index);
+    void worker_loop(int cluster, int role);  // role: 0 AIC, 1 / 2 AIV worker 0 / 1 of the cluster
+    void dispatch_gangs_locked();
+    bool reserved_locked(int worker) const;
     void run_job(const Job& job);
     void finish_job_locked(Task* t);
     void make_ready_locked(Task* t);
@@ -152,7 +174,11 @@ private:
     std::mutex mu_;
     std::condition_variable work_cv_;  // workers: a job became ready, or shutdown
     std::condition_variable done_cv_;  // orchestration thread: a task finished
-    std::deque<Job> ready_[2];         // indexed by CoreType
+    std::deque<Job> ready_[2];         // pure-task jobs, indexed by CoreType
+    std::deque<ReadyGang> ready_gangs_;  // mixed-task blocks waiting for a cluster
+    std::vector<std::unique_ptr<Job>> mailbox_;  // per worker (cluster * 3 + role): a gang member
+    std::vector<char> idle_;                    // per worker
+    int reserved_cluster_ = -1;                 // held for ready_gangs_.front()
     bool shutdown_ = false;
 
     std::deque<std::unique_ptr<Task>> tasks_;
