@@ -247,7 +247,7 @@ void k_ud_aiv(int64_t* args) {
     float* out = data_of(args, 0);
     for (int i = 0; i < 2; ++i) {
         HalfVecT t;
-        TPOP<PipeC2V, HalfVecT, TileSplitAxis::TILE_UP_DOWN>(pipe, t);
+        TPOP<PipeC2V, HalfVecT, TileSplitAxis::TILE_UP_DOWN>(pipe, t, sb);  // pto-isa's explicit-lane form
         for (int r = 0; r < 8; ++r)
             for (int c = 0; c < 16; ++c) out[i * 256 + (sb * 8 + r) * 16 + c] = t.at(r, c);
         TFREE<PipeC2V, TileSplitAxis::TILE_UP_DOWN>(pipe);

@@ -6,6 +6,7 @@
 //   TPUSH<P, TileT, TileSplitAxis::TILE_NO_SPLIT>(pipe, tile);   // producer
 //   TPOP<P, TileT, TileSplitAxis::TILE_NO_SPLIT>(pipe, tile);    // consumer: TASSIGNs and fills tile
 //   TFREE<P, TileSplitAxis::TILE_NO_SPLIT>(pipe);                // consumer: releases the oldest pop
+// (TPUSH / TPOP also take pto-isa's trailing int32_t subBlockId, which must be the calling lane's.)
 //
 // The direction of a call follows the calling core: TPUSH on the AIC and TPOP on an AIV use the
 // C2V ring, TPUSH on an AIV and TPOP on the AIC the V2C ring (DIR_BOTH: both rings exist). The
@@ -126,6 +127,14 @@ inline void fifo_announce(const char* instr) {
     k.line = 0;
 }
 
+// The explicit-subBlockId forms: the lane is the calling AIV core's, so the id must name it.
+inline void fifo_check_sub_block(const char* instr, int32_t sub_block_id) {
+    const sim::KernelContext& k = sim::current_kernel();
+    if (k.gang && k.gang_member > 0 && sub_block_id != k.gang_member - 1)
+        sim::fail(std::string(instr) + " with subBlockId " + std::to_string(sub_block_id) + " on AIV lane " +
+                  std::to_string(k.gang_member - 1) + ": the CPU runtime serves a lane's pipe calls on that lane only");
+}
+
 }  // namespace detail
 
 // Producer: copies the tile's valid region into the next slot of the ring (blocking while it is full).
@@ -173,6 +182,19 @@ RecordEvent TFREE(Pipe& pipe, WaitEvents&...) {
     const sim::FifoCall c = detail::fifo_call<Pipe>("TFREE", Split);
     sim::fifo_free(c);
     return {};
+}
+
+template <typename Pipe, typename TileProd, TileSplitAxis Split, typename... WaitEvents>
+    requires(is_tpipe<Pipe>::value && is_tile_v<TileProd> && all_events_v<WaitEvents...>)
+RecordEvent TPUSH(Pipe& pipe, TileProd& tile, int32_t sub_block_id, WaitEvents&... e) {
+    detail::fifo_check_sub_block("TPUSH", sub_block_id);
+    return TPUSH<Pipe, TileProd, Split>(pipe, tile, e...);
+}
+template <typename Pipe, typename TileCons, TileSplitAxis Split, typename... WaitEvents>
+    requires(is_tpipe<Pipe>::value && is_tile_v<TileCons> && all_events_v<WaitEvents...>)
+RecordEvent TPOP(Pipe& pipe, TileCons& tile, int32_t sub_block_id, WaitEvents&... e) {
+    detail::fifo_check_sub_block("TPOP", sub_block_id);
+    return TPOP<Pipe, TileCons, Split>(pipe, tile, e...);
 }
 
 }  // namespace pto
