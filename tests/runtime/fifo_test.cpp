@@ -293,12 +293,13 @@ void k_v2c_ud_aic(int64_t* args) {
 }
 
 // ---- (8) pure tasks around a mixed one ----
-// args: out, value: out[:] = value (AIV, one block).
+// args: out, value: block b of n sets its n-th of out to value (AIV).
 void k_fill(int64_t* args) {
     auto* t = reinterpret_cast<ChipTensor*>(args[0]);
     const float v = from_u64<float>(static_cast<uint64_t>(args[1]));
-    float* p = data_of(args, 0);
-    for (uint64_t i = 0; i < t->numel(); ++i) p[i] = v;
+    const uint64_t part = t->numel() / static_cast<uint64_t>(get_block_num(args));
+    float* p = data_of(args, 0) + part * static_cast<uint64_t>(get_block_idx(args));
+    for (uint64_t i = 0; i < part; ++i) p[i] = v;
 }
 // Mixed, block b: AIV pops AIC's tiles (value(i, r, c, b)), adds bias[0], stores out block b.
 void k_mixed_aiv(int64_t* args) {
