@@ -301,7 +301,7 @@ void Executor::dispatch_gangs_locked() {
             if (slots[r] == INVALID_KERNEL_ID) continue;
             const auto w = static_cast<std::size_t>(chosen * 3 + r);
             idle_[w] = 0;
-            mailbox_[w] = std::make_unique<Job>(Job{t, slots[r], r == 2 ? 1 : 0, rg.block, g, r});
+            mailbox_[w] = Job{t, slots[r], r == 2 ? 1 : 0, rg.block, g, r};
         }
         ++stats_.gangs;
         work_cv_.notify_all();

@@ -47,6 +47,16 @@ std::string Gang::pipe_name(const Channel& ch) const {
     return "pipe " + std::to_string(ch.flag) + (ch.dir == 1 ? " C2V" : " V2C");
 }
 
+// Every present member's state, "; "-separated (the deadlock and no-progress reports).
+std::string Gang::describe_members() const {
+    std::string out;
+    for (int m = 0; m < kMembers; ++m) {
+        if (members_[m].state == State::Absent) continue;
+        out += (out.empty() ? "" : "; ") + describe_member(m);
+    }
+    return out;
+}
+
 std::string Gang::describe_member(int m) const {
     const Member& mb = members_[m];
     std::string s = member_name(m);
@@ -123,14 +133,7 @@ void Gang::check_deadlock_locked() {
         }
     }
     if (!blocked) return;
-    std::string msg = "deadlock in " + label_ + ": ";
-    bool first = true;
-    for (int m = 0; m < kMembers; ++m) {
-        if (members_[m].state == State::Absent) continue;
-        msg += (first ? "" : "; ") + describe_member(m);
-        first = false;
-    }
-    abort_locked(msg, true);
+    abort_locked("deadlock in " + label_ + ": " + describe_members(), true);
 }
 
 void Gang::wait_locked(std::unique_lock<std::mutex>& lk, int m, Op op, Channel& ch) {
@@ -145,16 +148,9 @@ void Gang::wait_locked(std::unique_lock<std::mutex>& lk, int m, Op op, Channel& 
         const auto deadline = last_progress_ + std::chrono::milliseconds(timeout_ms_);
         if (cv_.wait_until(lk, deadline) == std::cv_status::timeout && abort_.empty() && !can_go(m) &&
             std::chrono::steady_clock::now() >= last_progress_ + std::chrono::milliseconds(timeout_ms_)) {
-            std::string msg = "no progress on the cross-core pipes of " + label_ + " for " +
-                              std::to_string(timeout_ms_) + " ms (a deadlock, or a member that never reaches its "
-                              "TPUSH / TPOP): ";
-            bool first = true;
-            for (int i = 0; i < kMembers; ++i) {
-                if (members_[i].state == State::Absent) continue;
-                msg += (first ? "" : "; ") + describe_member(i);
-                first = false;
-            }
-            abort_locked(msg, true);
+            abort_locked("no progress on the cross-core pipes of " + label_ + " for " + std::to_string(timeout_ms_) +
+                             " ms (a deadlock, or a member that never reaches its TPUSH / TPOP): " + describe_members(),
+                         true);
         }
     }
     mb.state = State::Running;

@@ -73,6 +73,7 @@ private:
     std::string member_name(int m) const;
     std::string pipe_name(const Channel& ch) const;
     std::string describe_member(int m) const;
+    std::string describe_members() const;
     std::string leftovers_locked() const;
 
     std::string label_;

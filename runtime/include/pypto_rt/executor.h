@@ -42,6 +42,7 @@
 #include <exception>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <unordered_map>
@@ -176,7 +177,7 @@ private:
     std::condition_variable done_cv_;  // orchestration thread: a task finished
     std::deque<Job> ready_[2];         // pure-task jobs, indexed by CoreType
     std::deque<ReadyGang> ready_gangs_;  // mixed-task blocks waiting for a cluster
-    std::vector<std::unique_ptr<Job>> mailbox_;  // per worker (cluster * 3 + role): a gang member
+    std::vector<std::optional<Job>> mailbox_;  // per worker (cluster * 3 + role): a gang member
     std::vector<char> idle_;                    // per worker
     int reserved_cluster_ = -1;                 // held for ready_gangs_.front()
     bool shutdown_ = false;
