@@ -201,7 +201,8 @@ class KernelEmitter : CStmtPrinter {
     const auto* c = as<Call>(s.expr);
     if (!c || !c->op) unreachable(s.span, "this expression statement in a kernel");
     const KernelOpRow* row = find_kernel_op(*c->op);
-    if (row && (row->form == OpForm::Store || row->form == OpForm::Barrier || row->form == OpForm::Flag))
+    if (row && (row->form == OpForm::Store || row->form == OpForm::Barrier || row->form == OpForm::Flag ||
+                row->form == OpForm::PipeInit || row->form == OpForm::FifoPush || row->form == OpForm::FifoFree))
       return op_call(nullptr, *c, s.span);
     unreachable(s.span, fmt::format("pl.{} with an unused result", c->op->name));
   }
@@ -415,10 +416,61 @@ class KernelEmitter : CStmtPrinter {
         if (names_.has(dst)) return line(fmt::format("{} = {};", names_.name(dst), val));
         return line(fmt::format("const {} {} = {};", c_type(as_scalar(dst->type)->dtype), names_.name(dst), val));
       }
+      case OpForm::PipeInit: return pipe_init(call, c, sp);
+      case OpForm::BufferAddr: {
+        const int64_t base = int_kw(c, "base", -1);
+        if (!dst || base < 0) unreachable(sp, fmt::format("pl.{} without a placed base", c.op->name), "AllocateMemoryAddr");
+        return line(fmt::format("const int32_t {} = {};", names_.name(dst), base));
+      }
+      case OpForm::FifoPush:
+        return line(fmt::format("{}<{}, {}, {}>({}, {});", call, pipe(c, sp).type, tile_alias(*as_tile(c.args[0]->type), sp),
+                                split_axis(c), pipe(c, sp).var, operand(c.args[0])));
+      case OpForm::FifoPop: {
+        const std::string d = dst_tile();
+        return line(fmt::format("{}<{}, {}, {}>({}, {});", call, pipe(c, sp).type, tile_alias(*as_tile(dst->type), sp),
+                                split_axis(c), pipe(c, sp).var, d));
+      }
+      case OpForm::FifoFree:
+        return line(fmt::format("{}<{}, {}>({});", call, pipe(c, sp).type, split_axis(c), pipe(c, sp).var));
       case OpForm::Planned:
       case OpForm::Barrier:
       case OpForm::Flag: return;  // handled above
     }
+  }
+
+  // ---- cross-core FIFO (mixed kernels): one TPipe object per pipe id
+  struct PipeName {
+    std::string type, var;
+  };
+  static int64_t int_kw(const Call& c, const char* k, int64_t dflt) {
+    const AttrValue* v = c.kwarg(k);
+    const auto* i = v ? std::get_if<int64_t>(v) : nullptr;
+    return i ? *i : dflt;
+  }
+  static std::string split_axis(const Call& c) {
+    static constexpr std::string_view kAxes[] = {"TILE_NO_SPLIT", "TILE_UP_DOWN", "TILE_LEFT_RIGHT", "TILE_UP_DOWN_ODD",
+                                                 "TILE_LEFT_RIGHT_ODD"};
+    const int64_t s = int_kw(c, "split", 0);
+    return fmt::format("TileSplitAxis::{}", kAxes[s >= 0 && s <= 4 ? s : 0]);
+  }
+  const PipeName& pipe(const Call& c, const Span& sp) {
+    auto it = pipes_.find(int_kw(c, "id", 0));
+    if (it == pipes_.end())
+      unreachable(sp, fmt::format("pl.{} on pipe {}, which this kernel does not initialise", c.op->name, int_kw(c, "id", 0)),
+                  "ExpandMixedKernel (a pipe init per pipe id)");
+    return it->second;
+  }
+  void pipe_init(const std::string& call, const Call& c, const Span& sp) {
+    static constexpr std::string_view kDirs[] = {"", "DIR_C2V", "DIR_V2C", "DIR_BOTH"};
+    const int64_t id = int_kw(c, "id", 0), mask = int_kw(c, "dir_mask", 0);
+    if (pipes_.count(id) || mask < 1 || mask > 3) unreachable(sp, fmt::format("a second or malformed init of pipe {}", id), kTypeRule);
+    PipeName n{names_.fresh(fmt::format("Pipe{}", id)), names_.fresh(fmt::format("pipe{}", id))};
+    auto buf = [&](size_t i) { return i < c.args.size() && c.args[i] ? expr(c.args[i]) : std::string("0"); };
+    line(fmt::format("using {} = {}<{}, Direction::{}, {}, {}, {}, {}>;", n.type, call, id, kDirs[mask],
+                     int_kw(c, "slot_size", 0), int_kw(c, "slot_num", 2), int_kw(c, "local_slot_num", 2),
+                     int_kw(c, "split", 0) == 0 ? "true" : "false"));
+    line(fmt::format("{} {}(nullptr, static_cast<uint32_t>({}), static_cast<uint32_t>({}));", n.type, n.var, buf(0), buf(1)));
+    pipes_.emplace(id, std::move(n));
   }
 
   std::string round_mode(const Call& c, const Span& sp) {
@@ -586,6 +638,7 @@ class KernelEmitter : CStmtPrinter {
   const SocInfo& soc_;
   std::vector<DescriptorDim> dims_;  // where kernel_entry reads them: tensor parameter index, axis
   std::vector<LaunchParam> launch_;  // the launch-geometry trailers the body reads
+  std::map<int64_t, PipeName> pipes_;  // cross-core FIFO pipes by id (PipeInit)
   std::string fname_;
   std::vector<std::string> alias_defs_;
   std::map<std::string, std::string> alias_by_text_;

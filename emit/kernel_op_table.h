@@ -40,6 +40,12 @@ enum class OpForm : unsigned char {
   Flag,           // CALL(PIPE_src, PIPE_dst, EVENT_IDn)             system.sync_src / sync_dst
   LaunchId,       // v = a trailing compute-function parameter kernel_entry fills from CALL(args)
                   //                                                 tile.get_block_idx / num, get_subblock_idx
+  PipeInit,       // using P = TPipe<id, DIR, slot_size, slot_num, local_slot_num, no_split>; P p(nullptr, c2v, v2c);
+                  //                                                 system.aic_initialize_pipe / aiv_initialize_pipe
+  BufferAddr,     // const int32_t v = base (the address AllocateMemoryAddr placed)  system.reserve_buffer / import
+  FifoPush,       // CALL<P, TileT, TileSplitAxis::X>(p, tile)       tile.tpush_to_aiv / to_aic
+  FifoPop,        // declare dst; CALL<P, TileT, TileSplitAxis::X>(p, dst)  tile.tpop_from_aic / from_aiv
+  FifoFree,       // CALL<P, TileSplitAxis::X>(p)                    system.tfree_to_aic / to_aiv
 };
 
 struct KernelOpRow {

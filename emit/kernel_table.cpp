@@ -44,15 +44,25 @@ class CallCollector : public IRVisitor {
     IRVisitor::visit_call(c);
     if (c.op) return;
     const auto f = p_.find(c.callee);
+    // A mixed kernel's Group: its AIC half, then its AIV half (one task, the Group's arguments).
+    if (f && f->type == FunctionType::Group)
+      if (auto m = mixed_group_members(p_, *f)) {
+        add(c, *m->aic, *f);
+        add(c, *m->aiv, *f);
+        return;
+      }
     // TypeChecked (unknown callees) and CheckOrchestrationForms (callees other than kernels) reject
     // these before emission.
     if (!f || (f->type != FunctionType::AIV && f->type != FunctionType::AIC))
       throw InternalError("emit", fmt::format("a call to '{}' that is not an AIV / AIC kernel", c.callee), c.span);
+    add(c, *f, *f);
+  }
+  void add(const Call& c, const Function& kernel, const Function& callee) {
     for (const auto& k : out_)
-      if (k.fn == f.get()) return;
-    KernelRef k{static_cast<int>(out_.size()), f.get(), f->type == FunctionType::AIC, {}};
+      if (k.fn == &kernel) return;
+    KernelRef k{static_cast<int>(out_.size()), &kernel, kernel.type == FunctionType::AIC, {}};
     for (size_t i = 0; i < c.args.size(); ++i)
-      if (as_tensor(c.args[i]->type)) k.signature.push_back(tensor_arg_direction(c, *f, i));
+      if (as_tensor(c.args[i]->type)) k.signature.push_back(tensor_arg_direction(c, callee, i));
     out_.push_back(std::move(k));
   }
 

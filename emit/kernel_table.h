@@ -1,6 +1,7 @@
 // The kernels a project submits, numbered the way the orchestration code, kernel_config.py and
 // the runner's program table all see them: func_ids dense from 0 in order of first submission
-// (a walk of the orchestration body in program order); a kernel called again keeps its id.
+// (a walk of the orchestration body in program order); a kernel called again keeps its id. A
+// mixed kernel's Group contributes its AIC half, then its AIV half.
 // Also picks the project's entry (the one Orchestration function).
 #pragma once
 

@@ -417,16 +417,25 @@ class OrchEmitter : CStmtPrinter {
   void submit(const Call& c, const Var* result, const Span& sp) {
     const auto callee = p_.find(c.callee);
     const KernelRef* k = nullptr;
-    for (const auto& r : kernels_)
+    const KernelRef* mixed_aiv = nullptr;  // a mixed kernel's Group: k is its AIC half
+    const auto members = callee ? mixed_group_members(p_, *callee) : std::nullopt;
+    for (const auto& r : kernels_) {
       if (callee && r.fn == callee.get()) k = &r;
-    if (!k) unreachable(sp, fmt::format("a call to '{}' from orchestration code", c.callee));
+      if (members && r.fn == members->aic) k = &r;
+      if (members && r.fn == members->aiv) mixed_aiv = &r;
+    }
+    if (!k || (members && !mixed_aiv)) unreachable(sp, fmt::format("a call to '{}' from orchestration code", c.callee));
     if (c.args.size() != callee->params.size())
       unreachable(sp, fmt::format("a call to '{}' with {} arguments for {} parameters", c.callee, c.args.size(),
                                   callee->params.size()),
                   "TypeChecked");
     if (const std::string cm = source_comment(sp); !cm.empty()) line(cm);
     const std::string params = names_.fresh(fmt::format("params_t{}", task_count_++));
-    line(fmt::format("CoreTaskArgs {};  // func {}: {} ({})", params, k->func_id, callee->name, k->aic ? "AIC" : "AIV"));
+    if (mixed_aiv)
+      line(fmt::format("CoreTaskArgs {};  // funcs {} + {}: {} (mixed AIC + AIV)", params, k->func_id, mixed_aiv->func_id,
+                       callee->name));
+    else
+      line(fmt::format("CoreTaskArgs {};  // func {}: {} ({})", params, k->func_id, callee->name, k->aic ? "AIC" : "AIV"));
     std::vector<std::string> outs;
     for (size_t i = 0; i < c.args.size(); ++i) {
       if (!as_tensor(c.args[i]->type)) continue;
@@ -455,8 +464,13 @@ class OrchEmitter : CStmtPrinter {
     if (c.dispatch && c.dispatch->allow_early_resolve) line(fmt::format("{}.set_allow_early_resolve(true);", params));
     // deps=: the TaskIds the task waits on besides the tensor-derived ones.
     if (c.dispatch && !c.dispatch->deps.empty()) set_dependencies(params, c.dispatch->deps);
-    const std::string submit_call =
+    std::string submit_call =
         fmt::format("{}({}, {})", k->aic ? "rt_submit_aic_task" : "rt_submit_aiv_task", k->func_id, params);
+    if (mixed_aiv) {  // one task on a core group: the AIC half and one AIV lane
+      const std::string mk = names_.fresh(params + "_kernels");
+      line(fmt::format("const MixedKernels {}{{{}, {}, INVALID_KERNEL_ID}};", mk, k->func_id, mixed_aiv->func_id));
+      submit_call = fmt::format("rt_submit_task({}, {})", mk, params);
+    }
     if (c.dispatch && c.dispatch->submit) {  // `as tid`: the task's id, the last result
       const std::string tid = names_.fresh(params + "_id");
       line(fmt::format("[[maybe_unused]] const PTO2TaskId {} = {}.task_id();", tid, submit_call));  // deps-only: unread

@@ -101,6 +101,7 @@ std::map<std::string, std::string> render_project(const Program& p, const EmitOp
   std::vector<const Function*> kernels;
   for (const auto& f : p.functions) {
     if (f->type != FunctionType::AIV && f->type != FunctionType::AIC) {
+      if (f->type == FunctionType::Group && mixed_group_members(p, *f)) continue;  // its halves are the kernels
       if (is_incore_like(f->type) || f->type == FunctionType::Group || f->type == FunctionType::Spmd)
         kernel_core_dir(*f);  // an InternalError: MixedKernelExpanded / CheckKernelForms leave none
       continue;

@@ -13,6 +13,27 @@ const FuncAttr* find_attr(const Function& f, std::string_view key) {
   return nullptr;
 }
 
+std::optional<MixedMembers> mixed_group_members(const Program& p, const Function& group) {
+  if (group.type != FunctionType::Group || !group.body) return std::nullopt;
+  MixedMembers m;
+  for (const auto& s : flatten_body(group.body)) {
+    const Call* c = nullptr;
+    if (const auto* a = as<AssignStmt>(s)) c = as<Call>(a->value);
+    else if (const auto* e = as<EvalStmt>(s)) c = as<Call>(e->expr);
+    else if (s->kind == NodeKind::ReturnStmt) continue;
+    if (!c || c->op || c->args.size() != group.params.size()) return std::nullopt;
+    for (size_t i = 0; i < c->args.size(); ++i)
+      if (c->args[i].get() != group.params[i].get()) return std::nullopt;
+    const auto f = p.find(c->callee);
+    if (!f) return std::nullopt;
+    const Function** slot = f->type == FunctionType::AIC ? &m.aic : f->type == FunctionType::AIV ? &m.aiv : nullptr;
+    if (!slot || *slot) return std::nullopt;
+    *slot = f.get();
+  }
+  if (!m.aic || !m.aiv) return std::nullopt;
+  return m;
+}
+
 bool computes_on_chip(const Function& f) {
   if (is_incore_like(f.type)) return true;
   if (f.type != FunctionType::Opaque || !f.body) return false;

@@ -61,6 +61,16 @@ using ProgramPtr = std::shared_ptr<const Program>;
 // A program from a list of functions (sorts them by name).
 ProgramPtr make_program(std::string name, std::vector<FunctionPtr> functions,
                         std::vector<VarPtr> dynamic_dims = {}, Span span = {});
+// The halves of a mixed kernel: a Group function whose body calls one AIC and one AIV function
+// of `p` (with the Group's parameters, in order) and returns what they return — the form
+// ExpandMixedKernel writes and the orchestration submits as one MixedKernels task. nullopt for
+// any other Group body.
+struct MixedMembers {
+  const Function* aic = nullptr;
+  const Function* aiv = nullptr;
+};
+std::optional<MixedMembers> mixed_group_members(const Program& p, const Function& group);
+
 // Copy of `f` with a new body (and optionally new params / return types kept).
 FunctionPtr with_body(const Function& f, StmtPtr body);
 

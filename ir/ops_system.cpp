@@ -1,6 +1,7 @@
 // The system op table (`system.*`): pipe barriers, explicit set_flag / wait_flag pairs, the
-// all-core barrier and the orchestration's dependency-only task. The sync ops produce no value
-// (their type is the empty tuple) and appear as expression statements.
+// all-core barrier, the orchestration's dependency-only task, and the set-up of the cross-core
+// FIFO between the halves of a mixed kernel (pipe init, slot buffers, slot release). The sync ops
+// produce no value (their type is the empty tuple) and appear as expression statements.
 #include <fmt/format.h>
 
 #include "ir/op_deduce.h"
@@ -90,6 +91,55 @@ TypePtr cacheinvalid(const Ctx& c) {
   return void_type();
 }
 
+// aic/aiv_initialize_pipe(c2v_consumer_buf=0, v2c_consumer_buf=0; dir_mask, slot_size, slot_num,
+// local_slot_num, id, split): one TPipe per kernel and id. dir_mask 1 = C2V, 2 = V2C, 3 = both;
+// the buffers are the consumer-side slot windows (reserve_buffer / import_peer_buffer results).
+TypePtr pipe_init(const Ctx& c) {
+  for (size_t i : {0u, 1u})
+    if (c.has(i) && !(as_scalar(c.arg(i)->type) && dtype_is_int(as_scalar(c.arg(i)->type)->dtype)))
+      c.fail(fmt::format("{} must be an integer buffer address", c.name(i)),
+             "pass a pl.system.reserve_buffer / import_peer_buffer result, or an integer");
+  auto dm = c.kw_int("dir_mask");
+  if (!dm || *dm < 1 || *dm > 3) c.fail("dir_mask must be 1 (C2V), 2 (V2C) or 3 (both)");
+  auto ss = c.kw_int("slot_size");
+  if (!ss || *ss <= 0) c.fail("slot_size must be a positive byte count");
+  auto sn = c.kw_int("slot_num");
+  if (sn && *sn < 1) c.fail(fmt::format("slot_num = {} must be at least 1", *sn));
+  if (auto ln = c.kw_int("local_slot_num"); ln && (*ln < 1 || (sn && *ln > *sn)))
+    c.fail(fmt::format("local_slot_num = {} must be in 1..slot_num", *ln));
+  if (auto id = c.kw_int("id"); id && (*id < 0 || *id > 15)) c.fail(fmt::format("pipe id {} is outside 0..15", *id));
+  if (auto sp = c.kw_int("split"); sp && (*sp < 0 || *sp > 4)) c.fail(fmt::format("split = {} is not 0..4", *sp));
+  return void_type();
+}
+
+// reserve_buffer(name=, size=, base=-1) → the INT32 base address of a slot window this kernel
+// receives into (base -1: AllocateMemoryAddr places it); import_peer_buffer(name=, peer_func=) →
+// the address the peer kernel reserved under that name.
+TypePtr reserve_buffer(const Ctx& c) {
+  const auto* n = c.kw("name");
+  if (!n || !std::holds_alternative<std::string>(*n) || std::get<std::string>(*n).empty())
+    c.fail("missing name=", "write pl.system.reserve_buffer(name=\"c2v_slots\", size=4096)");
+  auto sz = c.kw_int("size");
+  if (!sz || *sz <= 0) c.fail("size must be a positive byte count");
+  if (auto b = c.kw_int("base"); b && *b < -1) c.fail(fmt::format("base = {} is negative (-1 lets the compiler place it)", *b));
+  return scalar_type(DataType::INT32);
+}
+TypePtr import_peer_buffer(const Ctx& c) {
+  for (const char* k : {"name", "peer_func"}) {
+    const auto* v = c.kw(k);
+    if (!v || !std::holds_alternative<std::string>(*v) || std::get<std::string>(*v).empty())
+      c.fail(fmt::format("missing {}=", k), "write pl.system.import_peer_buffer(name=\"c2v_slots\", peer_func=\"k_aiv\")");
+  }
+  return scalar_type(DataType::INT32);
+}
+
+// tfree_to_aic / tfree_to_aiv(tile; split=, id=): release the slot `tile` was popped into.
+TypePtr tfree(const Ctx& c) {
+  c.shaped(0);
+  if (auto s = c.kw_int("split"); s && (*s < 0 || *s > 4)) c.fail(fmt::format("split = {} is not 0..4", *s));
+  return void_type();
+}
+
 }  // namespace
 
 void register_system_ops(OpRegistry& r) {
@@ -120,6 +170,22 @@ void register_system_ops(OpRegistry& r) {
   add(r, OpRow("system.set_ffts", {tensor("workspace")}, set_ffts).kernel_deferred(cross_core));
   add(r, OpRow("system.cacheinvalid", {tensor("tensor", true), indices("shapes", true), indices("offsets", true)},
                cacheinvalid).kernel_deferred(cross_core));
+  // Cross-core FIFO set-up and slot release (ExpandMixedKernel writes them into the AIC / AIV halves).
+  for (const char* n : {"system.aic_initialize_pipe", "system.aiv_initialize_pipe"})
+    add(r, OpRow(n, {scalar("c2v_consumer_buf", true), scalar("v2c_consumer_buf", true)}, pipe_init)
+               .kw("dir_mask", AttrKind::Int).kw("slot_size", AttrKind::Int).kw("slot_num", AttrKind::Int, int64_t{2})
+               .kw("local_slot_num", AttrKind::Int, int64_t{2}).kw("id", AttrKind::Int, int64_t{0})
+               .kw("split", AttrKind::Int, int64_t{0})
+               .affinity(std::string_view(n) == "system.aic_initialize_pipe" ? CoreAffinity::Cube : CoreAffinity::Vector)
+               .no_instruction());
+  add(r, OpRow("system.reserve_buffer", {}, reserve_buffer).kw("name", AttrKind::String).kw("size", AttrKind::Int)
+             .kw("base", AttrKind::Int, int64_t{-1}).no_instruction());
+  add(r, OpRow("system.import_peer_buffer", {}, import_peer_buffer).kw("name", AttrKind::String)
+             .kw("peer_func", AttrKind::String).kw("base", AttrKind::Int, int64_t{-1}).no_instruction());
+  add(r, OpRow("system.tfree_to_aic", {tile("tile")}, tfree).kw("split", AttrKind::Int, int64_t{0})
+             .kw("id", AttrKind::Int, int64_t{0}).affinity(CoreAffinity::Vector).no_instruction());
+  add(r, OpRow("system.tfree_to_aiv", {tile("tile")}, tfree).kw("split", AttrKind::Int, int64_t{0})
+             .kw("id", AttrKind::Int, int64_t{0}).affinity(CoreAffinity::Cube).no_instruction());
 }
 
 }  // namespace pypto::ir

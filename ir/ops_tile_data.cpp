@@ -13,20 +13,24 @@ using MS = MemorySpace;
 
 void add(OpRegistry& r, OpRow row) { r.add(std::move(row).build()); }
 
-// tpush / tfree: (tile; split=, id=) → no value; split is 0 (whole), 1 (up-down) or 2 (left-right).
+// tpush: (tile; split=, id=) → no value; split is 0 (whole), 1 (up-down) or 2 (left-right).
 TypePtr fifo_push(const Ctx& c) {
   c.shaped(0);
   if (auto s = c.kw_int("split"); s && (*s < 0 || *s > 4)) c.fail(fmt::format("split = {} is not 0..4", *s));
   return void_type();
 }
 
-// tpop: the received tile's type from shape= and dtype=; without them the result is typed by the
-// annotation of the assignment (`t: pl.Tile[[64], pl.FP32] = pl.tile.tpop_from_aic()`), null here.
-TypePtr fifo_pop(const Ctx& c) {
-  auto dt = c.kw_dtype("dtype");
-  if (!c.has(0) && !dt) return nullptr;
-  if (!c.has(0) || !dt) c.fail("give both shape= and dtype= (or neither, and annotate the assignment)");
-  return std::make_shared<TileType>(*dt, c.list(0), MemorySpace::Vec);
+// tpop: the received tile's type from shape= and dtype=, in the consumer's receive space (an AIV
+// pops into Vec, the AIC into Mat); without them the result is typed by the annotation of the
+// assignment (`t: pl.Tile[[64], pl.FP32] = pl.tile.tpop_from_aic()`), null here.
+Rule fifo_pop(MemorySpace space) {
+  return [space](const Ctx& c) -> TypePtr {
+    auto dt = c.kw_dtype("dtype");
+    if (!c.has(0) && !dt) return nullptr;
+    if (!c.has(0) || !dt) c.fail("give both shape= and dtype= (or neither, and annotate the assignment)");
+    if (auto s = c.kw_int("split"); s && (*s < 0 || *s > 4)) c.fail(fmt::format("split = {} is not 0..4", *s));
+    return std::make_shared<TileType>(*dt, c.list(0), space);
+  };
 }
 
 // Metadata only: the result is operand 0's buffer seen differently.
@@ -95,20 +99,19 @@ void register_tile_data_ops(OpRegistry& r) {
              .kernel_deferred("cube issue: ExpandMixedKernel rewrites it into cross-core push / pop"));
   add(r, OpRow("tile.aic_gather", {tile("tile")}, shard).kw("split", AttrKind::Int).out_memory(MS::Mat)
              .no_instruction().kernel_deferred("cube issue: ExpandMixedKernel rewrites it into cross-core push / pop"));
-  // Cross-core FIFO between the AIC and its AIV lanes: push a tile, pop it on the peer, free the slot.
-  const char* fifo = "mixed-kernel issue: the cross-core FIFO (TPUSH / TPOP / TFREE) of split AIC + AIV kernels";
-  add(r, OpRow("tile.tpush_to_aiv", {tile("tile")}, fifo_push).kw("split", AttrKind::Int).kw("lane_stride", AttrKind::Int)
-             .kw("id", AttrKind::Int).affinity(CoreAffinity::Cube).pipe(Pipe::FIX).kernel_deferred(fifo));
-  add(r, OpRow("tile.tpush_to_aic", {tile("tile")}, fifo_push).kw("split", AttrKind::Int).kw("id", AttrKind::Int)
-             .affinity(CoreAffinity::Vector).pipe(Pipe::MTE3).kernel_deferred(fifo));
-  for (const char* n : {"tile.tpop_from_aic", "tile.tpop_from_aiv"})
-    add(r, OpRow(n, {indices("shape", true)}, fifo_pop).kw("dtype", AttrKind::DType).kw("split", AttrKind::Int, int64_t{0})
-               .kw("lane_stride", AttrKind::Int).kw("id", AttrKind::Int)
-               .affinity(std::string_view(n) == "tile.tpop_from_aic" ? CoreAffinity::Vector : CoreAffinity::Cube)
-               .pipe(Pipe::MTE2).kernel_deferred(fifo));
-  for (const char* n : {"tile.tfree_to_aic", "tile.tfree_to_aiv"})
-    add(r, OpRow(n, {tile("tile")}, fifo_push).kw("split", AttrKind::Int).kw("id", AttrKind::Int).no_instruction()
-               .kernel_deferred(fifo));
+  // Cross-core FIFO between the AIC and its AIV lanes: push a tile, pop it on the peer (the slot
+  // is released by system.tfree_to_*). Both sides initialise the pipe first (system.*_initialize_pipe).
+  add(r, OpRow("tile.tpush_to_aiv", {tile("tile")}, fifo_push).kw("split", AttrKind::Int, int64_t{0})
+             .kw("lane_stride", AttrKind::Int).kw("id", AttrKind::Int, int64_t{0}).affinity(CoreAffinity::Cube)
+             .pipe(Pipe::FIX));
+  add(r, OpRow("tile.tpush_to_aic", {tile("tile")}, fifo_push).kw("split", AttrKind::Int, int64_t{0})
+             .kw("id", AttrKind::Int, int64_t{0}).affinity(CoreAffinity::Vector).pipe(Pipe::MTE3));
+  add(r, OpRow("tile.tpop_from_aic", {indices("shape", true)}, fifo_pop(MS::Vec)).kw("dtype", AttrKind::DType)
+             .kw("split", AttrKind::Int, int64_t{0}).kw("lane_stride", AttrKind::Int).kw("id", AttrKind::Int, int64_t{0})
+             .out_memory(MS::Vec).affinity(CoreAffinity::Vector).pipe(Pipe::MTE2));
+  add(r, OpRow("tile.tpop_from_aiv", {indices("shape", true)}, fifo_pop(MS::Mat)).kw("dtype", AttrKind::DType)
+             .kw("split", AttrKind::Int, int64_t{0}).kw("lane_stride", AttrKind::Int).kw("id", AttrKind::Int, int64_t{0})
+             .out_memory(MS::Mat).affinity(CoreAffinity::Cube).pipe(Pipe::MTE2));
   // Range-reduced trigonometry: LowerCompositeOps turns them into primitive ops.
   for (const char* n : {"tile.sin", "tile.cos"})
     add(r, vec_row(n, {tile("x")}, fp32_unary).composite());

@@ -3,7 +3,10 @@
 // bumps `addr = align32(addr + size)`; every MemRef on that base gets `offset = base address +
 // its offset` as an INT64 constant. Usage above the SoC budget (ctx.soc, ir/soc.h) is a
 // CompileError naming the function, the space, the bytes needed vs the limit, and the tile whose
-// buffer crossed the limit with its source line. Produces AllocatedMemoryAddr.
+// buffer crossed the limit with its source line. Cross-core FIFO slot windows
+// (system.reserve_buffer, mixed kernels) are placed first, from 0 in the kernel's receive space
+// (Vec on an AIV, Mat on the AIC), and their address is written into base= — and into the peer
+// kernel's system.import_peer_buffer of the same name. Produces AllocatedMemoryAddr.
 #include <fmt/format.h>
 
 #include <map>
@@ -62,17 +65,96 @@ class FirstUser : public IRVisitor {
   }
 };
 
-FunctionPtr allocate_function(const FunctionPtr& f, const SocInfo& soc) {
-  if (!computes_on_chip(*f)) return f;
+const OpDef& op_def(const char* n) { return *OpRegistry::instance().find(n); }
+
+// `s` with its call's base= keyword set (a reserve_buffer / import_peer_buffer statement).
+StmtPtr with_base(const AssignStmt& s, int64_t base) {
+  const auto& c = static_cast<const Call&>(*s.value);
+  auto kw = c.kwargs;
+  bool set = false;
+  for (auto& [k, v] : kw)
+    if (k == "base") v = AttrValue(base), set = true;
+  if (!set) kw.push_back({"base", AttrValue(base)});
+  auto call = std::make_shared<Call>(c.op, c.callee, c.args, std::move(kw), c.type, c.span);
+  return std::make_shared<AssignStmt>(s.var, call, s.span);
+}
+
+int64_t int_kw(const Call& c, const char* k, int64_t dflt) {
+  const AttrValue* v = c.kwarg(k);
+  const auto* i = v ? std::get_if<int64_t>(v) : nullptr;
+  return i ? *i : dflt;
+}
+std::string str_kw(const Call& c, const char* k) {
+  const AttrValue* v = c.kwarg(k);
+  const auto* s = v ? std::get_if<std::string>(v) : nullptr;
+  return s ? *s : std::string();
+}
+
+// The reserve_buffer windows of `f` (top level), placed first in the kernel's receive space: Vec
+// on an AIV, Mat on the AIC; an explicit base= is kept. Records name → address.
+FunctionPtr place_windows(const FunctionPtr& f, const SocInfo& soc, std::map<MemorySpace, int64_t>& next,
+                          std::map<MemorySpace, int64_t>& used, std::map<std::string, int64_t>& window_addr) {
+  static const OpDef* reserve = &op_def("system.reserve_buffer");
+  const MemorySpace space = f->type == FunctionType::AIC ? MemorySpace::Mat : MemorySpace::Vec;
+  std::vector<StmtPtr> body;
+  bool changed = false;
+  for (const auto& s : flatten_body(f->body)) {
+    const auto* a = as<AssignStmt>(s);
+    const auto* c = a ? as<Call>(a->value) : nullptr;
+    if (!c || c->op != reserve) {
+      body.push_back(s);
+      continue;
+    }
+    const int64_t size = int_kw(*c, "size", 0);
+    int64_t base = int_kw(*c, "base", -1);
+    if (base < 0) base = next[space];
+    next[space] = std::max(next[space], align_up(base + size, soc.alignment));
+    used[space] = std::max(used[space], base + size);
+    window_addr[str_kw(*c, "name")] = base;
+    body.push_back(with_base(*a, base));
+    changed = true;
+  }
+  return changed ? with_body(*f, make_body(std::move(body), f->body->span)) : f;
+}
+
+// Each import_peer_buffer (top level) gets the address its peer reserved under that name.
+FunctionPtr resolve_imports(const FunctionPtr& f, const std::map<std::string, std::map<std::string, int64_t>>& windows) {
+  static const OpDef* import = &op_def("system.import_peer_buffer");
+  std::vector<StmtPtr> body;
+  bool changed = false;
+  for (const auto& s : flatten_body(f->body)) {
+    const auto* a = as<AssignStmt>(s);
+    const auto* c = a ? as<Call>(a->value) : nullptr;
+    if (!c || c->op != import) {
+      body.push_back(s);
+      continue;
+    }
+    const std::string peer = str_kw(*c, "peer_func"), name = str_kw(*c, "name");
+    auto p = windows.find(peer);
+    auto w = p == windows.end() ? std::map<std::string, int64_t>::const_iterator{} : p->second.find(name);
+    if (p == windows.end() || w == p->second.end())
+      throw CompileError("E602", s->span,
+                         fmt::format("pl.system.import_peer_buffer(name=\"{}\", peer_func=\"{}\"): '{}' reserves no "
+                                     "buffer of that name", name, peer, peer),
+                         "the peer kernel must call pl.system.reserve_buffer(name=..., size=...) with the same name");
+    body.push_back(with_base(*a, w->second));
+    changed = true;
+  }
+  return changed ? with_body(*f, make_body(std::move(body), f->body->span)) : f;
+}
+
+FunctionPtr allocate_function(const FunctionPtr& f0, const SocInfo& soc, std::map<std::string, int64_t>& windows) {
+  if (!computes_on_chip(*f0)) return f0;
   std::map<MemorySpace, int64_t> next, used;
   std::unordered_map<const Var*, int64_t> addr;
   std::vector<AllocInfo> allocs;
+  const FunctionPtr f = place_windows(f0, soc, next, used, windows);
   for (const auto& s : flatten_body(f->body)) {
     auto a = as_alloc(s);
     if (!a) continue;
     int64_t& cur = next[a->space];
     addr[a->base.get()] = cur;
-    used[a->space] = cur + a->size;
+    used[a->space] = std::max(used[a->space], cur + a->size);
     cur = align_up(cur + a->size, soc.alignment);
     allocs.push_back(*a);
   }
@@ -99,15 +181,17 @@ FunctionPtr allocate_function(const FunctionPtr& f, const SocInfo& soc) {
     }
     throw CompileError(std::move(diags));
   }
-  if (addr.empty()) return f;
+  if (addr.empty() && windows.empty()) return f;
   return retype_vars(f, [&](const Var& v) -> TypePtr {
     const MemRef* m = memref_of(v.type);
     if (!m || !m->base) return nullptr;
     auto it = addr.find(m->base.get());
-    if (it == addr.end()) return nullptr;
+    auto w = windows.find(m->base->name);  // a popped tile in its slot window (no tile.alloc)
+    if (it == addr.end() && w == windows.end()) return nullptr;
+    const int64_t at = it != addr.end() ? it->second : w->second;
     int64_t off = const_int_value(m->offset).value_or(0);
     MemRef n = *m;
-    n.offset = make_int(it->second + off, {}, DataType::INT64);
+    n.offset = make_int(at + off, {}, DataType::INT64);
     return with_memref_any(v.type, n);
   });
 }
@@ -121,7 +205,9 @@ Pass allocate_memory_addr_pass() {
               {{Property::HasMemRefs}, {Property::AllocatedMemoryAddr}, {}},
               [](const ProgramPtr& p, PassContext& ctx) {
                 const SocInfo& soc = soc_info(ctx.soc);
-                return map_functions(p, [&](const FunctionPtr& f) { return allocate_function(f, soc); });
+                std::map<std::string, std::map<std::string, int64_t>> windows;  // function → window → address
+                auto q = map_functions(p, [&](const FunctionPtr& f) { return allocate_function(f, soc, windows[f->name]); });
+                return map_functions(q, [&](const FunctionPtr& f) { return resolve_imports(f, windows); });
               }};
 }
 

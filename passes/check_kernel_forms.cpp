@@ -131,8 +131,10 @@ class FormChecker : public FormRules {
 
   void visit_eval(const EvalStmt& s) override {
     const auto* c = as<Call>(s.expr);
+    const auto* no_value = c ? as_tuple(c->type) : nullptr;
     const bool effect = c && c->op &&
-                        (c->op->pipe_rule == PipeRule::Store || c->op->family() == "system");
+                        (c->op->pipe_rule == PipeRule::Store || c->op->family() == "system" ||
+                         (no_value && no_value->elems.empty()));
     if (c && c->op && !effect) reject(s.span, fmt::format("pl.{} with an unused result", c->op->name),
                                       "assign the result to a variable and use it");
     FormRules::visit_eval(s);
@@ -220,8 +222,8 @@ Pass check_kernel_forms_pass() {
               "stores of dynamically valid tiles, element access and assemble offsets other than 2-D, transpose "
               "without tmp, unused tile-op results, parameters other than tensors and scalars, tiles outside the spelled "
               "memory spaces or not static 2-D, GM views of rank above 5 or with a non-ND layout or dynamic strides, "
-              "element types without a C++ spelling, dynamic dimensions no parameter carries, Group / Spmd "
-              "functions, tiles outside kernels); changes nothing.",
+              "element types without a C++ spelling, dynamic dimensions no parameter carries, Spmd functions and "
+              "Group functions other than one AIC + one AIV half, tiles outside kernels); changes nothing.",
               {{Property::MixedKernelExpanded}, {}, {}},
               [](const ProgramPtr& p, PassContext&) {
                 for (const auto& f : p->functions) {
@@ -239,6 +241,7 @@ Pass check_kernel_forms_pass() {
                           "tiles live in kernels: declare the function @pl.function(type=pl.FunctionType.InCore), "
                           "or write the work in a pl.at scope");
                   });
+                  if (f->type == FunctionType::Group && mixed_group_members(*p, *f)) continue;
                   if (f->type == FunctionType::Group || f->type == FunctionType::Spmd)
                     throw CompileError("E501", f->span,
                                        fmt::format("a {} function ('{}') is not supported yet", to_string(f->type), f->name),

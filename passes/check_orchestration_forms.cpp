@@ -304,7 +304,7 @@ class FormChecker : public FormRules {
     const Span& sp = c.span;
     if (!c.op) {
       const auto f = program_.find(c.callee);
-      if (f && f->type != FunctionType::AIV && f->type != FunctionType::AIC)
+      if (f && f->type != FunctionType::AIV && f->type != FunctionType::AIC && !mixed_group_members(program_, *f))
         reject(sp, fmt::format("a call to '{}' (function type {})", c.callee, to_string(f->type)),
                "call kernels (pl.at scopes or InCore functions) from the orchestration function");
       if (f) check_kernel_result(c, *f);

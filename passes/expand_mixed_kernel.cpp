@@ -1,14 +1,37 @@
 // ExpandMixedKernel — classifies every InCore function by the cores its work needs: op affinity
 // from the registry (vector / cube) and the memory spaces of its tiles (Vec → vector; Mat, Left,
 // Right, Acc, Bias → cube). Vector-only kernels become AIV functions, cube-only kernels AIC
-// functions (level AIV / AIC, role SubWorker); a kernel doing neither is AIV. Kernels that need
-// both are split into AIC + AIV + Group in the reference; that is reported as "mixed AIC+AIV
-// kernels are not supported yet". Produces MixedKernelExpanded.
+// functions (level AIV / AIC, role SubWorker); a kernel doing neither is AIV.
+//
+// A kernel that needs both is split in three (ir-and-passes.md step 22):
+//   * `<f>_aic` (AIC) keeps the cube statements, `<f>_aiv` (AIV) the vector statements; scalar
+//     statements (index arithmetic, control flow) go to both, loops and ifs to both with their
+//     bodies split the same way;
+//   * the crossings are the tile.move statements between a cube space and Vec: an Acc → Vec move
+//     becomes `tile.tpush_to_aiv(acc)` on the AIC and `v = tile.tpop_from_aic()` on the AIV (C2V);
+//     a Vec → Mat / Left / Right move becomes `tile.tpush_to_aic(v)` on the AIV and
+//     `m = tile.tpop_from_aiv()` on the AIC (V2C), followed by the move from Mat when the target
+//     is L0. Both halves run the same control flow, so pops meet their pushes in order;
+//   * each half is repaired, cleaned of dead code and given its slot releases
+//     (mixed_kernel_halves.h), then a prologue: the consumer of a direction reserves the slot
+//     window (`system.reserve_buffer`, Vec on the AIV for C2V, Mat on the AIC for V2C; placed by
+//     AllocateMemoryAddr), the producer imports it (`system.import_peer_buffer`), and both
+//     initialise pipe 0 (`system.a{i,v}c_initialize_pipe`: dir_mask, slot_size = the largest tile
+//     crossing, slot_num = local_slot_num = max(2, tiles held at once));
+//   * `<f>` becomes a Group with the kernel's signature that calls both halves with all its
+//     arguments (one task: the orchestration submits it as MixedKernels); each half returns the
+//     results it computes and the Group returns them in the kernel's order.
+// The AIC half gets fresh Vars (the halves are separate functions). Produces MixedKernelExpanded.
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "ir/op_registry.h"
+#include "passes/memref_util.h"
+#include "passes/mixed_kernel_halves.h"
 #include "passes/pass_util.h"
 #include "passes/passes.h"
+#include "passes/tensor_access.h"
 
 namespace pypto::passes {
 
@@ -21,15 +44,20 @@ bool is_cube_space(MemorySpace s) {
          s == MemorySpace::Bias || s == MemorySpace::LeftScale || s == MemorySpace::RightScale;
 }
 
+std::optional<MemorySpace> space_of(const TypePtr& t) {
+  const auto* tl = as_tile(t);
+  return tl ? tl->space : std::nullopt;
+}
+
 class Classifier : public IRVisitor {
  public:
   Span vector_at, cube_at;
   bool vector = false, cube = false;
   void note_type(const TypePtr& t, const Span& at) {
-    const auto* tl = as_tile(t);
-    if (!tl || !tl->space) return;
-    if (*tl->space == MemorySpace::Vec) mark(false, at);
-    else if (is_cube_space(*tl->space)) mark(true, at);
+    auto s = space_of(t);
+    if (!s) return;
+    if (*s == MemorySpace::Vec) mark(false, at);
+    else if (is_cube_space(*s)) mark(true, at);
   }
   void mark(bool is_cube, const Span& at) {
     if (is_cube && !cube) cube = true, cube_at = at;
@@ -54,26 +82,259 @@ class Classifier : public IRVisitor {
   }
 };
 
-FunctionPtr expand_function(const FunctionPtr& f) {
-  if (f->type != FunctionType::InCore) return f;
-  Classifier c;
-  c.visit_function(*f);
-  if (c.vector && c.cube) {
-    CompileError err("E504", f->span,
-                     fmt::format("kernel '{}' uses both cube and vector units: mixed AIC+AIV kernels are not "
-                                 "supported yet", f->name),
-                     "split the work into a cube kernel (Mat/Left/Right/Acc tiles, matmul) and a vector "
-                     "kernel (Vec tiles) that exchange data through a tensor");
-    auto diags = err.diagnostics();
-    diags[0].notes.push_back({c.cube_at, "cube work here"});
-    diags[0].notes.push_back({c.vector_at, "vector work here"});
-    throw CompileError(std::move(diags));
+enum class Side : uint8_t { Shared, Cube, Vector };
+enum class Cross : uint8_t { None, C2V, V2C };
+
+const OpDef& op(const char* n) {
+  const OpDef* d = OpRegistry::instance().find(n);
+  if (!d) throw InternalError("ExpandMixedKernel", fmt::format("op {} is not registered", n));
+  return *d;
+}
+
+// The crossing a statement is: a tile.move between a cube space and Vec.
+Cross crossing(const StmtPtr& s) {
+  static const OpDef* move = &op("tile.move");
+  const auto* a = as<AssignStmt>(s);
+  const auto* c = a ? as<Call>(a->value) : nullptr;
+  if (!c || c->op != move || c->args.empty()) return Cross::None;
+  auto src = space_of(c->args[0]->type), dst = space_of(a->var->type);
+  if (!src || !dst) return Cross::None;
+  if (is_cube_space(*src) && *dst == MemorySpace::Vec) return Cross::C2V;
+  if (*src == MemorySpace::Vec && is_cube_space(*dst)) return Cross::V2C;
+  return Cross::None;
+}
+
+Side leaf_side(const StmtPtr& s) {
+  const Call* c = nullptr;
+  if (const auto* a = as<AssignStmt>(s)) c = as<Call>(a->value);
+  if (const auto* e = as<EvalStmt>(s)) c = as<Call>(e->expr);
+  // A tile result runs where it lives; otherwise the op's affinity, then the tiles it reads.
+  if (const auto* a = as<AssignStmt>(s))
+    if (auto sp = space_of(a->var->type)) return is_cube_space(*sp) ? Side::Cube : Side::Vector;
+  if (c && c->op) {
+    if (call_affinity(*c) == CoreAffinity::Cube) return Side::Cube;
+    if (call_affinity(*c) == CoreAffinity::Vector) return Side::Vector;
   }
-  auto g = std::make_shared<Function>(*f);
-  g->type = c.cube ? FunctionType::AIC : FunctionType::AIV;
-  g->level = c.cube ? Level::AIC : Level::AIV;
-  g->role = Role::SubWorker;
-  return g;
+  // A call reading tiles (a store, a scalar read) runs where its tiles live.
+  if (c)
+    for (const auto& arg : c->args)
+      if (auto sp = arg ? space_of(arg->type) : std::nullopt) return is_cube_space(*sp) ? Side::Cube : Side::Vector;
+  return Side::Shared;
+}
+
+// One side's copy of the body: the other side's statements left out, crossings turned into
+// pushes and pops. Records the bytes of every tile crossing.
+class Splitter {
+ public:
+  Splitter(Side side, Soc soc) : side_(side), soc_(soc) {}
+  int64_t slot_bytes = 0;
+  bool c2v = false, v2c = false;
+
+  std::vector<StmtPtr> block(const std::vector<StmtPtr>& in) {
+    std::vector<StmtPtr> out;
+    for (const auto& s : in) stmt(s, out);
+    return out;
+  }
+
+ private:
+  StmtPtr body(const StmtPtr& b) { return b ? make_body(block(flatten_body(b)), b->span) : nullptr; }
+
+  static std::vector<std::pair<std::string, AttrValue>> fifo_kw() {
+    return {{"split", AttrValue(int64_t{0})}, {"id", AttrValue(int64_t{0})}};
+  }
+  // A pop typed by its assignment (no shape= / dtype=: the verifier takes the Var's type).
+  static StmtPtr pop(const char* name, const VarPtr& dst, const Span& sp) {
+    auto untyped = make_call(name, {}, fifo_kw(), sp);  // fills the default kwargs
+    auto call = std::make_shared<Call>(untyped->op, std::string(), untyped->args, untyped->kwargs, dst->type, sp);
+    return std::make_shared<AssignStmt>(dst, call, sp);
+  }
+  static StmtPtr push(const char* name, const ExprPtr& src, const Span& sp) {
+    return std::make_shared<EvalStmt>(make_call(name, {src}, fifo_kw(), sp), sp);
+  }
+
+  void stmt(const StmtPtr& s, std::vector<StmtPtr>& out) {
+    if (Cross x = crossing(s); x != Cross::None) {
+      const auto& a = static_cast<const AssignStmt&>(*s);
+      const auto& mv = static_cast<const Call&>(*a.value);
+      const TileType& src = *as_tile(mv.args[0]->type);
+      slot_bytes = std::max(slot_bytes, tile_bytes(src, soc_).value_or(0));
+      if (x == Cross::C2V) {
+        c2v = true;
+        if (side_ == Side::Cube) out.push_back(push("tile.tpush_to_aiv", mv.args[0], s->span));
+        else out.push_back(pop("tile.tpop_from_aic", a.var, s->span));
+        return;
+      }
+      v2c = true;
+      if (side_ == Side::Vector) return out.push_back(push("tile.tpush_to_aic", mv.args[0], s->span));
+      if (space_of(a.var->type) == MemorySpace::Mat) return out.push_back(pop("tile.tpop_from_aiv", a.var, s->span));
+      // Received in Mat (L1), then moved to L0 as the original move said.
+      auto mat = std::make_shared<TileType>(src);
+      mat->space = MemorySpace::Mat;
+      mat->view.reset();
+      auto got = std::make_shared<Var>(a.var->name + "_mat", mat, a.var->span);
+      out.push_back(pop("tile.tpop_from_aiv", got, s->span));
+      out.push_back(std::make_shared<AssignStmt>(a.var, rebuild_call(mv, {got}), s->span));
+      return;
+    }
+    switch (s->kind) {
+      case NodeKind::AssignStmt:
+      case NodeKind::EvalStmt: {
+        const Side side = leaf_side(s);
+        if (side == Side::Shared || side == side_) out.push_back(s);
+        return;
+      }
+      case NodeKind::SeqStmts:
+        for (const auto& t : static_cast<const SeqStmts&>(*s).stmts) stmt(t, out);
+        return;
+      case NodeKind::ScopeStmt: {
+        auto sc = std::make_shared<ScopeStmt>(static_cast<const ScopeStmt&>(*s));
+        sc->body = body(sc->body);
+        return out.push_back(sc);
+      }
+      case NodeKind::ForStmt: {
+        const auto& f = static_cast<const ForStmt&>(*s);
+        return out.push_back(std::make_shared<ForStmt>(f.loop_var, f.start, f.stop, f.step, f.iter_args, body(f.body),
+                                                       f.return_vars, f.kind, f.span, f.stage));
+      }
+      case NodeKind::WhileStmt: {
+        const auto& w = static_cast<const WhileStmt&>(*s);
+        return out.push_back(std::make_shared<WhileStmt>(w.cond, w.iter_args, body(w.body), w.return_vars, w.span));
+      }
+      case NodeKind::IfStmt: {
+        const auto& i = static_cast<const IfStmt&>(*s);
+        return out.push_back(
+            std::make_shared<IfStmt>(i.cond, body(i.then_body), body(i.else_body), i.return_vars, i.span));
+      }
+      default: out.push_back(s); return;  // return, yield, break, continue
+    }
+  }
+
+  Side side_;
+  Soc soc_;
+};
+
+struct PipePlan {
+  bool c2v = false, v2c = false;
+  int64_t slot_size = 0;
+  int64_t slot_num = 2;
+  std::string c2v_name, v2c_name;
+};
+
+// reserve / import of the slot windows, then the pipe initialisation, before `body`.
+StmtPtr with_prologue(const StmtPtr& body, bool cube, const PipePlan& pp, const std::string& peer, const Span& sp) {
+  std::vector<StmtPtr> out;
+  auto zero = make_int(0, sp, DataType::INT32);
+  ExprPtr bufs[2] = {zero, zero};  // c2v, v2c consumer buffers
+  auto window = [&](int dir, const std::string& name, bool consumer) {
+    auto v = std::make_shared<Var>(dir == 0 ? "c2v_slots" : "v2c_slots", scalar_type(DataType::INT32), sp);
+    std::shared_ptr<const Call> c;
+    if (consumer)
+      c = make_call("system.reserve_buffer", {},
+                    {{"name", AttrValue(name)}, {"size", AttrValue(pp.slot_size * pp.slot_num)}}, sp);
+    else
+      c = make_call("system.import_peer_buffer", {}, {{"name", AttrValue(name)}, {"peer_func", AttrValue(peer)}}, sp);
+    out.push_back(std::make_shared<AssignStmt>(v, c, sp));
+    bufs[dir] = v;
+  };
+  if (pp.c2v) window(0, pp.c2v_name, /*consumer=*/!cube);
+  if (pp.v2c) window(1, pp.v2c_name, /*consumer=*/cube);
+  const int64_t mask = (pp.c2v ? 1 : 0) | (pp.v2c ? 2 : 0);
+  auto init = make_call(cube ? "system.aic_initialize_pipe" : "system.aiv_initialize_pipe", {bufs[0], bufs[1]},
+                        {{"dir_mask", AttrValue(mask)}, {"slot_size", AttrValue(pp.slot_size)},
+                         {"slot_num", AttrValue(pp.slot_num)}, {"local_slot_num", AttrValue(pp.slot_num)},
+                         {"id", AttrValue(int64_t{0})}, {"split", AttrValue(int64_t{0})}},
+                        sp);
+  out.push_back(std::make_shared<EvalStmt>(init, sp));
+  for (const auto& s : flatten_body(body)) out.push_back(s);
+  return make_body(std::move(out), body ? body->span : sp);
+}
+
+TypePtr result_type(const std::vector<TypePtr>& ts) {
+  if (ts.size() == 1) return ts[0];
+  return std::make_shared<TupleType>(ts);
+}
+
+std::string unused_name(const Program& p, const std::string& want) {
+  std::string n = want;
+  for (int i = 1; p.find(n); ++i) n = fmt::format("{}_{}", want, i);
+  return n;
+}
+
+void split_function(const Program& prog, const FunctionPtr& f, Soc soc, std::vector<FunctionPtr>& out) {
+  const std::string aic_name = unused_name(prog, f->name + "_aic"), aiv_name = unused_name(prog, f->name + "_aiv");
+  Splitter cube(Side::Cube, soc), vec(Side::Vector, soc);
+  const auto body = flatten_body(f->body);
+  auto cube_body = make_body(cube.block(body), f->body->span);
+  auto vec_body = make_body(vec.block(body), f->body->span);
+  const HalfContext ccx{f->name, "cube", "vector"}, vcx{f->name, "vector", "cube"};
+  std::vector<size_t> cube_ret, vec_ret;
+  cube_body = remove_dead_code(repair_half(cube_body, f->params, ccx, cube_ret));
+  vec_body = remove_dead_code(repair_half(vec_body, f->params, vcx, vec_ret));
+  int live_c[2] = {0, 0}, live_v[2] = {0, 0};
+  cube_body = insert_slot_releases(cube_body, ccx, live_c);
+  vec_body = insert_slot_releases(vec_body, vcx, live_v);
+
+  PipePlan pp;
+  pp.c2v = cube.c2v;
+  pp.v2c = cube.v2c;
+  pp.slot_size = std::max<int64_t>(cube.slot_bytes, 32);
+  pp.slot_num = std::max<int64_t>({2, live_v[0], live_c[1]});
+  pp.c2v_name = f->name + "_c2v_slot_buffer";
+  pp.v2c_name = f->name + "_v2c_slot_buffer";
+
+  auto half = [&](const std::string& name, FunctionType t, StmtPtr b, const std::vector<size_t>& ret) {
+    auto g = std::make_shared<Function>(*f);
+    g->name = name;
+    g->type = t;
+    g->level = t == FunctionType::AIC ? Level::AIC : Level::AIV;
+    g->role = Role::SubWorker;
+    g->body = std::move(b);
+    g->return_types.clear();
+    for (size_t i : ret)
+      if (i < f->return_types.size()) g->return_types.push_back(f->return_types[i]);
+    return g;
+  };
+  auto aiv = half(aiv_name, FunctionType::AIV, with_prologue(vec_body, false, pp, aic_name, f->span), vec_ret);
+  FunctionPtr aic = half(aic_name, FunctionType::AIC, with_prologue(cube_body, true, pp, aiv_name, f->span), cube_ret);
+  FreshCloner fresh;
+  aic = fresh.mutate_function(aic);
+
+  // The Group: the kernel's signature, both halves called with every argument.
+  auto grp = std::make_shared<Function>(*f);
+  grp->type = FunctionType::Group;
+  grp->level = Level::CORE_GROUP;
+  grp->role = Role::SubWorker;
+  grp->params.clear();
+  std::vector<ExprPtr> args;
+  for (const auto& p : f->params) {
+    grp->params.push_back(copy_var_with_type(*p, p->type));
+    args.push_back(grp->params.back());
+  }
+  std::vector<StmtPtr> gb;
+  std::vector<ExprPtr> results(f->return_types.size());
+  auto call_half = [&](const Function& h, const std::vector<size_t>& ret) {
+    auto c = std::make_shared<Call>(nullptr, h.name, args, std::vector<std::pair<std::string, AttrValue>>{},
+                                    result_type(h.return_types), f->span);
+    if (h.return_types.empty()) return gb.push_back(std::make_shared<EvalStmt>(c, f->span));
+    auto v = std::make_shared<Var>(h.name + "_out", c->type, f->span);
+    gb.push_back(std::make_shared<AssignStmt>(v, c, f->span));
+    for (size_t k = 0; k < ret.size(); ++k) {
+      if (results[ret[k]]) continue;
+      results[ret[k]] = ret.size() == 1 ? ExprPtr(v)
+                                        : std::make_shared<TupleGetItem>(v, int(k), h.return_types[k], f->span);
+    }
+  };
+  call_half(*aic, cube_ret);
+  call_half(*aiv, vec_ret);
+  for (size_t i = 0; i < results.size(); ++i)
+    if (!results[i])
+      throw InternalError("ExpandMixedKernel", fmt::format("result {} of mixed kernel '{}' is computed on neither side", i, f->name),
+                          f->span);
+  if (!results.empty()) gb.push_back(std::make_shared<ReturnStmt>(results, f->span));
+  grp->body = make_body(std::move(gb), f->body->span);
+  out.push_back(aic);
+  out.push_back(aiv);
+  out.push_back(grp);
 }
 
 }  // namespace
@@ -81,9 +342,36 @@ FunctionPtr expand_function(const FunctionPtr& f) {
 Pass expand_mixed_kernel_pass() {
   return Pass{"ExpandMixedKernel",
               "Retags each InCore kernel as AIV (vector work only) or AIC (cube work only) with level "
-              "AIV/AIC and role SubWorker; kernels mixing both are not supported yet.",
+              "AIV/AIC and role SubWorker; splits a kernel mixing both into <f>_aic + <f>_aiv exchanging "
+              "tiles through a cross-core FIFO, and a Group <f> calling both.",
               {{Property::TileMemoryInferred}, {Property::MixedKernelExpanded}, {}},
-              [](const ProgramPtr& p, PassContext&) { return map_functions(p, expand_function); }};
+              [](const ProgramPtr& p, PassContext& ctx) {
+                std::vector<FunctionPtr> fns;
+                bool changed = false;
+                for (const auto& f : p->functions) {
+                  if (f->type != FunctionType::InCore) {
+                    fns.push_back(f);
+                    continue;
+                  }
+                  changed = true;
+                  Classifier c;
+                  c.visit_function(*f);
+                  if (c.vector && c.cube) {
+                    split_function(*p, f, ctx.soc, fns);
+                    continue;
+                  }
+                  auto g = std::make_shared<Function>(*f);
+                  g->type = c.cube ? FunctionType::AIC : FunctionType::AIV;
+                  g->level = c.cube ? Level::AIC : Level::AIV;
+                  g->role = Role::SubWorker;
+                  fns.push_back(g);
+                }
+                if (!changed) return p;
+                std::sort(fns.begin(), fns.end(), [](const FunctionPtr& a, const FunctionPtr& b) { return a->name < b->name; });
+                auto q = std::make_shared<Program>(*p);
+                q->functions = std::move(fns);
+                return ProgramPtr(q);
+              }};
 }
 
 }  // namespace pypto::passes

@@ -30,6 +30,9 @@
 //     shared again one by one wherever that stays safe, so a kernel that never clobbers gets no
 //     copy. The copy is a TMOV, which pto-isa has only for Vec → Vec: one needed in another space
 //     is a CompileError (E603) at its site.
+//   * a tile popped from the cross-core FIFO (mixed kernels) lives in its slot window: its base
+//     is named after the system.reserve_buffer window (memref_util.h fifo_windows) and gets no
+//     tile.alloc, so MemoryReuse leaves it alone and AllocateMemoryAddr places the window.
 // Orchestration functions are left alone. Produces HasMemRefs; invalidates SSAForm (reference).
 #include <fmt/format.h>
 
@@ -197,6 +200,9 @@ FunctionPtr init_function(const FunctionPtr& in, Soc soc) {
     std::optional<MemorySpace> space;  // nullopt: DDR
     int64_t size = 0;
   };
+  // Popped tiles live in their FIFO slot window (a reserve_buffer, placed by AllocateMemoryAddr).
+  std::unordered_map<const Var*, FifoWindow> window_of;  // class root → window
+  for (const auto& [v, w] : fifo_windows(*f)) window_of[sh.uf.find(v)] = w;
   std::unordered_map<const Var*, Buffer> buffers;  // class root → buffer
   std::vector<const Var*> buffer_order;
   std::unordered_map<const Var*, int64_t> var_size;
@@ -237,6 +243,10 @@ FunctionPtr init_function(const FunctionPtr& in, Soc soc) {
   std::vector<StmtPtr> allocs;
   for (const Var* root : buffer_order) {
     Buffer& b = buffers[root];
+    if (auto w = window_of.find(root); w != window_of.end()) {
+      b.base = make_var(w->second.name, ptr_type(), f->span);
+      continue;
+    }
     std::string name = fmt::format("mem_{}_{}", b.space ? space_tag(*b.space) : "ddr", counter++);
     b.base = make_var(name, ptr_type(), f->span);
     if (b.space) allocs.push_back(make_alloc_stmt(b.base, *b.space, b.size, f->span));

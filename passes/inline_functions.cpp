@@ -24,19 +24,6 @@ using namespace ir;
 namespace {
 
 // Clone of a body with fresh Vars at every binding site.
-class FreshCloner : public BindingMutator {
- public:
-  // A parameter the body rebinds becomes one local Var, for its uses and its bindings alike (a
-  // loop that rebinds it then carries it, as in the callee).
-  void bind_param_to(const Var& p, const VarPtr& local) {
-    bound_[&p] = local;
-    var_map[&p] = local;
-  }
-
- protected:
-  VarPtr rebind(const VarPtr& v) override { return copy_var_with_type(*v, v->type); }
-};
-
 // The Vars a statement binds (assignments, loop and if results).
 std::unordered_set<const Var*> bound_in(const StmtPtr& s) {
   struct B : IRVisitor {

@@ -1,9 +1,14 @@
 // Memory-planning helpers (see memref_util.h).
 #include "passes/memref_util.h"
 
+#include <fmt/format.h>
+
+#include <functional>
+
 #include "ir/diagnostic.h"
 #include "ir/op_registry.h"
 #include "ir/soc.h"
+#include "ir/visitor.h"
 
 namespace pypto::passes {
 
@@ -51,6 +56,56 @@ std::optional<int64_t> tile_bytes(const TileType& t, Soc soc) {
     n *= d;
   }
   return (n * dtype_bits(t.dtype) + 7) / 8;
+}
+
+}  // namespace pypto::passes
+
+namespace pypto::passes {
+
+std::unordered_map<const Var*, FifoWindow> fifo_windows(const Function& f) {
+  static const OpDef* pop_aic = OpRegistry::instance().find("tile.tpop_from_aic");
+  static const OpDef* pop_aiv = OpRegistry::instance().find("tile.tpop_from_aiv");
+  static const OpDef* init_aic = OpRegistry::instance().find("system.aic_initialize_pipe");
+  static const OpDef* init_aiv = OpRegistry::instance().find("system.aiv_initialize_pipe");
+  static const OpDef* reserve = OpRegistry::instance().find("system.reserve_buffer");
+  auto int_kw = [](const Call& c, const char* k, int64_t dflt) {
+    const AttrValue* v = c.kwarg(k);
+    const auto* i = v ? std::get_if<int64_t>(v) : nullptr;
+    return i ? *i : dflt;
+  };
+  std::unordered_map<const Var*, const Call*> defs;
+  std::unordered_map<int64_t, const Call*> pipes;  // id → init
+  std::vector<std::pair<const Var*, const Call*>> pops;
+  struct Walk : IRVisitor {
+    std::function<void(const Stmt&, const Call&, const Var*)> on;
+    void visit_assign(const AssignStmt& s) override {
+      if (const auto* c = as<Call>(s.value)) on(s, *c, s.var.get());
+      IRVisitor::visit_assign(s);
+    }
+    void visit_eval(const EvalStmt& s) override {
+      if (const auto* c = as<Call>(s.expr)) on(s, *c, nullptr);
+      IRVisitor::visit_eval(s);
+    }
+  } w;
+  w.on = [&](const Stmt&, const Call& c, const Var* v) {
+    if (!c.op) return;
+    if (v) defs[v] = &c;
+    if (c.op == init_aic || c.op == init_aiv) pipes[int_kw(c, "id", 0)] = &c;
+    if (v && (c.op == pop_aic || c.op == pop_aiv)) pops.push_back({v, &c});
+  };
+  if (f.body) w.visit(f.body);
+  std::unordered_map<const Var*, FifoWindow> out;
+  for (const auto& [v, pop] : pops) {
+    auto it = pipes.find(int_kw(*pop, "id", 0));
+    const size_t arg = pop->op == pop_aic ? 0 : 1;
+    const Var* buf = it != pipes.end() && arg < it->second->args.size() ? as<Var>(it->second->args[arg]) : nullptr;
+    auto d = buf ? defs.find(buf) : defs.end();
+    if (d == defs.end() || d->second->op != reserve) continue;  // a manual address: the pop keeps its own buffer
+    const AttrValue* n = d->second->kwarg("name");
+    out[v] = {n && std::holds_alternative<std::string>(*n) ? std::get<std::string>(*n) : std::string(),
+              int_kw(*d->second, "size", 0)};
+  }
+  return out;
 }
 
 }  // namespace pypto::passes

@@ -3,6 +3,8 @@
 #pragma once
 
 #include <optional>
+#include <string>
+#include <unordered_map>
 
 #include "ir/function.h"
 #include "ir/soc.h"
@@ -28,5 +30,17 @@ ir::TypePtr with_memref_any(const ir::TypePtr& t, const ir::MemRef& m);
 // Bytes a tile occupies in its memory space (Acc rows rounded up to the fractal height); nullopt
 // for dynamic shapes.
 std::optional<int64_t> tile_bytes(const ir::TileType& t, ir::Soc soc);
+
+// Cross-core FIFO slot windows (mixed kernels): the `system.reserve_buffer` window each popped
+// tile of `f` lands in (tile.tpop_from_* with id k → the function's pipe init with id k → its
+// c2v / v2c consumer-buffer argument → the reserve_buffer that defined it). The window is the
+// popped tile's buffer: InitMemRef names its base after the window and gives it no tile.alloc,
+// AllocateMemoryAddr places the windows first. A pop whose pipe was given a plain address (a
+// hand-written kernel) has no window here and keeps a buffer of its own.
+struct FifoWindow {
+  std::string name;
+  int64_t size = 0;
+};
+std::unordered_map<const ir::Var*, FifoWindow> fifo_windows(const ir::Function& f);
 
 }  // namespace pypto::passes

@@ -56,6 +56,21 @@ ir::FunctionPtr retype_vars(const ir::FunctionPtr& f,
 // A copy of `v` (fresh identity) with another type; IterArgs keep their init.
 ir::VarPtr copy_var_with_type(const ir::Var& v, ir::TypePtr t, std::string name = {});
 
+// A BindingMutator that gives every bound Var a fresh identity (same name, type and span): a body
+// copied into another function (an inlined callee, the halves of a mixed kernel).
+class FreshCloner : public BindingMutator {
+ public:
+  // A parameter the body rebinds becomes one local Var, for its uses and its bindings alike (a
+  // loop that rebinds it then carries it, as in the callee).
+  void bind_param_to(const ir::Var& p, const ir::VarPtr& local) {
+    bound_[&p] = local;
+    var_map[&p] = local;
+  }
+
+ protected:
+  ir::VarPtr rebind(const ir::VarPtr& v) override { return copy_var_with_type(*v, v->type); }
+};
+
 // Every Var read in an expression / statement tree (not binding sites).
 void collect_uses(const ir::ExprPtr& e, std::unordered_map<const ir::Var*, int>& uses);
 void collect_uses(const ir::StmtPtr& s, std::unordered_map<const ir::Var*, int>& uses);

@@ -214,15 +214,34 @@ std::vector<Case> make_cases() {
   for (const char* s : {"sync_set", "sync_wait"})
     c.push_back({std::string("system.") + s, std::string("pl.system.") + s + "(3, pipe=pl.PipeType.MTE3)",
                  std::string("pl.system.") + s + "(14, pipe=pl.PipeType.MTE3)"});
-  for (const char* s : {"tpush_to_aic", "tpush_to_aiv", "tfree_to_aic", "tfree_to_aiv"})
-    c.push_back({std::string("tile.") + s, std::string("pl.tile.") + s + "(a, split=0)", std::string("pl.tile.") + s + "(x, split=0)"});
+  // Cross-core FIFO: a push / pop / release needs its pipe initialised first (same line), a pop
+  // its slot window reserved.
+  const std::string vinit = "pl.system.aiv_initialize_pipe(0, 0, dir_mask=3, slot_size=1024); ";
+  const std::string cinit = "pl.system.aic_initialize_pipe(0, 0, dir_mask=3, slot_size=1024); ";
+  c.push_back({"tile.tpush_to_aic", vinit + "pl.tile.tpush_to_aic(a, split=0)", "pl.tile.tpush_to_aic(x, split=0)"});
+  c.push_back({"tile.tpush_to_aiv", cinit + "pl.tile.tpush_to_aiv(acc, split=0)", "pl.tile.tpush_to_aiv(acc, split=7)", Ctx::Cube});
+  c.push_back({"tile.tpop_from_aic",
+               "s = pl.system.reserve_buffer(name=\"w\", size=2048); pl.system.aiv_initialize_pipe(s, 0, dir_mask=1, "
+               "slot_size=1024); v = pl.tile.tpop_from_aic(shape=[16, 16], dtype=pl.FP32)",
+               "v = pl.tile.tpop_from_aic(shape=[16, 16])"});
+  c.push_back({"tile.tpop_from_aiv",
+               "s = pl.system.reserve_buffer(name=\"w\", size=1024); pl.system.aic_initialize_pipe(0, s, dir_mask=2, "
+               "slot_size=512); v = pl.tile.tpop_from_aiv(shape=[16, 16], dtype=pl.FP16)",
+               "v = pl.tile.tpop_from_aiv(dtype=pl.FP16)", Ctx::Cube});
+  c.push_back({"system.tfree_to_aic", vinit + "pl.system.tfree_to_aic(a)", "pl.system.tfree_to_aic(n)"});
+  c.push_back({"system.tfree_to_aiv", cinit + "pl.system.tfree_to_aiv(am)", "pl.system.tfree_to_aiv(am, split=9)", Ctx::Cube});
+  c.push_back({"system.aic_initialize_pipe", "pl.system.aic_initialize_pipe(0, 0, dir_mask=1, slot_size=1024)",
+               "pl.system.aic_initialize_pipe(0, 0, dir_mask=5, slot_size=1024)", Ctx::Cube});
+  c.push_back({"system.aiv_initialize_pipe", "pl.system.aiv_initialize_pipe(0, 0, dir_mask=2, slot_size=1024)",
+               "pl.system.aiv_initialize_pipe(0, 0, dir_mask=1, slot_size=0)"});
+  c.push_back({"system.reserve_buffer", "v = pl.system.reserve_buffer(name=\"w\", size=1024)",
+               "v = pl.system.reserve_buffer(name=\"w\", size=0)"});
+  c.push_back({"system.import_peer_buffer", "v = pl.system.import_peer_buffer(name=\"w\", peer_func=\"k2\")",
+               "v = pl.system.import_peer_buffer(name=\"w\")"});
   c.push_back({"tile.mrgsort_format1", "v = pl.tile.mrgsort_format1(a, 64)", "v = pl.tile.mrgsort_format1(a, 48)"});
   c.push_back({"tile.mrgsort_format2", "v = pl.tile.mrgsort_format2(a, b, b)", "v = pl.tile.mrgsort_format2(a, ah, b)"});
   c.push_back({"tensor.mrgsort_format1", "v = pl.tensor.mrgsort_format1(x, 64)", "v = pl.tensor.mrgsort_format1(xi, 64)"});
   c.push_back({"tensor.mrgsort_format2", "v = pl.tensor.mrgsort_format2(x, y)", "v = pl.tensor.mrgsort_format2(x, xh)"});
-  for (const char* s : {"tpop_from_aic", "tpop_from_aiv"})
-    c.push_back({std::string("tile.") + s, std::string("v = pl.tile.") + s + "(shape=[16, 16], dtype=pl.FP32)",
-                 std::string("v = pl.tile.") + s + "(shape=[16, 16])"});
   for (const char* s : {"sync_src", "sync_dst"})
     c.push_back({std::string("system.") + s,
                  std::string("pl.system.") + s + "(set_pipe=pl.PipeType.MTE2, wait_pipe=pl.PipeType.V, event_id=0)",

@@ -1,5 +1,6 @@
-// ExpandMixedKernel: vector kernels → AIV, cube kernels → AIC (level + SubWorker role), mixed
-// kernels rejected.
+// ExpandMixedKernel: vector kernels → AIV, cube kernels → AIC (level + SubWorker role); a kernel
+// mixing both → <f>_aic + <f>_aiv exchanging tiles through the cross-core FIFO (push / pop /
+// release, slot windows, pipe init) and a Group <f> calling both; what cannot be split is E504.
 #include "pass_test_util.h"
 
 using namespace pypto;
@@ -43,23 +44,170 @@ class P:
   CHECK(cube->role == ir::Role::SubWorker);
 }
 
-TEST_CASE("mixed cube + vector kernel is not supported yet", "[ExpandMixedKernel]") {
-  auto p = prep(R"(
+// Cube → vector: the Acc → Vec move becomes a push on the AIC and a pop on the AIV, released
+// after its last use; the AIV reserves the slot window (2 slots of the 1 KiB tile), the AIC
+// imports it; the vector-only load stays on the AIV.
+TEST_CASE("a matmul with a vector epilogue splits into AIC + AIV + Group", "[ExpandMixedKernel]") {
+  auto before = pass_test::parse(R"(import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, a: pl.Tensor[[16, 16], pl.FP16], x: pl.Tensor[[16, 16], pl.FP32], o: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:
+        am: pl.Tile[[16, 16], pl.FP16, pl.Mem.Mat] = pl.load(a, [0, 0], [16, 16], target_memory=pl.Mem.Mat)
+        al: pl.Tile[[16, 16], pl.FP16, pl.Mem.Left] = pl.move(am, target_memory=pl.Mem.Left)
+        br: pl.Tile[[16, 16], pl.FP16, pl.Mem.Right] = pl.move(am, target_memory=pl.Mem.Right)
+        c: pl.Tile[[16, 16], pl.FP32, pl.Mem.Acc] = pl.matmul(al, br)
+        t: pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec] = pl.load(x, [0, 0], [16, 16])
+        v: pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec] = pl.move(c, target_memory=pl.Mem.Vec)
+        u: pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec] = pl.add(v, t)
+        o2: pl.Tensor[[16, 16], pl.FP32] = pl.store(u, [0, 0], o)
+        return o2
+)");
+  auto expected = pass_test::parse(R"(
+import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.AIC, level=pl.Level.AIC, role=pl.Role.SubWorker)
+    def k_aic(a: pl.Tensor[[16, 16], pl.FP16], x: pl.Tensor[[16, 16], pl.FP32], o: pl.Out[pl.Tensor[[16, 16], pl.FP32]]):
+        c2v_slots: pl.Scalar[pl.INT32] = pl.system.import_peer_buffer(name="k_c2v_slot_buffer", peer_func="k_aiv")
+        pl.system.aic_initialize_pipe(c2v_slots, pl.const(0, pl.INT32), dir_mask=1, slot_size=1024)
+        am: pl.Tile[[16, 16], pl.FP16, pl.Mem.Mat] = pl.tile.load(a, [0, 0], [16, 16], target_memory=pl.Mem.Mat)
+        al: pl.Tile[[16, 16], pl.FP16, pl.Mem.Left] = pl.tile.move(am, target_memory=pl.Mem.Left)
+        br: pl.Tile[[16, 16], pl.FP16, pl.Mem.Right] = pl.tile.move(am, target_memory=pl.Mem.Right)
+        c: pl.Tile[[16, 16], pl.FP32, pl.Mem.Acc] = pl.tile.matmul(al, br)
+        pl.tile.tpush_to_aiv(c)
+        return
+
+    @pl.function(type=pl.FunctionType.AIV, level=pl.Level.AIV, role=pl.Role.SubWorker)
+    def k_aiv(a: pl.Tensor[[16, 16], pl.FP16], x: pl.Tensor[[16, 16], pl.FP32], o: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:
+        c2v_slots: pl.Scalar[pl.INT32] = pl.system.reserve_buffer(name="k_c2v_slot_buffer", size=2048)
+        pl.system.aiv_initialize_pipe(c2v_slots, pl.const(0, pl.INT32), dir_mask=1, slot_size=1024)
+        t: pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec] = pl.tile.load(x, [0, 0], [16, 16])
+        v: pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec] = pl.tile.tpop_from_aic()
+        u: pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec] = pl.tile.add(v, t)
+        pl.system.tfree_to_aic(v)
+        o2: pl.Tensor[[16, 16], pl.FP32] = pl.tile.store(u, [0, 0], o)
+        return o2
+
+    @pl.function(type=pl.FunctionType.Group, level=pl.Level.CORE_GROUP, role=pl.Role.SubWorker)
+    def k(a: pl.Tensor[[16, 16], pl.FP16], x: pl.Tensor[[16, 16], pl.FP32], o: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:
+        self.k_aic(a, x, o)
+        k_aiv_out: pl.Tensor[[16, 16], pl.FP32] = self.k_aiv(a, x, o)
+        return k_aiv_out
+)");
+  pass_test::require_equal(pass_test::run(passes::expand_mixed_kernel_pass(), before), expected);
+}
+
+// Vector → cube inside a loop: the AIV pushes each exp tile, the AIC pops it into Mat and moves
+// it to Left as the original move said; the loop and its index arithmetic run on both sides, the
+// output carry only on the AIC (which stores, so it returns the result and the AIV returns none).
+TEST_CASE("a vector prologue feeding a matmul in a loop splits the other way", "[ExpandMixedKernel]") {
+  auto before = pass_test::parse(R"(import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, x: pl.Tensor[[32, 16], pl.FP16], w: pl.Tensor[[16, 16], pl.FP16], o: pl.Out[pl.Tensor[[32, 16], pl.FP32]]) -> pl.Tensor[[32, 16], pl.FP32]:
+        wm: pl.Tile[[16, 16], pl.FP16, pl.Mem.Mat] = pl.load(w, [0, 0], [16, 16], target_memory=pl.Mem.Mat)
+        wr: pl.Tile[[16, 16], pl.FP16, pl.Mem.Right] = pl.move(wm, target_memory=pl.Mem.Right)
+        for i, (o_i,) in pl.range(2, init_values=(o,)):
+            r: pl.Scalar[pl.INDEX] = i * 16
+            t: pl.Tile[[16, 16], pl.FP16, pl.Mem.Vec] = pl.load(x, [r, 0], [16, 16])
+            e: pl.Tile[[16, 16], pl.FP16, pl.Mem.Vec] = pl.exp(t)
+            el: pl.Tile[[16, 16], pl.FP16, pl.Mem.Left] = pl.move(e, target_memory=pl.Mem.Left)
+            acc: pl.Tile[[16, 16], pl.FP32, pl.Mem.Acc] = pl.matmul(el, wr)
+            o_n: pl.Tensor[[32, 16], pl.FP32] = pl.store(acc, [r, 0], o_i)
+            o_o = pl.yield_(o_n)
+        return o_o
+)");
+  auto expected = pass_test::parse(R"(
+import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.AIC, level=pl.Level.AIC, role=pl.Role.SubWorker)
+    def k_aic(x: pl.Tensor[[32, 16], pl.FP16], w: pl.Tensor[[16, 16], pl.FP16], o: pl.Out[pl.Tensor[[32, 16], pl.FP32]]) -> pl.Tensor[[32, 16], pl.FP32]:
+        v2c_slots: pl.Scalar[pl.INT32] = pl.system.reserve_buffer(name="k_v2c_slot_buffer", size=1024)
+        pl.system.aic_initialize_pipe(pl.const(0, pl.INT32), v2c_slots, dir_mask=2, slot_size=512)
+        wm: pl.Tile[[16, 16], pl.FP16, pl.Mem.Mat] = pl.tile.load(w, [0, 0], [16, 16], target_memory=pl.Mem.Mat)
+        wr: pl.Tile[[16, 16], pl.FP16, pl.Mem.Right] = pl.tile.move(wm, target_memory=pl.Mem.Right)
+        for i, (o_i,) in pl.range(2, init_values=(o,)):
+            r: pl.Scalar[pl.INDEX] = i * 16
+            el_mat: pl.Tile[[16, 16], pl.FP16, pl.Mem.Mat] = pl.tile.tpop_from_aiv()
+            el: pl.Tile[[16, 16], pl.FP16, pl.Mem.Left] = pl.tile.move(el_mat, target_memory=pl.Mem.Left)
+            pl.system.tfree_to_aiv(el_mat)
+            acc: pl.Tile[[16, 16], pl.FP32, pl.Mem.Acc] = pl.tile.matmul(el, wr)
+            o_n: pl.Tensor[[32, 16], pl.FP32] = pl.tile.store(acc, [r, 0], o_i)
+            o_o = pl.yield_(o_n)
+        return o_o
+
+    @pl.function(type=pl.FunctionType.AIV, level=pl.Level.AIV, role=pl.Role.SubWorker)
+    def k_aiv(x: pl.Tensor[[32, 16], pl.FP16], w: pl.Tensor[[16, 16], pl.FP16], o: pl.Out[pl.Tensor[[32, 16], pl.FP32]]):
+        v2c_slots: pl.Scalar[pl.INT32] = pl.system.import_peer_buffer(name="k_v2c_slot_buffer", peer_func="k_aic")
+        pl.system.aiv_initialize_pipe(pl.const(0, pl.INT32), v2c_slots, dir_mask=2, slot_size=512)
+        for i in pl.range(2):
+            r: pl.Scalar[pl.INDEX] = i * 16
+            t: pl.Tile[[16, 16], pl.FP16, pl.Mem.Vec] = pl.tile.load(x, [r, 0], [16, 16])
+            e: pl.Tile[[16, 16], pl.FP16, pl.Mem.Vec] = pl.tile.exp(t)
+            pl.tile.tpush_to_aic(e)
+        return
+
+    @pl.function(type=pl.FunctionType.Group, level=pl.Level.CORE_GROUP, role=pl.Role.SubWorker)
+    def k(x: pl.Tensor[[32, 16], pl.FP16], w: pl.Tensor[[16, 16], pl.FP16], o: pl.Out[pl.Tensor[[32, 16], pl.FP32]]) -> pl.Tensor[[32, 16], pl.FP32]:
+        k_aic_out: pl.Tensor[[32, 16], pl.FP32] = self.k_aic(x, w, o)
+        self.k_aiv(x, w, o)
+        return k_aic_out
+)");
+  pass_test::require_equal(pass_test::run(passes::expand_mixed_kernel_pass(), before), expected);
+}
+
+TEST_CASE("a received tile carried out of its block is rejected", "[ExpandMixedKernel]") {
+  auto p = pass_test::parse(R"(
 import pypto.language as pl
 
 @pl.program
 class P:
     @pl.function(type=pl.FunctionType.InCore)
-    def mixed(self, a: pl.Tensor[[16, 16], pl.FP16], x: pl.Tensor[[16, 16], pl.FP32], o: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:
-        am: pl.Tile[[16, 16], pl.FP16] = pl.load(a, [0, 0], [16, 16], target_memory=pl.Mem.Mat)
-        al: pl.Tile[[16, 16], pl.FP16] = pl.move(am, target_memory=pl.Mem.Left)
-        br: pl.Tile[[16, 16], pl.FP16] = pl.move(am, target_memory=pl.Mem.Right)
-        c: pl.Tile[[16, 16], pl.FP32] = pl.matmul(al, br)
-        t: pl.Tile[[16, 16], pl.FP32] = pl.load(x, [0, 0], [16, 16])
-        u: pl.Tile[[16, 16], pl.FP32] = pl.exp(t)
-        o2: pl.Tensor[[16, 16], pl.FP32] = pl.store(c, [0, 0], o)
+    def k(self, a: pl.Tensor[[16, 16], pl.FP16], o: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:
+        am: pl.Tile[[16, 16], pl.FP16, pl.Mem.Mat] = pl.load(a, [0, 0], [16, 16], target_memory=pl.Mem.Mat)
+        al: pl.Tile[[16, 16], pl.FP16, pl.Mem.Left] = pl.move(am, target_memory=pl.Mem.Left)
+        br: pl.Tile[[16, 16], pl.FP16, pl.Mem.Right] = pl.move(am, target_memory=pl.Mem.Right)
+        c: pl.Tile[[16, 16], pl.FP32, pl.Mem.Acc] = pl.matmul(al, br)
+        v: pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec] = pl.move(c, target_memory=pl.Mem.Vec)
+        for i, (s,) in pl.range(2, init_values=(v,)):
+            s2: pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec] = pl.exp(s)
+            s3 = pl.yield_(s2)
+        o2: pl.Tensor[[16, 16], pl.FP32] = pl.store(s3, [0, 0], o)
         return o2
 )");
-  std::string err = pass_test::compile_error_of([&] { pass_test::run(passes::expand_mixed_kernel_pass(), p); });
-  CHECK(err.find("mixed AIC+AIV kernels are not supported yet") != std::string::npos);
+  const auto d = pass_test::first_diagnostic_of([&] { pass_test::run(passes::expand_mixed_kernel_pass(), p); });
+  CHECK(d.code == "E504");
+  CHECK(d.message.find("the tile 'v' received from the cube side leaves the block") != std::string::npos);
+  CHECK(d.span.line == 13);
+}
+
+TEST_CASE("a cube statement reading a vector value without a crossing is rejected", "[ExpandMixedKernel]") {
+  auto p = pass_test::parse(R"(
+import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, a: pl.Tensor[[16, 16], pl.FP16], x: pl.Tensor[[16, 16], pl.FP32], o: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:
+        t: pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec] = pl.load(x, [0, 0], [16, 16])
+        n: pl.Scalar[pl.INDEX] = pl.tile.read(t, [0, 0])
+        am: pl.Tile[[16, 16], pl.FP16, pl.Mem.Mat] = pl.load(a, [n, 0], [16, 16], target_memory=pl.Mem.Mat)
+        al: pl.Tile[[16, 16], pl.FP16, pl.Mem.Left] = pl.move(am, target_memory=pl.Mem.Left)
+        br: pl.Tile[[16, 16], pl.FP16, pl.Mem.Right] = pl.move(am, target_memory=pl.Mem.Right)
+        c: pl.Tile[[16, 16], pl.FP32, pl.Mem.Acc] = pl.matmul(al, br)
+        o2: pl.Tensor[[16, 16], pl.FP32] = pl.store(c, [0, 0], o)
+        u: pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec] = pl.exp(t)
+        o3: pl.Tensor[[16, 16], pl.FP32] = pl.store(u, [0, 0], o2)
+        return o3
+)");
+  const auto d = pass_test::first_diagnostic_of([&] { pass_test::run(passes::expand_mixed_kernel_pass(), p); });
+  CHECK(d.code == "E504");
+  CHECK(d.message.find("this cube statement reads") != std::string::npos);
 }

@@ -24,5 +24,5 @@ class KernelForms:
         got: pl.Tile[[16, 64], pl.FP32] = pl.tile.tpop_from_aic()
         pl.system.sync_set(3, pipe=pl.PipeType.MTE3)
         pl.system.sync_wait(3, pipe=pl.PipeType.MTE3)
-        pl.tile.tfree_to_aic(got)
+        pl.system.tfree_to_aic(got)
         return pl.store(got, [0, 0], out)
