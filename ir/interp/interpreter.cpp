@@ -11,6 +11,7 @@
 #include <fmt/ranges.h>
 
 #include "ir/diagnostic.h"
+#include "ir/interp/gang.h"
 #include "ir/interp/op_semantics.h"
 #include "ir/op_registry.h"
 #include "ir/visitor.h"
@@ -279,12 +280,47 @@ class Machine {
     return out;
   }
 
+  // A mixed kernel's Group: its AIC and AIV halves as one gang over a cross-core FIFO; the
+  // Group's own body only routes their results to its returns.
+  std::vector<Value> call_group(const Function& g, const MixedMembers& m, const std::vector<Value>& args, const Span& site) {
+    Gang gang(m.aic->name, m.aiv->name, site);
+    CrossCoreFifo* saved = fifo_;
+    fifo_ = &gang;
+    std::vector<Value> r[2];
+    try {
+      gang.run([&] { r[0] = call(*m.aic, args, site); }, [&] { r[1] = call(*m.aiv, args, site); });
+    } catch (...) {
+      fifo_ = saved;
+      throw;
+    }
+    fifo_ = saved;
+    Frame fr;
+    for (size_t i = 0; i < g.params.size() && i < args.size(); ++i) fr.env[g.params[i].get()] = args[i];
+    for (const auto& s : flatten_body(g.body)) {
+      const auto* a = as<AssignStmt>(s);
+      const auto* c = a ? as<Call>(a->value) : nullptr;
+      if (c) {
+        const auto& rs = r[c->callee == m.aic->name ? 0 : 1];
+        fr.env[a->var.get()] = rs.size() == 1 ? rs[0] : Value::tuple(rs);
+      }
+      if (const auto* ret = as<ReturnStmt>(s))
+        for (const auto& v : ret->values) fr.returned.push_back(eval(v, fr));
+    }
+    return fr.returned;
+  }
+
   Value call_expr(const Call& c, Frame& fr) {
     if (!c.op) {
       FunctionPtr f = prog_.find(c.callee);
       if (!f) fail(c.span, fmt::format("call to unknown function '{}'", c.callee));
       std::vector<Value> args;
       for (const auto& a : c.args) args.push_back(eval(a, fr));
+      if (auto m = mixed_group_members(prog_, *f)) {
+        auto rs = call_group(*f, *m, args, c.span);
+        if (rs.size() == 1) return rs[0];
+        if (rs.empty()) return Value{};
+        return Value::tuple(std::move(rs));
+      }
       std::vector<Value> rs;
       // pl.spmd_submit: the kernel once per block.
       int64_t blocks = 1;
@@ -306,7 +342,7 @@ class Machine {
     std::vector<Value> args;
     for (const auto& a : c.args) args.push_back(eval(a, fr));
     OpEval oe{c, args, [this, &fr](const TypePtr& t) { return dims(t, fr); }, block_idx_, block_num_,
-              [this, &fr](const TypePtr& t) { return valid_dims(t, fr); }};
+              [this, &fr](const TypePtr& t) { return valid_dims(t, fr); }, fifo_};
     return c.op->semantics->fn(oe);
   }
 
@@ -471,6 +507,7 @@ class Machine {
   const Program& prog_;
   int depth_ = 0;
   int64_t block_idx_ = 0, block_num_ = 1;
+  CrossCoreFifo* fifo_ = nullptr;  // the mixed task being run (call_group)
   int64_t next_task_ = 0;
   std::unordered_map<const Var*, std::shared_ptr<std::vector<double>>> memory_;  // by MemRef base
 };

@@ -16,6 +16,16 @@ namespace pypto::ir {
 
 namespace interp {
 
+struct OpEval;
+
+// The cross-core FIFO of the mixed task being run (a Group's AIC and AIV halves, ir/interp/gang.h);
+// null outside one. Direction 0 is AIC → AIV (C2V), 1 is AIV → AIC (V2C).
+struct CrossCoreFifo {
+  virtual ~CrossCoreFifo() = default;
+  virtual void push(int dir, Value v, const OpEval& e) = 0;
+  virtual Value pop(int dir, const OpEval& e) = 0;
+};
+
 // One op call being evaluated.
 struct OpEval {
   const Call& call;
@@ -26,6 +36,7 @@ struct OpEval {
   int64_t block_num = 1;
   // A type's valid_shape with its dims evaluated (empty: no valid_shape, the whole shape is valid).
   std::function<std::vector<int64_t>(const TypePtr&)> valid_dims;
+  CrossCoreFifo* fifo = nullptr;  // inside a mixed task: its FIFO
 
   bool has(size_t i) const { return i < args.size() && args[i].kind != Value::Kind::None; }
   const Array& arr(size_t i) const;

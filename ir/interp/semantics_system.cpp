@@ -1,7 +1,13 @@
 // Reference semantics of the system ops: synchronisation and barriers order nothing in a
 // sequential interpreter (they are no-ops here; the runtime's --check-syncs checks them), block
-// queries read the SPMD block being run, task handles are opaque counters.
+// queries read the SPMD block being run, task handles are opaque counters. The cross-core FIFO ops
+// move whole tiles through the running mixed task's FIFO (ir/interp/gang.h): a push hands over a
+// copy, a pop takes the oldest (waiting for its push), a release and the pipe set-up do nothing.
 #include "ir/interp/op_semantics.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
 
 namespace pypto::ir::interp {
 
@@ -21,6 +27,18 @@ void define_system(OpRegistry& r) {
   define(r, "system.task_invalid", [](const OpEval&) { return Value::scalar(DataType::TASK_ID, -1.0); });
   define(r, "system.task_is_valid", [](const OpEval& e) { return Value::scalar(DataType::BOOL, e.num(0) >= 0 ? 1.0 : 0.0); });
   define(r, "system.task_dummy", [](const OpEval&) { return Value::scalar(DataType::TASK_ID, 0.0); });
+  auto fifo = [](const OpEval& e) -> CrossCoreFifo& {
+    if (!e.fifo) e.fail(fmt::format("pl.{} outside a mixed AIC + AIV task", e.call.op->name));
+    return *e.fifo;
+  };
+  define(r, "tile.tpush_to_aiv", [fifo](const OpEval& e) { return fifo(e).push(0, Value::array(e.arr(0).copy()), e), Value{}; });
+  define(r, "tile.tpush_to_aic", [fifo](const OpEval& e) { return fifo(e).push(1, Value::array(e.arr(0).copy()), e), Value{}; });
+  define(r, "tile.tpop_from_aic", [fifo](const OpEval& e) { return fifo(e).pop(0, e); });
+  define(r, "tile.tpop_from_aiv", [fifo](const OpEval& e) { return fifo(e).pop(1, e); });
+  for (const char* f : {"system.tfree_to_aic", "system.tfree_to_aiv", "system.aic_initialize_pipe", "system.aiv_initialize_pipe"})
+    define(r, f, [](const OpEval&) { return Value{}; });
+  for (const char* f : {"system.reserve_buffer", "system.import_peer_buffer"})
+    define(r, f, [](const OpEval& e) { return Value::scalar(DataType::INT32, double(std::max<int64_t>(0, e.kw_int("base", 0)))); });
 }
 
 }  // namespace pypto::ir::interp
