@@ -1,8 +1,8 @@
 // CheckProgramForms — the first pass of the pipeline: rejects, at their source line, the program
 // forms the front end accepts (and the IR keeps) but the pass pipeline cannot compile yet, before
 // any pass could silently drop what they say:
-//   * scope dispatch options: optimizations=[pl.split(...) / pl.cross_core_slot(...)], deps= other
-//     than TaskIds / TaskId arrays on a pl.at(CORE_GROUP) scope, no_dep_args=, dumps=, `with ... as tid` on other
+//   * scope dispatch options: optimizations=[pl.split(...) / pl.cross_core_slot(...)] other than
+//     on a pl.at(CORE_GROUP) scope, deps= other than TaskIds / TaskId arrays on a pl.at(CORE_GROUP) scope, no_dep_args=, dumps=, `with ... as tid` on other
 //     scopes, allow_early_resolve=, windowize=, sync_start=, predicate= (OutlineIncoreScopes and
 //     the SSA conversion would lose them);
 //   * pl.split_aiv regions (the mixed-kernel split that consumes them is missing);
@@ -41,8 +41,9 @@ bool is_task_ids(const TypePtr& t) {
 }
 
 std::string scope_option(const ScopeStmt& s) {
-  if (s.split) return fmt::format("optimizations=[pl.split(pl.SplitMode.{})]", to_string(*s.split));
-  if (s.slot_num) return "optimizations=[pl.cross_core_slot(...)]";
+  // A pl.at(CORE_GROUP) scope's mixed-kernel options go to the outlined kernel (ExpandMixedKernel).
+  if (s.split && s.scope != ScopeKind::InCore) return fmt::format("optimizations=[pl.split(pl.SplitMode.{})]", to_string(*s.split));
+  if (s.slot_num && s.scope != ScopeKind::InCore) return "optimizations=[pl.cross_core_slot(...)]";
   // A pl.at(CORE_GROUP) scope may name its task (`as tid`) and wait on TaskIds (deps=): the
   // outlined kernel's submit carries them.
   // A pl.spmd scope likewise (OutlineClusterScopes hands them, with sync_start= and the

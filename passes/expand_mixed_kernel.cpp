@@ -17,11 +17,15 @@
 //     window (`system.reserve_buffer`, Vec on the AIV for C2V, Mat on the AIC for V2C; placed by
 //     AllocateMemoryAddr), the producer imports it (`system.import_peer_buffer`), and both
 //     initialise pipe 0 (`system.a{i,v}c_initialize_pipe`: dir_mask, slot_size = the largest tile
-//     crossing, slot_num = local_slot_num = max(2, tiles held at once));
+//     crossing, local_slot_num = the received tiles held at once, slot_num = max(2 or
+//     pl.cross_core_slot's, local_slot_num)); the window is local_slot_num slots on 910B (a pop
+//     copies into it), slot_num slots on the 950 (the producer writes into it);
 //   * `<f>` becomes a Group with the kernel's signature that calls both halves with all its
 //     arguments (one task: the orchestration submits it as MixedKernels); each half returns the
 //     results it computes and the Group returns them in the kernel's order.
-// The AIC half gets fresh Vars (the halves are separate functions). Produces MixedKernelExpanded.
+// The AIC half gets fresh Vars (the halves are separate functions). pl.cross_core_slot(slot_num=N)
+// sets the ring depth; pl.split(mode) is not applied yet (warning W502: one AIV lane).
+// Produces MixedKernelExpanded.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -216,7 +220,9 @@ class Splitter {
 struct PipePlan {
   bool c2v = false, v2c = false;
   int64_t slot_size = 0;
-  int64_t slot_num = 2;
+  int64_t slot_num = 2;        // ring depth: how far the producer may run ahead
+  int64_t local_slot_num = 1;  // slots resident in the consumer's memory: the tiles it holds at once
+  int64_t window_slots = 1;    // slots the consumer reserves: local_slot_num on 910B, slot_num on 950
   std::string c2v_name, v2c_name;
 };
 
@@ -230,7 +236,7 @@ StmtPtr with_prologue(const StmtPtr& body, bool cube, const PipePlan& pp, const 
     std::shared_ptr<const Call> c;
     if (consumer)
       c = make_call("system.reserve_buffer", {},
-                    {{"name", AttrValue(name)}, {"size", AttrValue(pp.slot_size * pp.slot_num)}}, sp);
+                    {{"name", AttrValue(name)}, {"size", AttrValue(pp.slot_size * pp.window_slots)}}, sp);
     else
       c = make_call("system.import_peer_buffer", {}, {{"name", AttrValue(name)}, {"peer_func", AttrValue(peer)}}, sp);
     out.push_back(std::make_shared<AssignStmt>(v, c, sp));
@@ -241,7 +247,7 @@ StmtPtr with_prologue(const StmtPtr& body, bool cube, const PipePlan& pp, const 
   const int64_t mask = (pp.c2v ? 1 : 0) | (pp.v2c ? 2 : 0);
   auto init = make_call(cube ? "system.aic_initialize_pipe" : "system.aiv_initialize_pipe", {bufs[0], bufs[1]},
                         {{"dir_mask", AttrValue(mask)}, {"slot_size", AttrValue(pp.slot_size)},
-                         {"slot_num", AttrValue(pp.slot_num)}, {"local_slot_num", AttrValue(pp.slot_num)},
+                         {"slot_num", AttrValue(pp.slot_num)}, {"local_slot_num", AttrValue(pp.local_slot_num)},
                          {"id", AttrValue(int64_t{0})}, {"split", AttrValue(int64_t{0})}},
                         sp);
   out.push_back(std::make_shared<EvalStmt>(init, sp));
@@ -258,6 +264,30 @@ std::string unused_name(const Program& p, const std::string& want) {
   std::string n = want;
   for (int i = 1; p.find(n); ++i) n = fmt::format("{}_{}", want, i);
   return n;
+}
+
+// The kernel's pl.cross_core_slot(slot_num=N) (OutlineIncoreScopes keeps it as an attribute).
+std::optional<int64_t> slot_num_attr(const Function& f) {
+  const FuncAttr* a = find_attr(f, "cross_core_slot_num");
+  const auto* n = a ? std::get_if<int64_t>(&a->value) : nullptr;
+  return n ? std::optional<int64_t>(*n) : std::nullopt;
+}
+
+// pl.split(mode) asks for the vector half on both AIV lanes, each on half the tile; that split
+// (SplitVectorKernel) is not implemented yet, so the vector half runs on one lane — correct, slower.
+void note_split_not_applied(const Function& f, bool mixed, DiagnosticSink& sink) {
+  const FuncAttr* a = find_attr(f, "split");
+  const auto* mode = a ? std::get_if<EnumLit>(&a->value) : nullptr;
+  if (!mode || mode->member == "NONE") return;
+  if (mixed)
+    sink.warning("W502", f.span,
+                 fmt::format("optimizations=[pl.split(pl.SplitMode.{})] is not applied yet: the vector half of '{}' runs "
+                             "on one AIV lane (results are the same; the two-lane split comes later)",
+                             mode->member, f.name));
+  else
+    sink.warning("W502", f.span,
+                 fmt::format("optimizations=[pl.split(pl.SplitMode.{})] has no effect on '{}': it uses only the {} unit",
+                             mode->member, f.name, f.type == FunctionType::AIC ? "cube" : "vector"));
 }
 
 void split_function(const Program& prog, const FunctionPtr& f, Soc soc, std::vector<FunctionPtr>& out) {
@@ -278,7 +308,11 @@ void split_function(const Program& prog, const FunctionPtr& f, Soc soc, std::vec
   pp.c2v = cube.c2v;
   pp.v2c = cube.v2c;
   pp.slot_size = std::max<int64_t>(cube.slot_bytes, 32);
-  pp.slot_num = std::max<int64_t>({2, live_v[0], live_c[1]});
+  pp.local_slot_num = std::max<int64_t>({1, live_v[0], live_c[1]});
+  pp.slot_num = std::max<int64_t>(slot_num_attr(*f).value_or(2), pp.local_slot_num);
+  // On 910B a pop copies its slot into the consumer's window, so the window holds the tiles held
+  // at once; on the 950 the producer writes into the consumer's memory, so it holds the ring.
+  pp.window_slots = soc == Soc::Ascend950 ? pp.slot_num : pp.local_slot_num;
   pp.c2v_name = f->name + "_c2v_slot_buffer";
   pp.v2c_name = f->name + "_v2c_slot_buffer";
 
@@ -357,11 +391,13 @@ Pass expand_mixed_kernel_pass() {
                   Classifier c;
                   c.visit_function(*f);
                   if (c.vector && c.cube) {
+                    note_split_not_applied(*f, true, ctx.diagnostics);
                     split_function(*p, f, ctx.soc, fns);
                     continue;
                   }
                   auto g = std::make_shared<Function>(*f);
                   g->type = c.cube ? FunctionType::AIC : FunctionType::AIV;
+                  note_split_not_applied(*g, false, ctx.diagnostics);
                   g->level = c.cube ? Level::AIC : Level::AIV;
                   g->role = Role::SubWorker;
                   fns.push_back(g);

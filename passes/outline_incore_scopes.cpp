@@ -293,6 +293,10 @@ class Outliner : public IRMutator {
     fn->body = make_body(body_stmts, sp);
     fn->type = FunctionType::InCore;
     fn->span = sp;
+    // The scope's mixed-kernel options (optimizations=[pl.split(...), pl.cross_core_slot(...)]),
+    // read by ExpandMixedKernel.
+    if (sc.split) fn->attrs.push_back({"split", AttrValue(EnumLit{"SplitMode", std::string(to_string(*sc.split))}), {}, false, nullptr});
+    if (sc.slot_num) fn->attrs.push_back({"cross_core_slot_num", AttrValue(*sc.slot_num), {}, false, nullptr});
     out_.push_back(fn);
     ++outlined_;
 
