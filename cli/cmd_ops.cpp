@@ -62,6 +62,9 @@ nlohmann::json to_json(const ir::OpDef& op) {
   if (op.tile_op) j["tile_form"] = op.tile_op->name, j["lowering"] = ir::lowering_name(op.lowering);
   if (op.tensor_op) j["tensor_form"] = op.tensor_op->name;
   if (op.orchestration) j["orchestration"] = true;
+  if (op.same_shapes) j["same_shapes"] = true;
+  if (op.row_broadcast) j["broadcast_forms"] = {{"rows", op.row_broadcast->name}, {"cols", op.col_broadcast->name}};
+  if (op.commutative) j["commutative"] = true;
   return j;
 }
 

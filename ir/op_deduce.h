@@ -65,6 +65,14 @@ class OpRow {
   OpRow& tile_form(std::string tile_op, TileLowering l) { d_.tile_op_name = std::move(tile_op); d_.lowering = l; return *this; }
   OpRow& lowering(TileLowering l) { d_.lowering = l; return *this; }
   OpRow& orchestration() { d_.orchestration = true; return *this; }
+  // Elementwise binary shapes (OpDef::same_shapes, row_broadcast / col_broadcast, commutative).
+  OpRow& same_shapes() { d_.same_shapes = true; return *this; }
+  OpRow& broadcast_forms(std::string rows, std::string cols) {
+    d_.row_broadcast_name = std::move(rows);
+    d_.col_broadcast_name = std::move(cols);
+    return *this;
+  }
+  OpRow& commutative() { d_.commutative = true; return *this; }
   // Registered, but a kernel cannot hold it yet: why (the feature that brings its kernel form).
   OpRow& kernel_deferred(std::string why) { d_.kernel_deferred = std::move(why); return *this; }
   // A composite op: a kernel never holds it, a pass expands it into primitive ops first.

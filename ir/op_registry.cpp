@@ -60,6 +60,13 @@ void OpRegistry::link_counterparts() {
   for (auto& op : ops_) {
     if (!op->scalar_form.empty() && !find(op->scalar_form))
       throw InternalError("op registry", fmt::format("'{}' names an unknown scalar form '{}'", op->name, op->scalar_form));
+    for (auto [name, link] : {std::pair{&op->row_broadcast_name, &op->row_broadcast},
+                              std::pair{&op->col_broadcast_name, &op->col_broadcast}}) {
+      if (name->empty()) continue;
+      *link = find(*name);
+      if (!*link || (*link)->family() != "tile")
+        throw InternalError("op registry", fmt::format("'{}' names an unknown broadcast form '{}'", op->name, *name));
+    }
     if (op->tile_op_name.empty()) continue;
     auto* tile = const_cast<OpDef*>(find(op->tile_op_name));
     if (!tile) throw InternalError("op registry", fmt::format("'{}' names an unknown tile form '{}'", op->name, op->tile_op_name));

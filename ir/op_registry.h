@@ -148,6 +148,20 @@ struct OpDef {
   // recipe its rule table keeps for this op (a test proves marker and table agree).
   bool composite = false;
 
+  // Shapes of elementwise binary ops. `same_shapes`: the op's instruction needs its Tile operands
+  // in one shape (TADD, TAND, ...; the type rule accepts numpy broadcasting, the instruction does
+  // not), so CheckKernelForms rejects unequal ones. `row_broadcast` / `col_broadcast`: the tile
+  // ops that apply an [R, 1] / a [1, C] operand to an [R, C] one (tile.row_expand_add /
+  // tile.col_expand_add; resolved from the names when the registry is built): the form
+  // ConvertTensorToTileOps lowers a broadcasting tensor op to, and the hint of the rejection.
+  // `commutative`: lhs and rhs may be swapped (add, mul, maximum, minimum), so a broadcast lhs
+  // can be lowered too.
+  bool same_shapes = false;
+  std::string row_broadcast_name, col_broadcast_name;
+  const OpDef* row_broadcast = nullptr;
+  const OpDef* col_broadcast = nullptr;
+  bool commutative = false;
+
   // Reference semantics (the interpreter's hook).
   const OpSemantics* semantics = nullptr;
 
@@ -167,7 +181,7 @@ class OpRegistry {
   void set_semantics(std::string_view name, const OpSemantics* s);
 
  private:
-  void link_counterparts();  // resolves tile_op_name / scalar_form; InternalError if unknown
+  void link_counterparts();  // resolves tile_op_name / scalar_form / broadcast forms; InternalError if unknown
   std::vector<std::unique_ptr<OpDef>> ops_;
 };
 

@@ -30,8 +30,12 @@ TypePtr dim(const Ctx& c) {
 }
 
 struct BinRow { const char* name; const char* scalar; };
-constexpr BinRow kBinary[] = {{"add", "adds"}, {"sub", "subs"}, {"mul", "muls"}, {"div", "divs"},
-                              {"maximum", "maximums"}, {"minimum", "minimums"}};
+// The arithmetic binaries: scalar form, the suffix of their row_expand_* / col_expand_* broadcast
+// forms, and whether the operands commute.
+struct ArithRow { const char* name; const char* scalar; const char* expand; bool commutative; };
+constexpr ArithRow kBinary[] = {{"add", "adds", "add", true},          {"sub", "subs", "sub", false},
+                                {"mul", "muls", "mul", true},          {"div", "divs", "div", false},
+                                {"maximum", "maximums", "max", true}, {"minimum", "minimums", "min", true}};
 constexpr const char* kUnary[] = {"exp", "sqrt", "neg", "abs", "relu"};
 constexpr const char* kPreciseUnary[] = {"log", "recip"};  // take high_precision=
 constexpr const char* kReduce[] = {"sum", "max", "min", "prod"};
@@ -53,7 +57,9 @@ void register_tensor_ops(OpRegistry& r) {
   // Elementwise.
   for (const auto& b : kBinary) {
     OpRow row(t + b.name, {tensor("lhs"), tensor("rhs")}, binary);
-    row.scalar_form(t + b.scalar).tile_form(std::string("tile.") + b.name, TileLowering::Compute);
+    row.scalar_form(t + b.scalar).tile_form(std::string("tile.") + b.name, TileLowering::Compute)
+        .broadcast_forms(std::string("tile.row_expand_") + b.expand, std::string("tile.col_expand_") + b.expand);
+    if (b.commutative) row.commutative();
     if (std::string_view(b.name) == "div") row.kw("high_precision", AttrKind::Bool, false);
     add(r, std::move(row));
     add(r, OpRow(t + b.scalar, {tensor("lhs"), scalar("rhs")}, binary_scalar)

@@ -95,8 +95,12 @@ void add(OpRegistry& r, OpRow row) { r.add(std::move(row).build()); }
 
 
 struct BinRow { const char* name; const char* scalar; };
-constexpr BinRow kBinary[] = {{"add", "adds"}, {"sub", "subs"}, {"mul", "muls"}, {"div", "divs"},
-                              {"maximum", "maximums"}, {"minimum", "minimums"}};
+// The arithmetic binaries: scalar form, the suffix of their row_expand_* / col_expand_* broadcast
+// forms, and whether the operands commute.
+struct ArithRow { const char* name; const char* scalar; const char* expand; bool commutative; };
+constexpr ArithRow kBinary[] = {{"add", "adds", "add", true},          {"sub", "subs", "sub", false},
+                                {"mul", "muls", "mul", true},          {"div", "divs", "div", false},
+                                {"maximum", "maximums", "max", true}, {"minimum", "minimums", "min", true}};
 constexpr const char* kUnary[] = {"exp", "log", "sqrt", "neg", "abs", "relu"};
 constexpr const char* kReduce[] = {"sum", "max", "min", "prod"};
 constexpr const char* kExpand[] = {"", "_add", "_sub", "_mul", "_div", "_max", "_min", "_expdif"};
@@ -109,22 +113,29 @@ void register_tile_ops(OpRegistry& r) {
   const std::string t = "tile.";
   // Elementwise.
   for (const auto& b : kBinary) {
-    add(r, vec_row(t + b.name, {tile("lhs"), tile("rhs")}, binary).scalar_form(t + b.scalar));
+    OpRow row = vec_row(t + b.name, {tile("lhs"), tile("rhs")}, binary);
+    row.scalar_form(t + b.scalar).same_shapes()
+        .broadcast_forms(t + "row_expand_" + b.expand, t + "col_expand_" + b.expand);
+    if (b.commutative) row.commutative();
+    add(r, std::move(row));
     add(r, vec_row(t + b.scalar, {tile("lhs"), scalar("rhs")}, binary_scalar));
   }
   for (const char* u : kUnary) add(r, vec_row(t + u, {tile("x")}, same_as(0)));
   // Integer and bitwise (xor needs a scratch tile).
   for (const auto& b : kIntBinary) {
-    add(r, vec_row(t + b.name, {tile("lhs"), tile("rhs")}, int_binary).scalar_form(t + b.scalar));
+    add(r, vec_row(t + b.name, {tile("lhs"), tile("rhs")}, int_binary).scalar_form(t + b.scalar).same_shapes());
     add(r, vec_row(t + b.scalar, {tile("lhs"), scalar("rhs")}, int_binary_scalar));
   }
-  add(r, vec_row("tile.xor", {tile("lhs"), tile("rhs"), tmp_tile("tmp")}, int_binary).scalar_form("tile.xors").not_inplace_safe());
+  add(r, vec_row("tile.xor", {tile("lhs"), tile("rhs"), tmp_tile("tmp")}, int_binary).scalar_form("tile.xors").not_inplace_safe()
+             .same_shapes());
   add(r, vec_row("tile.xors", {tile("lhs"), scalar("rhs"), tmp_tile("tmp")}, int_binary_scalar).not_inplace_safe());
   add(r, vec_row("tile.not", {tile("x")}, int_unary));
   // Remainders: fmod takes the dividend's sign (C), rem the divisor's (Python).
-  add(r, vec_row("tile.fmod", {tile("lhs"), tile("rhs")}, binary).scalar_form("tile.fmods").not_inplace_safe());
+  add(r, vec_row("tile.fmod", {tile("lhs"), tile("rhs")}, binary).scalar_form("tile.fmods").not_inplace_safe()
+             .same_shapes());
   add(r, vec_row("tile.fmods", {tile("lhs"), scalar("rhs")}, binary_scalar).not_inplace_safe());
-  add(r, vec_row("tile.rem", {tile("lhs"), tile("rhs"), tmp_tile("tmp")}, binary).scalar_form("tile.rems").not_inplace_safe());
+  add(r, vec_row("tile.rem", {tile("lhs"), tile("rhs"), tmp_tile("tmp")}, binary).scalar_form("tile.rems").not_inplace_safe()
+             .same_shapes());
   add(r, vec_row("tile.rems", {tile("lhs"), scalar("rhs"), tmp_tile("tmp")}, binary_scalar).not_inplace_safe());
   // Activations with a slope, partial (valid-region union) elementwise.
   add(r, vec_row("tile.lrelu", {tile("x"), scalar("slope")}, float_binary_scalar));

@@ -14,6 +14,8 @@
 //     indices, a `tile.transpose` without its tmp tile, a `tile.transpose_view` of anything but a
 //     whole Mat tile in the NZ or ZN layout; a `tile.slice` window it cannot view (a
 //     source outside Vec, valid_shape / pad_value / clamp, a runtime or unaligned first column);
+//   * an equal-shape elementwise op (registry same_shapes: tile.add, tile.and, ...) on tiles of
+//     different shapes (broadcasting; the hint names the op's row / col expand form);
 //   * a tile op whose result is unused (an expression statement other than a store or a sync);
 //   * a loop / if whose carried tensor changes buffers (form_rules.h);
 //   * a kernel parameter that is neither a tensor nor a scalar;
@@ -129,6 +131,35 @@ class FormChecker : public FormRules {
                              *col * dtype_bits(src->dtype) / 8));
   }
 
+  // An equal-shape elementwise instruction (registry same_shapes: TADD, TAND, ...) on tiles of
+  // different shapes: the type rule's numpy broadcasting, which the instruction does not compute.
+  void check_same_shapes(const Call& c) {
+    const ShapedType* first = nullptr;
+    for (size_t i = 0; i < c.args.size() && i < c.op->args.size(); ++i) {
+      const auto* t = c.args[i] ? as_tile(c.args[i]->type) : nullptr;
+      if (!t || c.op->args[i].scratch) continue;
+      if (!first) {
+        first = t;
+        continue;
+      }
+      const auto s0 = static_shape(first->shape), s1 = static_shape(t->shape);
+      if (!s0 || !s1 || *s0 == *s1) continue;
+      std::string hint = "give both operands one shape";
+      if (c.op->row_broadcast && c.op->col_broadcast)
+        hint = fmt::format("use {}(t, row) to apply a [1, C] row to every row of t, or {}(t, col) to apply an "
+                           "[R, 1] column to every column (the vector second)",
+                           op_spelling(c.op->col_broadcast->name), op_spelling(c.op->row_broadcast->name));
+      reject(c.span, fmt::format("pl.{} of tiles of shapes {} and {} (broadcasting; its instruction needs equal shapes)",
+                                 c.op->name, shape_text(*s0), shape_text(*s1)), hint);
+    }
+  }
+
+  static std::string shape_text(const std::vector<int64_t>& s) {
+    std::string out;
+    for (auto d : s) out += (out.empty() ? "" : ", ") + std::to_string(d);
+    return "[" + out + "]";
+  }
+
   void visit_eval(const EvalStmt& s) override {
     const auto* c = as<Call>(s.expr);
     const auto* no_value = c ? as_tuple(c->type) : nullptr;
@@ -150,6 +181,7 @@ class FormChecker : public FormRules {
     if (c.op->kernel_gm_scalar) check_gm_tensor(c, c.args[0], list_size(c.args[1]));  // a scalar load from GM
     if (c.op->family() != "tile") return;
     const std::string& n = c.op->name;
+    if (c.op->same_shapes) check_same_shapes(c);
     if (n == "tile.load") {
       if (!literal_list(c.args[1])) reject(sp, "pl.tile.load with non-literal offsets");
       if (!static_list(c.args[2])) reject(sp, "pl.tile.load with a dynamic window shape", "use static window shapes");
@@ -219,7 +251,7 @@ Pass check_kernel_forms_pass() {
               "Rejects, at their source line, the kernel forms the C++ tile backend cannot write yet (while / "
               "break / continue / early return, pipeline loops, tuple values, float floor division, ops without a "
               "kernel form, function calls, non-literal or dynamic GM windows, load valid_shape or clamp, "
-              "stores of dynamically valid tiles, element access and assemble offsets other than 2-D, transpose "
+              "stores of dynamically valid tiles, equal-shape elementwise ops on broadcasting tiles, element access and assemble offsets other than 2-D, transpose "
               "without tmp, unused tile-op results, parameters other than tensors and scalars, tiles outside the spelled "
               "memory spaces or not static 2-D, GM views of rank above 5 or with a non-ND layout or dynamic strides, "
               "element types without a C++ spelling, dynamic dimensions no parameter carries, Spmd functions and "

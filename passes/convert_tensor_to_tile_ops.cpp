@@ -7,7 +7,9 @@
 //     as it is: the kernel reads that one element;
 //   * every other tensor op maps to its tile form as its registry entry says (OpDef::tile_op and
 //     OpDef::lowering: plain compute, compute + scratch tile (also rsqrt's high_precision), matmul,
-//     memory, compare + select, gather / scatter with flat indices, mask scatter + select);
+//     memory, compare + select, gather / scatter with flat indices, mask scatter + select); a
+//     binary op broadcasting a [1, C] / [R, 1] operand becomes its registry broadcast form
+//     (tile.col_expand_add / tile.row_expand_add, ...: broadcast_lowering.h);
 //     keyword attributes the tile op does not have must hold the tensor op's default; an in-place
 //     tile form (tile.write) must not write a GM operand;
 //   * `tensor.assemble(gm, v, offsets)` → `tile.store(v, offsets, gm)`; loop carries and if
@@ -18,7 +20,8 @@
 //     handed to one becomes InOut.
 // Unsupported: dynamic shapes (also a pl.tensor.dim Simplify could not fold), tensors larger than
 // the on-chip budget of their space, ops without a tile form, non-default attributes without a
-// tile equivalent (all "not supported yet", at the op's span). Produces TileOpsOnly.
+// tile equivalent, broadcasts the expand forms cannot express (all "not supported yet", at the
+// op's span). Produces TileOpsOnly.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -26,6 +29,7 @@
 #include <unordered_set>
 
 #include "ir/op_registry.h"
+#include "passes/broadcast_lowering.h"
 #include "passes/pass_util.h"
 #include "passes/passes.h"
 #include "passes/tensor_access.h"
@@ -488,6 +492,9 @@ class Converter : public IRMutator {
     if (!tile || c.op->lowering == TileLowering::None)
       throw CompileError("E501", c.span, fmt::format("tensor-level op 'pl.{}' inside a kernel is not supported yet", c.op->name),
                          kHint);
+    // Broadcasting operands of an equal-shape tile form: its row / col expand form, or rejected.
+    const BroadcastLowering bcast = broadcast_lowering(c);
+    tile = bcast.tile;
     // tensor.gather / tensor.scatter read their dim=, PreciseTmp ops their high_precision= here.
     Kwargs kw;
     bool precise = false;
@@ -512,6 +519,7 @@ class Converter : public IRMutator {
           throw CompileError("E501", sp, fmt::format("'pl.{}' into a GM tensor inside a kernel is not supported yet", c.op->name),
                              "write into a tensor computed in the kernel (for example a pl.full), then assemble it into the output");
         for (const auto& a : c.args) args.push_back(as_tensor(a->type) ? tile_operand(a, MemorySpace::Vec, sp) : mutate(a));
+        if (bcast.swap) std::swap(args[0], args[1]);
         if (c.op->lowering == TileLowering::ComputeTmp || c.op->lowering == TileLowering::Transpose || precise)
           args.push_back(scratch_like(args[0], sp));
         break;
@@ -738,7 +746,8 @@ ProgramPtr convert_program(const ProgramPtr& p, const PassContext& ctx) {
 Pass convert_tensor_to_tile_ops_pass() {
   return Pass{"ConvertTensorToTileOps",
               "Lowers tensor ops inside InCore functions to tile ops (whole-tensor loads at entry, each tensor op to "
-              "the tile form its registry entry names, tensor.assemble into GM → tile.store); computed results get new Out params that "
+              "the tile form its registry entry names, a [1, C] / [R, 1] broadcast operand → its row / col expand form, "
+              "tensor.assemble into GM → tile.store); computed results get new Out params that "
               "callers allocate with tensor.create; written In params become Out/InOut.",
               {{Property::SplitIncoreOrch}, {Property::TileOpsOnly}, {}},
               [](const ProgramPtr& p, PassContext& ctx) { return convert_program(p, ctx); }};

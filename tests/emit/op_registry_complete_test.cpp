@@ -6,7 +6,9 @@
 //     (a `composite` op has neither);
 //   * a tensor op has neither a tile form nor an orchestration row (unless deferred);
 //   * an op marked `orchestration` has no orchestration row;
-//   * any emit table names an op the registry does not know, or names one twice.
+//   * any emit table names an op the registry does not know, or names one twice;
+//   * the broadcast facts (same_shapes, row / col broadcast forms, commutative) of a tensor op
+//     and its tile form disagree, or a form is not an interpreted, emitted [R, C] ∘ vector op.
 // Then it proves that every instruction the kernel table names exists in the CPU runtime with
 // the operand form the emitter writes: the positive case of every tile op with a kernel row is
 // compiled through the whole pipeline into a kernel, and all kernels are compiled as one
@@ -529,4 +531,44 @@ TEST_CASE("the CPU runtime has every instruction the kernel table names (one tra
   INFO(cmd << "\n" << emit_test::read_file((dir / "compile.log").string()));
   CHECK(std::system(cmd.c_str()) == 0);
   CHECK(calls.size() > 40);
+}
+
+// The broadcast facts of the binary elementwise ops (OpDef::same_shapes, row_broadcast /
+// col_broadcast, commutative), which ConvertTensorToTileOps lowers by and CheckKernelForms
+// rejects by: a tensor op and its tile form agree on them, every form applies an [R, 1] (row
+// form) / a [1, C] (col form) tile to an [R, C] one, and the interpreter defines them all.
+TEST_CASE("broadcast forms: tensor and tile rows agree, each form takes a full tile and a vector", "[ops][registry]") {
+  auto tile = [](std::vector<int64_t> shape) {
+    std::vector<ExprPtr> s;
+    for (auto d : shape) s.push_back(make_int(d));
+    return make_var("t", std::make_shared<TileType>(DataType::FP32, s, MemorySpace::Vec));
+  };
+  int with_forms = 0;
+  for (const OpDef* op : OpRegistry::instance().all()) {
+    INFO(op->name);
+    CHECK((op->row_broadcast == nullptr) == (op->col_broadcast == nullptr));
+    if (op->commutative) CHECK(op->row_broadcast != nullptr);
+    if (!op->row_broadcast) continue;
+    ++with_forms;
+    CHECK(op->semantics != nullptr);
+    if (op->family() == "tensor") {
+      REQUIRE(op->tile_op != nullptr);
+      CHECK(op->tile_op->same_shapes);
+      CHECK(op->tile_op->row_broadcast == op->row_broadcast);
+      CHECK(op->tile_op->col_broadcast == op->col_broadcast);
+      CHECK(op->tile_op->commutative == op->commutative);
+    } else {
+      CHECK(op->family() == "tile");
+      CHECK(op->same_shapes);
+    }
+    for (const OpDef* form : {op->row_broadcast, op->col_broadcast}) {
+      INFO(form->name);
+      CHECK(form->semantics != nullptr);
+      CHECK(emit::find_kernel_op(*form) != nullptr);
+    }
+    CHECK_NOTHROW(make_call(*op->row_broadcast, {tile({16, 32}), tile({16, 1})}, {}, Span{}));
+    CHECK_NOTHROW(make_call(*op->col_broadcast, {tile({16, 32}), tile({1, 32})}, {}, Span{}));
+    CHECK_THROWS(make_call(*op->row_broadcast, {tile({16, 32}), tile({1, 32})}, {}, Span{}));
+  }
+  CHECK(with_forms == 12);  // add sub mul div maximum minimum, tensor and tile
 }

@@ -1,6 +1,7 @@
 // CheckKernelForms: a kernel the tile backend can write is unchanged (Before == Expected); each
 // form it cannot write yet is an E501 error at its line naming the form (break, dynamic
-// load window, unaligned / runtime-column / valid-shaped tile windows, clamp, a windowed store of
+// load window, unaligned / runtime-column / valid-shaped tile windows, clamp, equal-shape
+// elementwise ops on broadcasting tiles, a windowed store of
 // a valid-shaped tile, unused tile-op result, transpose without tmp, a transpose view of a Vec
 // tile, ops the registry marks
 // kernel_deferred, pipeline loops, tuple values, float floor division, calls to program functions;
@@ -191,4 +192,38 @@ class P:
   CHECK(d.code == "E501");
   CHECK(d.message == "a tile ('t') in function 'k' of type Opaque, which is not a kernel");
   CHECK(d.span.line == 7);
+}
+
+// tile.add of a [16, 16] and a [1, 16] tile type-checks (numpy broadcasting) but TADD needs equal
+// shapes: it computed garbage. Equal-shape ops (registry same_shapes) on unequal tiles are an
+// E501 error at the op whose hint names the op's expand form.
+TEST_CASE("an equal-shape elementwise op on broadcasting tiles is an E501 error naming the expand form", "[CheckKernelForms]") {
+  const std::string params =
+      "x: pl.Tensor[[16, 16], pl.FP32], r: pl.Tensor[[1, 16], pl.FP32], c: pl.Tensor[[16, 1], pl.INT32], "
+      "i: pl.Tensor[[16, 16], pl.INT32]";
+  const std::string loads =
+      "        t = pl.load(x, [0, 0], [16, 16])\n        v = pl.load(r, [0, 0], [1, 16])\n"
+      "        w = pl.load(c, [0, 0], [16, 1])\n        j = pl.load(i, [0, 0], [16, 16])\n";
+  struct Case {
+    std::string body, what, hint;
+  };
+  const std::vector<Case> cases = {
+      {"        s = pl.tile.add(t, v)\n", "pl.tile.add of tiles of shapes [16, 16] and [1, 16]",
+       "use pl.tile.col_expand_add(t, row) to apply a [1, C] row to every row of t, or pl.tile.row_expand_add(t, col)"},
+      {"        s = pl.tile.maximum(v, t)\n", "pl.tile.maximum of tiles of shapes [1, 16] and [16, 16]",
+       "use pl.tile.col_expand_max(t, row)"},
+      {"        s = pl.tile.and(j, w)\n", "pl.tile.and of tiles of shapes [16, 16] and [16, 1]", "give both operands one shape"},
+  };
+  for (const auto& c : cases) {
+    auto p = pass_test::parse(kernel_with(params, loads + c.body));
+    const auto d = pass_test::first_diagnostic_of([&] { pass_test::run(passes::check_kernel_forms_pass(), p); });
+    INFO(c.body << "→ " << d.message << " / " << d.hint);
+    CHECK(d.code == "E501");
+    CHECK(d.message == c.what + " (broadcasting; its instruction needs equal shapes) is not supported yet in a kernel");
+    CHECK(d.hint.find(c.hint) != std::string::npos);
+    CHECK(d.span.line == 13);
+  }
+  // Equal shapes pass.
+  auto ok = pass_test::parse(kernel_with(params, loads + "        s = pl.tile.add(t, t)\n        e = pl.tile.col_expand_add(t, v)\n"));
+  CHECK(pass_test::compile_error_of([&] { pass_test::run(passes::check_kernel_forms_pass(), ok); }).empty());
 }

@@ -1,8 +1,9 @@
 // ConvertTensorToTileOps: tensor ops in InCore functions → tile ops (entry loads, table mapping,
 // scratch tiles for row reductions, matmul through Mat/Left/Right, tensor.assemble → tile.store,
-// returned results → new Out params allocated by callers, written In params → Out/InOut) and the
-// "not supported yet" rejections (too large, attributes without a tile form, element writes into GM,
-// dynamic tensor.dim).
+// returned results → new Out params allocated by callers, written In params → Out/InOut, a
+// [1, C] / [R, 1] broadcast operand → the row / col expand form) and the "not supported yet"
+// rejections (too large, attributes without a tile form, element writes into GM, dynamic
+// tensor.dim, broadcasts the expand forms cannot express).
 #include "pass_test_util.h"
 
 using namespace pypto;
@@ -645,4 +646,80 @@ class P:
   REQUIRE(init);
   CHECK(init->name == "acc_tile");                                    // ... started from acc's entry load
   CHECK(ir::as_tile(loop->return_vars[0]->type));
+}
+
+// tensor.add(a [R, C], bias [1, C]) was lowered to tile.add of unequal tiles, which TADD computes
+// wrong. A [1, C] operand becomes the registry's col_broadcast form (tile.col_expand_<op>), an
+// [R, 1] one its row_broadcast form; a broadcast lhs is swapped for commutative ops.
+TEST_CASE("a broadcasting binary op becomes its row / col expand form; a commutative one is swapped",
+          "[ConvertTensorToTileOps]") {
+  auto before = pass_test::parse(R"(
+import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, a: pl.Tensor[[16, 32], pl.FP32], b: pl.Tensor[[1, 32], pl.FP32], s: pl.Tensor[[16, 1], pl.FP32], o: pl.Out[pl.Tensor[[16, 32], pl.FP32]]) -> pl.Tensor[[16, 32], pl.FP32]:
+        x: pl.Tensor[[16, 32], pl.FP32] = pl.tensor.add(a, b)
+        y: pl.Tensor[[16, 32], pl.FP32] = pl.tensor.mul(x, s)
+        z: pl.Tensor[[16, 32], pl.FP32] = pl.tensor.add(b, y)
+        w: pl.Tensor[[16, 32], pl.FP32] = pl.tensor.minimum(s, z)
+        v: pl.Tensor[[16, 32], pl.FP32] = pl.tensor.sub(w, b)
+        u: pl.Tensor[[16, 32], pl.FP32] = pl.tensor.div(v, s)
+        o_1: pl.Tensor[[16, 32], pl.FP32] = pl.tensor.assemble(o, u, [0, 0])
+        return o_1
+)");
+  auto expected = pass_test::parse(R"(
+import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, a: pl.Tensor[[16, 32], pl.FP32], b: pl.Tensor[[1, 32], pl.FP32], s: pl.Tensor[[16, 1], pl.FP32], o: pl.Out[pl.Tensor[[16, 32], pl.FP32]]) -> pl.Tensor[[16, 32], pl.FP32]:
+        at: pl.Tile[[16, 32], pl.FP32, pl.Mem.Vec] = pl.tile.load(a, [0, 0], [16, 32])
+        bt: pl.Tile[[1, 32], pl.FP32, pl.Mem.Vec] = pl.tile.load(b, [0, 0], [1, 32])
+        st: pl.Tile[[16, 1], pl.FP32, pl.Mem.Vec] = pl.tile.load(s, [0, 0], [16, 1])
+        x: pl.Tile[[16, 32], pl.FP32, pl.Mem.Vec] = pl.tile.col_expand_add(at, bt)
+        y: pl.Tile[[16, 32], pl.FP32, pl.Mem.Vec] = pl.tile.row_expand_mul(x, st)
+        z: pl.Tile[[16, 32], pl.FP32, pl.Mem.Vec] = pl.tile.col_expand_add(y, bt)
+        w: pl.Tile[[16, 32], pl.FP32, pl.Mem.Vec] = pl.tile.row_expand_min(z, st)
+        v: pl.Tile[[16, 32], pl.FP32, pl.Mem.Vec] = pl.tile.col_expand_sub(w, bt)
+        u: pl.Tile[[16, 32], pl.FP32, pl.Mem.Vec] = pl.tile.row_expand_div(v, st)
+        o_1: pl.Tensor[[16, 32], pl.FP32] = pl.tile.store(u, [0, 0], o)
+        return o_1
+)");
+  pass_test::require_equal(convert(before), expected);
+}
+
+TEST_CASE("rejected: broadcasts the expand forms cannot express, at the op's line", "[ConvertTensorToTileOps]") {
+  struct Case {
+    std::string lhs, rhs, op, what, hint;
+  };
+  const std::vector<Case> cases = {
+      {"[1, 32]", "[16, 32]", "sub", "'pl.tensor.sub' of shapes [1, 32] and [16, 32] (broadcasting) with the broadcast operand first",
+       "broadcast a to the full shape first, pl.tensor.sub(pl.tensor.col_expand(b, a), b)"},
+      {"[16, 1]", "[16, 32]", "div", "'pl.tensor.div' of shapes [16, 1] and [16, 32] (broadcasting) with the broadcast operand first",
+       "pl.tensor.div(pl.tensor.row_expand(b, a), b)"},
+      {"[16, 1]", "[1, 32]", "add", "'pl.tensor.add' of shapes [16, 1] and [1, 32] (broadcasting) other than [R, C] with [1, C] or [R, 1]",
+       "pl.tile.row_expand_add(t, [R, 1] vector)"},
+      {"[16, 32]", "[1, 1]", "mul", "'pl.tensor.mul' of shapes [16, 32] and [1, 1] (broadcasting) with a [1, 1] operand",
+       "pass the element as a scalar"},
+      {"[2, 16, 32]", "[1, 1, 32]", "add", "'pl.tensor.add' of shapes [2, 16, 32] and [1, 1, 32] (broadcasting) between operands that are not both 2-D",
+       "[R, C] with [1, C] or [R, 1]"},
+      {"[16, 32]", "[32]", "add", "'pl.tensor.add' of shapes [16, 32] and [32] (broadcasting) between operands that are not both 2-D",
+       "pl.reshape a vector to [1, C]"},
+      {"[16, 32]", "[1, 32]", "fmod", "'pl.tensor.fmod' of shapes [16, 32] and [1, 32] (broadcasting)", "has no broadcast form"},
+  };
+  for (const auto& c : cases) {
+    const std::string src = "import pypto.language as pl\n\n@pl.program\nclass P:\n    @pl.function(type=pl.FunctionType.InCore)\n"
+                            "    def k(self, a: pl.Tensor[" + c.lhs + ", pl.FP32], b: pl.Tensor[" + c.rhs + ", pl.FP32]):\n"
+                            "        x = pl.tensor." + c.op + "(a, b)\n        return x\n";
+    auto p = pass_test::parse(src);
+    const auto d = pass_test::first_diagnostic_of([&] { convert(p); });
+    INFO(src << "→ " << d.message << " / " << d.hint);
+    CHECK(d.code == "E501");
+    CHECK(d.message == c.what + " is not supported yet inside a kernel");
+    CHECK(d.hint.find(c.hint) != std::string::npos);
+    CHECK(d.span.line == 7);
+  }
 }
