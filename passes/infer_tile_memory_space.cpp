@@ -11,6 +11,8 @@
 // `tile.move` to the first allowed space is inserted before the op. Produces TileMemoryInferred.
 #include <fmt/format.h>
 
+#include <map>
+
 #include "ir/op_registry.h"
 #include "passes/pass_util.h"
 #include "passes/passes.h"
@@ -64,8 +66,35 @@ class Inferer : public BindingMutator {
     return MemorySpace::Vec;
   }
 
-  // Inserts tile.move for inputs in a space the op does not accept.
+  // Inserts tile.move for inputs in a space the op does not accept; one per value and space per
+  // block, reused by the later uses in that block and the blocks nested in it (a cube result read
+  // twice on the vector side crosses once).
   std::vector<StmtPtr> pending_;
+  std::vector<std::map<std::pair<const Var*, MemorySpace>, VarPtr>> moved_{1};
+  VarPtr moved(const Var* v, MemorySpace sp) const {
+    for (auto it = moved_.rbegin(); it != moved_.rend(); ++it)
+      if (auto f = it->find({v, sp}); f != it->end()) return f->second;
+    return nullptr;
+  }
+  StmtPtr in_block(const StmtPtr& b) {
+    if (!b) return b;
+    moved_.emplace_back();
+    StmtPtr r = mutate(b);
+    moved_.pop_back();
+    return r;
+  }
+  StmtPtr mutate_while(const std::shared_ptr<const WhileStmt>& s) override {
+    moved_.emplace_back();
+    StmtPtr r = BindingMutator::mutate_while(s);
+    moved_.pop_back();
+    return r;
+  }
+  StmtPtr mutate_scope(const std::shared_ptr<const ScopeStmt>& s) override {
+    moved_.emplace_back();
+    StmtPtr r = BindingMutator::mutate_scope(s);
+    moved_.pop_back();
+    return r;
+  }
   ExprPtr mutate_call(const std::shared_ptr<const Call>& e) override {
     std::vector<ExprPtr> args;
     bool changed = mutate_list(e->args, args);
@@ -74,12 +103,19 @@ class Inferer : public BindingMutator {
         if (idx < 0 || idx >= int(args.size()) || allowed.empty()) continue;
         auto sp = space_of(args[idx]);
         if (!sp || std::find(allowed.begin(), allowed.end(), *sp) != allowed.end()) continue;
+        const auto* src = as<Var>(args[idx]);
+        if (auto hit = src ? moved(src, allowed.front()) : nullptr) {  // moved before in this block
+          args[idx] = hit;
+          changed = true;
+          continue;
+        }
         auto mv = make_call("tile.move", {args[idx]}, {{"target_memory", allowed.front()}}, e->span);
         auto tmp = make_var(as<Var>(args[idx]) ? as<Var>(args[idx])->name + "_" +
                                                      std::string(to_string(allowed.front()))
                                                : std::string("moved"),
                             with_space_if_missing(mv->type, allowed.front()), e->span);
         pending_.push_back(std::make_shared<AssignStmt>(tmp, mv, e->span));
+        if (src) moved_.back()[{src, allowed.front()}] = tmp;
         args[idx] = tmp;
         changed = true;
       }
@@ -149,7 +185,7 @@ class Inferer : public BindingMutator {
         ias.push_back(ia);
       }
     }
-    StmtPtr body = mutate(s->body);
+    StmtPtr body = in_block(s->body);
     changed |= body != s->body;
     auto y = split_trailing_yield(body).second;
     for (size_t i = 0; y && i < s->iter_args.size() && i < y->values.size(); ++i) {
@@ -171,7 +207,7 @@ class Inferer : public BindingMutator {
   }
 
   StmtPtr mutate_if(const std::shared_ptr<const IfStmt>& s) override {
-    StmtPtr t = mutate(s->then_body), e = mutate(s->else_body);
+    StmtPtr t = in_block(s->then_body), e = in_block(s->else_body);
     auto y = split_trailing_yield(t).second;
     std::vector<VarPtr> rvs;
     bool changed = t != s->then_body || e != s->else_body;

@@ -68,9 +68,6 @@ TEST_CASE("forms the pipeline cannot compile yet are E501 errors at their line",
     int line;
   };
   const std::vector<Case> cases = {
-      {program("        with pl.at(level=pl.Level.CORE_GROUP, optimizations=[pl.split(pl.SplitMode.UP_DOWN)]):\n"
-               "            out = pl.add(x, x)\n"),
-       "pl.at(..., optimizations=[pl.split(pl.SplitMode.UP_DOWN)])", 11},
       {program("        with pl.spmd(2, predicate=x[0, 0] > 0) as tid:\n            out = self.k(x, out)\n"),
        "pl.spmd(..., predicate=)", 11},
       {program("        with pl.at(level=pl.Level.CORE_GROUP, no_dep_args=[x]):\n            out = pl.add(x, x)\n"),

@@ -45,8 +45,8 @@ class P:
 }
 
 // Cube → vector: the Acc → Vec move becomes a push on the AIC and a pop on the AIV, released
-// after its last use; the AIV reserves the slot window (2 slots of the 1 KiB tile), the AIC
-// imports it; the vector-only load stays on the AIV.
+// after its last use; the AIV reserves the slot window (one 1 KiB slot: it holds one received
+// tile at a time, while the ring is 2 deep), the AIC imports it; the vector-only load stays on the AIV.
 TEST_CASE("a matmul with a vector epilogue splits into AIC + AIV + Group", "[ExpandMixedKernel]") {
   auto before = pass_test::parse(R"(import pypto.language as pl
 
@@ -72,7 +72,7 @@ class P:
     @pl.function(type=pl.FunctionType.AIC, level=pl.Level.AIC, role=pl.Role.SubWorker)
     def k_aic(a: pl.Tensor[[16, 16], pl.FP16], x: pl.Tensor[[16, 16], pl.FP32], o: pl.Out[pl.Tensor[[16, 16], pl.FP32]]):
         c2v_slots: pl.Scalar[pl.INT32] = pl.system.import_peer_buffer(name="k_c2v_slot_buffer", peer_func="k_aiv")
-        pl.system.aic_initialize_pipe(c2v_slots, pl.const(0, pl.INT32), dir_mask=1, slot_size=1024)
+        pl.system.aic_initialize_pipe(c2v_slots, pl.const(0, pl.INT32), dir_mask=1, slot_size=1024, local_slot_num=1)
         am: pl.Tile[[16, 16], pl.FP16, pl.Mem.Mat] = pl.tile.load(a, [0, 0], [16, 16], target_memory=pl.Mem.Mat)
         al: pl.Tile[[16, 16], pl.FP16, pl.Mem.Left] = pl.tile.move(am, target_memory=pl.Mem.Left)
         br: pl.Tile[[16, 16], pl.FP16, pl.Mem.Right] = pl.tile.move(am, target_memory=pl.Mem.Right)
@@ -82,8 +82,8 @@ class P:
 
     @pl.function(type=pl.FunctionType.AIV, level=pl.Level.AIV, role=pl.Role.SubWorker)
     def k_aiv(a: pl.Tensor[[16, 16], pl.FP16], x: pl.Tensor[[16, 16], pl.FP32], o: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:
-        c2v_slots: pl.Scalar[pl.INT32] = pl.system.reserve_buffer(name="k_c2v_slot_buffer", size=2048)
-        pl.system.aiv_initialize_pipe(c2v_slots, pl.const(0, pl.INT32), dir_mask=1, slot_size=1024)
+        c2v_slots: pl.Scalar[pl.INT32] = pl.system.reserve_buffer(name="k_c2v_slot_buffer", size=1024)
+        pl.system.aiv_initialize_pipe(c2v_slots, pl.const(0, pl.INT32), dir_mask=1, slot_size=1024, local_slot_num=1)
         t: pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec] = pl.tile.load(x, [0, 0], [16, 16])
         v: pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec] = pl.tile.tpop_from_aic()
         u: pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec] = pl.tile.add(v, t)
@@ -96,6 +96,7 @@ class P:
         self.k_aic(a, x, o)
         k_aiv_out: pl.Tensor[[16, 16], pl.FP32] = self.k_aiv(a, x, o)
         return k_aiv_out
+
 )");
   pass_test::require_equal(pass_test::run(passes::expand_mixed_kernel_pass(), before), expected);
 }
@@ -129,8 +130,8 @@ import pypto.language as pl
 class P:
     @pl.function(type=pl.FunctionType.AIC, level=pl.Level.AIC, role=pl.Role.SubWorker)
     def k_aic(x: pl.Tensor[[32, 16], pl.FP16], w: pl.Tensor[[16, 16], pl.FP16], o: pl.Out[pl.Tensor[[32, 16], pl.FP32]]) -> pl.Tensor[[32, 16], pl.FP32]:
-        v2c_slots: pl.Scalar[pl.INT32] = pl.system.reserve_buffer(name="k_v2c_slot_buffer", size=1024)
-        pl.system.aic_initialize_pipe(pl.const(0, pl.INT32), v2c_slots, dir_mask=2, slot_size=512)
+        v2c_slots: pl.Scalar[pl.INT32] = pl.system.reserve_buffer(name="k_v2c_slot_buffer", size=512)
+        pl.system.aic_initialize_pipe(pl.const(0, pl.INT32), v2c_slots, dir_mask=2, slot_size=512, local_slot_num=1)
         wm: pl.Tile[[16, 16], pl.FP16, pl.Mem.Mat] = pl.tile.load(w, [0, 0], [16, 16], target_memory=pl.Mem.Mat)
         wr: pl.Tile[[16, 16], pl.FP16, pl.Mem.Right] = pl.tile.move(wm, target_memory=pl.Mem.Right)
         for i, (o_i,) in pl.range(2, init_values=(o,)):
@@ -146,7 +147,7 @@ class P:
     @pl.function(type=pl.FunctionType.AIV, level=pl.Level.AIV, role=pl.Role.SubWorker)
     def k_aiv(x: pl.Tensor[[32, 16], pl.FP16], w: pl.Tensor[[16, 16], pl.FP16], o: pl.Out[pl.Tensor[[32, 16], pl.FP32]]):
         v2c_slots: pl.Scalar[pl.INT32] = pl.system.import_peer_buffer(name="k_v2c_slot_buffer", peer_func="k_aic")
-        pl.system.aiv_initialize_pipe(pl.const(0, pl.INT32), v2c_slots, dir_mask=2, slot_size=512)
+        pl.system.aiv_initialize_pipe(pl.const(0, pl.INT32), v2c_slots, dir_mask=2, slot_size=512, local_slot_num=1)
         for i in pl.range(2):
             r: pl.Scalar[pl.INDEX] = i * 16
             t: pl.Tile[[16, 16], pl.FP16, pl.Mem.Vec] = pl.tile.load(x, [r, 0], [16, 16])
@@ -159,6 +160,7 @@ class P:
         k_aic_out: pl.Tensor[[32, 16], pl.FP32] = self.k_aic(x, w, o)
         self.k_aiv(x, w, o)
         return k_aic_out
+
 )");
   pass_test::require_equal(pass_test::run(passes::expand_mixed_kernel_pass(), before), expected);
 }
@@ -210,4 +212,36 @@ class P:
   const auto d = pass_test::first_diagnostic_of([&] { pass_test::run(passes::expand_mixed_kernel_pass(), p); });
   CHECK(d.code == "E504");
   CHECK(d.message.find("this cube statement reads") != std::string::npos);
+}
+
+// pl.at's mixed-kernel options reach the split: cross_core_slot(slot_num=4) deepens the ring,
+// pl.split is accepted but not applied yet (W502 at the scope).
+TEST_CASE("pl.cross_core_slot sets the ring depth; pl.split warns that it is not applied yet", "[ExpandMixedKernel]") {
+  auto p = pass_test::parse(R"(
+import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, a: pl.Tensor[[16, 16], pl.FP16], b: pl.Tensor[[16, 16], pl.FP16], o: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:
+        with pl.at(level=pl.Level.CORE_GROUP, optimizations=[pl.split(pl.SplitMode.UP_DOWN), pl.cross_core_slot(slot_num=4)], name_hint="mm"):
+            c = pl.matmul(a, b, out_dtype=pl.FP32)
+            o = pl.assemble(o, pl.exp(c), [0, 0])
+        return o
+)");
+  passes::PassContext ctx;
+  std::vector<std::string> names;
+  for (const auto& pass : passes::default_pipeline()) {
+    names.push_back(pass.name);
+    if (pass.name == "ExpandMixedKernel") break;
+  }
+  auto q = passes::run_passes(p, names, ctx);
+  const auto diags = ctx.diagnostics.take();
+  REQUIRE(diags.size() == 1);
+  CHECK(diags[0].code == "W502");
+  CHECK(diags[0].message.find("pl.split(pl.SplitMode.UP_DOWN)] is not applied yet") != std::string::npos);
+  CHECK(diags[0].span.line == 8);
+  const std::string text = ir::print_program(*q);
+  CHECK(text.find("pl.system.aiv_initialize_pipe(c2v_slots, pl.const(0, pl.INT32), dir_mask=1, slot_size=1024, slot_num=4, local_slot_num=1)") != std::string::npos);
+  CHECK(q->find("mm")->type == ir::FunctionType::Group);
 }
