@@ -7,6 +7,7 @@
 #include <unordered_set>
 
 #include "ir/op_registry.h"
+#include "ir/visitor.h"
 #include "passes/pass_util.h"
 
 namespace pypto::passes {
@@ -43,10 +44,33 @@ std::unordered_map<const Var*, int> uses_of(const ExprPtr& e) {
   return u;
 }
 
-const Var* first_missing(const std::unordered_map<const Var*, int>& uses, const Defined& d) {
-  for (const auto& [v, n] : uses)
-    if (!d.count(v)) return v;
-  return nullptr;
+// The Vars the half binds somewhere (assignments, loop variables and carries, if results): a
+// Var bound nowhere in it — a parameter, a module-level dynamic dimension — is defined on both sides.
+Defined bound_in(const StmtPtr& body) {
+  struct B : IRVisitor {
+    Defined out;
+    void visit_assign(const AssignStmt& s) override {
+      out.insert(s.var.get());
+      IRVisitor::visit_assign(s);
+    }
+    void visit_for(const ForStmt& s) override {
+      out.insert(s.loop_var.get());
+      for (const auto& ia : s.iter_args) out.insert(ia.get());
+      for (const auto& v : s.return_vars) out.insert(v.get());
+      IRVisitor::visit_for(s);
+    }
+    void visit_while(const WhileStmt& s) override {
+      for (const auto& ia : s.iter_args) out.insert(ia.get());
+      for (const auto& v : s.return_vars) out.insert(v.get());
+      IRVisitor::visit_while(s);
+    }
+    void visit_if(const IfStmt& s) override {
+      for (const auto& v : s.return_vars) out.insert(v.get());
+      IRVisitor::visit_if(s);
+    }
+  } b;
+  if (body) b.visit(body);
+  return b.out;
 }
 
 std::shared_ptr<const YieldStmt> trailing_yield(const std::vector<StmtPtr>& b) {
@@ -78,7 +102,8 @@ std::vector<T> keep_where(const std::vector<T>& v, const std::vector<bool>& keep
 
 class Repairer {
  public:
-  Repairer(const HalfContext& cx, std::vector<size_t>& kept) : cx_(cx), kept_(kept) {}
+  Repairer(const HalfContext& cx, std::vector<size_t>& kept, Defined bound)
+      : cx_(cx), kept_(kept), bound_(std::move(bound)) {}
 
   std::vector<StmtPtr> block(const std::vector<StmtPtr>& in, Defined& d) {
     std::vector<StmtPtr> out;
@@ -86,7 +111,7 @@ class Repairer {
       switch (s->kind) {
         case NodeKind::AssignStmt: {
           const auto& a = static_cast<const AssignStmt&>(*s);
-          if (const Var* m = first_missing(uses_of(a.value), d)) {
+          if (const Var* m = missing(uses_of(a.value), d)) {
             if (pure_value(a.value)) continue;
             fail(*m, s->span);
           }
@@ -95,7 +120,7 @@ class Repairer {
           break;
         }
         case NodeKind::EvalStmt: {
-          if (const Var* m = first_missing(uses_of(static_cast<const EvalStmt&>(*s).expr), d)) fail(*m, s->span);
+          if (const Var* m = missing(uses_of(static_cast<const EvalStmt&>(*s).expr), d)) fail(*m, s->span);
           out.push_back(s);
           break;
         }
@@ -104,7 +129,7 @@ class Repairer {
           std::vector<ExprPtr> vals;
           kept_.clear();
           for (size_t i = 0; i < r.values.size(); ++i)
-            if (!first_missing(uses_of(r.values[i]), d)) vals.push_back(r.values[i]), kept_.push_back(i);
+            if (!missing(uses_of(r.values[i]), d)) vals.push_back(r.values[i]), kept_.push_back(i);
           out.push_back(std::make_shared<ReturnStmt>(std::move(vals), r.span));
           break;
         }
@@ -135,14 +160,14 @@ class Repairer {
                        "tile to Mat / Left / Right); compute the value on the side that uses it");
   }
   void need(const ExprPtr& e, const Defined& d, const Span& at) const {
-    if (const Var* m = first_missing(uses_of(e), d)) fail(*m, at);
+    if (const Var* m = missing(uses_of(e), d)) fail(*m, at);
   }
 
   // Loop carries: keep those whose init and yielded value this side computes, to a fixpoint.
   template <typename Loop, typename Extra>
   std::pair<std::vector<bool>, std::vector<StmtPtr>> carries(const Loop& l, const Defined& d, Extra&& extra) {
     std::vector<bool> keep(l.iter_args.size());
-    for (size_t i = 0; i < keep.size(); ++i) keep[i] = !first_missing(uses_of(l.iter_args[i]->init), d);
+    for (size_t i = 0; i < keep.size(); ++i) keep[i] = !missing(uses_of(l.iter_args[i]->init), d);
     for (;;) {
       Defined inner = d;
       extra(inner);
@@ -152,7 +177,7 @@ class Repairer {
       bool changed = false;
       if (auto y = trailing_yield(body))
         for (size_t i = 0; i < keep.size() && i < y->values.size(); ++i)
-          if (keep[i] && first_missing(uses_of(y->values[i]), inner)) keep[i] = false, changed = true;
+          if (keep[i] && missing(uses_of(y->values[i]), inner)) keep[i] = false, changed = true;
       if (!changed) return {keep, filter_yield(std::move(body), keep)};
     }
   }
@@ -187,8 +212,8 @@ class Repairer {
     std::vector<bool> keep(s.return_vars.size(), true);
     auto ty = trailing_yield(tb), ey = trailing_yield(eb);
     for (size_t i = 0; i < keep.size(); ++i) {
-      if (ty && i < ty->values.size() && first_missing(uses_of(ty->values[i]), dt)) keep[i] = false;
-      if (ey && i < ey->values.size() && first_missing(uses_of(ey->values[i]), de)) keep[i] = false;
+      if (ty && i < ty->values.size() && missing(uses_of(ty->values[i]), dt)) keep[i] = false;
+      if (ey && i < ey->values.size() && missing(uses_of(ey->values[i]), de)) keep[i] = false;
     }
     auto rvs = keep_where(s.return_vars, keep);
     for (const auto& v : rvs) d.insert(v.get());
@@ -197,8 +222,16 @@ class Repairer {
                                     std::move(rvs), s.span);
   }
 
+  // The first Var of `uses` this side binds but has not computed at this point.
+  const Var* missing(const std::unordered_map<const Var*, int>& uses, const Defined& d) const {
+    for (const auto& [v, n] : uses)
+      if (!d.count(v) && bound_.count(v)) return v;
+    return nullptr;
+  }
+
   const HalfContext& cx_;
   std::vector<size_t>& kept_;
+  const Defined bound_;
 };
 
 // ---------------------------------------------------------------- dead code
@@ -548,7 +581,7 @@ StmtPtr repair_half(const StmtPtr& body, const std::vector<VarPtr>& params, cons
                     std::vector<size_t>& kept_returns) {
   Defined d;
   for (const auto& p : params) d.insert(p.get());
-  Repairer r(cx, kept_returns);
+  Repairer r(cx, kept_returns, bound_in(body));
   return make_body(r.block(stmts_of(body), d), body ? body->span : Span{});
 }
 
