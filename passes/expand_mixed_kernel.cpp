@@ -298,8 +298,8 @@ void split_function(const Program& prog, const FunctionPtr& f, Soc soc, std::vec
   auto vec_body = make_body(vec.block(body), f->body->span);
   const HalfContext ccx{f->name, "cube", "vector"}, vcx{f->name, "vector", "cube"};
   std::vector<size_t> cube_ret, vec_ret;
-  cube_body = remove_dead_code(repair_half(cube_body, f->params, ccx, cube_ret));
-  vec_body = remove_dead_code(repair_half(vec_body, f->params, vcx, vec_ret));
+  cube_body = remove_dead_code(repair_half(cube_body, f->body, f->params, ccx, cube_ret));
+  vec_body = remove_dead_code(repair_half(vec_body, f->body, f->params, vcx, vec_ret));
   int live_c[2] = {0, 0}, live_v[2] = {0, 0};
   cube_body = insert_slot_releases(cube_body, ccx, live_c);
   vec_body = insert_slot_releases(vec_body, vcx, live_v);

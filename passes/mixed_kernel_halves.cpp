@@ -44,7 +44,7 @@ std::unordered_map<const Var*, int> uses_of(const ExprPtr& e) {
   return u;
 }
 
-// The Vars the half binds somewhere (assignments, loop variables and carries, if results): a
+// The Vars the kernel binds somewhere (assignments, loop variables and carries, if results): a
 // Var bound nowhere in it — a parameter, a module-level dynamic dimension — is defined on both sides.
 Defined bound_in(const StmtPtr& body) {
   struct B : IRVisitor {
@@ -577,11 +577,11 @@ bool pure_value(const ExprPtr& value) {
   return true;
 }
 
-StmtPtr repair_half(const StmtPtr& body, const std::vector<VarPtr>& params, const HalfContext& cx,
-                    std::vector<size_t>& kept_returns) {
+StmtPtr repair_half(const StmtPtr& body, const StmtPtr& kernel_body, const std::vector<VarPtr>& params,
+                    const HalfContext& cx, std::vector<size_t>& kept_returns) {
   Defined d;
   for (const auto& p : params) d.insert(p.get());
-  Repairer r(cx, kept_returns, bound_in(body));
+  Repairer r(cx, kept_returns, bound_in(kernel_body));
   return make_body(r.block(stmts_of(body), d), body ? body->span : Span{});
 }
 

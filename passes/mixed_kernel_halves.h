@@ -25,10 +25,11 @@ struct HalfContext {
   std::string other;   // the other side
 };
 
-// Repairs `body` for this side, given the function parameters (defined on both sides). Return
-// statements keep the values this side computes; `kept_returns` receives their original indices.
-ir::StmtPtr repair_half(const ir::StmtPtr& body, const std::vector<ir::VarPtr>& params, const HalfContext& cx,
-                        std::vector<size_t>& kept_returns);
+// Repairs `body` (this side's copy of `kernel_body`) given the function parameters; a Var the
+// kernel binds nowhere (a parameter, a module-level dynamic dimension) is defined on both sides.
+// Return statements keep the values this side computes; `kept_returns` receives their indices.
+ir::StmtPtr repair_half(const ir::StmtPtr& body, const ir::StmtPtr& kernel_body, const std::vector<ir::VarPtr>& params,
+                        const HalfContext& cx, std::vector<size_t>& kept_returns);
 
 // Removes dead pure code (to a fixpoint).
 ir::StmtPtr remove_dead_code(const ir::StmtPtr& body);
