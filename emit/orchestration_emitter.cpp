@@ -468,7 +468,8 @@ class OrchEmitter : CStmtPrinter {
         fmt::format("{}({}, {})", k->aic ? "rt_submit_aic_task" : "rt_submit_aiv_task", k->func_id, params);
     if (mixed_aiv) {  // one task on a core group: the AIC half and one AIV lane
       const std::string mk = names_.fresh(params + "_kernels");
-      line(fmt::format("const MixedKernels {}{{{}, {}, INVALID_KERNEL_ID}};", mk, k->func_id, mixed_aiv->func_id));
+      const std::string lane1 = members->aiv_lanes == 2 ? std::to_string(mixed_aiv->func_id) : "INVALID_KERNEL_ID";
+      line(fmt::format("const MixedKernels {}{{{}, {}, {}}};", mk, k->func_id, mixed_aiv->func_id, lane1));
       submit_call = fmt::format("rt_submit_task({}, {})", mk, params);
     }
     if (c.dispatch && c.dispatch->submit) {  // `as tid`: the task's id, the last result

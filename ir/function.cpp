@@ -31,6 +31,8 @@ std::optional<MixedMembers> mixed_group_members(const Program& p, const Function
     *slot = f.get();
   }
   if (!m.aic || !m.aiv) return std::nullopt;
+  if (const FuncAttr* a = find_attr(*m.aiv, "aiv_lanes"))
+    if (const auto* n = std::get_if<int64_t>(&a->value); n && *n == 2) m.aiv_lanes = 2;
   return m;
 }
 

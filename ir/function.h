@@ -68,6 +68,7 @@ ProgramPtr make_program(std::string name, std::vector<FunctionPtr> functions,
 struct MixedMembers {
   const Function* aic = nullptr;
   const Function* aiv = nullptr;
+  int aiv_lanes = 1;  // 2: the AIV half runs on both lanes (its attribute aiv_lanes, SplitVectorKernel)
 };
 std::optional<MixedMembers> mixed_group_members(const Program& p, const Function& group);
 

@@ -24,7 +24,7 @@
 //     arguments (one task: the orchestration submits it as MixedKernels); each half returns the
 //     results it computes and the Group returns them in the kernel's order.
 // The AIC half gets fresh Vars (the halves are separate functions). pl.cross_core_slot(slot_num=N)
-// sets the ring depth; pl.split(mode) is not applied yet (warning W502: one AIV lane).
+// sets the ring depth; pl.split(mode) stays an attribute of the halves for SplitVectorKernel.
 // Produces MixedKernelExpanded.
 #include <fmt/format.h>
 
@@ -273,19 +273,13 @@ std::optional<int64_t> slot_num_attr(const Function& f) {
   return n ? std::optional<int64_t>(*n) : std::nullopt;
 }
 
-// pl.split(mode) asks for the vector half on both AIV lanes, each on half the tile; that split
-// (SplitVectorKernel) is not implemented yet, so the vector half runs on one lane — correct, slower.
-void note_split_not_applied(const Function& f, bool mixed, DiagnosticSink& sink) {
+// pl.split(mode) asks for a mixed kernel's vector half on both AIV lanes (SplitVectorKernel); on
+// a kernel using one unit only it has no effect.
+void note_split_not_applied(const Function& f, DiagnosticSink& sink) {
   const FuncAttr* a = find_attr(f, "split");
   const auto* mode = a ? std::get_if<EnumLit>(&a->value) : nullptr;
   if (!mode || mode->member == "NONE") return;
-  if (mixed)
-    sink.warning("W502", f.span,
-                 fmt::format("optimizations=[pl.split(pl.SplitMode.{})] is not applied yet: the vector half of '{}' runs "
-                             "on one AIV lane (results are the same; the two-lane split comes later)",
-                             mode->member, f.name));
-  else
-    sink.warning("W502", f.span,
+  sink.warning("W502", f.span,
                  fmt::format("optimizations=[pl.split(pl.SplitMode.{})] has no effect on '{}': it uses only the {} unit",
                              mode->member, f.name, f.type == FunctionType::AIC ? "cube" : "vector"));
 }
@@ -391,13 +385,12 @@ Pass expand_mixed_kernel_pass() {
                   Classifier c;
                   c.visit_function(*f);
                   if (c.vector && c.cube) {
-                    note_split_not_applied(*f, true, ctx.diagnostics);
                     split_function(*p, f, ctx.soc, fns);
                     continue;
                   }
                   auto g = std::make_shared<Function>(*f);
                   g->type = c.cube ? FunctionType::AIC : FunctionType::AIV;
-                  note_split_not_applied(*g, false, ctx.diagnostics);
+                  note_split_not_applied(*g, ctx.diagnostics);
                   g->level = c.cube ? Level::AIC : Level::AIV;
                   g->role = Role::SubWorker;
                   fns.push_back(g);

@@ -37,7 +37,8 @@ const std::vector<Pass>& default_pipeline() {
       auto_tile_matmul_l0_pass(),          // matmuls overflowing L0A / L0B / L0C → L0 blocks, K loops
       infer_tile_memory_space_pass(),      // memory space for every tile, tile.move at mismatches
       resolve_backend_op_layouts_pass(),   // row-major-only ops on [N,1] tiles (class a: check)
-      expand_mixed_kernel_pass(),          // InCore kernels → AIV / AIC (mixed: not supported yet)
+      expand_mixed_kernel_pass(),          // InCore kernels → AIV / AIC; mixed ones → AIC + AIV + Group over a FIFO
+      split_vector_kernel_pass(),          // pl.split: a mixed kernel's AIV half on both lanes, half a tile each
       check_kernel_forms_pass(),           // kernel forms the C++ tile backend cannot write yet
       normalize_return_order_pass(),       // kernels return their Out/InOut params in order
       materialize_tensor_strides_pass(),   // packed row-major strides on every TensorView

@@ -1,4 +1,4 @@
-// The interpreter's mixed task: two halves taking turns over one FIFO (gang.h).
+// The interpreter's mixed task: members taking turns over one FIFO (gang.h).
 #include "ir/interp/gang.h"
 
 #include <fmt/format.h>
@@ -11,7 +11,27 @@ namespace pypto::ir::interp {
 
 namespace {
 const char* kDir[2] = {"AIC -> AIV", "AIV -> AIC"};
+thread_local int t_member = -1;  // the gang member this thread runs
+
+// Half `k` of a 2-D array along `axis` (0: rows, 1: columns).
+Value half(const Array& a, int axis, int k) {
+  Array h = a.copy();
+  if (a.shape.size() != 2 || a.shape[axis] % 2 != 0) return Value::array(h);
+  const int64_t n = a.shape[axis] / 2;
+  Array out = Array::zeros(a.dtype, axis == 0 ? std::vector<int64_t>{n, a.shape[1]} : std::vector<int64_t>{a.shape[0], n});
+  for (int64_t r = 0; r < out.shape[0]; ++r)
+    for (int64_t c = 0; c < out.shape[1]; ++c)
+      out.set(r * out.shape[1] + c, axis == 0 ? h.at((r + k * n) * a.shape[1] + c) : h.at(r * a.shape[1] + c + k * n));
+  return Value::array(out);
 }
+}  // namespace
+
+Gang::Gang(std::vector<std::string> names, Span site)
+    : names_(std::move(names)), site_(std::move(site)), done_(names_.size(), false), waiting_(names_.size(), -1) {
+  for (auto& q : q_) q.resize(names_.size() > 1 ? names_.size() - 1 : 1);
+}
+
+int Gang::lane() const { return t_member > 0 ? t_member - 1 : 0; }
 
 void Gang::wait_turn(int me, std::unique_lock<std::mutex>& lk) {
   cv_.wait(lk, [&] { return turn_ == me || abort_; });
@@ -19,11 +39,19 @@ void Gang::wait_turn(int me, std::unique_lock<std::mutex>& lk) {
 }
 
 void Gang::pass_turn(int me) {
-  turn_ = 1 - me;
+  const int n = static_cast<int>(names_.size());
+  for (int k = 1; k <= n; ++k) {
+    const int next = (me + k) % n;
+    if (!done_[static_cast<size_t>(next)]) {
+      turn_ = next;
+      break;
+    }
+  }
   cv_.notify_all();
 }
 
 void Gang::member(int me, const std::function<void()>& body) {
+  t_member = me;
   try {
     {
       std::unique_lock<std::mutex> lk(m_);
@@ -31,57 +59,100 @@ void Gang::member(int me, const std::function<void()>& body) {
     }
     body();
     std::unique_lock<std::mutex> lk(m_);
-    done_[me] = true;
+    done_[static_cast<size_t>(me)] = true;
     pass_turn(me);
   } catch (const Aborted&) {
   } catch (...) {
     std::unique_lock<std::mutex> lk(m_);
     if (!err_) err_ = std::current_exception();
     abort_ = true;
-    done_[me] = true;
+    done_[static_cast<size_t>(me)] = true;
     cv_.notify_all();
   }
+  t_member = -1;
 }
 
-void Gang::run(const std::function<void()>& aic, const std::function<void()>& aiv) {
-  std::thread t0([&] { member(0, aic); });
-  std::thread t1([&] { member(1, aiv); });
-  t0.join();
-  t1.join();
+void Gang::run(const std::vector<std::function<void()>>& members) {
+  std::vector<std::thread> ts;
+  for (size_t i = 0; i < members.size(); ++i) ts.emplace_back([&, i] { member(static_cast<int>(i), members[i]); });
+  for (auto& t : ts) t.join();
   if (err_) std::rethrow_exception(err_);
   for (int d = 0; d < 2; ++d)
-    if (!q_[d].empty())
-      throw CompileError("E602", site_,
-                         fmt::format("pypto eval: mixed task '{}' + '{}' ends with {} tile(s) pushed {} and never popped",
-                                     names_[0], names_[1], q_[d].size(), kDir[d]),
-                         "every tpush needs its tpop on the other half");
+    for (const auto& q : q_[d])
+      if (!q.empty())
+        throw CompileError("E602", site_,
+                           fmt::format("pypto eval: mixed task '{}' ends with {} tile(s) pushed {} and never popped",
+                                       fmt::join(names_, "' + '"), q.size(), kDir[d]),
+                           "every tpush needs its tpop on the other half");
 }
 
-void Gang::push(int dir, Value v, const OpEval&) {
+void Gang::push(int dir, Value v, const OpEval& e) {
   std::unique_lock<std::mutex> lk(m_);
-  q_[dir].push_back(std::move(v));
+  const int64_t split = e.kw_int("split", 0);
+  const size_t lanes = q_[0].size();
+  if (dir == 0) {  // AIC → AIV: the whole tile to lane 0, or each lane its half
+    if (split == 1 || split == 2) {
+      for (size_t k = 0; k < lanes; ++k) queue(0, int(k)).push_back(half(v.arr, split == 1 ? 0 : 1, int(k)));
+    } else {
+      queue(0, 0).push_back(std::move(v));
+    }
+    return;
+  }
+  queue(1, lane()).push_back(std::move(v));  // AIV → AIC: per pushing lane
 }
 
 Value Gang::pop(int dir, const OpEval& e) {
-  const int me = dir == 0 ? 1 : 0;  // C2V is popped by the AIV half, V2C by the AIC half
+  const int me = t_member < 0 ? (dir == 0 ? 1 : 0) : t_member;
   std::unique_lock<std::mutex> lk(m_);
-  while (q_[dir].empty()) {
-    const int other = 1 - me;
-    const bool other_stuck = waiting_[other] >= 0 && q_[waiting_[other]].empty();
-    if (done_[other] || other_stuck)
-      e.fail(fmt::format("mixed task '{}' + '{}' deadlocks: '{}' pops {} but '{}' {}", names_[0], names_[1], names_[me],
-                         kDir[dir], names_[other],
-                         done_[other] ? "has finished without pushing it"
-                                      : fmt::format("waits to pop {} itself", kDir[waiting_[other]])),
+  auto ready = [&] {
+    if (dir == 0) return !queue(0, lane()).empty();
+    for (const auto& q : q_[1])
+      if (q.empty()) return false;
+    return true;
+  };
+  while (!ready()) {
+    bool someone = false;  // another member that can still make progress
+    for (size_t o = 0; o < names_.size(); ++o) {
+      if (int(o) == me || done_[o]) continue;
+      if (waiting_[o] < 0) someone = true;
+    }
+    if (!someone)
+      e.fail(fmt::format("mixed task '{}' deadlocks: '{}' pops {} but no other member can push it (each has "
+                         "finished or waits to pop itself)",
+                         fmt::join(names_, "' + '"), names_[static_cast<size_t>(me)], kDir[dir]),
              "the halves must push and pop in the same order");
-    waiting_[me] = dir;
+    waiting_[static_cast<size_t>(me)] = dir;
     pass_turn(me);
     wait_turn(me, lk);
-    waiting_[me] = -1;
+    waiting_[static_cast<size_t>(me)] = -1;
   }
-  Value v = std::move(q_[dir].front());
-  q_[dir].pop_front();
-  return v;
+  if (dir == 0) {
+    Value v = std::move(queue(0, lane()).front());
+    queue(0, lane()).pop_front();
+    return v;
+  }
+  // V2C: the lanes' pushes joined (one lane: its tile).
+  std::vector<Value> parts;
+  for (auto& q : q_[1]) {
+    parts.push_back(std::move(q.front()));
+    q.pop_front();
+  }
+  if (parts.size() == 1) return parts[0];
+  const int64_t split = e.kw_int("split", 0);
+  const Array& a = parts[0].arr;
+  const Array& b = parts[1].arr;
+  const int axis = split == 2 ? 1 : 0;
+  std::vector<int64_t> shape = a.shape;
+  shape[axis] += b.shape[axis];
+  Array out = Array::zeros(a.dtype, shape);
+  for (int64_t r = 0; r < shape[0]; ++r)
+    for (int64_t c = 0; c < shape[1]; ++c) {
+      const bool second = axis == 0 ? r >= a.shape[0] : c >= a.shape[1];
+      const Array& src = second ? b : a;
+      const int64_t rr = axis == 0 && second ? r - a.shape[0] : r, cc = axis == 1 && second ? c - a.shape[1] : c;
+      out.set(r * shape[1] + c, src.at(rr * src.shape[1] + cc));
+    }
+  return Value::array(out);
 }
 
 }  // namespace pypto::ir::interp

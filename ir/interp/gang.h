@@ -1,9 +1,11 @@
-// The interpreter's mixed task: a Group's AIC and AIV halves run on two threads that take turns
-// — exactly one runs at a time, and a half gives up its turn only when it pops from an empty
-// FIFO direction or finishes, so every run interleaves the same way. Pushes never wait (the
-// reference semantics of order, not of ring capacity: the runtime checks capacity). A pop that
-// can never be served — the other half finished, or waits on a pop itself — is a deadlock,
-// reported naming both halves and the direction.
+// The interpreter's mixed task: a Group's AIC half and its AIV half (on one lane, or on both
+// lanes after pl.split) run on threads that take turns — exactly one runs at a time, and a
+// member gives up its turn only when it pops from an empty FIFO queue or finishes (the next
+// member in order takes it), so every run interleaves the same way. Pushes never wait (the
+// reference semantics of order, not of ring capacity: the runtime checks capacity); a push with
+// a split mode hands each lane its half (rows for UP_DOWN, columns for LEFT_RIGHT). A pop no
+// member can ever serve — every other member finished or waits on an empty queue — is a
+// deadlock, reported naming the members and the direction.
 #pragma once
 
 #include <condition_variable>
@@ -12,6 +14,7 @@
 #include <functional>
 #include <mutex>
 #include <string>
+#include <vector>
 
 #include "ir/interp/op_semantics.h"
 
@@ -19,28 +22,32 @@ namespace pypto::ir::interp {
 
 class Gang : public CrossCoreFifo {
  public:
-  Gang(std::string aic, std::string aiv, Span site) : names_{std::move(aic), std::move(aiv)}, site_(std::move(site)) {}
-  // Runs member 0 (the AIC half) and 1 (the AIV half) to completion; rethrows the first error.
-  void run(const std::function<void()>& aic, const std::function<void()>& aiv);
+  // Member 0 is the AIC half, members 1.. the AIV lanes.
+  Gang(std::vector<std::string> names, Span site);
+  // Runs every member to completion; rethrows the first error.
+  void run(const std::vector<std::function<void()>>& members);
 
   void push(int dir, Value v, const OpEval& e) override;
   Value pop(int dir, const OpEval& e) override;
+  int lane() const override;
 
  private:
   struct Aborted {};
   void member(int me, const std::function<void()>& body);
   void wait_turn(int me, std::unique_lock<std::mutex>& lk);
   void pass_turn(int me);
+  // The queue a member pops from in `dir` (C2V: its lane's; V2C: the AIC's, per lane pushed).
+  std::deque<Value>& queue(int dir, int lane) { return q_[dir][static_cast<size_t>(lane)]; }
 
-  std::string names_[2];
+  std::vector<std::string> names_;
   Span site_;
   std::mutex m_;
   std::condition_variable cv_;
   int turn_ = 0;
-  bool done_[2] = {false, false};
-  int waiting_[2] = {-1, -1};  // the direction a member waits to pop from, -1: not waiting
+  std::vector<bool> done_;
+  std::vector<int> waiting_;  // per member: the direction it waits to pop from, -1: not waiting
   bool abort_ = false;
-  std::deque<Value> q_[2];
+  std::vector<std::deque<Value>> q_[2];  // per direction, per AIV lane
   std::exception_ptr err_;
 };
 

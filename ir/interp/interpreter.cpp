@@ -283,12 +283,17 @@ class Machine {
   // A mixed kernel's Group: its AIC and AIV halves as one gang over a cross-core FIFO; the
   // Group's own body only routes their results to its returns.
   std::vector<Value> call_group(const Function& g, const MixedMembers& m, const std::vector<Value>& args, const Span& site) {
-    Gang gang(m.aic->name, m.aiv->name, site);
+    std::vector<std::string> names{m.aic->name, m.aiv->name};
+    if (m.aiv_lanes == 2) names.push_back(m.aiv->name + " (lane 1)");
+    Gang gang(names, site);
     CrossCoreFifo* saved = fifo_;
     fifo_ = &gang;
-    std::vector<Value> r[2];
+    std::vector<Value> r[3];
+    std::vector<std::function<void()>> members{[&] { r[0] = call(*m.aic, args, site); },
+                                               [&] { r[1] = call(*m.aiv, args, site); }};
+    if (m.aiv_lanes == 2) members.push_back([&] { r[2] = call(*m.aiv, args, site); });
     try {
-      gang.run([&] { r[0] = call(*m.aic, args, site); }, [&] { r[1] = call(*m.aiv, args, site); });
+      gang.run(members);
     } catch (...) {
       fifo_ = saved;
       throw;

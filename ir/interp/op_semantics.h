@@ -24,6 +24,7 @@ struct CrossCoreFifo {
   virtual ~CrossCoreFifo() = default;
   virtual void push(int dir, Value v, const OpEval& e) = 0;
   virtual Value pop(int dir, const OpEval& e) = 0;
+  virtual int lane() const = 0;  // the AIV lane running the caller (0 on the AIC)
 };
 
 // One op call being evaluated.

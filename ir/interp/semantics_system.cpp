@@ -20,7 +20,7 @@ void define_system(OpRegistry& r) {
   for (const char* f : {"tile.get_block_num", "tensor.get_block_num"})
     define(r, f, [](const OpEval& e) { return Value::scalar(e.result_dtype(), double(e.block_num)); });
   for (const char* f : {"tile.get_subblock_idx", "tensor.get_subblock_idx"})
-    define(r, f, [](const OpEval& e) { return Value::scalar(e.result_dtype(), 0.0); });
+    define(r, f, [](const OpEval& e) { return Value::scalar(e.result_dtype(), e.fifo ? double(e.fifo->lane()) : 0.0); });
   // An allocation is a handle; the interpreter gives each MemRef base its own storage.
   define(r, "tile.alloc", [](const OpEval&) { return Value{}; });
   // An invalid task handle is -1; any other handle is valid.

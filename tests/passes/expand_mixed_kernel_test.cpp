@@ -215,8 +215,8 @@ class P:
 }
 
 // pl.at's mixed-kernel options reach the split: cross_core_slot(slot_num=4) deepens the ring,
-// pl.split is accepted but not applied yet (W502 at the scope).
-TEST_CASE("pl.cross_core_slot sets the ring depth; pl.split warns that it is not applied yet", "[ExpandMixedKernel]") {
+// pl.split stays an attribute of the halves (SplitVectorKernel applies it).
+TEST_CASE("pl.cross_core_slot sets the ring depth; pl.split reaches the halves", "[ExpandMixedKernel]") {
   auto p = pass_test::parse(R"(
 import pypto.language as pl
 
@@ -236,12 +236,35 @@ class P:
     if (pass.name == "ExpandMixedKernel") break;
   }
   auto q = passes::run_passes(p, names, ctx);
+  CHECK(ctx.diagnostics.take().empty());
+  const std::string text = ir::print_program(*q);
+  CHECK(text.find("pl.system.aiv_initialize_pipe(c2v_slots, pl.const(0, pl.INT32), dir_mask=1, slot_size=1024, slot_num=4, local_slot_num=1)") != std::string::npos);
+  CHECK(text.find("pl.func_attr({\"split\": pl.SplitMode.UP_DOWN, \"cross_core_slot_num\": 4})") != std::string::npos);
+  CHECK(q->find("mm")->type == ir::FunctionType::Group);
+}
+
+TEST_CASE("pl.split on a kernel using one unit has no effect (W502)", "[ExpandMixedKernel]") {
+  auto p = pass_test::parse(R"(
+import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, a: pl.Tensor[[16, 16], pl.FP32], o: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:
+        with pl.at(level=pl.Level.CORE_GROUP, optimizations=[pl.split(pl.SplitMode.UP_DOWN)], name_hint="v"):
+            o = pl.assemble(o, pl.exp(a), [0, 0])
+        return o
+)");
+  passes::PassContext ctx;
+  std::vector<std::string> names;
+  for (const auto& pass : passes::default_pipeline()) {
+    names.push_back(pass.name);
+    if (pass.name == "ExpandMixedKernel") break;
+  }
+  passes::run_passes(p, names, ctx);
   const auto diags = ctx.diagnostics.take();
   REQUIRE(diags.size() == 1);
   CHECK(diags[0].code == "W502");
-  CHECK(diags[0].message.find("pl.split(pl.SplitMode.UP_DOWN)] is not applied yet") != std::string::npos);
+  CHECK(diags[0].message.find("has no effect on 'v': it uses only the vector unit") != std::string::npos);
   CHECK(diags[0].span.line == 8);
-  const std::string text = ir::print_program(*q);
-  CHECK(text.find("pl.system.aiv_initialize_pipe(c2v_slots, pl.const(0, pl.INT32), dir_mask=1, slot_size=1024, slot_num=4, local_slot_num=1)") != std::string::npos);
-  CHECK(q->find("mm")->type == ir::FunctionType::Group);
 }
