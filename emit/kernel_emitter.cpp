@@ -469,7 +469,8 @@ class KernelEmitter : CStmtPrinter {
     line(fmt::format("using {} = {}<{}, Direction::{}, {}, {}, {}, {}>;", n.type, call, id, kDirs[mask],
                      int_kw(c, "slot_size", 0), int_kw(c, "slot_num", 2), int_kw(c, "local_slot_num", 2),
                      int_kw(c, "split", 0) == 0 ? "true" : "false"));
-    line(fmt::format("{} {}(nullptr, static_cast<uint32_t>({}), static_cast<uint32_t>({}));", n.type, n.var, buf(0), buf(1)));
+    const std::string gm = c.args.size() > 2 && c.args[2] ? fmt::format("(__gm__ void*){}", handle(c.args[2])) : "nullptr";
+    line(fmt::format("{} {}({}, static_cast<uint32_t>({}), static_cast<uint32_t>({}));", n.type, n.var, gm, buf(0), buf(1)));
     pipes_.emplace(id, std::move(n));
   }
 

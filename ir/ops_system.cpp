@@ -93,7 +93,8 @@ TypePtr cacheinvalid(const Ctx& c) {
 
 // aic/aiv_initialize_pipe(c2v_consumer_buf=0, v2c_consumer_buf=0; dir_mask, slot_size, slot_num,
 // local_slot_num, id, split): one TPipe per kernel and id. dir_mask 1 = C2V, 2 = V2C, 3 = both;
-// the buffers are the consumer-side slot windows (reserve_buffer / import_peer_buffer results).
+// the buffers are the consumer-side slot windows (reserve_buffer / import_peer_buffer results);
+// the optional third operand is the GM slot ring on 910B (InjectGMPipeBuffer).
 TypePtr pipe_init(const Ctx& c) {
   for (size_t i : {0u, 1u})
     if (c.has(i) && !(as_scalar(c.arg(i)->type) && dtype_is_int(as_scalar(c.arg(i)->type)->dtype)))
@@ -172,7 +173,8 @@ void register_system_ops(OpRegistry& r) {
                cacheinvalid).kernel_deferred(cross_core));
   // Cross-core FIFO set-up and slot release (ExpandMixedKernel writes them into the AIC / AIV halves).
   for (const char* n : {"system.aic_initialize_pipe", "system.aiv_initialize_pipe"})
-    add(r, OpRow(n, {scalar("c2v_consumer_buf", true), scalar("v2c_consumer_buf", true)}, pipe_init)
+    add(r, OpRow(n, {scalar("c2v_consumer_buf", true), scalar("v2c_consumer_buf", true), tensor("gm_slot_buffer", true)},
+                 pipe_init)
                .kw("dir_mask", AttrKind::Int).kw("slot_size", AttrKind::Int).kw("slot_num", AttrKind::Int, int64_t{2})
                .kw("local_slot_num", AttrKind::Int, int64_t{2}).kw("id", AttrKind::Int, int64_t{0})
                .kw("split", AttrKind::Int, int64_t{0})

@@ -27,6 +27,7 @@ Pass auto_tile_matmul_l0_pass();
 Pass infer_tile_memory_space_pass();
 Pass resolve_backend_op_layouts_pass();
 Pass expand_mixed_kernel_pass();
+Pass inject_gm_pipe_buffer_pass();
 Pass split_vector_kernel_pass();
 Pass normalize_return_order_pass();
 Pass materialize_tensor_strides_pass();

@@ -38,6 +38,7 @@ const std::vector<Pass>& default_pipeline() {
       infer_tile_memory_space_pass(),      // memory space for every tile, tile.move at mismatches
       resolve_backend_op_layouts_pass(),   // row-major-only ops on [N,1] tiles (class a: check)
       expand_mixed_kernel_pass(),          // InCore kernels → AIV / AIC; mixed ones → AIC + AIV + Group over a FIFO
+      inject_gm_pipe_buffer_pass(),        // 910B: the GM slot ring of each mixed kernel's pipe, a workspace per call
       split_vector_kernel_pass(),          // pl.split: a mixed kernel's AIV half on both lanes, half a tile each
       check_kernel_forms_pass(),           // kernel forms the C++ tile backend cannot write yet
       normalize_return_order_pass(),       // kernels return their Out/InOut params in order
