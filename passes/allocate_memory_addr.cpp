@@ -79,17 +79,6 @@ StmtPtr with_base(const AssignStmt& s, int64_t base) {
   return std::make_shared<AssignStmt>(s.var, call, s.span);
 }
 
-int64_t int_kw(const Call& c, const char* k, int64_t dflt) {
-  const AttrValue* v = c.kwarg(k);
-  const auto* i = v ? std::get_if<int64_t>(v) : nullptr;
-  return i ? *i : dflt;
-}
-std::string str_kw(const Call& c, const char* k) {
-  const AttrValue* v = c.kwarg(k);
-  const auto* s = v ? std::get_if<std::string>(v) : nullptr;
-  return s ? *s : std::string();
-}
-
 // The reserve_buffer windows of `f` (top level), placed first in the kernel's receive space: Vec
 // on an AIV, Mat on the AIC; an explicit base= is kept. Records name → address.
 FunctionPtr place_windows(const FunctionPtr& f, const SocInfo& soc, std::map<MemorySpace, int64_t>& next,
@@ -105,12 +94,12 @@ FunctionPtr place_windows(const FunctionPtr& f, const SocInfo& soc, std::map<Mem
       body.push_back(s);
       continue;
     }
-    const int64_t size = int_kw(*c, "size", 0);
-    int64_t base = int_kw(*c, "base", -1);
+    const int64_t size = kw_int(*c, "size", 0);
+    int64_t base = kw_int(*c, "base", -1);
     if (base < 0) base = next[space];
     next[space] = std::max(next[space], align_up(base + size, soc.alignment));
     used[space] = std::max(used[space], base + size);
-    window_addr[str_kw(*c, "name")] = base;
+    window_addr[kw_string(*c, "name")] = base;
     body.push_back(with_base(*a, base));
     changed = true;
   }
@@ -129,7 +118,7 @@ FunctionPtr resolve_imports(const FunctionPtr& f, const std::map<std::string, st
       body.push_back(s);
       continue;
     }
-    const std::string peer = str_kw(*c, "peer_func"), name = str_kw(*c, "name");
+    const std::string peer = kw_string(*c, "peer_func"), name = kw_string(*c, "name");
     auto p = windows.find(peer);
     auto w = p == windows.end() ? std::map<std::string, int64_t>::const_iterator{} : p->second.find(name);
     if (p == windows.end() || w == p->second.end())

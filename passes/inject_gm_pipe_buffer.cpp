@@ -25,12 +25,6 @@ namespace {
 
 const OpDef* op(const char* n) { return OpRegistry::instance().find(n); }
 
-int64_t int_kw(const Call& c, const char* k, int64_t dflt) {
-  const AttrValue* v = c.kwarg(k);
-  const auto* i = v ? std::get_if<int64_t>(v) : nullptr;
-  return i ? *i : dflt;
-}
-
 // The GM ring bytes a half's pipe init asks for (0: no pipe init).
 int64_t ring_bytes(const Function& f) {
   int64_t bytes = 0;
@@ -38,8 +32,8 @@ int64_t ring_bytes(const Function& f) {
     const auto* e = as<EvalStmt>(s);
     const auto* c = e ? as<Call>(e->expr) : nullptr;
     if (!c || (c->op != op("system.aic_initialize_pipe") && c->op != op("system.aiv_initialize_pipe"))) continue;
-    const int64_t dirs = int_kw(*c, "dir_mask", 1) == 3 ? 2 : 1;
-    bytes = std::max(bytes, int_kw(*c, "slot_num", 2) * int_kw(*c, "slot_size", 0) * dirs);
+    const int64_t dirs = kw_int(*c, "dir_mask", 1) == 3 ? 2 : 1;
+    bytes = std::max(bytes, kw_int(*c, "slot_num", 2) * kw_int(*c, "slot_size", 0) * dirs);
   }
   return bytes;
 }

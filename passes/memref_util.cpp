@@ -9,6 +9,7 @@
 #include "ir/op_registry.h"
 #include "ir/soc.h"
 #include "ir/visitor.h"
+#include "passes/pass_util.h"
 
 namespace pypto::passes {
 
@@ -68,11 +69,6 @@ std::unordered_map<const Var*, FifoWindow> fifo_windows(const Function& f) {
   static const OpDef* init_aic = OpRegistry::instance().find("system.aic_initialize_pipe");
   static const OpDef* init_aiv = OpRegistry::instance().find("system.aiv_initialize_pipe");
   static const OpDef* reserve = OpRegistry::instance().find("system.reserve_buffer");
-  auto int_kw = [](const Call& c, const char* k, int64_t dflt) {
-    const AttrValue* v = c.kwarg(k);
-    const auto* i = v ? std::get_if<int64_t>(v) : nullptr;
-    return i ? *i : dflt;
-  };
   std::unordered_map<const Var*, const Call*> defs;
   std::unordered_map<int64_t, const Call*> pipes;  // id → init
   std::vector<std::pair<const Var*, const Call*>> pops;
@@ -90,20 +86,20 @@ std::unordered_map<const Var*, FifoWindow> fifo_windows(const Function& f) {
   w.on = [&](const Stmt&, const Call& c, const Var* v) {
     if (!c.op) return;
     if (v) defs[v] = &c;
-    if (c.op == init_aic || c.op == init_aiv) pipes[int_kw(c, "id", 0)] = &c;
+    if (c.op == init_aic || c.op == init_aiv) pipes[kw_int(c, "id", 0)] = &c;
     if (v && (c.op == pop_aic || c.op == pop_aiv)) pops.push_back({v, &c});
   };
   if (f.body) w.visit(f.body);
   std::unordered_map<const Var*, FifoWindow> out;
   for (const auto& [v, pop] : pops) {
-    auto it = pipes.find(int_kw(*pop, "id", 0));
+    auto it = pipes.find(kw_int(*pop, "id", 0));
     const size_t arg = pop->op == pop_aic ? 0 : 1;
     const Var* buf = it != pipes.end() && arg < it->second->args.size() ? as<Var>(it->second->args[arg]) : nullptr;
     auto d = buf ? defs.find(buf) : defs.end();
     if (d == defs.end() || d->second->op != reserve) continue;  // a manual address: the pop keeps its own buffer
     const AttrValue* n = d->second->kwarg("name");
     out[v] = {n && std::holds_alternative<std::string>(*n) ? std::get<std::string>(*n) : std::string(),
-              int_kw(*d->second, "size", 0)};
+              kw_int(*d->second, "size", 0)};
   }
   return out;
 }

@@ -19,6 +19,18 @@ ProgramPtr map_functions(const ProgramPtr& p, const std::function<FunctionPtr(co
   return make_program(p->name, std::move(fs), p->dynamic_dims, p->span);
 }
 
+int64_t kw_int(const Call& c, std::string_view k, int64_t dflt) {
+  const AttrValue* v = c.kwarg(k);
+  const auto* i = v ? std::get_if<int64_t>(v) : nullptr;
+  return i ? *i : dflt;
+}
+
+std::string kw_string(const Call& c, std::string_view k, const std::string& dflt) {
+  const AttrValue* v = c.kwarg(k);
+  const auto* s = v ? std::get_if<std::string>(v) : nullptr;
+  return s ? *s : dflt;
+}
+
 bool kw_true(const Call& c, std::string_view k) {
   const AttrValue* v = c.kwarg(k);
   const auto* b = v ? std::get_if<bool>(v) : nullptr;

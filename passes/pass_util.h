@@ -22,6 +22,9 @@ ir::ProgramPtr map_functions(const ir::ProgramPtr& p,
 // function calls or when deduction fails). Keeps kwargs and arg_directions.
 // Whether the call's keyword `k` is the boolean true (a_trans=True, clamp=True).
 bool kw_true(const ir::Call& c, std::string_view k);
+// The call's integer / string keyword `k`, or `dflt` when it is absent or of another kind.
+int64_t kw_int(const ir::Call& c, std::string_view k, int64_t dflt);
+std::string kw_string(const ir::Call& c, std::string_view k, const std::string& dflt = {});
 
 ir::ExprPtr rebuild_call(const ir::Call& c, std::vector<ir::ExprPtr> args);
 
