@@ -207,7 +207,9 @@ TEST_CASE("generated kernels and orchestration compile against the real pto-isa 
   std::vector<fs::path> programs;
   for (const auto& e : fs::directory_iterator(PYPTO_TEST_PROGRAMS)) {
     const std::string name = e.path().filename().string();
-    if (name.rfind("e2e_", 0) == 0 && e.path().extension() == ".py") programs.push_back(e.path());
+    // The e2e programs and the mixed AIC + AIV kernels (TPipe / TPUSH / TPOP / TFREE, MixedKernels).
+    const bool listed = name.rfind("e2e_", 0) == 0 || name.rfind("mixed_", 0) == 0;
+    if (listed && e.path().extension() == ".py") programs.push_back(e.path());
   }
   std::sort(programs.begin(), programs.end());
   REQUIRE(!programs.empty());
