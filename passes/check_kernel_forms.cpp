@@ -212,6 +212,13 @@ class FormChecker : public FormRules {
       if (atomic_mode(c) == AtomicMode::Other)
         reject(sp, fmt::format("pl.{} with atomic mode {}", n, std::get<EnumLit>(*c.kwarg("atomic")).member),
                "atomic= takes pl.AtomicType.None_ or pl.AtomicType.Add");
+    } else if (n == "tile.ci") {
+      // pto-isa's TCI fills a 1-row tile (static_assert Rows == 1).
+      const auto* tt = as_tile(c.type);
+      const auto rows = tt && !tt->shape.empty() ? const_int_value(tt->shape[0]) : std::nullopt;
+      if (rows != 1)
+        reject(sp, "pl.tile.ci of a tile with more than one row",
+               "TCI fills one row: write pl.tile.ci(start, [1, R * C]) and pl.reshape it to [R, C] (the same row-major ramp)");
     } else if (n == "tile.read" || n == "tile.write") {
       if (list_size(c.args[1]) != 2 || !static_shape(as_tile(c.args[0]->type)->shape))
         reject(sp, fmt::format("pl.{} with other than 2 indices into a static tile", n));

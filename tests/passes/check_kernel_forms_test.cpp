@@ -74,6 +74,7 @@ TEST_CASE("forms the backend cannot write are E501 errors naming the form", "[Ch
       {load + "        s = pl.tile.slice(t, [8, 8], [0, 4])\n", "pl.tile.slice at column 4 (16 bytes into a row; Vec tiles start on 32-byte boundaries)"},
       {load + "        s = pl.tile.slice(t, [8, 8], [0, n])\n", "pl.tile.slice at a runtime column offset"},
       {load + "        s = pl.tile.slice(t, [8, 8], [0, 0], [4, 8])\n", "pl.tile.slice with a valid_shape"},
+      {"        c = pl.tile.ci(0, [16, 16], dtype=pl.INT32)\n", "pl.tile.ci of a tile with more than one row"},
       {"        pl.system.fence()\n", "pl.system.fence"},
       {"        pl.system.syncall()\n", "pl.system.syncall"},
       {"        v = pl.system.task_invalid()\n", "pl.system.task_invalid"},

@@ -86,7 +86,7 @@ class UsedTensorOps:
             asm = pl.assemble(ones, pl.slice(y, [R, H], [0, 0]), [0, pl.tensor.dim(x, 1) - H])
             w = pl.mul(y, 2.0)
             rw = pl.write(w, [2, 7], pl.read(x, [3, 5]))
-            idx = pl.ands(pl.mul(pl.tensor.ci(0, [R, K], dtype=pl.INT32), 3), 31)
+            idx = pl.ands(pl.mul(pl.reshape(pl.tensor.ci(0, [1, R * K], dtype=pl.INT32), [R, K]), 3), 31)
             src = pl.slice(y, [R, K], [0, 0])
             sc = pl.scatter(x, dim=-1, index=idx, src=src)
             xh = pl.cast(x, target_type=pl.FP16, mode="rint")

@@ -370,10 +370,11 @@ RecordEvent TEXPANDS(D& dst, typename D::DType scalar, W&...) {
     return {};
 }
 
-// TCI<TileT, T, descending>(dst, start): element k (row-major over the valid region) = start +- k.
+// TCI<TileT, T, descending>(dst, start): a 1-row tile (pto-isa asserts Rows == 1), element k = start +- k.
 template <typename D, typename T, int descending, typename... W>
     requires(is_tile_v<D> && all_events_v<W...>)
 RecordEvent TCI(D& dst, T start, W&...) {
+    static_assert(D::Rows == 1, "TCI only supports a 1-row tile (as pto-isa): ramp [1, R*C] and TRESHAPE it");
     sim::instr_unwrapped<sim::InstrKind::Vector, 0>("TCI", dst);  // kernels call TCI<...>(...)
     const unsigned rows = dst.GetValidRow(), cols = dst.GetValidCol();
     int64_t k = 0;
