@@ -35,7 +35,6 @@
 #include "passes/mixed_kernel_halves.h"
 #include "passes/pass_util.h"
 #include "passes/passes.h"
-#include "passes/tensor_access.h"
 
 namespace pypto::passes {
 

@@ -415,7 +415,6 @@ class Releaser {
       if (const auto* a = as<AssignStmt>(s)) {
         if (int dir = pop_direction(a->value); dir >= 0) {
           root_[a->var.get()] = a->var.get();
-          dir_[a->var.get()] = dir;
         } else if (const auto* v = as<Var>(a->value); v && root_.count(v)) {
           root_[a->var.get()] = root_[v];
         } else if (const auto* c = as<Call>(a->value); c && c->op && c->op->output_reuses_input >= 0 &&
@@ -448,7 +447,7 @@ class Releaser {
     }
     // Where each pop of this block is released: after its last read, not before an earlier pop's
     // release in the same direction (TFREE releases the oldest slot).
-    std::vector<std::vector<std::pair<const Var*, int>>> after(in.size());
+    std::vector<std::vector<std::pair<size_t, int>>> after(in.size());  // [pop index, direction]
     size_t last_pos[2] = {0, 0};
     bool any_pop[2] = {false, false};
     std::vector<std::pair<size_t, size_t>> held[2];  // [pop index, release index] per direction
@@ -464,7 +463,7 @@ class Releaser {
       if (any_pop[dir]) last = std::max(last, last_pos[dir]);
       any_pop[dir] = true;
       last_pos[dir] = last;
-      after[last].push_back({a->var.get(), dir});
+      after[last].push_back({p, dir});
       held[dir].push_back({p, last});
     }
     std::vector<StmtPtr> out;
@@ -475,14 +474,14 @@ class Releaser {
           if (p <= k && k <= r) ++open[dir];
       for (int dir = 0; dir < 2; ++dir) max_live[dir] = std::max(max_live[dir], open[dir]);
       out.push_back(rebuild_children(in[k], open));
-      for (const auto& [v, dir] : after[k]) {
-        const char* op = dir == 0 ? "system.tfree_to_aic" : "system.tfree_to_aiv";
-        const auto* pop = as<Call>(as<AssignStmt>(find_pop(in, v))->value);
+      for (const auto& [p, dir] : after[k]) {
+        const auto& pop = static_cast<const AssignStmt&>(*in[p]);
+        const auto& call = static_cast<const Call&>(*pop.value);
         std::vector<std::pair<std::string, AttrValue>> kw;
         for (const char* key : {"split", "id"})
-          if (const AttrValue* x = pop->kwarg(key)) kw.push_back({key, *x});
-        auto var = std::static_pointer_cast<const Var>(as<AssignStmt>(find_pop(in, v))->var);
-        out.push_back(std::make_shared<EvalStmt>(make_call(op, {var}, std::move(kw), in[k]->span), in[k]->span));
+          if (const AttrValue* x = call.kwarg(key)) kw.push_back({key, *x});
+        const char* op = dir == 0 ? "system.tfree_to_aic" : "system.tfree_to_aiv";
+        out.push_back(std::make_shared<EvalStmt>(make_call(op, {pop.var}, std::move(kw), in[k]->span), in[k]->span));
       }
     }
     return out;
@@ -495,11 +494,6 @@ class Releaser {
                                    "was received in; its FIFO slot must be released inside that block",
                                    cx_.kernel, v.name, cx_.other),
                        "copy it first (pl.move to Vec) and carry the copy");
-  }
-  static StmtPtr find_pop(const std::vector<StmtPtr>& in, const Var* v) {
-    for (const auto& s : in)
-      if (const auto* a = as<AssignStmt>(s); a && a->var.get() == v) return s;
-    return nullptr;
   }
   template <typename F>
   static void for_each_child(const StmtPtr& s, F&& f) {
@@ -562,7 +556,6 @@ class Releaser {
 
   const HalfContext& cx_;
   std::unordered_map<const Var*, const Var*> root_;
-  std::unordered_map<const Var*, int> dir_;
 };
 
 }  // namespace
