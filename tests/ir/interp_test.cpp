@@ -278,3 +278,58 @@ class K:
   auto apart = run(text("mem_vec_1"), in);
   CHECK(apart["out"].at(5) == 5 + 5 * 3.0);
 }
+
+// A mixed kernel's Group runs its halves as a gang over the cross-core FIFO: the AIV half's pop
+// waits for the AIC half's push; a pop nothing can serve is a deadlock, a push nobody pops is
+// reported at the end of the task.
+TEST_CASE("interpreter: a Group's halves exchange tiles through the FIFO; deadlocks are reported", "[interp]") {
+  auto program = [](const std::string& aic_extra, const std::string& aiv_extra) {
+    return R"(import pypto.language as pl
+
+@pl.program
+class G:
+    @pl.function(type=pl.FunctionType.AIC)
+    def k_aic(self, a: pl.Tensor[[2, 4], pl.FP32], c: pl.Out[pl.Tensor[[2, 4], pl.FP32]]):
+        t: pl.Tile[[2, 4], pl.FP32, pl.Mem.Mat] = pl.load(a, [0, 0], [2, 4], target_memory=pl.Mem.Mat)
+        pl.tile.tpush_to_aiv(t)
+)" + aic_extra + R"(        return
+
+    @pl.function(type=pl.FunctionType.AIV)
+    def k_aiv(self, a: pl.Tensor[[2, 4], pl.FP32], c: pl.Out[pl.Tensor[[2, 4], pl.FP32]]) -> pl.Tensor[[2, 4], pl.FP32]:
+        got: pl.Tile[[2, 4], pl.FP32, pl.Mem.Vec] = pl.tile.tpop_from_aic()
+)" + aiv_extra + R"(        u: pl.Tile[[2, 4], pl.FP32, pl.Mem.Vec] = pl.add(got, got)
+        c2: pl.Tensor[[2, 4], pl.FP32] = pl.store(u, [0, 0], c)
+        return c2
+
+    @pl.function(type=pl.FunctionType.Group)
+    def k(self, a: pl.Tensor[[2, 4], pl.FP32], c: pl.Out[pl.Tensor[[2, 4], pl.FP32]]) -> pl.Tensor[[2, 4], pl.FP32]:
+        self.k_aic(a, c)
+        r: pl.Tensor[[2, 4], pl.FP32] = self.k_aiv(a, c)
+        return r
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, a: pl.Tensor[[2, 4], pl.FP32], c: pl.Out[pl.Tensor[[2, 4], pl.FP32]]) -> pl.Tensor[[2, 4], pl.FP32]:
+        c2: pl.Tensor[[2, 4], pl.FP32] = self.k(a, c)
+        return c2
+)";
+  };
+  EvalInputs in;
+  in.tensors["a"] = filled(DataType::FP32, {2, 4}, [](int64_t i) { return double(i) - 3.0; });
+  auto out = run(program("", ""), in);
+  for (int64_t i = 0; i < 8; ++i) CHECK(out.at("c").at(i) == 2.0 * (double(i) - 3.0));
+  auto error_of = [&](const std::string& text) {
+    try {
+      run(text, in);
+    } catch (const CompileError& e) {
+      return e.diagnostics().empty() ? std::string() : e.diagnostics().front().message;
+    }
+    return std::string("no error");
+  };
+  // The AIV half pops a second tile the finished AIC half never pushes.
+  const std::string dead =
+      error_of(program("", "        more: pl.Tile[[2, 4], pl.FP32, pl.Mem.Vec] = pl.tile.tpop_from_aic()\n"));
+  CHECK(dead.find("mixed task 'k_aic' + 'k_aiv' deadlocks: 'k_aiv' pops AIC -> AIV") != std::string::npos);
+  // The AIC half pushes a tile nobody pops.
+  const std::string lost = error_of(program("        pl.tile.tpush_to_aiv(t)\n", ""));
+  CHECK(lost.find("ends with 1 tile(s) pushed AIC -> AIV and never popped") != std::string::npos);
+}

@@ -114,3 +114,52 @@ class P:
   std::string err = pass_test::compile_error_of([&] { plan(text, ir::Soc::Ascend950); });
   CHECK(err.find("platform limit (245760 bytes)") != std::string::npos);
 }
+
+// Cross-core FIFO windows (mixed kernels): the consumer's reserve_buffer is placed first in its
+// receive space, the popped tile lives there (no tile.alloc of its own), other buffers come after
+// it, and the producer's import_peer_buffer gets the same base; an import of a name the peer never
+// reserves is E602 at the import.
+TEST_CASE("slot windows are placed first and their address reaches the peer's import", "[AllocateMemoryAddr]") {
+  const std::string text = R"(
+import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.AIC)
+    def k_aic(self, x: pl.Tensor[[16, 16], pl.FP32], o: pl.Out[pl.Tensor[[16, 16], pl.FP32]]):
+        s: pl.Scalar[pl.INT32] = pl.system.import_peer_buffer(name="k_c2v_slot_buffer", peer_func="k_aiv")
+        pl.system.aic_initialize_pipe(s, 0, dir_mask=1, slot_size=1024)
+        return
+
+    @pl.function(type=pl.FunctionType.AIV)
+    def k_aiv(self, x: pl.Tensor[[16, 16], pl.FP32], o: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:
+        s: pl.Scalar[pl.INT32] = pl.system.reserve_buffer(name="k_c2v_slot_buffer", size=2048)
+        pl.system.aiv_initialize_pipe(s, 0, dir_mask=1, slot_size=1024)
+        t: pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec] = pl.load(x, [0, 0], [16, 16])
+        v: pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec] = pl.tile.tpop_from_aic()
+        u: pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec] = pl.add(v, t)
+        pl.system.tfree_to_aic(v)
+        o2: pl.Tensor[[16, 16], pl.FP32] = pl.store(u, [0, 0], o)
+        return o2
+)";
+  auto p = plan(text);
+  const std::string out = ir::print_program(*p);
+  CHECK(out.find("pl.system.reserve_buffer(name=\"k_c2v_slot_buffer\", size=2048, base=0)") != std::string::npos);
+  CHECK(out.find("pl.system.import_peer_buffer(name=\"k_c2v_slot_buffer\", peer_func=\"k_aiv\", base=0)") != std::string::npos);
+  std::map<std::string, int64_t> at;
+  for (const auto& s : ir::flatten_body(p->find("k_aiv")->body))
+    if (const auto* a = ir::as<ir::AssignStmt>(s))
+      if (const auto* t = ir::as_tile(a->var->type); t && t->memref)
+        at[a->var->name] = ir::const_int_value(t->memref->offset).value_or(-1);
+  CHECK(at.at("v") == 0);     // in the window
+  CHECK(at.at("t") >= 2048);  // after it
+  CHECK(at.at("u") >= 2048);
+
+  std::string bad = text;
+  bad.replace(bad.find("name=\"k_c2v_slot_buffer\", peer_func"), std::string("name=\"k_c2v_slot_buffer\"").size(),
+              "name=\"other\"");
+  const auto d = pass_test::first_diagnostic_of([&] { plan(bad); });
+  CHECK(d.code == "E602");
+  CHECK(d.message.find("'k_aiv' reserves no buffer of that name") != std::string::npos);
+  CHECK(d.span.line == 8);
+}
