@@ -7,12 +7,16 @@
 #     math (best of 20);
 #  4. generated-project build time, `ninja -j2` after `pypto build --emit-only` (best of 3), for a
 #     chain of 1 and of 5 vector kernels: the one-kernel project and the cost of each further
-#     kernel (targets on a 2-core machine: <= 1.5 s and <= 0.5 s). No launcher (ccache) is used.
+#     kernel (targets on a 2-core machine: <= 1.5 s and <= 0.5 s). No launcher (ccache) is used;
+#  5. whole-process bin/run beside numpy doing the same math (bench/vs_numpy.sh: elementwise, row
+#     reductions, softmax, 1024^3 GEMM, per-task dispatch cost), where hyperfine and numpy exist;
+#  6. the fast paths' rounding against the element loops they replaced, in ulps (simd_ulps.cpp).
+# Compile speed on real programs needs their checkouts: bench/compile_speed.py.
 # Usage: bench/run.sh [build-dir]   (default: build). Run on an otherwise idle machine.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=$(cd "${1:-$root/build}" && pwd)
-cmake --build "$build" --target pypto refcheck pypto_bench_frontend pypto_bench_reference >/dev/null
+cmake --build "$build" --target pypto refcheck pypto_bench_frontend pypto_bench_reference pypto_bench_simd_ulps >/dev/null
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
@@ -86,3 +90,15 @@ pch=$(sed -n 's/^kernelpch = -include \([^ ]*\).*/\1/p' "$work/chain1/build.ninj
 printf "%-36s %8s ms\n" "1-kernel project" "$one" "5-kernel project" "$five" \
   "each further kernel ((5k - 1k) / 4)" "$(( (five - one) / 4 ))"
 echo "kernel PCH: ${pch:-not used (\$CXX is not the compiler pypto was built with)}"
+
+echo
+echo "== 5. whole processes: bin/run vs numpy (bench/vs_numpy.sh)"
+if command -v hyperfine >/dev/null && /usr/bin/python3 -c 'import numpy' 2>/dev/null; then
+  "$root/bench/vs_numpy.sh" "$build"
+else
+  echo "skipped: needs hyperfine and /usr/bin/python3 with numpy (Debian hyperfine, python3-numpy)"
+fi
+
+echo
+echo "== 6. fast-path rounding vs the element loops"
+"$build/bench/pypto_bench_simd_ulps"

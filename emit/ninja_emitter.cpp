@@ -63,6 +63,9 @@ struct Compile {
 // What bin/run links after the project's objects, in this order (the runner's main() needs the
 // program table from the objects, both need the runtime library).
 constexpr const char* kRuntimeLibs[] = {"libpypto_runner.a", "libpypto_runtime.a"};
+// What the runtime library itself links (CMakeLists.txt, pypto_runtime_library): threads for the
+// executor, dlopen for OpenBLAS (loaded at run time). Highway is used header-only.
+constexpr const char* kRuntimeLinkFlags = "-pthread -ldl";
 // With the kernel PCH: a stale .gch must be visible (-Winvalid-pch). GCC 12 loses the
 // system-header mark of libstdc++ code read from a PCH and then reports its known
 // -Wstringop-overflow false positive for std::string concatenation (GCC PR 105651) in every kernel.
@@ -104,7 +107,7 @@ BuildFiles emit_build_files(const Function& orch, const std::vector<const Functi
        {"launcher", ninja_value(opts.launcher)}, {"runtime", ninja_value(rt)}, {"runtime_include", runtime_include},
        {"prebuilt", ninja_value(pre)}, {"cxxflags", common_flags(opts)}, {"kernelflags", kKernelFlags},
        {"kernelpch", pch.empty() ? std::string() : ninja_value(fmt::format("-include {} {}", shell_word(pch), kPchFlags))},
-       {"aiv_define", kAivDefine}, {"aic_define", kAicDefine}});
+       {"aiv_define", kAivDefine}, {"aic_define", kAicDefine}, {"linkflags", kRuntimeLinkFlags}});
   std::vector<std::string> objs;
   // GCC's depfile of a compile that used a PCH names neither the .gch nor the headers in it: a
   // kernel depends on the .gch explicitly, so a rebuilt pypto runtime recompiles the kernels.

@@ -6,6 +6,7 @@
 
 #include <pto/pto_sim_check.hpp>
 #include <pto/pto_sim_context.hpp>
+#include <pto/pto_sim_fast.hpp>
 
 #include <algorithm>
 #include <atomic>
@@ -34,6 +35,7 @@ Executor* Executor::current() { return g_current; }
 
 Executor::Executor(std::vector<KernelInfo> kernels, ExecutorOptions opts)
     : kernels_(std::move(kernels)), clusters_(std::max(1, opts.clusters)), opts_(opts) {
+    pto::sim::fast::prepare();  // before any thread starts (it sets an environment variable)
     mailbox_.resize(static_cast<std::size_t>(3 * clusters_));
     idle_.assign(static_cast<std::size_t>(3 * clusters_), 0);
     for (int c = 0; c < clusters_; ++c)

@@ -15,6 +15,7 @@
 #include <map>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <unistd.h>
@@ -159,8 +160,8 @@ struct HostTensor {
 };
 
 // Convert an .npy payload into device layout (BF16: float32 -> bf16 RNE).
-std::vector<uint8_t> from_npy(const NpyArray& a, DataType dt) {
-    if (dt != DataType::BFLOAT16) return a.data;
+std::vector<uint8_t> from_npy(NpyArray&& a, DataType dt) {
+    if (dt != DataType::BFLOAT16) return std::move(a.data);  // no copy of the file's bytes
     const uint64_t n = a.numel();
     std::vector<uint8_t> out(n * 2);
     for (uint64_t i = 0; i < n; ++i) {
@@ -298,7 +299,7 @@ int main(int argc, char** argv) {
                 die(file.string() + ": shape " + shape_str(a.shape) + ", but --shape " + tp.name + "=" +
                     shape_str(it->second));
             h.shape = a.shape;
-            h.data = from_npy(a, tp.dtype);
+            h.data = from_npy(std::move(a), tp.dtype);
             h.given = true;
             continue;
         }

@@ -4,7 +4,7 @@
 #include <cctype>
 #include <cstring>
 #include <fstream>
-#include <iterator>
+#include <algorithm>
 #include <sstream>
 
 namespace pypto_rt {
@@ -92,25 +92,33 @@ std::string normalise_descr(std::string d, const std::string& path) {
 }  // namespace
 
 NpyArray read_npy(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
+    // The header is read first (a few hundred bytes), then the data in one read straight into
+    // the array (no second copy).
+    std::ifstream in(path, std::ios::binary | std::ios::ate);
     if (!in) bad(path, "cannot open file");
-    std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    if (bytes.size() < 10 || std::memcmp(bytes.data(), "\x93NUMPY", 6) != 0) bad(path, "not a .npy file (bad magic)");
-    const uint8_t major = bytes[6];
+    const auto file_size = static_cast<uint64_t>(in.tellg());
+    in.seekg(0);
+    uint8_t pre[12] = {};
+    in.read(reinterpret_cast<char*>(pre), static_cast<std::streamsize>(std::min<uint64_t>(file_size, 12)));
+    if (file_size < 10 || std::memcmp(pre, "\x93NUMPY", 6) != 0) bad(path, "not a .npy file (bad magic)");
+    const uint8_t major = pre[6];
     std::size_t header_len = 0, pos = 0;
     if (major == 1) {
-        header_len = static_cast<std::size_t>(bytes[8]) | (static_cast<std::size_t>(bytes[9]) << 8);
+        header_len = static_cast<std::size_t>(pre[8]) | (static_cast<std::size_t>(pre[9]) << 8);
         pos = 10;
     } else if (major == 2 || major == 3) {
-        if (bytes.size() < 12) bad(path, "truncated .npy header");
-        header_len = static_cast<std::size_t>(bytes[8]) | (static_cast<std::size_t>(bytes[9]) << 8) |
-                     (static_cast<std::size_t>(bytes[10]) << 16) | (static_cast<std::size_t>(bytes[11]) << 24);
+        if (file_size < 12) bad(path, "truncated .npy header");
+        header_len = static_cast<std::size_t>(pre[8]) | (static_cast<std::size_t>(pre[9]) << 8) |
+                     (static_cast<std::size_t>(pre[10]) << 16) | (static_cast<std::size_t>(pre[11]) << 24);
         pos = 12;
     } else {
         bad(path, "unsupported .npy format version " + std::to_string(major));
     }
-    if (pos + header_len > bytes.size()) bad(path, "truncated .npy header");
-    const std::string header(reinterpret_cast<const char*>(bytes.data() + pos), header_len);
+    if (pos + header_len > file_size) bad(path, "truncated .npy header");
+    std::string header(header_len, '\0');
+    in.seekg(static_cast<std::streamoff>(pos));
+    in.read(header.data(), static_cast<std::streamsize>(header_len));
+    if (!in) bad(path, "truncated .npy header");
     if (header.find('{') == std::string::npos || header.find('}') == std::string::npos)
         bad(path, "corrupt .npy header");
 
@@ -132,12 +140,13 @@ NpyArray read_npy(const std::string& path) {
         arr.shape.push_back(std::stoll(item));
     }
     const uint64_t need = arr.numel() * npy_item_size(arr.descr);
-    const std::size_t data_pos = pos + header_len;
-    if (bytes.size() - data_pos < need)
-        bad(path, "truncated data: expected " + std::to_string(need) + " bytes, found " +
-                      std::to_string(bytes.size() - data_pos));
-    if (bytes.size() - data_pos > need) bad(path, "trailing bytes after the array data");
-    arr.data.assign(bytes.begin() + static_cast<std::ptrdiff_t>(data_pos), bytes.end());
+    const uint64_t data_bytes = file_size - (pos + header_len);
+    if (data_bytes < need)
+        bad(path, "truncated data: expected " + std::to_string(need) + " bytes, found " + std::to_string(data_bytes));
+    if (data_bytes > need) bad(path, "trailing bytes after the array data");
+    arr.data.resize(need);
+    in.read(reinterpret_cast<char*>(arr.data.data()), static_cast<std::streamsize>(need));
+    if (!in && need > 0) bad(path, "read failed");
     return arr;
 }
 

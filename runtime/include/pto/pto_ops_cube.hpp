@@ -2,15 +2,18 @@
 // TMATMUL_BIAS, TGEMV.
 //
 // M = left valid rows, K = left valid cols, N = right valid cols. Products accumulate in the Acc
-// element type (float via fma for half / bf16 / float inputs, int32 for int8), in k order; the NPU
-// accumulates in fp32 too but in a different order, so expect ~1e-6 relative differences.
+// element type: float for half / bf16 / float inputs, through OpenBLAS sgemm in its blocked k
+// order (pto_sim_fast.hpp, runtime/src/gemm.cpp); int32 for int8, in a k-order loop. The NPU
+// accumulates in fp32 too but in another order, so expect ~1e-6 relative differences.
 #pragma once
 
 #include <cmath>
+#include <cstring>
 #include <string>
 #include <type_traits>
 #include <vector>
 
+#include "pto_sim_fast.hpp"
 #include "pto_tile.hpp"
 
 namespace pto {
@@ -43,6 +46,29 @@ void mad(Acc& out, const In* in, L& l, R& r, const Bias* bias) {
     if (M > static_cast<unsigned>(Acc::Rows) || N > static_cast<unsigned>(Acc::Cols))
         sim::fail("TMATMUL: result " + std::to_string(M) + "x" + std::to_string(N) + " exceeds the Acc tile " +
                   std::to_string(Acc::Rows) + "x" + std::to_string(Acc::Cols));
+    if constexpr (!std::is_same_v<C, int32_t> && !L::ColumnStored && !R::ColumnStored && !Acc::ColumnStored) {
+        // Floating point: OpenBLAS sgemm on the dense row-major tiles (pto_sim_fast.hpp); `in` or
+        // the bias is placed in the result first and accumulated onto.
+        using A = typename L::DType;
+        C* o = out.data();
+        bool accumulate = false;
+        if (in && static_cast<const void*>(in->data()) != static_cast<const void*>(o)) {
+            for (unsigned i = 0; i < M; ++i)
+                std::memmove(o + static_cast<std::size_t>(i) * Acc::Cols, &in->at(i, 0), N * sizeof(C));
+        }
+        if (bias)
+            for (unsigned i = 0; i < M; ++i)
+                for (unsigned j = 0; j < N; ++j) o[static_cast<std::size_t>(i) * Acc::Cols + j] = static_cast<C>(bias->at(0, j));
+        accumulate = in != nullptr || bias != nullptr;
+        const int m = static_cast<int>(M), n = static_cast<int>(N), k = static_cast<int>(K);
+        if constexpr (std::is_same_v<A, float>)
+            sim::fast::gemm_f32(m, n, k, l.data(), L::Cols, r.data(), R::Cols, o, Acc::Cols, accumulate);
+        else if constexpr (std::is_same_v<A, half>)
+            sim::fast::gemm_f16(m, n, k, &l.data()->bits, L::Cols, &r.data()->bits, R::Cols, o, Acc::Cols, accumulate);
+        else
+            sim::fast::gemm_bf16(m, n, k, &l.data()->bits, L::Cols, &r.data()->bits, R::Cols, o, Acc::Cols, accumulate);
+        return;
+    }
     std::vector<C> res(static_cast<std::size_t>(M) * N);
     for (unsigned i = 0; i < M; ++i)
         for (unsigned j = 0; j < N; ++j) {

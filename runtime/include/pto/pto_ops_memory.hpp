@@ -83,6 +83,40 @@ std::vector<int64_t> gm_offsets(const TileT& t, const GT& g, const char* op) {
     return off;
 }
 
+// The common case, ND in its row form with a unit innermost stride: tile row r is `cols`
+// consecutive GM elements starting at the returned offset of row r. Empty when the view is in
+// another form (gm_offsets then maps, or reports, element by element).
+template <typename TileT, typename GT>
+std::vector<int64_t> gm_row_starts(const TileT& t, const GT& g) {
+    if constexpr (GT::layout != Layout::ND || TileT::ColumnStored) {
+        return {};
+    } else {
+        int64_t d[5], s[5];
+        for (int i = 0; i < 5; ++i) {
+            d[i] = g.GetShape(i);
+            s[i] = g.GetStride(i);
+        }
+        const int64_t rows = t.GetValidRow(), cols = t.GetValidCol();
+        if (d[0] * d[1] * d[2] * d[3] != rows || d[4] != cols || (s[4] != 1 && cols > 1) || rows == 0) return {};
+        std::vector<int64_t> off(static_cast<std::size_t>(rows));
+        int64_t i0 = 0, i1 = 0, i2 = 0, i3 = 0;  // row r = ((i0 * d1 + i1) * d2 + i2) * d3 + i3
+        for (int64_t r = 0; r < rows; ++r) {
+            off[r] = i0 * s[0] + i1 * s[1] + i2 * s[2] + i3 * s[3];
+            if (++i3 == d[3]) {
+                i3 = 0;
+                if (++i2 == d[2]) {
+                    i2 = 0;
+                    if (++i1 == d[1]) {
+                        i1 = 0;
+                        ++i0;
+                    }
+                }
+            }
+        }
+        return off;
+    }
+}
+
 inline std::mutex& atomic_store_mutex() {
     static std::mutex m;
     return m;
@@ -97,6 +131,25 @@ std::vector<typename TileT::DType> snapshot(const TileT& t, unsigned rows, unsig
     for (unsigned r = 0; r < rows; ++r)
         for (unsigned c = 0; c < cols; ++c) v[static_cast<std::size_t>(r) * cols + c] = t.at(row0 + r, col0 + c);
     return v;
+}
+
+// dst(dr0 + r, dc0 + c) = src(sr0 + r, sc0 + c) for r < rows, c < cols, as row copies when both
+// tiles are row-stored with one element type and their bytes do not overlap; returns false
+// (nothing done) otherwise, and the caller copies element by element through a snapshot.
+template <typename DstT, typename SrcT>
+bool copy_rows(DstT& dst, const SrcT& src, unsigned rows, unsigned cols, unsigned dr0 = 0, unsigned dc0 = 0,
+               unsigned sr0 = 0, unsigned sc0 = 0) {
+    using T = typename DstT::DType;
+    if constexpr (!std::is_same_v<T, typename SrcT::DType> || DstT::ColumnStored || SrcT::ColumnStored) {
+        return false;
+    } else {
+        if (rows == 0 || cols == 0) return true;
+        const auto* s0 = reinterpret_cast<const uint8_t*>(src.data());
+        const auto* d0 = reinterpret_cast<const uint8_t*>(dst.data());
+        if (s0 < d0 + DstT::Bytes && d0 < s0 + SrcT::Bytes) return false;  // overlapping views
+        for (unsigned r = 0; r < rows; ++r) std::memcpy(&dst.at(dr0 + r, dc0), &src.at(sr0 + r, sc0), cols * sizeof(T));
+        return true;
+    }
 }
 
 template <typename DstT, typename SrcT>
@@ -114,7 +167,8 @@ template <typename TileData, typename GlobalData, typename... WaitEvents>
 RecordEvent TLOAD(TileData& dst, GlobalData& src, WaitEvents&...) {
     using T = typename TileData::DType;
     static_assert(sizeof(T) == sizeof(typename GlobalData::RawDType), "TLOAD: tile and GM element sizes differ");
-    const auto off = detail::gm_offsets(dst, src, "TLOAD");
+    const auto rows_at = detail::gm_row_starts(dst, src);
+    const auto off = rows_at.empty() ? detail::gm_offsets(dst, src, "TLOAD") : std::vector<int64_t>{};
     sim::gm_access(sim::gm_access_of(src, false), "TLOAD");
     if constexpr (TileData::PadVal != PadValue::Null) {
         const T pad = pad_value<T>(TileData::PadVal);
@@ -122,6 +176,10 @@ RecordEvent TLOAD(TileData& dst, GlobalData& src, WaitEvents&...) {
     }
     const unsigned rows = dst.GetValidRow(), cols = dst.GetValidCol();
     const auto* g = src.data();
+    if (!rows_at.empty()) {  // row by row
+        for (unsigned r = 0; r < rows; ++r) std::memcpy(&dst.at(r, 0), g + rows_at[r], cols * sizeof(T));
+        return {};
+    }
     std::size_t k = 0;
     for (unsigned r = 0; r < rows; ++r)
         for (unsigned c = 0; c < cols; ++c) std::memcpy(&dst.at(r, c), g + off[k++], sizeof(T));
@@ -133,10 +191,21 @@ template <AtomicType Atomic, typename TileData, typename GlobalData>
 void tstore_impl(GlobalData& dst, TileData& src) {
     using TT = typename TileData::DType;
     using GT = typename GlobalData::RawDType;
-    const auto off = gm_offsets(src, dst, "TSTORE");
+    const auto rows_at = Atomic == AtomicType::AtomicNone ? gm_row_starts(src, dst) : std::vector<int64_t>{};
+    const auto off = rows_at.empty() ? gm_offsets(src, dst, "TSTORE") : std::vector<int64_t>{};
     sim::gm_access(sim::gm_access_of(dst, true), Atomic == AtomicType::AtomicAdd ? "TSTORE (atomic add)" : "TSTORE");
     const unsigned rows = src.GetValidRow(), cols = src.GetValidCol();
     GT* g = const_cast<GT*>(dst.data());
+    if (!rows_at.empty()) {  // row by row
+        for (unsigned r = 0; r < rows; ++r) {
+            const TT* row = &src.at(r, 0);
+            GT* out = g + rows_at[r];
+            if constexpr (std::is_same_v<TT, GT>) std::memcpy(out, row, cols * sizeof(TT));
+            else
+                for (unsigned c = 0; c < cols; ++c) out[c] = cvt::to<GT, TT>(row[c]);
+        }
+        return;
+    }
     std::size_t k = 0;
     if constexpr (Atomic == AtomicType::AtomicAdd) {
         std::lock_guard<std::mutex> lock(atomic_store_mutex());
@@ -175,6 +244,7 @@ template <typename DstTileData, typename SrcTileData, typename... WaitEvents>
 RecordEvent TMOV(DstTileData& dst, SrcTileData& src, WaitEvents&...) {
     const unsigned rows = std::min(dst.GetValidRow(), src.GetValidRow());
     const unsigned cols = std::min(dst.GetValidCol(), src.GetValidCol());
+    if (detail::copy_rows(dst, src, rows, cols)) return {};
     const auto v = detail::snapshot(src, rows, cols);
     for (unsigned r = 0; r < rows; ++r)
         for (unsigned c = 0; c < cols; ++c)
@@ -189,6 +259,7 @@ RecordEvent TEXTRACT(DstTileData& dst, SrcTileData& src, uint16_t indexRow = 0, 
                      WaitEvents&...) {
     const unsigned rows = dst.GetValidRow(), cols = dst.GetValidCol();
     detail::check_in_src<DstTileData>(src, indexRow + rows, indexCol + cols, "TEXTRACT");
+    if (detail::copy_rows(dst, src, rows, cols, 0, 0, indexRow, indexCol)) return {};
     const auto v = detail::snapshot(src, rows, cols, indexRow, indexCol);
     for (unsigned r = 0; r < rows; ++r)
         for (unsigned c = 0; c < cols; ++c)
@@ -205,6 +276,7 @@ RecordEvent TINSERT(DstTileData& dst, SrcTileData& src, uint16_t indexRow = 0, u
     if (indexRow + rows > static_cast<unsigned>(DstTileData::Rows) ||
         indexCol + cols > static_cast<unsigned>(DstTileData::Cols))
         sim::fail("TINSERT: region exceeds the destination tile");
+    if (detail::copy_rows(dst, src, rows, cols, indexRow, indexCol)) return {};
     const auto v = detail::snapshot(src, rows, cols);
     for (unsigned r = 0; r < rows; ++r)
         for (unsigned c = 0; c < cols; ++c)

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "pto_ops_memory.hpp"
+#include "pto_sim_fast.hpp"
 #include "pto_tile.hpp"
 
 namespace pto {
@@ -136,6 +137,54 @@ inline constexpr auto kXor = [](auto a, auto b) {
     return a ^ b;
 };
 
+// ---- FP32 fast paths (pto_sim_fast.hpp): the same results through the runtime's SIMD kernels ----
+template <typename... T>
+inline constexpr bool all_f32_v = ((std::is_same_v<typename T::DType, float> && !T::ColumnStored) && ...);
+using sim::fast::Bin;
+using sim::fast::Un;
+
+// Row r of tile t (valid columns are contiguous: tiles are dense row-major).
+template <typename T>
+inline float* row_ptr(T& t, unsigned r) {
+    return t.data() + static_cast<std::size_t>(r) * T::Cols;
+}
+// f(dst row, src rows..., n) over the valid rows; one call when the rows are back to back.
+template <typename D, typename F, typename... S>
+void for_rows(D& d, F f, S&... s) {
+    const unsigned rows = d.GetValidRow(), cols = d.GetValidCol();
+    if (rows == 0 || cols == 0) return;
+    if (((cols == static_cast<unsigned>(D::Cols)) && ... && (cols == static_cast<unsigned>(S::Cols))))
+        f(d.data(), s.data()..., static_cast<std::size_t>(rows) * cols);
+    else
+        for (unsigned r = 0; r < rows; ++r) f(row_ptr(d, r), row_ptr(s, r)..., cols);
+}
+template <Bin Op, typename D, typename A, typename B>
+void fast_binary(D& d, A& a, B& b) {
+    for_rows(d, [](float* o, float* x, float* y, std::size_t n) { sim::fast::binary_f32(Op, o, x, y, n); }, a, b);
+}
+template <Bin Op, typename D, typename A>
+void fast_scalar(D& d, A& a, float s, bool scalar_first = false) {
+    for_rows(d, [&](float* o, float* x, std::size_t n) { sim::fast::scalar_f32(Op, o, x, s, n, scalar_first); }, a);
+}
+template <Un Op, typename D, typename A>
+void fast_unary(D& d, A& a) {
+    for_rows(d, [](float* o, float* x, std::size_t n) { sim::fast::unary_f32(Op, o, x, n); }, a);
+}
+// Row / column broadcasts: op(a(r, c), v(r, 0)) per row through the scalar kernel, op(a(r, c),
+// v(0, c)) per row through the binary one (v read first, as the element loop does).
+template <bool kRow, Bin Op, bool kExp, typename D, typename A, typename V>
+void fast_bcast(D& d, A& a, V& v) {
+    const unsigned rows = d.GetValidRow(), cols = d.GetValidCol();
+    if (rows == 0 || cols == 0) return;
+    std::vector<float> vec(kRow ? rows : cols);
+    for (unsigned i = 0; i < vec.size(); ++i) vec[i] = kRow ? v.at(i, 0) : v.at(0, i);
+    for (unsigned r = 0; r < rows; ++r) {
+        if constexpr (kRow) sim::fast::scalar_f32(Op, row_ptr(d, r), row_ptr(a, r), vec[r], cols);
+        else sim::fast::binary_f32(Op, row_ptr(d, r), row_ptr(a, r), vec.data(), cols);
+        if constexpr (kExp) sim::fast::unary_f32(Un::Exp, row_ptr(d, r), row_ptr(d, r), cols);
+    }
+}
+
 }  // namespace detail
 
 #define PTO_SIM_BINARY(NAME, OP)                                                                    \
@@ -145,12 +194,22 @@ inline constexpr auto kXor = [](auto a, auto b) {
         detail::map2(dst, src0, src1, OP);                                                          \
         return {};                                                                                  \
     }
-PTO_SIM_BINARY(TADD, detail::kAdd)
-PTO_SIM_BINARY(TSUB, detail::kSub)
-PTO_SIM_BINARY(TMUL, detail::kMul)
-PTO_SIM_BINARY(TDIV, detail::kDiv)
-PTO_SIM_BINARY(TMAX, detail::kMax)
-PTO_SIM_BINARY(TMIN, detail::kMin)
+// With an FP32 fast path (the same IEEE results through pto_sim_fast.hpp).
+#define PTO_SIM_BINARY_F(NAME, OP, FAST)                                                            \
+    template <typename D, typename A, typename B, typename... W>                                    \
+        requires(is_tile_v<D> && is_tile_v<A> && is_tile_v<B> && all_events_v<W...>)                \
+    RecordEvent NAME(D& dst, A& src0, B& src1, W&...) {                                             \
+        if constexpr (detail::all_f32_v<D, A, B>) detail::fast_binary<detail::Bin::FAST>(dst, src0, src1); \
+        else detail::map2(dst, src0, src1, OP);                                                     \
+        return {};                                                                                  \
+    }
+PTO_SIM_BINARY_F(TADD, detail::kAdd, Add)
+PTO_SIM_BINARY_F(TSUB, detail::kSub, Sub)
+PTO_SIM_BINARY_F(TMUL, detail::kMul, Mul)
+PTO_SIM_BINARY_F(TDIV, detail::kDiv, Div)
+PTO_SIM_BINARY_F(TMAX, detail::kMax, Max)
+PTO_SIM_BINARY_F(TMIN, detail::kMin, Min)
+#undef PTO_SIM_BINARY_F
 PTO_SIM_BINARY(TAND, [](auto a, auto b) {
     static_assert(std::is_integral_v<decltype(a)>, "TAND needs integer tiles");
     return a & b;
@@ -235,13 +294,24 @@ RecordEvent TSUBSC(T& dst, T& src0, typename T::DType scalar, T& src1, W&...) {
         detail::map1(dst, src, [&](C a) { return OP(a, x); });                                      \
         return {};                                                                                  \
     }
-PTO_SIM_SCALAR(TADDS, detail::kAdd)
-PTO_SIM_SCALAR(TSUBS, detail::kSub)
-PTO_SIM_SCALAR(TMULS, detail::kMul)
-PTO_SIM_SCALAR(TDIVS, detail::kDiv)
-PTO_SIM_SCALAR(TMAXS, detail::kMax)
-PTO_SIM_SCALAR(TMINS, detail::kMin)
+#define PTO_SIM_SCALAR_F(NAME, OP, FAST)                                                            \
+    template <typename D, typename S, typename... W>                                                \
+        requires(is_tile_v<D> && is_tile_v<S> && all_events_v<W...>)                                 \
+    RecordEvent NAME(D& dst, S& src, typename S::DType scalar, W&...) {                             \
+        using C = detail::compute_t<typename D::DType>;                                             \
+        const C x = detail::load_as<C>(scalar);                                                     \
+        if constexpr (detail::all_f32_v<D, S>) detail::fast_scalar<detail::Bin::FAST>(dst, src, x); \
+        else detail::map1(dst, src, [&](C a) { return OP(a, x); });                                 \
+        return {};                                                                                  \
+    }
+PTO_SIM_SCALAR_F(TADDS, detail::kAdd, Add)
+PTO_SIM_SCALAR_F(TSUBS, detail::kSub, Sub)
+PTO_SIM_SCALAR_F(TMULS, detail::kMul, Mul)
+PTO_SIM_SCALAR_F(TDIVS, detail::kDiv, Div)
+PTO_SIM_SCALAR_F(TMAXS, detail::kMax, Max)
+PTO_SIM_SCALAR_F(TMINS, detail::kMin, Min)
 PTO_SIM_SCALAR(TLRELU, [](auto a, auto slope) { return a > 0 ? a : a * slope; })
+#undef PTO_SIM_SCALAR_F
 #undef PTO_SIM_SCALAR
 
 // Integer scalar forms; pto-isa types the scalar as the destination's element type.
@@ -291,7 +361,8 @@ template <typename D, typename S, typename... W>
 RecordEvent TDIVS(D& dst, typename D::DType scalar, S& src, W&...) {
     using C = detail::compute_t<typename D::DType>;
     const C x = detail::load_as<C>(scalar);
-    detail::map1(dst, src, [&](C a) { return detail::div_op(x, a); });
+    if constexpr (detail::all_f32_v<D, S>) detail::fast_scalar<detail::Bin::Div>(dst, src, x, true);
+    else detail::map1(dst, src, [&](C a) { return detail::div_op(x, a); });
     return {};
 }
 
@@ -317,24 +388,26 @@ template <typename T>
 inline constexpr bool recip_type_v = one_of_v<T, float, half, int32_t, int16_t>;  // TDIVS(dst, 1, src)
 }  // namespace detail
 
-#define PTO_SIM_UNARY(NAME, TYPES_OK, TYPES, OP)                                                   \
+#define PTO_SIM_UNARY(NAME, FAST, TYPES_OK, TYPES, OP)                                                   \
     template <typename D, typename S, typename... W>                                                \
         requires(is_tile_v<D> && is_tile_v<S> && all_events_v<W...>)                                 \
     RecordEvent NAME(D& dst, S& src, W&...) {                                                       \
         static_assert(std::is_same_v<typename D::DType, typename S::DType>,                         \
                       #NAME ": dst and src must have one element type");                            \
         static_assert(TYPES_OK<typename D::DType>, #NAME ": pto-isa takes " TYPES " elements only"); \
-        detail::map1(dst, src, OP);                                                                 \
+        if constexpr (FAST >= 0 && detail::all_f32_v<D, S>) detail::fast_unary<static_cast<detail::Un>(FAST)>(dst, src); \
+        else detail::map1(dst, src, OP);                                                            \
         return {};                                                                                  \
     }
-PTO_SIM_UNARY(TEXP, detail::float_half_v, "float / half", [](auto a) { return std::exp(static_cast<float>(a)); })
-PTO_SIM_UNARY(TLOG, detail::float_half_v, "float / half", [](auto a) { return std::log(static_cast<float>(a)); })
-PTO_SIM_UNARY(TSQRT, detail::float_half_v, "float / half", [](auto a) { return std::sqrt(static_cast<float>(a)); })
-PTO_SIM_UNARY(TRECIP, detail::recip_type_v, "float / half / int32 / int16", [](auto a) { return detail::div_op(decltype(a)(1), a); })
-PTO_SIM_UNARY(TNEG, detail::any_element_v, "any", [](auto a) { return -a; })
-PTO_SIM_UNARY(TABS, detail::abs_type_v, "float / half (950: also int8 / int16 / int32)", [](auto a) { return a < 0 ? -a : a; })
-PTO_SIM_UNARY(TRELU, detail::relu_type_v, "float / half / int32", [](auto a) { return a > 0 ? a : decltype(a)(0); })
-PTO_SIM_UNARY(TNOT, detail::any_element_v, "integer", [](auto a) {
+// FAST: the pto_sim_fast.hpp kernel for FP32 tiles (-1: none).
+PTO_SIM_UNARY(TEXP, 0, detail::float_half_v, "float / half", [](auto a) { return std::exp(static_cast<float>(a)); })
+PTO_SIM_UNARY(TLOG, -1, detail::float_half_v, "float / half", [](auto a) { return std::log(static_cast<float>(a)); })
+PTO_SIM_UNARY(TSQRT, 1, detail::float_half_v, "float / half", [](auto a) { return std::sqrt(static_cast<float>(a)); })
+PTO_SIM_UNARY(TRECIP, 2, detail::recip_type_v, "float / half / int32 / int16", [](auto a) { return detail::div_op(decltype(a)(1), a); })
+PTO_SIM_UNARY(TNEG, 3, detail::any_element_v, "any", [](auto a) { return -a; })
+PTO_SIM_UNARY(TABS, 4, detail::abs_type_v, "float / half (950: also int8 / int16 / int32)", [](auto a) { return a < 0 ? -a : a; })
+PTO_SIM_UNARY(TRELU, 5, detail::relu_type_v, "float / half / int32", [](auto a) { return a > 0 ? a : decltype(a)(0); })
+PTO_SIM_UNARY(TNOT, -1, detail::any_element_v, "integer", [](auto a) {
     static_assert(std::is_integral_v<decltype(a)>, "TNOT needs integer tiles");
     return ~a;
 })
@@ -447,32 +520,55 @@ void reduce(D& dst, S& src, Init init, F f) {
 }
 inline constexpr auto kId = [](auto a) { return a; };
 
+// FP32 reductions: rows through reduce_f32 (sum in lane-parallel order; max / min exact), columns
+// row by row through binary_f32 (the element loop's order, so bit-identical).
+template <bool kRow, sim::fast::Red Op, typename D, typename S>
+void fast_reduce(D& dst, S& src) {
+    const unsigned rows = src.GetValidRow(), cols = src.GetValidCol();
+    if (rows == 0 || cols == 0) return;
+    if constexpr (kRow) {
+        std::vector<float> acc(rows);
+        for (unsigned i = 0; i < rows; ++i) acc[i] = sim::fast::reduce_f32(Op, row_ptr(src, i), cols);
+        for (unsigned i = 0; i < rows; ++i) dst.at(i, 0) = acc[i];
+    } else {
+        constexpr Bin op = Op == sim::fast::Red::Sum ? Bin::Add : Op == sim::fast::Red::Max ? Bin::Max : Bin::Min;
+        std::vector<float> acc(row_ptr(src, 0), row_ptr(src, 0) + cols);
+        for (unsigned r = 1; r < rows; ++r) sim::fast::binary_f32(op, acc.data(), acc.data(), row_ptr(src, r), cols);
+        for (unsigned i = 0; i < cols; ++i) dst.at(0, i) = acc[i];
+    }
+}
+
 }  // namespace detail
 
-#define PTO_SIM_ROWRED(NAME, OP)                                                                    \
+// FAST: the FP32 fast path's reduction (-1: none).
+#define PTO_SIM_ROWRED(NAME, OP, FAST)                                                              \
     template <typename D, typename S, typename Tmp, typename... W>                                  \
         requires(is_tile_v<D> && is_tile_v<S> && is_tile_v<Tmp> && all_events_v<W...>)             \
     RecordEvent NAME(D& dst, S& src, Tmp&, W&...) {                                                 \
-        detail::reduce<true>(dst, src, detail::kId, OP);                                            \
+        if constexpr (FAST >= 0 && detail::all_f32_v<D, S>)                                         \
+            detail::fast_reduce<true, static_cast<sim::fast::Red>(FAST)>(dst, src);                 \
+        else detail::reduce<true>(dst, src, detail::kId, OP);                                       \
         return {};                                                                                  \
     }
-PTO_SIM_ROWRED(TROWSUM, detail::kAdd)
-PTO_SIM_ROWRED(TROWMAX, detail::kMax)
-PTO_SIM_ROWRED(TROWMIN, detail::kMin)
-PTO_SIM_ROWRED(TROWPROD, detail::kMul)
+PTO_SIM_ROWRED(TROWSUM, detail::kAdd, 0)
+PTO_SIM_ROWRED(TROWMAX, detail::kMax, 1)
+PTO_SIM_ROWRED(TROWMIN, detail::kMin, 2)
+PTO_SIM_ROWRED(TROWPROD, detail::kMul, -1)
 #undef PTO_SIM_ROWRED
 
-#define PTO_SIM_COLRED(NAME, OP)                                                                    \
+#define PTO_SIM_COLRED(NAME, OP, FAST)                                                              \
     template <typename D, typename S, typename... W>                                                \
         requires(is_tile_v<D> && is_tile_v<S> && all_events_v<W...>)                                 \
     RecordEvent NAME(D& dst, S& src, W&...) {                                                       \
-        detail::reduce<false>(dst, src, detail::kId, OP);                                           \
+        if constexpr (FAST >= 0 && detail::all_f32_v<D, S>)                                         \
+            detail::fast_reduce<false, static_cast<sim::fast::Red>(FAST)>(dst, src);                \
+        else detail::reduce<false>(dst, src, detail::kId, OP);                                      \
         return {};                                                                                  \
     }
-PTO_SIM_COLRED(TCOLSUM, detail::kAdd)
-PTO_SIM_COLRED(TCOLMAX, detail::kMax)
-PTO_SIM_COLRED(TCOLMIN, detail::kMin)
-PTO_SIM_COLRED(TCOLPROD, detail::kMul)
+PTO_SIM_COLRED(TCOLSUM, detail::kAdd, 0)
+PTO_SIM_COLRED(TCOLMAX, detail::kMax, 1)
+PTO_SIM_COLRED(TCOLMIN, detail::kMin, 2)
+PTO_SIM_COLRED(TCOLPROD, detail::kMul, -1)
 #undef PTO_SIM_COLRED
 
 template <typename D, typename S, typename Tmp, typename... W>
@@ -552,27 +648,29 @@ RecordEvent TCOLEXPAND(D& dst, S& src, W&...) {
     return {};
 }
 
-#define PTO_SIM_EXPAND_OP(NAME, ROW, OP)                                                            \
+// FAST, EXP: the FP32 fast path's op, and whether exp follows it (EXPDIF = exp(a - v)).
+#define PTO_SIM_EXPAND_OP(NAME, ROW, OP, FAST, EXP)                                                 \
     template <typename D, typename A, typename V, typename... W>                                    \
         requires(is_tile_v<D> && is_tile_v<A> && is_tile_v<V> && all_events_v<W...>)               \
     RecordEvent NAME(D& dst, A& src0, V& src1, W&...) {                                             \
-        detail::map_bcast<ROW>(dst, src0, src1, OP);                                                \
+        if constexpr (detail::all_f32_v<D, A, V>) detail::fast_bcast<ROW, detail::Bin::FAST, EXP>(dst, src0, src1); \
+        else detail::map_bcast<ROW>(dst, src0, src1, OP);                                           \
         return {};                                                                                  \
     }
-PTO_SIM_EXPAND_OP(TROWEXPANDADD, true, detail::kAdd)
-PTO_SIM_EXPAND_OP(TROWEXPANDSUB, true, detail::kSub)
-PTO_SIM_EXPAND_OP(TROWEXPANDMUL, true, detail::kMul)
-PTO_SIM_EXPAND_OP(TROWEXPANDDIV, true, detail::kDiv)
-PTO_SIM_EXPAND_OP(TROWEXPANDMAX, true, detail::kMax)
-PTO_SIM_EXPAND_OP(TROWEXPANDMIN, true, detail::kMin)
-PTO_SIM_EXPAND_OP(TROWEXPANDEXPDIF, true, detail::kExpDif)
-PTO_SIM_EXPAND_OP(TCOLEXPANDADD, false, detail::kAdd)
-PTO_SIM_EXPAND_OP(TCOLEXPANDSUB, false, detail::kSub)
-PTO_SIM_EXPAND_OP(TCOLEXPANDMUL, false, detail::kMul)
-PTO_SIM_EXPAND_OP(TCOLEXPANDDIV, false, detail::kDiv)
-PTO_SIM_EXPAND_OP(TCOLEXPANDMAX, false, detail::kMax)
-PTO_SIM_EXPAND_OP(TCOLEXPANDMIN, false, detail::kMin)
-PTO_SIM_EXPAND_OP(TCOLEXPANDEXPDIF, false, detail::kExpDif)
+PTO_SIM_EXPAND_OP(TROWEXPANDADD, true, detail::kAdd, Add, false)
+PTO_SIM_EXPAND_OP(TROWEXPANDSUB, true, detail::kSub, Sub, false)
+PTO_SIM_EXPAND_OP(TROWEXPANDMUL, true, detail::kMul, Mul, false)
+PTO_SIM_EXPAND_OP(TROWEXPANDDIV, true, detail::kDiv, Div, false)
+PTO_SIM_EXPAND_OP(TROWEXPANDMAX, true, detail::kMax, Max, false)
+PTO_SIM_EXPAND_OP(TROWEXPANDMIN, true, detail::kMin, Min, false)
+PTO_SIM_EXPAND_OP(TROWEXPANDEXPDIF, true, detail::kExpDif, Sub, true)
+PTO_SIM_EXPAND_OP(TCOLEXPANDADD, false, detail::kAdd, Add, false)
+PTO_SIM_EXPAND_OP(TCOLEXPANDSUB, false, detail::kSub, Sub, false)
+PTO_SIM_EXPAND_OP(TCOLEXPANDMUL, false, detail::kMul, Mul, false)
+PTO_SIM_EXPAND_OP(TCOLEXPANDDIV, false, detail::kDiv, Div, false)
+PTO_SIM_EXPAND_OP(TCOLEXPANDMAX, false, detail::kMax, Max, false)
+PTO_SIM_EXPAND_OP(TCOLEXPANDMIN, false, detail::kMin, Min, false)
+PTO_SIM_EXPAND_OP(TCOLEXPANDEXPDIF, false, detail::kExpDif, Sub, true)
 #undef PTO_SIM_EXPAND_OP
 
 // TTRANS: dst(c, r) = src(r, c) over src's valid region.
