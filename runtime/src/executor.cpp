@@ -14,6 +14,7 @@
 #include <csignal>
 #include <cstring>
 #include <exception>
+#include <thread>
 #include <unistd.h>
 
 #include "executor_internal.h"
@@ -36,8 +37,12 @@ Executor* Executor::current() { return g_current; }
 Executor::Executor(std::vector<KernelInfo> kernels, ExecutorOptions opts)
     : kernels_(std::move(kernels)), clusters_(std::max(1, opts.clusters)), opts_(opts) {
     pto::sim::fast::prepare();  // before any thread starts (it sets an environment variable)
+    max_running_ = opts.max_running > 0 ? opts.max_running
+                                        : std::max(2, static_cast<int>(std::thread::hardware_concurrency()));
     mailbox_.resize(static_cast<std::size_t>(3 * clusters_));
     idle_.assign(static_cast<std::size_t>(3 * clusters_), 0);
+    wake_pending_.assign(static_cast<std::size_t>(3 * clusters_), 0);
+    for (int w = 0; w < 3 * clusters_; ++w) worker_cv_.push_back(std::make_unique<std::condition_variable>());
     for (int c = 0; c < clusters_; ++c)
         for (int role = 0; role < 3; ++role) workers_.emplace_back([this, c, role] { worker_loop(c, role); });
 }
@@ -46,8 +51,8 @@ Executor::~Executor() {
     {
         std::lock_guard<std::mutex> lk(mu_);
         shutdown_ = true;
+        wake_all_locked();
     }
-    work_cv_.notify_all();
     for (auto& w : workers_) w.join();
 }
 
@@ -264,8 +269,8 @@ void Executor::make_ready_locked(Task* t) {
             if (slots[s] == INVALID_KERNEL_ID) continue;
             const CoreType core = s == 0 ? CoreType::AIC : CoreType::AIV;
             ready_[static_cast<int>(core)].push_back(Job{t, slots[s], s == 2 ? 1 : 0, b});
+            wake_locked(core);
         }
-    work_cv_.notify_all();
 }
 
 // Start ready gangs, oldest first, on clusters whose needed workers are all idle. The oldest one
@@ -304,10 +309,31 @@ void Executor::dispatch_gangs_locked() {
             const auto w = static_cast<std::size_t>(chosen * 3 + r);
             idle_[w] = 0;
             mailbox_[w] = Job{t, slots[r], r == 2 ? 1 : 0, rg.block, g, r};
+            worker_cv_[w]->notify_one();
         }
         ++stats_.gangs;
-        work_cv_.notify_all();
+        // The reservation is gone: workers it held back may take pure jobs again.
+        for (CoreType c : {CoreType::AIC, CoreType::AIV})
+            if (!ready_[static_cast<int>(c)].empty()) wake_locked(c);
     }
+}
+
+void Executor::wake_locked(CoreType core) {
+    if (pure_running_ >= max_running_) return;  // a finishing job wakes one when a slot frees
+    for (int w = 0; w < 3 * clusters_; ++w) {
+        const auto wi = static_cast<std::size_t>(w);
+        if (((w % 3 == 0) != (core == CoreType::AIC)) || !idle_[wi] || wake_pending_[wi] || mailbox_[wi] ||
+            reserved_locked(w))
+            continue;
+        wake_pending_[wi] = 1;
+        worker_cv_[wi]->notify_one();
+        return;
+    }
+    // None idle: a busy worker of this type takes the job when it finishes its own.
+}
+
+void Executor::wake_all_locked() {
+    for (auto& cv : worker_cv_) cv->notify_one();
 }
 
 // Whether `worker` is held for the oldest ready gang (it takes no pure job meanwhile).
@@ -335,15 +361,20 @@ void Executor::worker_loop(int cluster, int role) {
     for (;;) {
         idle_[wi] = 1;
         dispatch_gangs_locked();
-        work_cv_.wait(lk, [&] { return shutdown_ || mailbox_[wi] || (!queue.empty() && !reserved_locked(w)); });
+        auto pure_ok = [&] { return !queue.empty() && !reserved_locked(w) && pure_running_ < max_running_; };
+        worker_cv_[wi]->wait(lk, [&] { return shutdown_ || mailbox_[wi] || pure_ok(); });
+        wake_pending_[wi] = 0;
         Job job{};
+        bool pure = false;
         if (mailbox_[wi]) {  // a gang member (the dispatcher marked this worker busy)
             job = *mailbox_[wi];
             mailbox_[wi].reset();
-        } else if (!queue.empty() && !reserved_locked(w)) {
+        } else if (pure_ok()) {
             job = queue.front();
             queue.pop_front();
             idle_[wi] = 0;
+            pure = true;
+            ++pure_running_;
         } else {
             return;  // shutdown
         }
@@ -355,6 +386,9 @@ void Executor::worker_loop(int cluster, int role) {
         else if (job.gang) job.gang->member_finished(job.member, true);  // wakes members that did start
         lk.lock();
         --running_jobs_;
+        if (pure && pure_running_-- == max_running_)  // a run slot is free again
+            for (CoreType c : {CoreType::AIC, CoreType::AIV})
+                if (!ready_[static_cast<int>(c)].empty()) wake_locked(c);
         finish_job_locked(job.task);
     }
 }

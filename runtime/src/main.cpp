@@ -43,7 +43,8 @@ namespace {
 void usage(const ProgramInfo& p) {
     std::printf(
         "usage: run [--inputs DIR] [--outputs DIR] [--seed N] [--scalar NAME=VALUE]...\n"
-        "           [--shape NAME=[D0,D1,...]]... [--clusters C] [--check-races] [--check-syncs]\n"
+        "           [--shape NAME=[D0,D1,...]]... [--clusters C] [--jobs N] [--check-races]\n"
+        "           [--check-syncs]\n"
         "Runs '%s' on the pypto CPU runtime.\n"
         "  --inputs DIR     read <param>.npy for every In/InOut tensor parameter\n"
         "  --seed N         generate missing inputs deterministically (floats in [-1,1), ints in [-8,8])\n"
@@ -52,6 +53,8 @@ void usage(const ProgramInfo& p) {
         "  --shape T=[D,..] shape of tensor T, for a dynamic dim no scalar or input file gives\n"
         "                   (a generated input or an Out tensor)\n"
         "  --clusters C     simulated clusters of 1 AIC + 2 AIV cores (default 2)\n"
+        "  --jobs N         run at most N kernels at a time (default: this machine's hardware threads,\n"
+        "                   at least 2; the kernels of a mixed task always start together)\n"
         "  --check-races    report pairs of tasks touching overlapping GM bytes (one writing) that the\n"
         "                   reference runtime's ordering rules leave unordered\n"
         "  --check-syncs    model the pipes as asynchronous and report kernel instructions that a\n"
@@ -198,6 +201,7 @@ int main(int argc, char** argv) {
     bool have_seed = false;
     uint64_t seed = 0;
     int clusters = 2;
+    int jobs = 0;  // 0: the executor's default (the machine's hardware threads, at least 2)
     bool check_races = false, check_syncs = false;
     std::map<std::string, std::string> scalar_text;
     std::map<std::string, std::vector<int64_t>> shape_arg;
@@ -230,6 +234,14 @@ int main(int argc, char** argv) {
                 clusters = 0;
             }
             if (clusters < 1 || clusters > 64) die("--clusters needs an integer in [1, 64], got '" + v + "'");
+        } else if (a == "--jobs") {
+            const std::string v = value("--jobs");
+            try {
+                jobs = std::stoi(v);
+            } catch (const std::exception&) {
+                jobs = 0;
+            }
+            if (jobs < 1 || jobs > 1024) die("--jobs needs an integer in [1, 1024], got '" + v + "'");
         } else if (a == "--check-races") {
             check_races = true;
         } else if (a == "--check-syncs") {
@@ -384,6 +396,7 @@ int main(int argc, char** argv) {
     pto::sim::fail_handler() = [](const std::string& m) { throw std::runtime_error(m); };
     ExecutorOptions opts;
     opts.clusters = clusters;
+    opts.max_running = jobs;
     opts.check_races = check_races;
     opts.check_syncs = check_syncs;
     opts.orchestration_cpp = prog.orchestration_cpp;

@@ -397,3 +397,29 @@ TEST_CASE("seeded inputs are deterministic and in range", "[inputs]") {
     const int32_t* p = reinterpret_cast<const int32_t*>(ints.data());
     for (int i = 0; i < 1000; ++i) CHECK((p[i] >= -8 && p[i] <= 8));
 }
+
+TEST_CASE("max_running caps the pure kernels running at once; the simulated cores stay", "[executor]") {
+    ExecutorOptions o;
+    o.clusters = 2;  // 4 AIV workers
+    o.max_running = 1;
+    Executor ex(kernels(), o);
+    std::vector<Buf> bufs;
+    bufs.reserve(6);
+    for (int i = 0; i < 6; ++i) bufs.emplace_back(8);
+    REQUIRE(ex.run([&] {
+        for (int i = 0; i < 6; ++i) submit_fill(bufs[i].t, static_cast<float>(i), 5);  // independent
+    }));
+    for (int i = 0; i < 6; ++i)
+        for (float x : bufs[i].v) CHECK(x == static_cast<float>(i));
+    CHECK(ex.stats().max_concurrent_jobs == 1);
+
+    o.max_running = 3;
+    Executor ex3(kernels(), o);
+    REQUIRE(ex3.run([&] {
+        for (int i = 0; i < 6; ++i) submit_fill(bufs[i].t, static_cast<float>(10 + i), 20);
+    }));
+    for (int i = 0; i < 6; ++i)
+        for (float x : bufs[i].v) CHECK(x == static_cast<float>(10 + i));
+    CHECK(ex3.stats().max_concurrent_jobs >= 2);
+    CHECK(ex3.stats().max_concurrent_jobs <= 3);
+}

@@ -71,6 +71,11 @@ struct ExecutorOptions {
     // A mixed task's kernel blocked in TPUSH / TPOP with no progress on its gang's pipes for this
     // long stops the run (the fallback; deadlocks the gang's states show are reported at once).
     int fifo_timeout_ms = 10000;
+    // At most this many pure (non-gang) kernels run at the same time (0: the machine's hardware
+    // threads, at least 2). The simulated cores stay clusters x 3 worker threads -- each owns its
+    // on-chip buffers, and a gang's members must run together -- but a machine with fewer cores
+    // than that no longer time-slices kernels against each other. Gang members are not limited.
+    int max_running = 0;
 };
 
 struct RunStats {
@@ -173,7 +178,13 @@ private:
     std::vector<std::thread> workers_;
 
     std::mutex mu_;
-    std::condition_variable work_cv_;  // workers: a job became ready, or shutdown
+    // One condition variable per worker, so that a ready job wakes one worker of its core type
+    // (not every thread: with 3 x clusters workers on a few cores, waking all of them for every
+    // task cost more than the task). wake_pending_: notified, not yet running (not chosen twice).
+    std::vector<std::unique_ptr<std::condition_variable>> worker_cv_;
+    std::vector<char> wake_pending_;
+    void wake_locked(CoreType core);  // wake one idle worker that may take a `core` job
+    void wake_all_locked();
     std::condition_variable done_cv_;  // orchestration thread: a task finished
     std::deque<Job> ready_[2];         // pure-task jobs, indexed by CoreType
     std::deque<ReadyGang> ready_gangs_;  // mixed-task blocks waiting for a cluster
@@ -185,6 +196,8 @@ private:
     std::deque<std::unique_ptr<Task>> tasks_;
     uint64_t unfinished_ = 0;
     int running_jobs_ = 0;
+    int pure_running_ = 0;  // of those, pure jobs (limited to max_running_)
+    int max_running_ = 2;
     std::unordered_map<uint64_t, std::vector<Access>> accesses_;  // by buffer.addr
     std::deque<ChipTensor> owned_tensors_;
     std::vector<std::unique_ptr<uint8_t[]>> owned_buffers_;
