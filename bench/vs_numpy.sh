@@ -25,29 +25,44 @@ cmake --build "$build" --target pypto >/dev/null
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-numpy_script() {  # numpy_script CASE: the numpy side, reading $1 (inputs dir), writing $2 (outputs dir)
-  echo 'import sys, numpy as np'
+# numpy_script CASE: the numpy side, reading $1 (inputs dir), writing $2 (outputs dir); with a
+# third argument it instead prints the math alone, in ms (best of 5, in process: no start-up, no
+# I/O), the figure beside bin/run's own execution time.
+numpy_script() {
+  echo 'import sys, time, numpy as np'
   echo 'i, o = sys.argv[1], sys.argv[2]'
   case $1 in
     elementwise) echo 'a = np.load(i + "/a.npy"); b = np.load(i + "/b.npy")'
-                 echo 'np.save(o + "/y.npy", np.exp(a) * b + a)' ;;
+                 echo 'def math(): return {"y": np.exp(a) * b + a}' ;;
     row_reduce) echo 'a = np.load(i + "/a.npy")'
-                echo 'np.save(o + "/s.npy", a.sum(axis=1, keepdims=True)); np.save(o + "/m.npy", a.max(axis=1, keepdims=True))' ;;
+                echo 'def math(): return {"s": a.sum(axis=1, keepdims=True), "m": a.max(axis=1, keepdims=True)}' ;;
     softmax) echo 'a = np.load(i + "/a.npy")'
-             echo 'e = np.exp(a - a.max(axis=1, keepdims=True)); np.save(o + "/y.npy", e / e.sum(axis=1, keepdims=True))' ;;
-    gemm) echo 'a = np.load(i + "/a.npy").astype(np.float32); b = np.load(i + "/b.npy").astype(np.float32)'
-          echo 'np.save(o + "/c.npy", a @ b)' ;;
+             echo 'def math():'
+             echo '    e = np.exp(a - a.max(axis=1, keepdims=True)); return {"y": e / e.sum(axis=1, keepdims=True)}' ;;
+    gemm) echo 'a16 = np.load(i + "/a.npy"); b16 = np.load(i + "/b.npy")'
+          echo 'def math(): return {"c": a16.astype(np.float32) @ b16.astype(np.float32)}' ;;
     task_chain) echo 'x = np.load(i + "/x.npy")'
-                echo 'y = x.copy()'
-                echo 'for _ in range(2000): y = y + np.float32(1.0)'
-                echo 'np.save(o + "/y.npy", y)' ;;
+                echo 'def math():'
+                echo '    y = x.copy()'
+                echo '    for _ in range(2000): y = y + np.float32(1.0)'
+                echo '    return {"y": y}' ;;
   esac
+  echo 'if len(sys.argv) > 3:'
+  echo '    best = 1e9'
+  echo '    for _ in range(5): t = time.perf_counter(); math(); best = min(best, time.perf_counter() - t)'
+  echo '    print(best * 1e3)'
+  echo 'else:'
+  echo '    for k, v in math().items(): np.save(o + "/" + k + ".npy", v)'
 }
 outputs_of() {
   case $1 in row_reduce) echo "s m" ;; gemm) echo c ;; *) echo y ;; esac
 }
 
-printf "%-12s %12s %12s %8s %14s %s\n" case "bin/run ms" "numpy ms" ratio "max err/|y|" "bin/run's own execution (no I/O)"
+echo "whole processes (bin/run reads, computes, writes; numpy: start-up, np.load, math, np.save), then"
+echo "the math alone (bin/run's own execution time vs numpy's math in process, best of 5):"
+printf "%-12s %11s %10s %7s | %10s %10s %7s | %12s %s\n" case "bin/run ms" "numpy ms" ratio "exec ms" "math ms" ratio \
+  "max err/|y|" "tasks, exec / task"
+
 for c in "${cases[@]}"; do
   d="$work/$c"
   "$build/pypto" build "$root/bench/programs/$c.py" -o "$d" >/dev/null
@@ -58,19 +73,24 @@ for c in "${cases[@]}"; do
   hyperfine -N --warmup 2 --runs 10 --export-json "$d/t.json" \
     "$d/bin/run --inputs $d/in --outputs $d/out_run" "$py $d/np.py $d/in $d/out_np" >/dev/null 2>&1
   exec_ms=$("$d/bin/run" --inputs "$d/in" --outputs "$d/out_run" | sed -n 's/.*, \([0-9.]*\) ms$/\1/p')
+  for _ in 1 2 3 4; do  # best of 5
+    ms=$("$d/bin/run" --inputs "$d/in" --outputs "$d/out_run" | sed -n 's/.*, \([0-9.]*\) ms$/\1/p')
+    if awk "BEGIN{exit !($ms < $exec_ms)}"; then exec_ms=$ms; fi
+  done
   tasks=$("$d/bin/run" --inputs "$d/in" --outputs "$d/out_run" | sed -n 's/.* \([0-9]*\) tasks.*/\1/p')
-  "$py" - "$d" "$c" "$exec_ms" "${tasks:-0}" $(outputs_of "$c") <<'EOF'
+  math_ms=$("$py" "$d/np.py" "$d/in" "$d/out_np" time)
+  "$py" - "$d" "$c" "$exec_ms" "${tasks:-0}" "$math_ms" $(outputs_of "$c") <<'EOF'
 import json, sys, numpy as np
-d, case, exec_ms, tasks, outs = sys.argv[1], sys.argv[2], float(sys.argv[3]), int(sys.argv[4]), sys.argv[5:]
+d, case, exec_ms, tasks, math_ms = sys.argv[1], sys.argv[2], float(sys.argv[3]), int(sys.argv[4]), float(sys.argv[5])
+outs = sys.argv[6:]
 t = json.load(open(d + "/t.json"))["results"]
 run_ms, np_ms = t[0]["mean"] * 1e3, t[1]["mean"] * 1e3
 err = 0.0  # max |bin/run - numpy| relative to the largest |numpy| value of that output
 for o in outs:
     x = np.load(f"{d}/out_run/{o}.npy").astype(np.float64); y = np.load(f"{d}/out_np/{o}.npy").astype(np.float64)
     err = max(err, float(np.max(np.abs(x - y)) / max(float(np.max(np.abs(y))), 1e-30)))
-extra = f"{exec_ms:.1f} ms"
-if tasks:
-    extra += f", {tasks} tasks, {exec_ms * 1e3 / tasks:.1f} us/task"
-print(f"{case:<12} {run_ms:12.1f} {np_ms:12.1f} {run_ms / np_ms:7.2f}x {err:14.2e} {extra}")
+extra = f"{tasks} tasks, {exec_ms * 1e3 / tasks:.1f} us/task" if tasks else ""
+print(f"{case:<12} {run_ms:11.1f} {np_ms:10.1f} {run_ms / np_ms:6.2f}x | {exec_ms:10.1f} {math_ms:10.1f} "
+      f"{exec_ms / math_ms:6.2f}x | {err:12.2e} {extra}")
 EOF
 done
