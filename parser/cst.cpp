@@ -4,6 +4,9 @@
 #include <algorithm>
 #include <cctype>
 #include <fmt/format.h>
+#include <atomic>
+#include <memory>
+#include <mutex>
 #include <unordered_map>
 
 #include "ir/diagnostic.h"
@@ -129,16 +132,62 @@ void check_parse_limits(const ir::SourceFilePtr& f) {
 
 }  // namespace
 
+namespace {
+// Every file is parsed once per process: `pypto check` loads a file's modules once for the file
+// and again for each entry, and an import shared by several modules is read by each load. A
+// later tree of the same path and text is a ts_tree_copy of the first (a reference count, safe to
+// use from another thread); an edited text is parsed again.
+struct ParsedFile {
+  ir::SourceFilePtr file;
+  TSTree* tree = nullptr;
+  std::shared_ptr<std::atomic<bool>> clean;  // syntax_errors found nothing (shared by the copies)
+};
+struct ParseCache {
+  std::mutex mu;
+  std::unordered_map<std::string, ParsedFile> by_path;
+  ~ParseCache() {
+    for (auto& [_, p] : by_path) ts_tree_delete(p.tree);
+  }
+};
+ParseCache& parse_cache() {
+  static ParseCache c;
+  return c;
+}
+TSTree* parse_text(const std::string& text) {
+  TSParser* parser = ts_parser_new();
+  ts_parser_set_language(parser, tree_sitter_python());
+  TSTree* tree = ts_parser_parse_string(parser, nullptr, text.data(), uint32_t(text.size()));
+  ts_parser_delete(parser);
+  return tree;
+}
+}  // namespace
+
 CstTree::CstTree(ir::SourceFilePtr file) : file_(std::move(file)) {
   check_parse_limits(file_);
-  parser_ = ts_parser_new();
-  ts_parser_set_language(parser_, tree_sitter_python());
-  tree_ = ts_parser_parse_string(parser_, nullptr, file_->text.data(), uint32_t(file_->text.size()));
+  ParseCache& c = parse_cache();
+  {
+    std::lock_guard<std::mutex> lk(c.mu);
+    if (auto it = c.by_path.find(file_->path); it != c.by_path.end() && it->second.file->text == file_->text) {
+      tree_ = ts_tree_copy(it->second.tree);
+      clean_ = it->second.clean;
+      return;
+    }
+  }
+  TSTree* parsed = parse_text(file_->text);
+  std::lock_guard<std::mutex> lk(c.mu);
+  if (c.by_path.size() >= 256 && !c.by_path.count(file_->path)) {  // a long-running test process: bounded
+    for (auto& [_, p] : c.by_path) ts_tree_delete(p.tree);
+    c.by_path.clear();
+  }
+  ParsedFile& slot = c.by_path[file_->path];
+  if (slot.tree) ts_tree_delete(slot.tree);
+  clean_ = std::make_shared<std::atomic<bool>>(false);
+  slot = ParsedFile{file_, parsed, clean_};
+  tree_ = ts_tree_copy(parsed);
 }
 
 CstTree::~CstTree() {
   if (tree_) ts_tree_delete(tree_);
-  if (parser_) ts_parser_delete(parser_);
 }
 
 TSNode CstTree::root() const { return ts_tree_root_node(tree_); }

@@ -3,6 +3,8 @@
 // tree-sitter points are 0-based row/byte-column; ir::Span is 1-based with an exclusive end.
 #pragma once
 
+#include <atomic>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -24,11 +26,16 @@ class CstTree {
   CstTree& operator=(const CstTree&) = delete;
   TSNode root() const;
   const ir::SourceFilePtr& file() const { return file_; }
+  // Whether this text was already found free of syntax errors (by any tree of it in this process).
+  bool syntax_clean() const { return clean_ && clean_->load(); }
+  void mark_syntax_clean() const {
+    if (clean_) clean_->store(true);
+  }
 
  private:
   ir::SourceFilePtr file_;
-  TSParser* parser_ = nullptr;
-  TSTree* tree_ = nullptr;
+  TSTree* tree_ = nullptr;  // a copy of the process's one parse of this path and text (cst.cpp)
+  std::shared_ptr<std::atomic<bool>> clean_;
 };
 
 inline std::string_view kind(TSNode n) { return ts_node_is_null(n) ? std::string_view{} : ts_node_type(n); }

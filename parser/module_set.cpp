@@ -72,7 +72,10 @@ ModuleSet::~ModuleSet() = default;
 ModuleInfo& ModuleSet::add(SourceFilePtr file, const std::string& name, const std::string& dir, const std::string& key) {
   auto l = std::make_unique<Loaded>();
   l->tree = std::make_unique<CstTree>(file);
-  if (auto errs = syntax_errors(*l->tree); !errs.empty()) throw CompileError(std::move(errs));
+  if (!l->tree->syntax_clean()) {
+    if (auto errs = syntax_errors(*l->tree); !errs.empty()) throw CompileError(std::move(errs));
+    l->tree->mark_syntax_clean();
+  }
   // The main module takes the undotted -D NAME=VALUE; a module `config` takes -D config.NAME=VALUE.
   Defines mine;
   const bool is_main = mods_.empty();
