@@ -1,6 +1,8 @@
 // SourceFile line indexing and Span formatting.
 #include "ir/span.h"
 
+#include <cstring>
+
 #include <fmt/format.h>
 
 namespace pypto::ir {
@@ -8,8 +10,10 @@ namespace pypto::ir {
 SourceFile::SourceFile(std::string path_, std::string text_)
     : path(std::move(path_)), text(std::move(text_)) {
   line_starts.push_back(0);
-  for (uint32_t i = 0; i < text.size(); ++i)
-    if (text[i] == '\n') line_starts.push_back(i + 1);
+  const char* const b = text.data();
+  const char* const e = b + text.size();
+  for (const char* p = b; (p = static_cast<const char*>(std::memchr(p, '\n', size_t(e - p)))); ++p)
+    line_starts.push_back(uint32_t(p - b + 1));
 }
 
 std::string_view SourceFile::line(uint32_t line_no) const {

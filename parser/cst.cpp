@@ -4,12 +4,10 @@
 #include <algorithm>
 #include <cctype>
 #include <fmt/format.h>
-#include <atomic>
-#include <memory>
-#include <mutex>
 #include <unordered_map>
 
 #include "ir/diagnostic.h"
+#include "parser/parse_cache.h"
 
 namespace pypto::parser {
 
@@ -60,130 +58,10 @@ TSTreeCursor& shared_cursor(TSNode n) {
 
 }  // namespace
 
-namespace {
-
-// tree-sitter 0.20.7 (Debian 12's libtree-sitter) corrupts its heap when error recovery meets a
-// parse stack deeper than 65535 entries ('-' * 66000 with no operand, 66000 unclosed '('). Each
-// token pushes at most one entry and finished statements are reduced, so the stack is bounded by
-// the tokens of the statement being read: this lexical pre-pass refuses, before tree-sitter
-// runs, a statement of more than kMaxStatementTokens tokens, and (as CPython's tokenizer does)
-// brackets nested more than kMaxNestingDepth deep.
-constexpr uint64_t kMaxStatementTokens = 50'000;
-
-void check_parse_limits(const ir::SourceFilePtr& f) {
-  const std::string& s = f->text;
-  auto at = [&](size_t off, size_t len, std::string msg, std::string hint) {
-    auto it = std::upper_bound(f->line_starts.begin(), f->line_starts.end(), uint32_t(off));
-    const uint32_t line = uint32_t(it - f->line_starts.begin());
-    const uint32_t col = uint32_t(off - f->line_starts[line - 1]) + 1;
-    throw ir::CompileError("E004", ir::Span{f, line, col, line, col + uint32_t(len)}, std::move(msg), std::move(hint));
-  };
-  auto ident = [](unsigned char c) { return std::isalnum(c) || c == '_' || c >= 0x80; };
-  int depth = 0;
-  uint64_t tokens = 0;
-  size_t stmt = 0;
-  for (size_t i = 0; i < s.size();) {
-    const char c = s[i];
-    if (c == '#') {
-      while (i < s.size() && s[i] != '\n') ++i;
-    } else if (c == '\\') {
-      i += 2;  // a line continuation (or a stray backslash): the statement goes on
-    } else if (c == '\n') {
-      if (depth == 0) tokens = 0, stmt = i + 1;
-      ++i;
-    } else if (c == '"' || c == '\'') {
-      const bool triple = s.compare(i, 3, std::string(3, c)) == 0;
-      i += triple ? 3 : 1;
-      while (i < s.size()) {
-        if (s[i] == '\\') {
-          i += 2;
-        } else if (triple ? s.compare(i, 3, std::string(3, c)) == 0 : s[i] == c) {
-          i += triple ? 3 : 1;
-          break;
-        } else if (!triple && s[i] == '\n') {
-          break;  // unterminated: tree-sitter reports it
-        } else {
-          ++i;
-        }
-      }
-      ++tokens;
-    } else if (std::isspace(static_cast<unsigned char>(c))) {
-      ++i;
-    } else if (ident(static_cast<unsigned char>(c))) {
-      while (i < s.size() && (ident(static_cast<unsigned char>(s[i])) || s[i] == '.')) ++i;
-      ++tokens;
-    } else {
-      if (c == '(' || c == '[' || c == '{') {
-        if (++depth > kMaxNestingDepth)
-          at(i, 1, fmt::format("brackets nested too deeply (more than {} levels)", kMaxNestingDepth),
-             "split the expression into several statements with intermediate names");
-      } else if ((c == ')' || c == ']' || c == '}') && depth > 0) {
-        --depth;
-      }
-      ++tokens;
-      ++i;
-    }
-    if (tokens > kMaxStatementTokens)
-      at(stmt, 1, fmt::format("statement too long for the parser (more than {} tokens)", kMaxStatementTokens),
-         depth > 0 ? "an unclosed bracket makes everything after it one statement: close it"
-                   : "split the statement into several with intermediate names");
-  }
-}
-
-}  // namespace
-
-namespace {
-// Every file is parsed once per process: `pypto check` loads a file's modules once for the file
-// and again for each entry, and an import shared by several modules is read by each load. A
-// later tree of the same path and text is a ts_tree_copy of the first (a reference count, safe to
-// use from another thread); an edited text is parsed again.
-struct ParsedFile {
-  ir::SourceFilePtr file;
-  TSTree* tree = nullptr;
-  std::shared_ptr<std::atomic<bool>> clean;  // syntax_errors found nothing (shared by the copies)
-};
-struct ParseCache {
-  std::mutex mu;
-  std::unordered_map<std::string, ParsedFile> by_path;
-  ~ParseCache() {
-    for (auto& [_, p] : by_path) ts_tree_delete(p.tree);
-  }
-};
-ParseCache& parse_cache() {
-  static ParseCache c;
-  return c;
-}
-TSTree* parse_text(const std::string& text) {
-  TSParser* parser = ts_parser_new();
-  ts_parser_set_language(parser, tree_sitter_python());
-  TSTree* tree = ts_parser_parse_string(parser, nullptr, text.data(), uint32_t(text.size()));
-  ts_parser_delete(parser);
-  return tree;
-}
-}  // namespace
-
 CstTree::CstTree(ir::SourceFilePtr file) : file_(std::move(file)) {
-  check_parse_limits(file_);
-  ParseCache& c = parse_cache();
-  {
-    std::lock_guard<std::mutex> lk(c.mu);
-    if (auto it = c.by_path.find(file_->path); it != c.by_path.end() && it->second.file->text == file_->text) {
-      tree_ = ts_tree_copy(it->second.tree);
-      clean_ = it->second.clean;
-      return;
-    }
-  }
-  TSTree* parsed = parse_text(file_->text);
-  std::lock_guard<std::mutex> lk(c.mu);
-  if (c.by_path.size() >= 256 && !c.by_path.count(file_->path)) {  // a long-running test process: bounded
-    for (auto& [_, p] : c.by_path) ts_tree_delete(p.tree);
-    c.by_path.clear();
-  }
-  ParsedFile& slot = c.by_path[file_->path];
-  if (slot.tree) ts_tree_delete(slot.tree);
-  clean_ = std::make_shared<std::atomic<bool>>(false);
-  slot = ParsedFile{file_, parsed, clean_};
-  tree_ = ts_tree_copy(parsed);
+  ParsedTree t = parsed_tree(file_);
+  tree_ = t.tree;
+  clean_ = std::move(t.clean);
 }
 
 CstTree::~CstTree() {
@@ -197,6 +75,18 @@ TSNode field(TSNode n, const char* name) {
   TSFieldId id = field_id(name);
   if (id == 0) return TSNode{};
   return ts_node_child_by_field_id(n, id);
+}
+
+std::string_view symbol_name(TSSymbol sym) {
+  static const std::vector<std::string_view> names = [] {
+    const TSLanguage* lang = tree_sitter_python();
+    std::vector<std::string_view> v(ts_language_symbol_count(lang));
+    for (uint32_t i = 0; i < v.size(); ++i)
+      if (const char* n = ts_language_symbol_name(lang, TSSymbol(i))) v[i] = n;
+    return v;
+  }();
+  // ERROR (ts_builtin_sym_error, 65535) and other builtins beyond the table: tree-sitter's names.
+  return sym < names.size() ? names[sym] : std::string_view(ts_language_symbol_name(tree_sitter_python(), sym));
 }
 
 bool is_comment(TSNode n) { return !ts_node_is_null(n) && ts_node_symbol(n) == comment_symbol(); }

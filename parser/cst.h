@@ -38,7 +38,10 @@ class CstTree {
   std::shared_ptr<std::atomic<bool>> clean_;
 };
 
-inline std::string_view kind(TSNode n) { return ts_node_is_null(n) ? std::string_view{} : ts_node_type(n); }
+// The grammar's symbol names by (public) symbol, built once: ts_node_type looks the name up and
+// the string_view then measures it, for every `is` the front end asks.
+std::string_view symbol_name(TSSymbol sym);
+inline std::string_view kind(TSNode n) { return ts_node_is_null(n) ? std::string_view{} : symbol_name(ts_node_symbol(n)); }
 inline bool is(TSNode n, std::string_view k) { return kind(n) == k; }
 inline bool is_null(TSNode n) { return ts_node_is_null(n); }
 TSNode field(TSNode n, const char* name);

@@ -2,12 +2,16 @@
 #include "parser/module_set.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
 #include <fmt/format.h>
 #include <fstream>
-#include <sstream>
+#include <cstdint>
+#include <string_view>
+
+#include "parser/parse_cache.h"
 
 namespace pypto::parser {
 
@@ -20,6 +24,14 @@ namespace {
 size_t invalid_utf8(const std::string& s) {
   size_t i = 0;
   while (i < s.size()) {
+    if (i + 8 <= s.size()) {  // eight ASCII bytes at a time (source files are mostly ASCII)
+      uint64_t w;
+      std::memcpy(&w, s.data() + i, 8);
+      if ((w & 0x8080808080808080ull) == 0) {
+        i += 8;
+        continue;
+      }
+    }
     unsigned char c = static_cast<unsigned char>(s[i]);
     size_t n = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xE ? 3 : (c >> 3) == 0x1E ? 4 : 0;
     if (n == 0 || i + n > s.size()) return i;
@@ -46,9 +58,9 @@ SourceFilePtr read_source(const std::string& path) {
   if (fs::is_directory(path, ec)) throw CompileError("E000", Span{}, fmt::format("cannot read '{}': it is a directory", path));
   std::ifstream in(path, std::ios::binary);
   if (!in) throw CompileError("E000", Span{}, fmt::format("cannot read '{}': {}", path, std::strerror(errno)));
-  std::stringstream ss;
-  ss << in.rdbuf();
-  std::string text = ss.str();
+  std::string text;
+  char buf[1 << 16];
+  while (in.read(buf, sizeof buf) || in.gcount() > 0) text.append(buf, size_t(in.gcount()));
   auto file = std::make_shared<const SourceFile>(path, text);
   if (size_t bad = invalid_utf8(text); bad != std::string::npos) {
     auto line_it = std::upper_bound(file->line_starts.begin(), file->line_starts.end(), uint32_t(bad));
@@ -120,14 +132,18 @@ ModuleInfo& ModuleSet::add(SourceFilePtr file, const std::string& name, const st
 
 ModuleInfo& ModuleSet::load_main(SourceFilePtr file) {
   main_dir_ = dir_of(file->path);
+  // Every use of a module set loads the import graph (running the modules, or check_imports):
+  // its files are read now and parsed by the parse-ahead pool while this thread parses and scans
+  // the main file.
+  read_ahead(*file, main_dir_);
   std::string stem = fs::path(file->path).stem().string();
   std::error_code ec;
   auto canon = fs::weakly_canonical(file->path, ec);
   return add(file, stem.empty() ? "__main__" : stem, main_dir_, ec ? file->path : canon.string());
 }
 
-ModuleInfo* ModuleSet::import(const std::string& dotted, int level, const ModuleInfo& from,
-                              std::vector<std::string>& searched) {
+std::optional<ModuleSet::Located> ModuleSet::locate(const std::string& dotted, int level, const std::string& from_dir,
+                                                    std::vector<std::string>* searched) const {
   std::vector<std::string> parts;
   for (size_t b = 0; b <= dotted.size();) {
     size_t e = dotted.find('.', b);
@@ -135,11 +151,6 @@ ModuleInfo* ModuleSet::import(const std::string& dotted, int level, const Module
     if (e > b) parts.push_back(dotted.substr(b, e - b));
     b = e + 1;
   }
-  const std::string from_dir = dir_of_.count(&from) ? dir_of_.at(&from) : main_dir_;
-  // Found before from the same directory: the same module (running the modules in order asks
-  // once per imported name).
-  const std::string memo = fmt::format("{}|{}|{}", level, from_dir, dotted);
-  if (auto it = found_.find(memo); it != found_.end()) return it->second;
   std::vector<fs::path> roots;
   if (level > 0) {
     fs::path base(from_dir);
@@ -154,19 +165,102 @@ ModuleInfo* ModuleSet::import(const std::string& dotted, int level, const Module
     fs::path p = root;
     for (const auto& s : parts) p /= s;
     for (const fs::path& cand : {fs::path(p.string() + ".py"), p / "__init__.py"}) {
-      searched.push_back(cand.lexically_normal().string());
+      if (searched) searched->push_back(cand.lexically_normal().string());
       std::error_code ec;
       if (!fs::is_regular_file(cand, ec)) continue;
       auto canon = fs::weakly_canonical(cand, ec);
-      const std::string key = ec ? cand.string() : canon.string();
-      if (auto it = by_path_.find(key); it != by_path_.end()) return found_[memo] = it->second;
-      // The module's name for -D MODULE.NAME: the dotted path as written (relative imports keep
-      // the part after the dots).
-      ModuleInfo* m = &add(read_source(cand.lexically_normal().string()), dotted, cand.parent_path().string(), key);
-      return found_[memo] = m;
+      return Located{cand.lexically_normal().string(), cand.parent_path().string(), ec ? cand.string() : canon.string()};
     }
   }
-  return nullptr;
+  return std::nullopt;
+}
+
+ModuleInfo* ModuleSet::import(const std::string& dotted, int level, const ModuleInfo& from,
+                              std::vector<std::string>& searched) {
+  const std::string from_dir = dir_of_.count(&from) ? dir_of_.at(&from) : main_dir_;
+  // Found before from the same directory: the same module (running the modules in order asks
+  // once per imported name).
+  const std::string memo = fmt::format("{}|{}|{}", level, from_dir, dotted);
+  if (auto it = found_.find(memo); it != found_.end()) return it->second;
+  auto loc = locate(dotted, level, from_dir, &searched);
+  if (!loc) return nullptr;
+  if (auto it = by_path_.find(loc->key); it != by_path_.end()) return found_[memo] = it->second;
+  SourceFilePtr file;
+  if (auto it = read_ahead_.find(loc->key); it != read_ahead_.end()) file = it->second;
+  else file = read_source(loc->path);
+  // The module's name for -D MODULE.NAME: the dotted path as written (relative imports keep the
+  // part after the dots).
+  return found_[memo] = &add(std::move(file), dotted, loc->dir, loc->key);
+}
+
+namespace {
+
+// The modules the top-level import lines of `text` may name, as (leading dots, dotted path):
+// `import a.b as c, d` → a.b, d; `from .m import x, y` → .m, .m.x, .m.y (a name may be a
+// submodule). A guess for reading ahead only (ModuleInfo reads the imports from the tree):
+// lines inside brackets or blocks are not looked at.
+std::vector<std::pair<int, std::string>> import_lines(const std::string& text) {
+  std::vector<std::pair<int, std::string>> out;
+  auto ident = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.'; };
+  size_t i = 0;
+  while (i < text.size()) {
+    size_t eol = text.find('\n', i);
+    if (eol == std::string::npos) eol = text.size();
+    std::string_view line(text.data() + i, eol - i);
+    i = eol + 1;
+    if (auto hash = line.find('#'); hash != std::string_view::npos) line = line.substr(0, hash);
+    auto words = [&](std::string_view rest, auto&& take) {  // comma-separated `dotted [as name]`
+      size_t k = 0;
+      while (k < rest.size()) {
+        while (k < rest.size() && !ident(rest[k])) ++k;
+        size_t b = k;
+        while (k < rest.size() && ident(rest[k])) ++k;
+        if (k > b) take(std::string(rest.substr(b, k - b)));
+        while (k < rest.size() && rest[k] == ' ') ++k;
+        if (rest.substr(k, 3) == "as ") {  // skip the alias
+          k += 3;
+          while (k < rest.size() && rest[k] == ' ') ++k;
+          while (k < rest.size() && ident(rest[k])) ++k;
+        }
+      }
+    };
+    if (line.substr(0, 7) == "import ") {
+      words(line.substr(7), [&](std::string w) { out.emplace_back(0, std::move(w)); });
+    } else if (line.substr(0, 5) == "from ") {
+      size_t k = 5;
+      while (k < line.size() && line[k] == ' ') ++k;
+      int level = 0;
+      while (k < line.size() && line[k] == '.') ++level, ++k;
+      size_t b = k;
+      while (k < line.size() && ident(line[k])) ++k;
+      const std::string mod(line.substr(b, k - b));
+      const size_t imp = line.find(" import ", k);
+      if (imp == std::string_view::npos) continue;
+      if (!mod.empty()) out.emplace_back(level, mod);
+      words(line.substr(imp + 8), [&](std::string w) {
+        if (w.find('.') == std::string::npos) out.emplace_back(level, mod.empty() ? w : mod + "." + w);
+      });
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+void ModuleSet::read_ahead(const SourceFile& file, const std::string& dir) {
+  for (const auto& [level, dotted] : import_lines(file.text)) {
+    auto loc = locate(dotted, level, dir, nullptr);
+    if (!loc || read_ahead_.count(loc->key)) continue;
+    SourceFilePtr f;
+    try {
+      f = read_source(loc->path);
+    } catch (const CompileError&) {
+      continue;  // reported if and when the import is loaded
+    }
+    read_ahead_[loc->key] = f;
+    parse_ahead(f);
+    read_ahead(*f, loc->dir);
+  }
 }
 
 std::vector<std::string> ModuleSet::unused_module_defines() const {

@@ -15,6 +15,7 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <utility>
@@ -35,7 +36,8 @@ class ModuleSet {
   // `defines`: -D NAME=VALUE for the main module, -D MODULE.NAME=VALUE for an imported one.
   // `run`: run modules in order as they load (ModuleInfo::execute); without it modules load only
   // when needed and no `M.NAME = ...` assignment is recorded (enough to list entries or check
-  // that imports resolve, and cheaper: the whole import graph is not read).
+  // that imports resolve). Either way load_main reads the files its import lines name ahead and
+  // hands them to the parse-ahead pool (parse_cache.h).
   ModuleSet(std::vector<std::string> search_dirs, Defines defines, bool run = true);
   ~ModuleSet();
   ModuleSet(const ModuleSet&) = delete;
@@ -75,10 +77,21 @@ class ModuleSet {
  private:
   struct Loaded;
   ModuleInfo& add(ir::SourceFilePtr file, const std::string& name, const std::string& dir, const std::string& key);
+  struct Located {
+    std::string path, dir, key;  // the file as found, its directory, its canonical path (the module's identity)
+  };
+  // The file `import dotted` (with `level` leading dots) names as seen from a module in `from_dir`;
+  // `searched` (when given) collects every candidate looked at.
+  std::optional<Located> locate(const std::string& dotted, int level, const std::string& from_dir,
+                                std::vector<std::string>* searched) const;
+  // Reads, and queues for the parse-ahead pool, every file the top-level import lines of `file`
+  // (in `dir`) may name, transitively (parse_cache.h).
+  void read_ahead(const ir::SourceFile& file, const std::string& dir);
   std::vector<std::string> search_dirs_;
   Defines defines_;
   std::vector<std::unique_ptr<Loaded>> mods_;
   std::map<std::string, ModuleInfo*> by_path_;
+  std::map<std::string, ir::SourceFilePtr> read_ahead_;  // canonical path → the file read_ahead read
   std::map<std::string, ModuleInfo*> found_;  // "level|from dir|dotted" → the module import() found
   std::map<const ModuleInfo*, std::string> dir_of_;
   std::string main_dir_;

@@ -148,10 +148,12 @@ void python_rules(TSNode root, const SourceFilePtr& f, std::vector<Diagnostic>& 
 
 }  // namespace
 
-std::vector<Diagnostic> syntax_errors(const CstTree& tree) {
+std::vector<Diagnostic> syntax_errors(const CstTree& tree) { return syntax_errors(tree.root(), tree.file()); }
+
+std::vector<Diagnostic> syntax_errors(TSNode root, const SourceFilePtr& file) {
   std::vector<Diagnostic> out;
-  tree_sitter_errors(tree.root(), tree.file(), out);
-  if (out.empty()) python_rules(tree.root(), tree.file(), out);
+  tree_sitter_errors(root, file, out);
+  if (out.empty()) python_rules(root, file, out);
   return out;
 }
 

@@ -13,5 +13,6 @@ namespace pypto::parser {
 
 // At most 20 diagnostics; the strict checks run only on a tree without tree-sitter errors.
 std::vector<ir::Diagnostic> syntax_errors(const CstTree& tree);
+std::vector<ir::Diagnostic> syntax_errors(TSNode root, const ir::SourceFilePtr& file);
 
 }  // namespace pypto::parser
