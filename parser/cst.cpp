@@ -1,8 +1,6 @@
 // CST helper implementations (see cst.h).
 #include "parser/cst.h"
 
-#include <algorithm>
-#include <cctype>
 #include <fmt/format.h>
 #include <unordered_map>
 

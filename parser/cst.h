@@ -17,7 +17,8 @@ extern "C" const TSLanguage* tree_sitter_python();
 
 namespace pypto::parser {
 
-// One parsed file: owns the tree-sitter parser and tree (RAII) and the SourceFile.
+// One parsed file: owns its copy of the file's tree (RAII; the parse itself is the process's one
+// parse of this path and text, parse_cache.h) and the SourceFile.
 class CstTree {
  public:
   explicit CstTree(ir::SourceFilePtr file);
@@ -34,7 +35,7 @@ class CstTree {
 
  private:
   ir::SourceFilePtr file_;
-  TSTree* tree_ = nullptr;  // a copy of the process's one parse of this path and text (cst.cpp)
+  TSTree* tree_ = nullptr;  // ts_tree_copy of the cached parse (parse_cache.cpp)
   std::shared_ptr<std::atomic<bool>> clean_;
 };
 

@@ -4,11 +4,11 @@
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
+#include <cstdint>
 #include <cstring>
 #include <filesystem>
 #include <fmt/format.h>
 #include <fstream>
-#include <cstdint>
 #include <string_view>
 
 #include "parser/parse_cache.h"

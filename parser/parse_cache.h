@@ -25,7 +25,8 @@ struct ParsedTree {
 // text beyond the parser's limits (see parse_cache.cpp).
 ParsedTree parsed_tree(const ir::SourceFilePtr& file);
 
-// Queues a background parse and syntax check of `file` unless that text is parsed or queued.
+// Queues a background parse and syntax check of `file` unless its path is already parsed, queued
+// or being parsed (an edited text of that path is parsed when parsed_tree asks for it).
 void parse_ahead(const ir::SourceFilePtr& file);
 
 }  // namespace pypto::parser
