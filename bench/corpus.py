@@ -50,7 +50,7 @@ FACTORIES = {
 # expression over the module's own constants.
 ARGV_DEFAULTS = {"ACTIVE_VARIANT": "pro", "TP_SIZE": "_TP_DEFAULT", "DP_SIZE": "TP_SIZE", "CP_SIZE": "CP_DEFAULT",
                  "HC_PRE_IMPL": "'separate'", "EP": "_EP_DEFAULT", "READBACK_ROW_TILE": "16",
-                 "DSV4_DISABLE_MOE_RETIRE": "False"}
+                 "DSV4_DISABLE_MOE_RETIRE": "False", "MAX_SEQ": "M.max_seq"}
 
 # Scalar values their __main__ passes (the rest stay runtime arguments).
 SCALARS = {"dyn_valid_shape": {"scale": "0.5", "vlen": "64"}, "dyn_valid_shape_1": {"scale": "0.5", "vlen": "32"}}

@@ -4,6 +4,7 @@
 // values with the activation's late-bound locals as closure, and the record of the statement
 // where an evaluation left the constant subset (for located diagnostics).
 #include <algorithm>
+#include <deque>
 #include <fmt/format.h>
 
 #include "ir/diagnostic.h"
@@ -27,6 +28,9 @@ struct NonConstantSite {
   int depth = -1;  // -1: none
 };
 thread_local NonConstantSite g_site;
+
+// The nested functions defined by activations so far (values point at them; a deque keeps them put).
+thread_local std::deque<ConstFunction> g_nested;
 
 // The statement interpreter of one function activation.
 struct Frame {
@@ -91,6 +95,17 @@ struct Frame {
       return Flow::Next;
     }
     if (k == "import_statement" || k == "import_from_statement") return Flow::Next;  // host imports (torch …)
+    if (k == "function_definition" || (k == "decorated_definition" && is(field(s, "definition"), "function_definition") &&
+                                       HostSpecScope::active())) {
+      // A helper defined inside the function (`def randn(shape, dtype): ...`): it sees the locals
+      // bound so far (enough for the helpers host fixtures define before they use them).
+      TSNode def = k == "decorated_definition" ? field(s, "definition") : s;
+      const std::string name = text(field(def, "name"), *file);
+      g_nested.push_back(ConstFunction{name, env, def,
+                                       std::make_shared<const std::map<std::string, ConstValue>>(locals)});
+      locals[name] = ConstValue{&g_nested.back()};
+      return Flow::Next;
+    }
     if (k == "break_statement") return Flow::Break;
     if (k == "continue_statement") return Flow::Continue;
     if (k == "expression_statement") {
@@ -117,6 +132,8 @@ struct Frame {
           return Flow::Next;
         }
       }
+      // A host script's statement call (`torch.manual_seed(0)`, `t.normal_()`): it changes no shape.
+      if (c.size() == 1 && is(c[0], "call") && HostSpecScope::active() && ev.try_eval(c[0])) return Flow::Next;
       return Flow::NotConstant;
     }
     if (k == "return_statement") {
@@ -130,12 +147,12 @@ struct Frame {
     }
     if (k == "if_statement") {
       auto cond = ev.try_eval(field(s, "condition"));
-      if (!cond) return Flow::NotConstant;
+      if (!cond || cond->is_host_data()) return Flow::NotConstant;
       if (const_truthy(*cond)) return block(field(s, "consequence"));
       for (TSNode alt : field_children(s, "alternative")) {
         if (is(alt, "elif_clause")) {
           auto c2 = ev.try_eval(field(alt, "condition"));
-          if (!c2) return Flow::NotConstant;
+          if (!c2 || c2->is_host_data()) return Flow::NotConstant;
           if (const_truthy(*c2)) return block(field(alt, "consequence"));
         } else if (is(alt, "else_clause")) {
           return block(field(alt, "body"));
@@ -160,6 +177,7 @@ struct Frame {
       if (c.empty()) return Flow::NotConstant;
       auto cond = ev.try_eval(c[0]);
       if (!cond) return Flow::NotConstant;
+      if (cond->is_host_data()) return Flow::Next;  // a check of tensor contents: nothing to check here
       if (!const_truthy(*cond)) {
         std::string msg = "assertion failed";
         if (c.size() > 1)
@@ -187,9 +205,15 @@ struct Frame {
     TSNode right = field(a, "right");
     if (is_null(right)) return Flow::Next;  // a bare annotation
     if (is(right, "assignment")) return Flow::NotConstant;
+    TSNode left = field(a, "left");
+    if (is(left, "subscript") && HostSpecScope::active()) {
+      // `t[b] = v` on a host tensor writes contents, which are not followed.
+      auto base = ev.try_eval(field(left, "value"));
+      return base && base->is_host_tensor() ? Flow::Next : Flow::NotConstant;
+    }
     auto v = ev.try_eval(right);
     if (!v) return Flow::NotConstant;
-    return bind(field(a, "left"), *v) ? Flow::Next : Flow::NotConstant;
+    return bind(left, *v) ? Flow::Next : Flow::NotConstant;
   }
 
   Flow augmented(TSNode a) {
@@ -288,6 +312,8 @@ std::optional<ConstValue> ConstEvaluator::invoke(const ConstFunction& fn, const 
   ConstEnv* env = fn.env;
   ConstEvaluator ev(file, [&](const std::string& name, TSNode a) -> std::optional<ConstValue> {
     if (auto it = locals.find(name); it != locals.end()) return it->second;
+    if (fn.closure)
+      if (auto it = fn.closure->find(name); it != fn.closure->end()) return it->second;
     return env->global(name, a);
   }, env);
   // Parameters: positional in order (`self` first for methods), then keywords, then defaults.

@@ -111,11 +111,12 @@ std::optional<ConstValue> ConstEvaluator::call(TSNode n) {
     if (!obj && is(on, "identifier")) obj = builtin(text(on, f), Args{}, TSNode{});
     if (!obj) return std::nullopt;
     const std::string attr = text(field(fnode, "attribute"), f);
+    if (obj->is_host_data()) return host_method(*obj, attr, args, n);
     if (obj->is_object()) {
       const ConstObject& o = obj->as_object();
       if (auto it = o.cls->methods.find(attr); it != o.cls->methods.end() && !o.cls->properties.count(attr) &&
                                                !o.field(attr)) {
-        ConstFunction m{o.cls->name + "." + attr, o.cls->env, it->second};
+        ConstFunction m{o.cls->name + "." + attr, o.cls->env, it->second, nullptr};
         return invoke(m, args, n, &*obj);
       }
     }
@@ -170,6 +171,15 @@ std::optional<ConstValue> ConstEvaluator::builtin(const std::string& fn, const A
     return std::nullopt;
   }
   const auto& p = args.pos;
+  if (g_host_specs && fn.rfind("torch.", 0) == 0) return torch_call(fn.substr(6), args, at);
+  if (g_host_specs && std::any_of(p.begin(), p.end(), [](const ConstValue& v) { return v.is_host_data(); })) {
+    // int(t.item()), min(n, t.shape[0]) …: a host value stays one; len(t) is its first dimension.
+    if (fn == "len" && p.size() == 1 && p[0].is_host_tensor() && !p[0].as_host_tensor().shape.empty())
+      return p[0].as_host_tensor().shape[0];
+    if (fn == "int" || fn == "float" || fn == "abs" || fn == "round" || fn == "min" || fn == "max" || fn == "bool")
+      return ConstValue{ConstHostUnknown{}};
+    return std::nullopt;
+  }
   auto need = [&](size_t lo, size_t hi) {
     if (p.size() < lo || p.size() > hi || !args.kw.empty()) fail(at, fmt::format("{}() got the wrong arguments", fn));
   };

@@ -152,6 +152,7 @@ std::optional<ConstValue> ConstEvaluator::try_eval(TSNode n) {
     auto a = try_eval(field(n, "argument"));
     if (!a) return std::nullopt;
     std::string op = text(field(n, "operator"), f);
+    if (a->is_host_data()) return a->is_host_tensor() ? *a : ConstValue{ConstHostUnknown{}};
     if (!numeric(*a)) {
       if (a->is_dyn()) return std::nullopt;
       fail(n, fmt::format("bad operand for unary {}: {}", op, a->repr()));
@@ -171,11 +172,12 @@ std::optional<ConstValue> ConstEvaluator::try_eval(TSNode n) {
   if (k == "not_operator") {
     auto a = try_eval(field(n, "argument"));
     if (!a) return std::nullopt;
+    if (a->is_host_data()) return ConstValue{ConstHostUnknown{}};
     return ConstValue{!const_truthy(*a)};
   }
   if (k == "boolean_operator") {  // short-circuit, as Python: `x is not None and x.y` is fine
     auto a = try_eval(field(n, "left"));
-    if (!a) return std::nullopt;
+    if (!a || a->is_host_data()) return std::nullopt;
     std::string op = text(field(n, "operator"), f);
     if (op == "and" ? !const_truthy(*a) : const_truthy(*a)) return a;
     return try_eval(field(n, "right"));
@@ -186,7 +188,7 @@ std::optional<ConstValue> ConstEvaluator::try_eval(TSNode n) {
     auto c = children(n);
     if (c.size() != 3) return std::nullopt;
     auto cond = try_eval(c[1]);
-    if (!cond) return std::nullopt;
+    if (!cond || cond->is_host_data()) return std::nullopt;
     return try_eval(const_truthy(*cond) ? c[0] : c[2]);
   }
   if (k == "subscript") return subscript(n);
@@ -248,6 +250,11 @@ std::optional<ConstValue> ConstEvaluator::compare(TSNode n) {
     std::string norm;
     for (char c : op)
       if (c != ' ' && c != '\t' && c != '\n') norm += c;
+    if (a->is_host_data() || b->is_host_data()) {  // a bool tensor, or a value known only at run time
+      if (ops.size() == 1)
+        if (auto r = host_arith(*a, *b, norm)) return r;
+      return ConstValue{ConstHostUnknown{}};
+    }
     bool r = false;
     if (norm == "==" || norm == "!=") {
       if ((a->is_dyn() || b->is_dyn()) && a->v != b->v) return std::nullopt;
@@ -290,9 +297,10 @@ std::optional<ConstValue> ConstEvaluator::compare(TSNode n) {
 
 std::optional<ConstValue> ConstEvaluator::subscript(TSNode n) {
   auto subs = field_children(n, "subscript");
-  if (subs.size() != 1) return std::nullopt;
   auto base = try_eval(field(n, "value"));
   if (!base) return std::nullopt;
+  if (base->is_host_data()) return host_index(*base, subs);
+  if (subs.size() != 1) return std::nullopt;
   if (base->is_dict()) {
     auto key = try_eval(subs[0]);
     if (!key) return std::nullopt;
@@ -350,6 +358,7 @@ std::optional<ConstValue> ConstEvaluator::binary(TSNode n) {
   auto b = try_eval(field(n, "right"));
   if (!b) return std::nullopt;
   std::string op = text(field(n, "operator"), f);
+  if (a->is_host_data() || b->is_host_data()) return host_arith(*a, *b, op);
   if (a->is_list() && b->is_list() && op == "+") {
     ConstList l = a->as_list();
     for (const auto& x : b->as_list()) l.push_back(x);
@@ -460,6 +469,7 @@ std::optional<ConstValue> ConstEvaluator::attribute(TSNode n) {
   auto obj = try_eval(on);
   if (!obj && is(on, "identifier")) obj = builtin(text(on, f), Args{}, TSNode{});  // pl, math, dataclasses
   if (!obj) return std::nullopt;
+  if (obj->is_host_data()) return host_attribute(*obj, attr);
   if (obj->is_module()) return std::get<ConstModuleRef>(obj->v).env->global(attr, field(n, "attribute"));
   if (obj->is_builtin()) {
     const std::string& ns = std::get<ConstBuiltin>(obj->v).name;
@@ -492,7 +502,7 @@ std::optional<ConstValue> ConstEvaluator::attribute(TSNode n) {
     const ConstObject& o = obj->as_object();
     if (const ConstValue* v = o.field(attr)) return *v;
     if (o.cls->properties.count(attr)) {
-      ConstFunction m{o.cls->name + "." + attr, o.cls->env, o.cls->methods.at(attr)};
+      ConstFunction m{o.cls->name + "." + attr, o.cls->env, o.cls->methods.at(attr), nullptr};
       return invoke(m, Args{}, n, &*obj);
     }
     if (auto it = o.cls->class_vars.find(attr); it != o.cls->class_vars.end()) {

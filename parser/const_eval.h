@@ -74,6 +74,10 @@ class ConstEvaluator {
   std::optional<ConstValue> call(TSNode n);
   std::optional<ConstValue> spec_record(TSNode n, const std::string& kind);
   std::optional<ConstValue> builtin(const std::string& name, const Args& args, TSNode at);
+  // Host tensors (const_torch.cpp; only while a HostSpecScope is alive).
+  std::optional<ConstValue> torch_call(const std::string& fn, const Args& args, TSNode at);
+  std::optional<ConstValue> host_method(const ConstValue& obj, const std::string& method, const Args& args, TSNode at);
+  std::optional<ConstValue> host_index(const ConstValue& base, const std::vector<TSNode>& subs);
   std::optional<ConstValue> construct(const ConstClass& cls, const Args& args, TSNode at);
   std::optional<ConstValue> invoke(const ConstFunction& fn, const Args& args, TSNode at,
                                    const ConstValue* self = nullptr, const DefHook* on_def = nullptr,
@@ -85,9 +89,10 @@ class ConstEvaluator {
   int depth_ = 0;  // recursion depth (NestingGuard)
 };
 
-// While one is alive, the evaluator reads pypto-lib style spec functions: `torch.<dtype>` is a
-// dtype, and `TensorSpec(name, shape, dtype, ..., is_output=)` / `ScalarSpec(name, dtype, value)`
-// are records (dicts with "__spec__") whose host-only arguments (init_value=, …) are not evaluated.
+// While one is alive, the evaluator reads pypto-lib style spec functions and host scripts:
+// `torch.<dtype>` is a dtype, `TensorSpec(name, shape, dtype, ..., is_output=)` / `ScalarSpec(name,
+// dtype, value)` are records (dicts with "__spec__") whose host-only arguments (init_value=, …)
+// are not evaluated, and torch's tensor factories give host tensors (const_torch.cpp).
 class HostSpecScope {
  public:
   HostSpecScope();
@@ -96,6 +101,11 @@ class HostSpecScope {
   HostSpecScope& operator=(const HostSpecScope&) = delete;
   static bool active();
 };
+
+// Arithmetic / comparison and attributes of host tensors and host unknowns (const_torch.cpp):
+// shape by numpy broadcasting, dtype by torch's promotion; nullopt when not followed.
+std::optional<ConstValue> host_arith(const ConstValue& a, const ConstValue& b, const std::string& op);
+std::optional<ConstValue> host_attribute(const ConstValue& obj, const std::string& attr);
 
 // Parses `text` (a Python expression, e.g. a -D value) and evaluates it with `lookup`.
 // `origin` names where it came from for messages ("-D N=...").

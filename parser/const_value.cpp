@@ -55,6 +55,12 @@ std::string ConstValue::repr() const {
   if (is_module()) return fmt::format("<module '{}'>", std::get<ConstModuleRef>(v).env->module_name());
   if (is_builtin()) return fmt::format("<built-in {}>", std::get<ConstBuiltin>(v).name);
   if (is_dsl_function()) return fmt::format("<DSL function {}>", as_dsl_function().decl.name);
+  if (is_host_unknown()) return "<value known only when the host script runs>";
+  if (is_host_tensor()) {
+    std::string dims;
+    for (const auto& d : as_host_tensor().shape) dims += (dims.empty() ? "" : ", ") + (d.is_int() ? d.repr() : "?");
+    return fmt::format("tensor(shape=[{}], dtype={})", dims, ir::dtype_name(as_host_tensor().dtype));
+  }
   if (is_object()) {
     const auto& o = as_object();
     std::string s = o.cls->name + "(";
@@ -90,6 +96,8 @@ std::string ConstValue::type_name() const {
   if (is_dsl_function()) return "DSL function";
   if (is_module()) return "module";
   if (is_dict()) return "dict";
+  if (is_host_tensor()) return "torch.Tensor";
+  if (is_host_unknown()) return "host value";
   return "builtin_function";
 }
 
@@ -128,6 +136,7 @@ bool const_equal(const ConstValue& a, const ConstValue& b) {
     const auto &x = a.as_dsl_function(), &y = b.as_dsl_function();
     return x.sibling == y.sibling && same_dsl_function(x.decl, y.decl);
   }
+  if (a.is_host_unknown() || b.is_host_unknown()) return false;
   return a.v == b.v;
 }
 

@@ -5,6 +5,8 @@
 // value points at the ConstEnv (the module) whose file defines it, so its body is evaluated there.
 // A DSL function value is a @pl.function / @pl.jit.* def that a Python function run at compile
 // time defined and returned (`hc_pre = _bind_hc_pre()`, `_qk = make_kernel_qk(16, 128)`).
+// Host scripts read for shapes (spec functions, the file's own host call of an entry) add torch
+// tensors known by shape and dtype only, and host values nothing here can know (`t.item()`).
 #pragma once
 
 #include <map>
@@ -41,11 +43,13 @@ struct ConstClass {
   std::map<std::string, TSNode> class_vars;  // unannotated `NAME = expr` in the class body
 };
 
-// A module-level `def` (or a method, with `self` bound by the caller).
+// A module-level `def` (or a method, with `self` bound by the caller), or a `def` nested in a
+// function run at compile time, which sees the locals of that activation at its definition.
 struct ConstFunction {
   std::string name;
   ConstEnv* env = nullptr;
   TSNode def{};  // function_definition
+  std::shared_ptr<const std::map<std::string, ConstValue>> closure;  // nested defs only
 };
 
 struct ConstObject;
@@ -64,6 +68,13 @@ struct ConstBuiltin {
   bool operator==(const ConstBuiltin&) const = default;
 };
 
+struct ConstHostTensor;
+// A value a host script computes from tensor contents or randomness (`t.item()`, a generator):
+// arithmetic on it gives another one; a branch or a shape that needs it is not constant.
+struct ConstHostUnknown {
+  bool operator==(const ConstHostUnknown&) const = default;
+};
+
 struct ConstValue {
   struct None {
     bool operator==(const None&) const = default;
@@ -71,7 +82,7 @@ struct ConstValue {
   std::variant<None, int64_t, double, bool, std::string, std::shared_ptr<const ConstList>, ir::VarPtr,
                ir::DataType, std::shared_ptr<const ConstObject>, const ConstClass*, const ConstFunction*,
                ConstModuleRef, std::shared_ptr<const ConstDict>, ConstBuiltin,
-               std::shared_ptr<const ConstDslFunction>>
+               std::shared_ptr<const ConstDslFunction>, std::shared_ptr<const ConstHostTensor>, ConstHostUnknown>
       v;
 
   bool is_int() const { return std::holds_alternative<int64_t>(v); }
@@ -89,6 +100,10 @@ struct ConstValue {
   bool is_dict() const { return std::holds_alternative<std::shared_ptr<const ConstDict>>(v); }
   bool is_builtin() const { return std::holds_alternative<ConstBuiltin>(v); }
   bool is_dsl_function() const { return std::holds_alternative<std::shared_ptr<const ConstDslFunction>>(v); }
+  bool is_host_tensor() const { return std::holds_alternative<std::shared_ptr<const ConstHostTensor>>(v); }
+  bool is_host_unknown() const { return std::holds_alternative<ConstHostUnknown>(v); }
+  // A host tensor or unknown: Python would decide a branch on it from data pypto does not have.
+  bool is_host_data() const { return is_host_tensor() || is_host_unknown(); }
   // Plain data a DSL body can use (numbers, strings, symbols, dtypes and sequences of them).
   bool is_data() const {
     return !is_class() && !is_function() && !is_module() && !is_builtin() && !is_dsl_function();
@@ -100,6 +115,7 @@ struct ConstValue {
   const ConstObject& as_object() const { return *std::get<std::shared_ptr<const ConstObject>>(v); }
   const ConstDict& as_dict() const { return *std::get<std::shared_ptr<const ConstDict>>(v); }
   const ConstDslFunction& as_dsl_function() const { return *std::get<std::shared_ptr<const ConstDslFunction>>(v); }
+  const ConstHostTensor& as_host_tensor() const { return *std::get<std::shared_ptr<const ConstHostTensor>>(v); }
   // Python repr-like text ("3", "2.5", "True", "(1, 2)") for messages.
   std::string repr() const;
   // The Python type name for messages ("int", "tuple", "Qwen3Config").
@@ -116,6 +132,13 @@ struct ConstObject {
       if (k == name) return &v;
     return nullptr;
   }
+};
+
+// A torch tensor of a host script: its shape (ints, or host unknowns for data-dependent sizes) and
+// dtype. Its contents are never known.
+struct ConstHostTensor {
+  ConstList shape;
+  ir::DataType dtype = ir::DataType::FP32;
 };
 
 struct ConstDict {

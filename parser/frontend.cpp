@@ -156,6 +156,21 @@ ProgramPtr parse_source(SourceFilePtr file, const FrontendOptions& opts, Diagnos
           throw CompileError("E109", Span{file, 1, 1, 1, 2}, fmt::format("--specs {}: the file defines no function '{}'",
                                                                          opts.specs, opts.specs),
                              "name a module-level function that returns TensorSpec / ScalarSpec records");
+        if (opts.specs.empty()) {
+          // Then the file's own host call of the entry (`entry.lower(*inputs, out)`) for what the
+          // spec function does not name.
+          std::string why;
+          if (auto host = read_host_call(mod, *entry, &why)) {
+            if (!specs) specs = std::move(host);
+            else {
+              specs->tensors.merge(host->tensors);
+              specs->scalars.merge(host->scalars);
+            }
+          } else if (!why.empty()) {
+            if (!specs) specs = SpecTable{};
+            specs->note = why;
+          }
+        }
       }
       return specs ? &*specs : nullptr;
     };

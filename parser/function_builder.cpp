@@ -118,8 +118,8 @@ std::string FunctionBuilder::bare_entry_hint(const std::string& name, const Spec
   std::string h = fmt::format("annotate the shape (pl.Tensor[[d0, d1], pl.FP32]) or give it: --arg {}=FP32[d0,d1]", name);
   if (bare_entry_hinted_) return h;
   bare_entry_hinted_ = true;
-  if (specs) {
-    h += fmt::format("; the spec function '{}' has no TensorSpec named '{}'", specs->function, name);
+  if (specs && !specs->origin.empty()) {
+    h += fmt::format("; {} gives no tensor for '{}'", specs->origin, name);
   } else {
     std::string cands;
     for (const auto& [f, fn] : mod().helper_functions()) {
@@ -129,9 +129,11 @@ std::string FunctionBuilder::bare_entry_hint(const std::string& name, const Spec
         no_args = no_args && (is(p, "default_parameter") || is(p, "typed_default_parameter"));
       if (no_args) cands += (cands.empty() ? "'" : ", '") + f + "'";
     }
-    h += "; the file has no spec function (build_tensor_specs / build_specs) to take the shapes from";
+    h += "; the file has no spec function (build_tensor_specs / build_specs) and no call of the entry whose "
+         "shapes can be read statically";
     if (!cands.empty()) h += fmt::format(" (--specs FUNC names another: {})", cands);
   }
+  if (specs && !specs->note.empty()) h += "; " + specs->note;
   // Another entry of the file that calls this one (a @pl.jit.host entry over a @pl.jit one) types
   // it from its arguments.
   for (const auto& e : mod().entries()) {

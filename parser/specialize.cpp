@@ -140,6 +140,7 @@ std::optional<SpecTable> read_specs(ModuleInfo& mod, const std::string& func) {
     fail(fmt::format("it returns {} {}, not a list of specs", result->type_name(), result->repr()));
   SpecTable t;
   t.function = func;
+  t.origin = fmt::format("the spec function '{}'", func);
   for (const auto& r : records) {
     const ConstValue* kind = r.is_dict() ? r.as_dict().find(ConstValue{std::string("__spec__")}) : nullptr;
     if (!kind) fail(fmt::format("an element is {} {}, not a TensorSpec / ScalarSpec", r.type_name(), r.repr()));

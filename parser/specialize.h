@@ -38,12 +38,20 @@ std::optional<ConstValue> parse_scalar_spec(const std::string& param, const std:
 // statically with its parameters at their defaults; host-only arguments are ignored.
 struct SpecTable {
   std::string function;
+  std::string origin;  // for messages: "the spec function 'F'", "the call 'f.lower(...)' at line N"
   std::map<std::string, ir::TypePtr> tensors;
   std::map<std::string, ConstValue> scalars;
+  std::string note;  // why a source of shapes that was tried gave none (for the hint)
 };
 // nullopt when `mod` defines no function `func`; CompileError (E109, at the function) when its
 // body or a record is outside the constant subset.
 std::optional<SpecTable> read_specs(ModuleInfo& mod, const std::string& func);
+
+// The entry's parameter types from the file's own host call of it (host_call.cpp):
+// `entry.lower(*inputs, out)`, `entry.compile(...)` or `entry(...)` outside DSL code, its torch
+// arguments followed by shape and dtype. nullopt when there is no such call or none can be read
+// statically; then `why` (if given and empty) says why the first one could not.
+std::optional<SpecTable> read_host_call(ModuleInfo& mod, const EntryDecl& entry, std::string* why = nullptr);
 
 // Dtype names accepted in a spec: the DSL's (FP32, BF16, INT32, INDEX …, any case) and torch's
 // (float32, bfloat16, int64, half …).

@@ -186,7 +186,7 @@ def build_tensor_specs():
   e = errors(with_specs);
   REQUIRE(e.size() == 1);
   CHECK(e[0].span.col == 28);
-  CHECK_THAT(e[0].hint, Catch::Contains("the spec function 'build_tensor_specs' has no TensorSpec named 'b'"));
+  CHECK_THAT(e[0].hint, Catch::Contains("the spec function 'build_tensor_specs' gives no tensor for 'b'"));
 }
 
 TEST_CASE("a jit function's one-tensor return annotation yields to the returned value's type, with W012",
