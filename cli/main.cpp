@@ -49,7 +49,8 @@ void add_common(CLI::App* cmd, CommonOptions& o, bool with_entry = true) {
     cmd->add_option("--specs", o.specs,
                     "Spec function that types bare entry tensors without --arg: it returns TensorSpec(name, shape, "
                     "torch.dtype, ...) records, read statically (default: build_tensor_specs, then build_specs; "
-                    "'none' to not use one)")
+                    "then the file's own call of the entry, entry.lower(*inputs, out), with its torch tensors followed by "
+                    "shape and dtype; 'none' to use neither)")
         ->type_name("FUNC");
     cmd->add_option("-I,--include", o.include_dirs,
                     "Also search DIR for imported modules (after the importing file's and the main file's "
