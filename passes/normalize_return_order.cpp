@@ -102,6 +102,13 @@ class ReturnRewriter : public IRMutator {
       items.push_back({p, int(i)});
     }
     std::stable_sort(items.begin(), items.end());
+    for (size_t i = 1; i < items.size(); ++i)
+      if (items[i].first == items[i - 1].first)
+        throw CompileError("E505", s->span,
+                           fmt::format("kernel '{}' returns its parameter '{}' more than once (results {} and {}); "
+                                       "returning a parameter twice is not supported yet",
+                                       f.name, f.params[items[i].first]->name, items[i - 1].second, items[i].second),
+                           "return each Out/InOut parameter once");
     size_t n_out = 0;
     for (auto d : f.param_directions) n_out += d != ParamDirection::In;
     if (!items.empty() && items.size() != n_out)

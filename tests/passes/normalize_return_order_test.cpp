@@ -78,3 +78,19 @@ class P:
   std::string err = pass_test::compile_error_of([&] { pass_test::run(passes::normalize_return_order_pass(), before); });
   CHECK(err.find("not one of its Out/InOut tensor parameters") != std::string::npos);
 }
+
+TEST_CASE("returning one Out parameter twice is rejected, naming it", "[NormalizeReturnOrder]") {
+  auto before = pass_test::parse(R"(
+import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.AIV)
+    def k(self, x: pl.Tensor[[16, 16], pl.FP32], o: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> tuple[pl.Tensor[[16, 16], pl.FP32], pl.Tensor[[16, 16], pl.FP32]]:
+        t = pl.load(x, [0, 0], [16, 16])
+        o2 = pl.store(t, [0, 0], o)
+        return o2, o2
+)");
+  std::string err = pass_test::compile_error_of([&] { pass_test::run(passes::normalize_return_order_pass(), before); });
+  CHECK(err.find("returns its parameter 'o' more than once (results 0 and 1)") != std::string::npos);
+}
