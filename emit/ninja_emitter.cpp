@@ -3,6 +3,7 @@
 
 #include <filesystem>
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "emit/kernel_emitter.h"
 #include "ir/diagnostic.h"
@@ -14,19 +15,6 @@ namespace pypto::emit {
 using namespace ir;
 
 namespace {
-
-std::string json_str(const std::string& s) {
-  std::string o = "\"";
-  for (char c : s) {
-    if (c == '"' || c == '\\') o += '\\';
-    if (c == '\n') {
-      o += "\\n";
-      continue;
-    }
-    o += c;
-  }
-  return o + "\"";
-}
 
 // The compile flags, in one place: build.ninja (through the template's variables) and
 // compile_commands.json spell the same commands.
@@ -123,20 +111,17 @@ BuildFiles emit_build_files(const Function& orch, const std::vector<const Functi
   // compile_commands.json: the same commands, spelled out, without the launcher and the kernel PCH
   // (clang-based tools cannot read a GCC .gch; kernels include the same headers themselves).
   const std::string flags = fmt::format("{} -I{}", common_flags(opts), shell_word(inc));
-  out.compile_commands = "[\n";
-  for (size_t i = 0; i < cs.size(); ++i) {
-    const auto& c = cs[i];
+  nlohmann::ordered_json db = nlohmann::ordered_json::array();
+  for (const auto& c : cs) {
     const std::string& file = c.src;
     std::string extra;
     if (c.rule == "aiv" || c.rule == "aic")
       extra = fmt::format(" {} {} -Dkernel_entry={}", kKernelFlags, c.rule == "aiv" ? kAivDefine : kAicDefine, c.entry);
     const std::string cmd = fmt::format("{} {}{} -c {} -o {}", opts.cxx.empty() ? "c++" : opts.cxx, flags, extra,
                                         shell_word(file), shell_word(c.obj));
-    out.compile_commands += fmt::format("  {{\"directory\": {}, \"command\": {}, \"file\": {}, \"output\": {}}}{}\n",
-                                        json_str(out_dir_abs), json_str(cmd), json_str(file), json_str(c.obj),
-                                        i + 1 < cs.size() ? "," : "");
+    db.push_back({{"directory", out_dir_abs}, {"command", cmd}, {"file", file}, {"output", c.obj}});
   }
-  out.compile_commands += "]\n";
+  out.compile_commands = db.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
   return out;
 }
 

@@ -2,6 +2,7 @@
 #include "parser/diagnostics_render.h"
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 namespace pypto::parser {
 
@@ -14,23 +15,6 @@ std::string_view sev_name(ir::Severity s) {
     case ir::Severity::Note: return "note";
   }
   return "error";
-}
-
-std::string json_escape(std::string_view s) {
-  std::string o;
-  for (char c : s) {
-    switch (c) {
-      case '"': o += "\\\""; break;
-      case '\\': o += "\\\\"; break;
-      case '\n': o += "\\n"; break;
-      case '\t': o += "\\t"; break;
-      case '\r': o += "\\r"; break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) o += fmt::format("\\u{:04x}", int(c));
-        else o += c;
-    }
-  }
-  return o;
 }
 
 // Display width of line[0, byte_col) with tabs kept as tabs (so carets line up).
@@ -108,18 +92,34 @@ std::string render_diagnostic(const ir::Diagnostic& d, bool color) {
 }
 
 std::string render_diagnostics_json(const std::vector<ir::Diagnostic>& diags) {
-  std::string o = "[";
-  for (size_t i = 0; i < diags.size(); ++i) {
-    const auto& d = diags[i];
-    const auto& s = d.span;
-    o += fmt::format(
-        "{}\n  {{\"severity\": \"{}\", \"code\": \"{}\", \"message\": \"{}\", \"file\": \"{}\", \"line\": {}, "
-        "\"col\": {}, \"end_line\": {}, \"end_col\": {}, \"hint\": \"{}\"}}",
-        i ? "," : "", sev_name(d.severity), json_escape(d.code), json_escape(d.message),
-        json_escape(s.file ? s.file->path : ""), s.line, s.col, s.end_line, s.end_col, json_escape(d.hint));
+  using Json = nlohmann::ordered_json;
+  auto location = [](Json& j, const ir::Span& s) {
+    j["file"] = s.file ? s.file->path : "";
+    j["line"] = s.line;
+    j["col"] = s.col;
+    j["end_line"] = s.end_line;
+    j["end_col"] = s.end_col;
+  };
+  Json out = Json::array();
+  for (const auto& d : diags) {
+    Json j;
+    j["severity"] = sev_name(d.severity);
+    j["code"] = d.code;
+    j["message"] = d.message;
+    location(j, d.span);
+    j["hint"] = d.hint;
+    Json notes = Json::array();
+    for (const auto& [sp, msg] : d.notes) {
+      Json n;
+      n["message"] = msg;
+      location(n, sp);
+      notes.push_back(std::move(n));
+    }
+    j["notes"] = std::move(notes);
+    out.push_back(std::move(j));
   }
-  o += diags.empty() ? "]\n" : "\n]\n";
-  return o;
+  // Source text quoted in a message may hold bytes that are not UTF-8: shown as U+FFFD.
+  return out.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
 }
 
 }  // namespace pypto::parser

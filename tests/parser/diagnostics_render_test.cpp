@@ -1,5 +1,6 @@
 // Diagnostic rendering: rustc-style text with carets under the span, hint line, warnings, JSON.
 #include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
 #include <fmt/format.h>
 
 #include "parse_helpers.h"
@@ -35,17 +36,26 @@ TEST_CASE("hints, warnings and unlocated diagnostics", "[render]") {
 
 TEST_CASE("JSON rendering", "[render]") {
   auto file = ptest::src("x\n", "dir/p\"q.py");
+  ir::Diagnostic with_note{ir::Severity::Error, "E201", "defined twice", ir::Span{file, 1, 1, 1, 2}, "", {}};
+  with_note.notes.emplace_back(ir::Span{file, 1, 1, 1, 2}, "the other\tdefinition");
   std::vector<ir::Diagnostic> ds = {
       {ir::Severity::Error, "E200", "Undefined variable 'x'", ir::Span{file, 1, 1, 1, 2}, "", {}},
-      {ir::Severity::Warning, "W001", "line\nbreak", ir::Span{}, "h", {}}};
+      {ir::Severity::Warning, "W001", "line\nbreak \x01 and \xff", ir::Span{}, "h", {}}, with_note};
   std::string j = parser::render_diagnostics_json(ds);
   INFO(j);
-  CHECK(j.front() == '[');
-  CHECK(j.find("{\"severity\": \"error\", \"code\": \"E200\", \"message\": \"Undefined variable 'x'\", "
-               "\"file\": \"dir/p\\\"q.py\", \"line\": 1, \"col\": 1, \"end_line\": 1, \"end_col\": 2, \"hint\": \"\"}") !=
-        std::string::npos);
-  CHECK(j.find("\"message\": \"line\\nbreak\"") != std::string::npos);
-  CHECK(j.find("\"line\": 0") != std::string::npos);
+  auto v = nlohmann::json::parse(j);  // throws (fails the test) unless it is valid JSON
+  REQUIRE(v.is_array());
+  REQUIRE(v.size() == 3);
+  CHECK(v[0] == nlohmann::json{{"severity", "error"}, {"code", "E200"}, {"message", "Undefined variable 'x'"},
+                               {"file", "dir/p\"q.py"}, {"line", 1}, {"col", 1}, {"end_line", 1}, {"end_col", 2},
+                               {"hint", ""}, {"notes", nlohmann::json::array()}});
+  CHECK(v[1]["message"] == "line\nbreak \x01 and \xef\xbf\xbd");  // a byte that is not UTF-8: U+FFFD
+  CHECK(v[1]["line"] == 0);
+  CHECK(v[1]["severity"] == "warning");
+  REQUIRE(v[2]["notes"].size() == 1);
+  CHECK(v[2]["notes"][0]["message"] == "the other\tdefinition");
+  CHECK(v[2]["notes"][0]["line"] == 1);
+  CHECK(j.find("\"severity\"") < j.find("\"code\""));  // fields in a stable, readable order
   CHECK(parser::render_diagnostics_json({}) == "[]\n");
 }
 
