@@ -69,6 +69,7 @@ void Executor::begin_run() {
     ready_gangs_.clear();
     reserved_cluster_ = -1;
     g_current = this;
+    trace_.assign(workers_.size(), {});
     run_start_ns_ = now_ns();
 }
 
@@ -96,7 +97,12 @@ Executor::Task* Executor::find_task_locked(PTO2TaskId id) {
     return tasks_[seq].get();
 }
 
-void Executor::add_dep_locked(Task* t, Task* producer) {
+void Executor::add_dep_locked(Task* t, Task* producer, uint8_t why) {
+    if (opts_.trace && producer && producer != t) {
+        auto it = std::find_if(t->trace_deps.begin(), t->trace_deps.end(), [&](const auto& d) { return d.first == producer; });
+        if (it == t->trace_deps.end()) t->trace_deps.emplace_back(producer, why);
+        else it->second |= why;
+    }
     if (!producer || producer == t || producer->done) return;
     if (std::find(t->producers.begin(), t->producers.end(), producer) != t->producers.end()) return;
     t->producers.push_back(producer);
@@ -112,7 +118,10 @@ void Executor::record_access_locked(Task* t, const ChipTensor& tensor, bool read
     if (lookup) {
         for (const Access& a : list) {
             if (a.task == t) continue;
-            if ((write || a.write) && regions_overlap(a.region, r)) add_dep_locked(t, a.task);
+            if ((write || a.write) && regions_overlap(a.region, r))
+                add_dep_locked(t, a.task,
+                               static_cast<uint8_t>((a.write && read ? kRaw : 0) | (a.write && write ? kWaw : 0) |
+                                                    (!a.write && write ? kWar : 0)));
         }
         // An earlier access of exactly this region is now ordered before t: drop it.
         if (write)
@@ -120,7 +129,6 @@ void Executor::record_access_locked(Task* t, const ChipTensor& tensor, bool read
                                       [&](const Access& a) { return a.task != t && a.region.same_as(r); }),
                        list.end());
     }
-    (void)read;
     list.push_back(Access{t, r, write});
 }
 
@@ -214,12 +222,15 @@ TaskOutputTensors Executor::submit(const MixedKernels& mk, const CoreTaskArgs& a
         const ChipTensor& ct = args.tensor(i).ref();
         t->tensors.push_back(ct);
         if (tag == TensorArgType::NO_DEP) continue;
-        if (!manual && ct.owner_task_id.is_valid()) add_dep_locked(t, find_task_locked(ct.owner_task_id));
+        if (!manual && ct.owner_task_id.is_valid()) add_dep_locked(t, find_task_locked(ct.owner_task_id), kCreator);
         const bool read = tag == TensorArgType::INPUT || tag == TensorArgType::INOUT;
         const bool write = tag == TensorArgType::INOUT || tag == TensorArgType::OUTPUT_EXISTING;
         record_access_locked(t, ct, read, write, !manual && !ct.manual_dep);
     }
-    for (uint32_t i = 0; i < args.explicit_dep_count(); ++i) add_dep_locked(t, find_task_locked(args.explicit_dep(i)));
+    for (uint32_t i = 0; i < args.explicit_dep_count(); ++i)
+        add_dep_locked(t, find_task_locked(args.explicit_dep(i)), kExplicit);
+    if (opts_.trace)
+        for (int32_t i = 0; i < args.tensor_count(); ++i) t->trace_tags.push_back(args.tag(i));
     for (int32_t j = 0; j < args.scalar_count(); ++j) t->scalars.push_back(args.scalar(j));
     if (opts_.check_races) {
         std::vector<TensorArgType> tags;
@@ -382,7 +393,10 @@ void Executor::worker_loop(int cluster, int role) {
         ++running_jobs_;
         stats_.max_concurrent_jobs = std::max(stats_.max_concurrent_jobs, running_jobs_);
         lk.unlock();
+        const uint64_t t0 = opts_.trace ? now_ns() : 0;
         if (!skip) run_job(job);
+        if (opts_.trace && !skip)
+            trace_[wi].push_back(TraceSlice{job.task, job.kernel_id, job.block_idx, job.sub_block_id, t0, now_ns()});
         else if (job.gang) job.gang->member_finished(job.member, true);  // wakes members that did start
         lk.lock();
         --running_jobs_;

@@ -28,6 +28,10 @@ struct Executor::Task {
     std::vector<std::unique_ptr<Gang>> gangs;  // mixed: one per block, made when it becomes ready
     std::vector<Task*> successors;
     std::vector<Task*> producers;  // to avoid duplicate edges
+    // --trace: every dependency edge (also on producers already finished), with its reasons, and
+    // the argument tags.
+    std::vector<std::pair<const Task*, uint8_t>> trace_deps;
+    std::vector<TensorArgType> trace_tags;
 };
 
 // What the tile API's hooks need to know about one dispatch (KernelContext::job).

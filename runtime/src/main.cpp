@@ -6,7 +6,8 @@
 // kernel and the source line (the program table's line maps); --check-races / --check-syncs print
 // what they found and make the run fail. A dynamic dim takes its extent from the scalar
 // parameter of its name, from any tensor given with it (an input file, --shape), or from --shape
-// for the tensor itself; generated inputs and Out tensors are sized with it.
+// for the tensor itself; generated inputs and Out tensors are sized with it. --trace FILE writes
+// the executed task graph as a Chrome trace (runtime/src/trace.cpp), also for a run that failed.
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -44,7 +45,7 @@ void usage(const ProgramInfo& p) {
     std::printf(
         "usage: run [--inputs DIR] [--outputs DIR] [--seed N] [--scalar NAME=VALUE]...\n"
         "           [--shape NAME=[D0,D1,...]]... [--clusters C] [--jobs N] [--check-races]\n"
-        "           [--check-syncs]\n"
+        "           [--check-syncs] [--trace FILE.json]\n"
         "Runs '%s' on the pypto CPU runtime.\n"
         "  --inputs DIR     read <param>.npy for every In/InOut tensor parameter\n"
         "  --seed N         generate missing inputs deterministically (floats in [-1,1), ints in [-8,8])\n"
@@ -59,6 +60,10 @@ void usage(const ProgramInfo& p) {
         "                   reference runtime's ordering rules leave unordered\n"
         "  --check-syncs    model the pipes as asynchronous and report kernel instructions that a\n"
         "                   missing set_flag / wait_flag (or pipe_barrier) leaves unordered\n"
+        "  --trace FILE     write the executed task graph as a Chrome trace (open it in Perfetto or\n"
+        "                   chrome://tracing): a track per simulated core, a slice per kernel run with\n"
+        "                   its task, submit line and arguments, an arrow per dependency (RAW/WAR/WAW,\n"
+        "                   creator, deps)\n"
         "Every GM access of a kernel is checked against the tensors it was given.\n"
         "float16 travels as <f2, bfloat16 as <f4 (rounded to nearest even on input).\n",
         p.name);
@@ -203,6 +208,7 @@ int main(int argc, char** argv) {
     int clusters = 2;
     int jobs = 0;  // 0: the executor's default (the machine's hardware threads, at least 2)
     bool check_races = false, check_syncs = false;
+    std::string trace_path;
     std::map<std::string, std::string> scalar_text;
     std::map<std::string, std::vector<int64_t>> shape_arg;
     for (int i = 1; i < argc; ++i) {
@@ -242,6 +248,9 @@ int main(int argc, char** argv) {
                 jobs = 0;
             }
             if (jobs < 1 || jobs > 1024) die("--jobs needs an integer in [1, 1024], got '" + v + "'");
+        } else if (a == "--trace") {
+            trace_path = value("--trace");
+            if (trace_path.empty()) die("--trace needs a file name");
         } else if (a == "--check-races") {
             check_races = true;
         } else if (a == "--check-syncs") {
@@ -402,8 +411,13 @@ int main(int argc, char** argv) {
     opts.orchestration_cpp = prog.orchestration_cpp;
     opts.orchestration_lines = prog.orchestration_lines;
     opts.num_orchestration_lines = prog.num_orchestration_lines;
+    opts.trace = !trace_path.empty();
     Executor exec(std::vector<KernelInfo>(prog.kernels, prog.kernels + prog.num_kernels), opts);
     const bool ok = exec.run([&] { prog.orchestration_entry(args); });
+    if (opts.trace) {
+        std::string err;
+        if (!exec.write_trace(trace_path, prog.name, &err)) die("--trace: " + err);
+    }
     if (!ok) die(exec.error());
 
     // ---- outputs ----

@@ -8,6 +8,8 @@
 #include <cstdio>
 #include <filesystem>
 #include <fmt/format.h>
+#include <map>
+#include <nlohmann/json.hpp>
 #include <cstring>
 #include <fstream>
 #include <sstream>
@@ -211,4 +213,38 @@ TEST_CASE("bin/run sizes dynamic dims from a scalar, an input file or --shape", 
   CHECK(huge.out.find("more than this machine's memory") != std::string::npos);
   for (const auto* r : {&unsized, &disagree, &static_dim, &syntax, &unknown, &huge})
     CHECK(r->out.find("Segmentation") == std::string::npos);
+}
+
+TEST_CASE("bin/run --trace writes the executed task graph as a Chrome trace", "[run][trace]") {
+  static const fs::path out = build_program("e2e_chain.py", "chain_trace");
+  const fs::path trace = out / "chain.trace.json";
+  fs::remove(trace);
+  auto r = sh(fmt::format("'{}' --seed 1 --trace '{}'", (out / "bin" / "run").string(), trace.string()));
+  INFO(r.out);
+  REQUIRE(r.code == 0);
+  std::ifstream in(trace);
+  const auto doc = nlohmann::json::parse(in);
+  std::map<int, nlohmann::json> slices;  // by task
+  std::vector<nlohmann::json> arrows;
+  for (const auto& e : doc.at("traceEvents")) {
+    if (e.at("ph") == "X") slices[e.at("args").at("task")] = e;
+    if (e.at("ph") == "s") arrows.push_back(e);
+  }
+  REQUIRE(slices.size() == 2);
+  CHECK(slices[0].at("name") == "scale");
+  CHECK(slices[1].at("name") == "shift");
+  // The submit's DSL line (the program table's line map) and the kernel's definition.
+  CHECK_THAT(slices[1].at("args").at("submit").get<std::string>(), Catch::Contains("submitted at e2e_chain.py:36"));
+  CHECK(slices[1].at("args").at("kernel_source") == "e2e_chain.py:20");
+  CHECK(slices[1].at("args").at("tensors")[0].at("param") == "tmp");
+  // shift reads what scale wrote: one arrow, RAW.
+  REQUIRE(arrows.size() == 1);
+  CHECK(arrows[0].at("args").at("from_task") == 0);
+  CHECK(arrows[0].at("args").at("to_task") == 1);
+  CHECK_THAT(arrows[0].at("name").get<std::string>(), Catch::Contains("RAW"));
+
+  auto bad = sh(fmt::format("'{}' --seed 1 --trace '{}'", (out / "bin" / "run").string(),
+                            (out / "no such dir" / "t.json").string()));
+  CHECK(bad.code != 0);
+  CHECK_THAT(bad.out, Catch::Contains("--trace: cannot open"));
 }

@@ -76,6 +76,9 @@ struct ExecutorOptions {
     // on-chip buffers, and a gang's members must run together -- but a machine with fewer cores
     // than that no longer time-slices kernels against each other. Gang members are not limited.
     int max_running = 0;
+    // Record what write_trace() writes: each kernel run's worker and time, each task's arguments
+    // and dependency edges with their reasons.
+    bool trace = false;
 };
 
 struct RunStats {
@@ -112,6 +115,11 @@ public:
     const std::vector<std::string>& findings() const { return findings_; }
     const RunStats& stats() const { return stats_; }
     int clusters() const { return clusters_; }
+    // After a run with ExecutorOptions::trace: the executed task graph as a Chrome trace event
+    // file (Perfetto, chrome://tracing) at `path` (runtime/src/trace.cpp): one track per simulated
+    // core, one slice per kernel run, a flow arrow per dependency edge named by its reason.
+    // False (and `err`) when it cannot be written.
+    bool write_trace(const std::string& path, const char* program_name, std::string* err) const;
 
     // ---- called through the PTO2 API on the orchestration thread ----
     // `line`: the orchestration C++ line of the rt_submit_* call (0: unknown).
@@ -145,6 +153,15 @@ private:
         bool write;
     };
     struct JobContext;
+    // Why a task waits for another (a bit set: one edge may have several reasons).
+    enum DepReason : uint8_t { kRaw = 1, kWar = 2, kWaw = 4, kCreator = 8, kExplicit = 16 };
+    struct TraceSlice {  // one kernel run, on worker `worker`
+        const Task* task;
+        int kernel_id;
+        int block;
+        int sub_block;
+        uint64_t start_ns, end_ns;
+    };
 
     void begin_run();
     bool end_run();
@@ -155,7 +172,7 @@ private:
     void run_job(const Job& job);
     void finish_job_locked(Task* t);
     void make_ready_locked(Task* t);
-    void add_dep_locked(Task* t, Task* producer);
+    void add_dep_locked(Task* t, Task* producer, uint8_t why);
     Task* find_task_locked(PTO2TaskId id);
     void record_access_locked(Task* t, const ChipTensor& tensor, bool read, bool write, bool lookup);
     ChipTensor& allocate_locked(const TensorCreateInfo& ci, PTO2TaskId owner);
@@ -208,6 +225,7 @@ private:
     std::mutex findings_mu_;
     RunStats stats_;
     uint64_t run_start_ns_ = 0;
+    std::vector<std::vector<TraceSlice>> trace_;  // --trace: per worker, in the order it ran them
 };
 
 // Print the running kernel's name and func_id on SIGSEGV / SIGBUS / SIGFPE / SIGILL / SIGABRT.
