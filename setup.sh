@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs what pypto needs to build and test on Debian 12, then fetches the pinned grammar.
-#   Debian packages: g++ cmake ninja-build pkg-config libtree-sitter-dev libcli11-dev libfmt-dev
+#   Debian packages: g++ cmake ninja-build make pkg-config libtree-sitter-dev libcli11-dev libfmt-dev
 #                    catch2 nlohmann-json3-dev libhwy-dev libopenblas0 npm (which brings nodejs)
 #   npm (pinned in package-lock.json): tree-sitter-python, installed with --ignore-scripts
 # Run as root to install missing packages; as another user it prints the apt-get command to run.
@@ -16,6 +16,7 @@ need_pkg() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok
 need_cmd g++ g++
 need_cmd cmake cmake
 need_cmd ninja ninja-build
+need_cmd make make  # tests/integration/make
 need_cmd pkg-config pkg-config
 need_cmd npm npm
 need_pkg libtree-sitter-dev
