@@ -96,7 +96,7 @@ BuildFiles emit_build_files(const Function& orch, const std::vector<const Functi
        {"prebuilt", ninja_value(pre)}, {"cxxflags", common_flags(opts)}, {"kernelflags", kKernelFlags},
        {"kernelpch", pch.empty() ? std::string() : ninja_value(fmt::format("-include {} {}", shell_word(pch), kPchFlags))},
        {"aiv_define", kAivDefine}, {"aic_define", kAicDefine}, {"linkflags", kRuntimeLinkFlags}});
-  std::vector<std::string> objs;
+  std::vector<std::string> objs, kernel_objs;
   // GCC's depfile of a compile that used a PCH names neither the .gch nor the headers in it: a
   // kernel depends on the .gch explicitly, so a rebuilt pypto runtime recompiles the kernels.
   for (const auto& c : cs) {
@@ -104,9 +104,15 @@ BuildFiles emit_build_files(const Function& orch, const std::vector<const Functi
                                    c.entry.empty() || pch.empty() ? "" : " | " + ninja_escape_path(pch + ".gch"));
     if (!c.entry.empty()) out.build_ninja += fmt::format("  entry = {}\n", c.entry);
     objs.push_back(ninja_escape_path(c.obj));
+    if (!c.entry.empty()) kernel_objs.push_back(ninja_escape_path(c.obj));
   }
   for (const char* lib : kRuntimeLibs) objs.push_back(fmt::format("$prebuilt/lib/{}", lib));
-  out.build_ninja += fmt::format("\nbuild bin/run: link {}\n\ndefault bin/run\n", fmt::join(objs, " "));
+  out.build_ninja += fmt::format("\nbuild bin/run: link {}\n", fmt::join(objs, " "));
+  // The kernels alone, for a build that links them into its own host program (CMake's
+  // pypto_add_program exposes it as <target>_kernels): entries are pypto_kernel_<name>.
+  if (!kernel_objs.empty())
+    out.build_ninja += fmt::format("build lib/libkernels.a: ar {}\n", fmt::join(kernel_objs, " "));
+  out.build_ninja += kernel_objs.empty() ? "\ndefault bin/run\n" : "\ndefault bin/run lib/libkernels.a\n";
 
   // compile_commands.json: the same commands, spelled out, without the launcher and the kernel PCH
   // (clang-based tools cannot read a GCC .gch; kernels include the same headers themselves).

@@ -72,7 +72,8 @@ TEST_CASE("project file set and build.ninja", "[emit]") {
   CHECK(link[0].find(".o $prebuilt/lib/libpypto_runner.a $prebuilt/lib/libpypto_runtime.a") != std::string::npos);
   CHECK(n.find("command = $cxx $in -o $out $linkflags") != std::string::npos);
   CHECK(ninja_var(n, "linkflags") == "-pthread -ldl");  // the runtime library links nothing else
-  CHECK(n.find("\ndefault bin/run\n") != std::string::npos);
+  CHECK(n.find("\ndefault bin/run lib/libkernels.a\n") != std::string::npos);
+  CHECK(n.find("\nbuild lib/libkernels.a: ar obj/kernels/aiv/") != std::string::npos);
   // compile_commands.json: one entry per compile, in the project directory.
   const std::string& cc = files.at("compile_commands.json");
   CHECK(count_of(cc, "\"directory\": \"" + out + "\"") == 4);

@@ -1,4 +1,4 @@
-// The Make example (tests/integration/make/), built as a user would: `make` generates the project
+// The Make example (tests/integration/make/, its model in ../model/), built as a user would: `make` generates the project
 // with pypto (and its depfile) and builds it with ninja; `make` again does nothing; touching the
 // imported config.py regenerates without recompiling (nothing in the generated text changed);
 // editing its constant regenerates and recompiles the one kernel, and the run's numbers follow.
@@ -19,7 +19,9 @@ using namespace clitest;
 
 namespace {
 
-const fs::path kDir = fs::path(PYPTO_TEST_WORK_DIR) / "make";
+const fs::path kRoot = fs::path(PYPTO_TEST_WORK_DIR) / "integration";
+const fs::path kDir = kRoot / "make";
+const fs::path kConfig = kRoot / "model" / "config.py";
 
 Run make(const std::string& target = "") {
   return shell(fmt::format("cd '{}' && make PYPTO='{}' {} 2>&1", kDir.string(), PYPTO_BIN, target));
@@ -52,7 +54,7 @@ void write(const fs::path& p, const std::string& text) {
 // newer than everything without a clock skew for make to warn about.
 void age_everything() {
   const auto past = fs::file_time_type::clock::now() - std::chrono::seconds(10);
-  for (const auto& e : fs::recursive_directory_iterator(kDir))
+  for (const auto& e : fs::recursive_directory_iterator(kRoot))
     if (e.is_regular_file()) fs::last_write_time(e.path(), past);
 }
 
@@ -66,15 +68,15 @@ std::string read(const fs::path& p) {
 }  // namespace
 
 TEST_CASE("the Make example builds, rebuilds what changed and nothing else", "[integration][make]") {
-  fs::remove_all(kDir);
-  fs::create_directories(kDir);
-  for (const char* f : {"Makefile", "model.py", "config.py"})
-    fs::copy_file(fs::path(PYPTO_SOURCE_DIR) / "tests" / "integration" / "make" / f, kDir / f);
+  fs::remove_all(kRoot);
+  fs::create_directories(kRoot);
+  for (const char* d : {"make", "model"})
+    fs::copy(fs::path(PYPTO_SOURCE_DIR) / "tests" / "integration" / d, kRoot / d, fs::copy_options::recursive);
 
   auto first = make();
   INFO(first.out);
   REQUIRE(first.code == 0);
-  CHECK_THAT(first.out, Catch::Contains("build --emit-only model.py -o out --depfile out.d"));
+  CHECK_THAT(first.out, Catch::Contains("build --emit-only ../model/model.py -o out --depfile out.d"));
   CHECK_THAT(first.out, Catch::Contains("LINK bin/run"));
   // The depfile names the imported module.
   CHECK_THAT(read(kDir / "out.d"), Catch::Contains("config.py"));
@@ -92,7 +94,7 @@ TEST_CASE("the Make example builds, rebuilds what changed and nothing else", "[i
   // The imported module touched: pypto regenerates, every generated file is unchanged, ninja has
   // nothing to do.
   age_everything();
-  fs::last_write_time(kDir / "config.py", fs::file_time_type::clock::now());
+  fs::last_write_time(kConfig, fs::file_time_type::clock::now());
   auto touched = make();
   INFO(touched.out);
   CHECK(touched.code == 0);
@@ -102,10 +104,10 @@ TEST_CASE("the Make example builds, rebuilds what changed and nothing else", "[i
 
   // Its constant edited: the kernel is regenerated and recompiled (the orchestration is not), and
   // the run computes with the new value.
-  std::string cfg = read(kDir / "config.py");
+  std::string cfg = read(kConfig);
   cfg = std::regex_replace(cfg, std::regex("SCALE = 2.0"), "SCALE = 3.0");
   age_everything();
-  write(kDir / "config.py", cfg);
+  write(kConfig, cfg);
   auto edited = make("run");
   INFO(edited.out);
   REQUIRE(edited.code == 0);

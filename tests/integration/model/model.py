@@ -1,5 +1,5 @@
-# The Make example's model (tests/integration/make): one vector kernel that scales its input by a
-# constant of the imported module config.py.
+# The integration examples' model (tests/integration/make, cmake): one vector kernel that scales
+# its input by a constant of the imported module config.py.
 import pypto.language as pl
 
 from config import COLS, ROWS, SCALE
