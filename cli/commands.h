@@ -72,7 +72,15 @@ struct TestOptions {
   std::string inputs_dir;       // <param>.npy files used instead of drawn inputs ("" = all drawn)
 };
 
+struct MemplanOptions {
+  std::string file;
+  CommonOptions common;
+  std::string output;  // "" = a table on stdout; .svg / .json
+  std::string soc = "910b";
+};
+
 int cmd_check(const std::string& file, const CommonOptions& opts);
+int cmd_memplan(const MemplanOptions& opts);
 int cmd_ir(const IrOptions& opts);
 int cmd_diff(const std::string& a, const std::string& b, const CommonOptions& opts);
 int cmd_build(const BuildOptions& opts);

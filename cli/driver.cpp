@@ -5,6 +5,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <unistd.h>
 #include <fmt/format.h>
@@ -67,21 +68,30 @@ static std::string depfile_escape(const std::string& p) {
   return out;
 }
 
+void write_output_file(const std::string& path, const std::string& text, const std::string& what,
+                       const std::vector<std::string>& protect) {
+  std::error_code ec;
+  for (const auto& p : protect)
+    if (std::filesystem::equivalent(path, p, ec))
+      throw UsageError(fmt::format("refusing to write the {} over the input file '{}'", what, p));
+  const std::string tmp = path + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    if (!out) throw UsageError(fmt::format("cannot write {} '{}': {}", what, path, std::strerror(errno)));
+    out << text;
+    if (!out.flush()) throw UsageError(fmt::format("cannot write {} '{}'", what, path));
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    std::remove(tmp.c_str());
+    throw UsageError(fmt::format("cannot write {} '{}': {}", what, path, std::strerror(errno)));
+  }
+}
+
 void write_depfile(const std::string& path, const std::string& target, const std::vector<std::string>& sources) {
   std::string text = depfile_escape(target) + ":";
   for (const auto& s : sources) text += " \\\n  " + depfile_escape(s);
   text += "\n";
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) throw UsageError(fmt::format("cannot write depfile '{}': {}", path, std::strerror(errno)));
-    out << text;
-    if (!out.flush()) throw UsageError(fmt::format("cannot write depfile '{}'", path));
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    std::remove(tmp.c_str());
-    throw UsageError(fmt::format("cannot write depfile '{}': {}", path, std::strerror(errno)));
-  }
+  write_output_file(path, text, "depfile", sources);
 }
 
 static bool use_color(const CommonOptions& opts) {

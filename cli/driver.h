@@ -56,6 +56,11 @@ parser::FrontendOptions frontend_options(const CommonOptions& opts);
 // through a temporary file and a rename.
 void write_depfile(const std::string& path, const std::string& target, const std::vector<std::string>& sources);
 
+// Writes one file the user named (`what` for messages: "depfile", "memory plan") through a
+// temporary file and a rename; refuses to overwrite any of `protect` (the input files).
+void write_output_file(const std::string& path, const std::string& text, const std::string& what,
+                       const std::vector<std::string>& protect = {});
+
 // Splits "NAME=VALUE"; throws UsageError on a malformed define.
 std::pair<std::string, std::string> split_define(const std::string& d);
 

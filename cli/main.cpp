@@ -84,6 +84,7 @@ int main(int argc, char** argv) {
       "  pypto ops --family tile                   the registered ops with pipe and pto-isa spelling\n"
       "  pypto build model.py -o out               generate and build out/ (then: out/bin/run --seed 1)\n"
       "  pypto test model.py                       build, run, and check every output against the interpreter\n"
+      "  pypto memplan model.py -o plan.svg        each kernel's on-chip buffers: addresses against live ranges\n"
       "Exit status: 0 ok, 1 errors in the program, 2 usage errors, 70 internal errors.");
 
   // check
@@ -215,6 +216,22 @@ int main(int argc, char** argv) {
       ->type_name("PASS");
   test->footer("Example:\n  pypto test model.py --trials 3\nExit status: 0 every output agrees, 1 a mismatch (or an error in the program).");
 
+  // memplan
+  MemplanOptions m_o;
+  auto* memplan = app.add_subcommand("memplan", "Show each kernel's on-chip memory plan: tile addresses against live ranges");
+  memplan->add_option("FILE", m_o.file, "PyPTO source file")->required();
+  add_common(memplan, m_o.common);
+  memplan->add_option("-o,--output", m_o.output,
+                      "Write the plan to FILE: .svg (a picture per kernel and memory space) or .json (the same "
+                      "data); default: a table on stdout")
+      ->type_name("FILE");
+  memplan->add_option("--soc", m_o.soc, "Target SoC (its capacities): 910b (default) or 950")
+      ->check(CLI::IsMember({"910b", "950"}, CLI::ignore_case));
+  memplan->footer(
+      "After the whole pass pipeline (MemoryReuse, AllocateMemoryAddr): every tile's byte range in its memory\n"
+      "space (Vec, Mat, Left, Right, Acc, Bias) against the statements it is live for, and how close each\n"
+      "space comes to its capacity.\nExamples:\n  pypto memplan model.py\n  pypto memplan model.py -o plan.svg");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -226,6 +243,7 @@ int main(int argc, char** argv) {
   if (ir->parsed()) return cmd_ir(ir_o);
   if (diff->parsed()) return cmd_diff(diff_a, diff_b, diff_o);
   if (build->parsed()) return cmd_build(b_o);
+  if (memplan->parsed()) return cmd_memplan(m_o);
   if (passes_cmd->parsed()) return cmd_passes(passes_verbose);
   if (ops_cmd->parsed()) return cmd_ops(ops_o);
   if (eval->parsed()) return cmd_eval(e_o);
