@@ -79,7 +79,15 @@ struct MemplanOptions {
   std::string soc = "910b";
 };
 
+struct GraphOptions {
+  std::string file;
+  CommonOptions common;
+  std::string output;  // "" = DOT on stdout; .dot / .svg / .html
+  std::string soc = "910b";
+};
+
 int cmd_check(const std::string& file, const CommonOptions& opts);
+int cmd_graph(const GraphOptions& opts);
 int cmd_memplan(const MemplanOptions& opts);
 int cmd_ir(const IrOptions& opts);
 int cmd_diff(const std::string& a, const std::string& b, const CommonOptions& opts);

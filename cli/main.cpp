@@ -85,6 +85,7 @@ int main(int argc, char** argv) {
       "  pypto build model.py -o out               generate and build out/ (then: out/bin/run --seed 1)\n"
       "  pypto test model.py                       build, run, and check every output against the interpreter\n"
       "  pypto memplan model.py -o plan.svg        each kernel's on-chip buffers: addresses against live ranges\n"
+      "  pypto graph model.py -o graph.svg         the orchestration's task graph (Graphviz)\n"
       "Exit status: 0 ok, 1 errors in the program, 2 usage errors, 70 internal errors.");
 
   // check
@@ -216,6 +217,23 @@ int main(int argc, char** argv) {
       ->type_name("PASS");
   test->footer("Example:\n  pypto test model.py --trials 3\nExit status: 0 every output agrees, 1 a mismatch (or an error in the program).");
 
+  // graph
+  GraphOptions g_o;
+  auto* graph = app.add_subcommand("graph", "Draw the orchestration's task graph: kernels, tensors, dependencies");
+  graph->add_option("FILE", g_o.file, "PyPTO source file")->required();
+  add_common(graph, g_o.common);
+  graph->add_option("-o,--output", g_o.output,
+                    "Write the graph to FILE: .dot (DOT text), .svg or .html (drawn by Graphviz's dot, Debian "
+                    "graphviz); default: DOT text on stdout")
+      ->type_name("FILE");
+  graph->add_option("--soc", g_o.soc, "Target SoC: 910b (default) or 950")
+      ->check(CLI::IsMember({"910b", "950"}, CLI::ignore_case));
+  graph->footer(
+      "After the whole pass pipeline: one box per kernel call (loops folded into a frame with their trip count,\n"
+      "branches in dashed frames), the entry's tensors and those it creates, grey data arrows, and dependency\n"
+      "arrows named RAW / WAR / WAW with the tensor (dashed red: into the next loop iteration), at whole-tensor\n"
+      "granularity.\nExamples:\n  pypto graph model.py | dot -Tpng > graph.png\n  pypto graph model.py -o graph.svg");
+
   // memplan
   MemplanOptions m_o;
   auto* memplan = app.add_subcommand("memplan", "Show each kernel's on-chip memory plan: tile addresses against live ranges");
@@ -244,6 +262,7 @@ int main(int argc, char** argv) {
   if (diff->parsed()) return cmd_diff(diff_a, diff_b, diff_o);
   if (build->parsed()) return cmd_build(b_o);
   if (memplan->parsed()) return cmd_memplan(m_o);
+  if (graph->parsed()) return cmd_graph(g_o);
   if (passes_cmd->parsed()) return cmd_passes(passes_verbose);
   if (ops_cmd->parsed()) return cmd_ops(ops_o);
   if (eval->parsed()) return cmd_eval(e_o);
