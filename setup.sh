@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what pypto needs to build and test on Debian 12, then fetches the pinned grammar.
 #   Debian packages: g++ cmake ninja-build make pkg-config libtree-sitter-dev libcli11-dev libfmt-dev
-#                    catch2 nlohmann-json3-dev libhwy-dev libopenblas0 npm (which brings nodejs)
+#                    catch2 nlohmann-json3-dev libdtl-dev libhwy-dev libopenblas0 npm (which brings nodejs)
 #   npm (pinned in package-lock.json): tree-sitter-python, installed with --ignore-scripts
 # Run as root to install missing packages; as another user it prints the apt-get command to run.
 set -euo pipefail
@@ -24,6 +24,7 @@ need_pkg libcli11-dev
 need_pkg libfmt-dev
 need_pkg catch2
 need_pkg nlohmann-json3-dev
+need_pkg libdtl-dev    # the build report's diffs (header-only)
 need_pkg libhwy-dev    # the CPU runtime's SIMD tile kernels
 need_pkg libopenblas0  # the CPU runtime's TMATMUL (loaded at run time)
 if ((${#missing[@]})); then

@@ -10,6 +10,7 @@
 
 #include "cli/commands.h"
 #include "cli/files.h"
+#include "cli/report.h"
 #include "emit/project_writer.h"
 #include "ir/printer.h"
 #include "ir/soc.h"
@@ -52,13 +53,27 @@ int cmd_build(const BuildOptions& opts) {
     if (const char* cxx = std::getenv("CXX"); cxx && *cxx) eo.cxx = cxx;
     if (const char* l = std::getenv("PYPTO_COMPILER_LAUNCHER"); l && *l) eo.launcher = l;
     std::map<std::string, std::string> dumps;
+    ReportInputs report;
+    if (opts.report) {
+      report.source = opts.file;
+      report.soc = opts.soc;
+      report.front_end_ir = ir::print_program(*prog);
+    }
     auto after = [&](const passes::Pass& pass, size_t index, const ir::ProgramPtr& p) {
-      if (opts.dump_passes) dumps["passes_dump/" + dump_file_name(int(index) + 1, pass.name)] = ir::print_program(*p);
+      if (!opts.dump_passes && !opts.report) return;
+      std::string text = ir::print_program(*p);
+      if (opts.report) report.passes.emplace_back(pass.name, text);
+      if (opts.dump_passes) dumps["passes_dump/" + dump_file_name(int(index) + 1, pass.name)] = std::move(text);
     };
     prog = passes::run_pipeline(prog, ctx, after);
     for (auto& d : ctx.diagnostics.take()) sink.report(std::move(d));
-    // The pass dumps go into the project's own atomic write: OUT is replaced in one step.
+    // The pass dumps and the report go into the project's own atomic write: OUT is replaced in one step.
     auto files = emit::render_project(*prog, eo, opts.out_dir);
+    if (opts.report) {
+      report.program = prog.get();
+      report.files = &files;
+      dumps["report.html"] = render_report(report);
+    }
     files.merge(dumps);
     emit::write_files_atomically(files, opts.out_dir, {opts.file});
     if (opts.emit_only) return int(kOk);

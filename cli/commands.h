@@ -27,6 +27,7 @@ struct BuildOptions {
   bool emit_only = false;
   int jobs = 0;
   bool dump_passes = false;
+  bool report = false;  // also write OUT/report.html (cli/report.h)
 };
 
 struct OpsOptions {

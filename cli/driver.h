@@ -61,6 +61,10 @@ void write_depfile(const std::string& path, const std::string& target, const std
 void write_output_file(const std::string& path, const std::string& text, const std::string& what,
                        const std::vector<std::string>& protect = {});
 
+inline bool has_suffix(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
 // Splits "NAME=VALUE"; throws UsageError on a malformed define.
 std::pair<std::string, std::string> split_define(const std::string& d);
 

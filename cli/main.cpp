@@ -155,6 +155,9 @@ int main(int argc, char** argv) {
                     "file written outside OUT")
       ->type_name("FILE");
   build->add_flag("--dump-passes", b_o.dump_passes, "Also write the IR after each pass to OUT/passes_dump/NN_<pass>.py");
+  build->add_flag("--report", b_o.report,
+                  "Also write OUT/report.html: one self-contained page with the task graph, the memory plans, the "
+                  "generated sources and each pass's IR with what it changed");
   build->footer(
       "Example:\n  pypto build model.py -o out && out/bin/run --seed 1 --outputs out/results\n"
       "Environment: CXX picks the C++ compiler written into build.ninja (default c++);\n"
