@@ -393,11 +393,14 @@ void Executor::worker_loop(int cluster, int role) {
         ++running_jobs_;
         stats_.max_concurrent_jobs = std::max(stats_.max_concurrent_jobs, running_jobs_);
         lk.unlock();
-        const uint64_t t0 = opts_.trace ? now_ns() : 0;
-        if (!skip) run_job(job);
-        if (opts_.trace && !skip)
-            trace_[wi].push_back(TraceSlice{job.task, job.kernel_id, job.block_idx, job.sub_block_id, t0, now_ns()});
-        else if (job.gang) job.gang->member_finished(job.member, true);  // wakes members that did start
+        if (!skip) {
+            const uint64_t t0 = opts_.trace ? now_ns() : 0;
+            run_job(job);
+            if (opts_.trace)
+                trace_[wi].push_back(TraceSlice{job.task, job.kernel_id, job.block_idx, job.sub_block_id, t0, now_ns()});
+        } else if (job.gang) {
+            job.gang->member_finished(job.member, true);  // wakes members that did start
+        }
         lk.lock();
         --running_jobs_;
         if (pure && pure_running_-- == max_running_)  // a run slot is free again
