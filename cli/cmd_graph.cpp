@@ -10,7 +10,6 @@
 
 #include "cli/commands.h"
 #include "cli/pictures.h"
-#include "passes/pipeline.h"
 #include "passes/task_graph.h"
 
 namespace pypto::cli {
@@ -21,11 +20,7 @@ int cmd_graph(const GraphOptions& opts) {
                page = has_suffix(opts.output, ".html");
     if (!opts.output.empty() && !dot && !svg && !page)
       throw UsageError(fmt::format("-o {}: write a .dot, .svg or .html file", opts.output));
-    auto prog = load_program(opts.file, opts.common, sink);
-    passes::PassContext ctx;
-    ctx.soc = *ir::soc_from_name(opts.soc);
-    prog = passes::run_pipeline(prog, ctx);
-    for (auto& d : ctx.diagnostics.take()) sink.report(std::move(d));
+    const auto prog = compile_program(opts.file, opts.common, opts.soc, sink);
     const auto g = passes::task_graph(*prog);
     if (g.function.empty())
       throw ir::CompileError("E510", ir::Span{}, fmt::format("'{}' has no orchestration function: no task graph to draw", prog->name),

@@ -8,8 +8,8 @@
 
 #include "cli/commands.h"
 #include "cli/pictures.h"
+#include "ir/soc.h"
 #include "passes/memory_plan.h"
-#include "passes/pipeline.h"
 
 namespace pypto::cli {
 
@@ -18,12 +18,8 @@ int cmd_memplan(const MemplanOptions& opts) {
     const bool svg = has_suffix(opts.output, ".svg"), json = has_suffix(opts.output, ".json");
     if (!opts.output.empty() && !svg && !json)
       throw UsageError(fmt::format("-o {}: write a .svg picture or a .json file", opts.output));
-    auto prog = load_program(opts.file, opts.common, sink);
-    passes::PassContext ctx;
-    ctx.soc = *ir::soc_from_name(opts.soc);
-    prog = passes::run_pipeline(prog, ctx);
-    for (auto& d : ctx.diagnostics.take()) sink.report(std::move(d));
-    const auto plan = passes::memory_plan(*prog, ctx.soc);
+    const auto prog = compile_program(opts.file, opts.common, opts.soc, sink);
+    const auto plan = passes::memory_plan(*prog, *ir::soc_from_name(opts.soc));
     if (opts.output.empty()) {
       std::fputs(memory_plan_text(plan).c_str(), stdout);
       return int(kOk);

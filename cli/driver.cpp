@@ -12,9 +12,11 @@
 #include <new>
 #include <tuple>
 
+#include "ir/soc.h"
 #include "ir/verifier.h"
 #include "parser/diagnostics_render.h"
 #include "parser/frontend.h"
+#include "passes/pipeline.h"
 
 namespace pypto::cli {
 
@@ -156,6 +158,16 @@ int guarded(const CommonOptions& opts, const std::function<int(ir::DiagnosticSin
     render_internal("unknown stage", "unknown exception", {});
     return kInternalError;
   }
+}
+
+ir::ProgramPtr compile_program(const std::string& path, const CommonOptions& opts, const std::string& soc,
+                               ir::DiagnosticSink& sink) {
+  auto prog = load_program(path, opts, sink);
+  passes::PassContext ctx;
+  ctx.soc = *ir::soc_from_name(soc);
+  prog = passes::run_pipeline(prog, ctx);
+  for (auto& d : ctx.diagnostics.take()) sink.report(std::move(d));
+  return prog;
 }
 
 }  // namespace pypto::cli

@@ -52,6 +52,9 @@ ir::ProgramPtr load_program(const std::string& path, const CommonOptions& opts, 
                             std::vector<std::string>* sources = nullptr,
                             std::map<std::string, std::string>* spec_scalars = nullptr);
 parser::FrontendOptions frontend_options(const CommonOptions& opts);
+// load_program, then the whole pass pipeline for `soc` ("910b" / "950"); its warnings go to `sink`.
+ir::ProgramPtr compile_program(const std::string& path, const CommonOptions& opts, const std::string& soc,
+                               ir::DiagnosticSink& sink);
 // Writes `target: sources…` (spaces, '#' and '$' escaped as Make and Ninja read them) to `path`
 // through a temporary file and a rename.
 void write_depfile(const std::string& path, const std::string& target, const std::vector<std::string>& sources);

@@ -61,6 +61,13 @@ inline std::string slurp(const fs::path& p) {
   return s.str();
 }
 
+// How often `what` occurs in `s`.
+inline size_t count_of(const std::string& s, const std::string& what) {
+  size_t n = 0;
+  for (size_t at = s.find(what); at != std::string::npos; at = s.find(what, at + 1)) ++n;
+  return n;
+}
+
 // Every file under `dir` (relative path → contents), skipping build products.
 inline std::map<std::string, std::string> tree(const fs::path& dir) {
   std::map<std::string, std::string> files;

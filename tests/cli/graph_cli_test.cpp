@@ -12,13 +12,6 @@ using namespace clitest;
 
 namespace {
 
-std::string read(const std::string& p) {
-  std::ifstream f(p);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
-
 bool have_dot() { return std::system("command -v dot >/dev/null 2>&1") == 0; }
 
 }  // namespace
@@ -33,7 +26,7 @@ TEST_CASE("pypto graph writes the task graph as DOT, SVG and HTML", "[cli][graph
   CHECK_THAT(r.out, Catch::Contains("task0 -> task1 [color=\"#1f4e79\", penwidth=1.6, label=\"RAW tmp\"]"));
   const std::string dot = work("g.dot").string();
   REQUIRE(pypto("graph '" + prog + "' -o '" + dot + "'").code == 0);
-  CHECK(read(dot) == r.out);
+  CHECK(slurp(dot) == r.out);
   if (!have_dot()) {
     WARN("Graphviz's dot is not installed: SVG and HTML rendering not checked");
     auto svg = pypto("graph '" + prog + "' -o '" + work("g.svg").string() + "'");
@@ -43,12 +36,12 @@ TEST_CASE("pypto graph writes the task graph as DOT, SVG and HTML", "[cli][graph
   }
   const std::string svg = work("g.svg").string(), page = work("g.html").string();
   REQUIRE(pypto("graph '" + prog + "' -o '" + svg + "'").code == 0);
-  const std::string s = read(svg);
+  const std::string s = slurp(svg);
   CHECK_THAT(s, Catch::Contains("<svg"));
   CHECK_THAT(s, Catch::Contains(">scale</text>"));
   CHECK_THAT(s, Catch::Contains(">RAW tmp</text>"));
   REQUIRE(pypto("graph '" + prog + "' -o '" + page + "'").code == 0);
-  const std::string h = read(page);
+  const std::string h = slurp(page);
   CHECK(h.rfind("<!DOCTYPE html>", 0) == 0);
   CHECK_THAT(h, Catch::Contains("<svg"));
   CHECK(h.find("<?xml") == std::string::npos);

@@ -10,23 +10,6 @@
 
 using namespace clitest;
 
-namespace {
-
-std::string read(const std::string& p) {
-  std::ifstream f(p);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
-
-size_t count(const std::string& s, const std::string& what) {
-  size_t n = 0;
-  for (size_t at = s.find(what); at != std::string::npos; at = s.find(what, at + 1)) ++n;
-  return n;
-}
-
-}  // namespace
-
 TEST_CASE("pypto memplan: table, SVG and JSON of the same plan", "[cli][memplan]") {
   const std::string prog = std::string(PYPTO_TEST_PROGRAMS) + "/e2e_softmax.py";
   auto table = pypto("memplan '" + prog + "'");
@@ -39,7 +22,7 @@ TEST_CASE("pypto memplan: table, SVG and JSON of the same plan", "[cli][memplan]
   const std::string json = work("plan.json").string(), svg = work("plan.svg").string();
   REQUIRE(pypto("memplan '" + prog + "' -o '" + json + "'").code == 0);
   REQUIRE(pypto("memplan '" + prog + "' -o '" + svg + "'").code == 0);
-  const auto doc = nlohmann::json::parse(read(json));
+  const auto doc = nlohmann::json::parse(slurp(json));
   CHECK(doc.at("program") == "softmax");
   CHECK(doc.at("soc") == "910b");
   const auto& k = doc.at("kernels").at(0);
@@ -56,17 +39,17 @@ TEST_CASE("pypto memplan: table, SVG and JSON of the same plan", "[cli][memplan]
   }
   CHECK(tiles >= 4);
   // The picture: one panel, one box per tile, each box's tooltip naming its tile and buffer.
-  const std::string pic = read(svg);
+  const std::string pic = slurp(svg);
   CHECK(pic.rfind("<svg xmlns=\"http://www.w3.org/2000/svg\"", 0) == 0);
   CHECK(pic.find("</svg>\n") == pic.size() - 7);
-  CHECK(count(pic, "class=\"panel\"") == 1);
-  CHECK(count(pic, "class=\"tile\"") == tiles);
+  CHECK(count_of(pic, "class=\"panel\"") == 1);
+  CHECK(count_of(pic, "class=\"tile\"") == tiles);
   for (const auto& t : vec.at("tiles"))
     CHECK_THAT(pic, Catch::Contains("<title>" + t.at("name").get<std::string>() + " " + t.at("type").get<std::string>() +
                                     " in " + t.at("buffer").get<std::string>() + ": bytes"));
   // The 950's Vec capacity differs.
   REQUIRE(pypto("memplan '" + prog + "' --soc 950 -o '" + json + "'").code == 0);
-  CHECK(nlohmann::json::parse(read(json)).at("kernels").at(0).at("spaces").at(0).at("capacity") != 188416);
+  CHECK(nlohmann::json::parse(slurp(json)).at("kernels").at(0).at("spaces").at(0).at("capacity") != 188416);
 }
 
 TEST_CASE("pypto memplan refuses an output it cannot write", "[cli][memplan]") {

@@ -15,19 +15,6 @@ using namespace clitest;
 
 namespace {
 
-std::string read(const fs::path& p) {
-  std::ifstream f(p);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
-
-size_t count(const std::string& s, const std::string& what) {
-  size_t n = 0;
-  for (size_t at = s.find(what); at != std::string::npos; at = s.find(what, at + 1)) ++n;
-  return n;
-}
-
 std::string browser() {
   for (const char* b : {"chromium", "chromium-browser", "google-chrome"})
     if (std::system(fmt::format("command -v {} >/dev/null 2>&1", b).c_str()) == 0) return b;
@@ -43,7 +30,7 @@ TEST_CASE("pypto build --report writes a self-contained page of what the compile
   auto r = pypto(fmt::format("build '{}' -o '{}' --emit-only --report", prog, out.string()));
   INFO(r.out);
   REQUIRE(r.code == 0);
-  const std::string page = read(out / "report.html");
+  const std::string page = slurp(out / "report.html");
   REQUIRE(page.rfind("<!DOCTYPE html>", 0) == 0);
   CHECK_THAT(page, Catch::Contains("<h1>pypto report: ColBlocks</h1>"));
   // Self-contained: no scripts, nothing loaded from elsewhere.
@@ -53,14 +40,14 @@ TEST_CASE("pypto build --report writes a self-contained page of what the compile
   // The figures.
   CHECK_THAT(page, Catch::Contains("<figure id=\"task-graph\">"));
   CHECK_THAT(page, Catch::Contains("<figure id=\"memory-plan\">"));
-  CHECK(count(page, "class=\"panel\"") == 2);  // block and flat_add, Vec each
+  CHECK(count_of(page, "class=\"panel\"") == 2);  // block and flat_add, Vec each
   // Every generated kernel and the orchestration.
   for (const char* f : {"kernels/aiv/block.cpp", "kernels/aiv/flat_add.cpp", "orchestration/main.cpp"})
     CHECK_THAT(page, Catch::Contains(fmt::format("<summary><code>{}</code>", f)));
   // One row per pass of the pipeline, in order; a pass that changed the IR links its diff.
   auto passes = pypto("passes");
-  const size_t n = count(passes.out, ". ");  // " 1. CheckProgramForms" …, one line per pass
-  CHECK(count(page, "<tr><td>") == n);
+  const size_t n = count_of(passes.out, ". ");  // " 1. CheckProgramForms" …, one line per pass
+  CHECK(count_of(page, "<tr><td>") == n);
   CHECK(std::regex_search(page, std::regex("<td><a href=\"#pass-[0-9]+\">InitMemRef</a></td><td>\\+[0-9]+ &minus;[0-9]+ lines</td>")));
   CHECK_THAT(page, Catch::Contains("<span class=\"add\">+"));
   CHECK_THAT(page, Catch::Contains("<span class=\"del\">-"));
@@ -69,7 +56,7 @@ TEST_CASE("pypto build --report writes a self-contained page of what the compile
   const fs::path again = work("report_again");
   fs::remove_all(again);
   REQUIRE(pypto(fmt::format("build '{}' -o '{}' --emit-only --report", prog, again.string())).code == 0);
-  CHECK(read(again / "report.html") == page);
+  CHECK(slurp(again / "report.html") == page);
 
   const std::string b = browser();
   if (b.empty()) {
@@ -81,10 +68,10 @@ TEST_CASE("pypto build --report writes a self-contained page of what the compile
                                   "--dump-dom 'file://{}' > '{}' 2> '{}'",
                                   b, (out / "report.html").string(), dom.string(), log.string()));
   REQUIRE(opened.code == 0);
-  const std::string d = read(dom), console = read(log);
+  const std::string d = slurp(dom), console = slurp(log);
   INFO(console);
   CHECK_THAT(d, Catch::Contains("pypto report: ColBlocks"));
-  CHECK(count(d, "<svg") >= 2);  // the memory plan, and the task graph where Graphviz drew it
-  CHECK(count(d, "class=\"tile\"") >= 5);
+  CHECK(count_of(d, "<svg") >= 2);  // the memory plan, and the task graph where Graphviz drew it
+  CHECK(count_of(d, "class=\"tile\"") >= 5);
   CHECK_FALSE(std::regex_search(console, std::regex("CONSOLE.*(Uncaught|Error)")));
 }

@@ -12,7 +12,7 @@
 #include <sstream>
 
 #include "cli/cli_util.h"
-#include "pypto_rt/npy.h"
+#include "integration_util.h"
 
 namespace fs = std::filesystem;
 using namespace clitest;
@@ -27,43 +27,12 @@ Run make(const std::string& target = "") {
   return shell(fmt::format("cd '{}' && make PYPTO='{}' {} 2>&1", kDir.string(), PYPTO_BIN, target));
 }
 
-// out/results/out.npy divided by the seeded input x: the scale the kernel applied (all equal).
-float applied_scale() {
-  auto x = pypto_rt::read_npy((kDir / "out" / "results" / "x.npy").string());
-  auto o = pypto_rt::read_npy((kDir / "out" / "results" / "out.npy").string());
-  REQUIRE(x.data.size() == o.data.size());
-  REQUIRE(x.data.size() == 32 * 64 * 4);
-  float s = 0;
-  for (size_t i = 0; i < x.data.size(); i += 4) {
-    float a, b;
-    std::memcpy(&a, x.data.data() + i, 4);
-    std::memcpy(&b, o.data.data() + i, 4);
-    if (a == 0.0f) continue;
-    if (s == 0.0f) s = b / a;
-    CHECK(b == a * s);
-  }
-  return s;
-}
 
 void write(const fs::path& p, const std::string& text) {
   std::ofstream f(p, std::ios::trunc);
   f << text;
 }
 
-// Every file of the example 10 s into the past (one time for all), so that a file written now is
-// newer than everything without a clock skew for make to warn about.
-void age_everything() {
-  const auto past = fs::file_time_type::clock::now() - std::chrono::seconds(10);
-  for (const auto& e : fs::recursive_directory_iterator(kRoot))
-    if (e.is_regular_file()) fs::last_write_time(e.path(), past);
-}
-
-std::string read(const fs::path& p) {
-  std::ifstream f(p);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
 
 }  // namespace
 
@@ -79,11 +48,11 @@ TEST_CASE("the Make example builds, rebuilds what changed and nothing else", "[i
   CHECK_THAT(first.out, Catch::Contains("build --emit-only ../model/model.py -o out --depfile out.d"));
   CHECK_THAT(first.out, Catch::Contains("LINK bin/run"));
   // The depfile names the imported module.
-  CHECK_THAT(read(kDir / "out.d"), Catch::Contains("config.py"));
+  CHECK_THAT(slurp(kDir / "out.d"), Catch::Contains("config.py"));
   auto run = make("run");
   INFO(run.out);
   REQUIRE(run.code == 0);
-  CHECK(applied_scale() == 2.0f);
+  CHECK(integration::applied_scale(kDir / "out" / "results") == 2.0f);
 
   // Nothing touched: nothing happens.
   auto again = make();
@@ -93,7 +62,7 @@ TEST_CASE("the Make example builds, rebuilds what changed and nothing else", "[i
 
   // The imported module touched: pypto regenerates, every generated file is unchanged, ninja has
   // nothing to do.
-  age_everything();
+  integration::age_everything(kRoot);
   fs::last_write_time(kConfig, fs::file_time_type::clock::now());
   auto touched = make();
   INFO(touched.out);
@@ -104,14 +73,14 @@ TEST_CASE("the Make example builds, rebuilds what changed and nothing else", "[i
 
   // Its constant edited: the kernel is regenerated and recompiled (the orchestration is not), and
   // the run computes with the new value.
-  std::string cfg = read(kConfig);
+  std::string cfg = slurp(kConfig);
   cfg = std::regex_replace(cfg, std::regex("SCALE = 2.0"), "SCALE = 3.0");
-  age_everything();
+  integration::age_everything(kRoot);
   write(kConfig, cfg);
   auto edited = make("run");
   INFO(edited.out);
   REQUIRE(edited.code == 0);
   CHECK_THAT(edited.out, Catch::Contains("CXX (AIV) kernels/aiv/scale.cpp"));
   CHECK_THAT(edited.out, !Catch::Contains("orchestration/model.cpp"));
-  CHECK(applied_scale() == 3.0f);
+  CHECK(integration::applied_scale(kDir / "out" / "results") == 3.0f);
 }
