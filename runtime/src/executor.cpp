@@ -70,6 +70,8 @@ void Executor::begin_run() {
     reserved_cluster_ = -1;
     g_current = this;
     trace_.assign(workers_.size(), {});
+    submitted_ = 0;
+    finished_ = 0;
     run_start_ns_ = now_ns();
 }
 
@@ -207,6 +209,7 @@ TaskOutputTensors Executor::submit(const MixedKernels& mk, const CoreTaskArgs& a
     tasks_.push_back(std::move(owned));
     ++unfinished_;
     ++stats_.tasks;
+    ++submitted_;
 
     const bool manual = std::find(scopes_.begin(), scopes_.end(), PTO2ScopeMode::MANUAL) != scopes_.end();
     t->tensors.reserve(static_cast<std::size_t>(args.tensor_count()));
@@ -359,6 +362,7 @@ void Executor::finish_job_locked(Task* t) {
     if (--t->jobs_left > 0) return;
     t->done = true;
     --unfinished_;
+    ++finished_;
     for (Task* s : t->successors)
         if (--s->pending == 0) make_ready_locked(s);
     done_cv_.notify_all();

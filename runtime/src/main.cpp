@@ -8,7 +8,12 @@
 // parameter of its name, from any tensor given with it (an input file, --shape), or from --shape
 // for the tensor itself; generated inputs and Out tensors are sized with it. --trace FILE writes
 // the executed task graph as a Chrome trace (runtime/src/trace.cpp), also for a run that failed.
+// On a terminal, a run longer than a second shows its progress on stderr (tasks done / submitted,
+// elapsed time; PYPTO_PROGRESS_DELAY_MS changes the second, for tests); --quiet silences it.
 #include <chrono>
+#include <thread>
+#include <mutex>
+#include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -45,7 +50,7 @@ void usage(const ProgramInfo& p) {
     std::printf(
         "usage: run [--inputs DIR] [--outputs DIR] [--seed N] [--scalar NAME=VALUE]...\n"
         "           [--shape NAME=[D0,D1,...]]... [--clusters C] [--jobs N] [--check-races]\n"
-        "           [--check-syncs] [--trace FILE.json]\n"
+        "           [--check-syncs] [--trace FILE.json] [--quiet]\n"
         "Runs '%s' on the pypto CPU runtime.\n"
         "  --inputs DIR     read <param>.npy for every In/InOut tensor parameter\n"
         "  --seed N         generate missing inputs deterministically (floats in [-1,1), ints in [-8,8])\n"
@@ -64,6 +69,7 @@ void usage(const ProgramInfo& p) {
         "                   chrome://tracing): a track per simulated core, a slice per kernel run with\n"
         "                   its task, submit line and arguments, an arrow per dependency (RAW/WAR/WAW,\n"
         "                   creator, deps)\n"
+        "  --quiet          no progress line (shown on a terminal for runs longer than a second)\n"
         "Every GM access of a kernel is checked against the tensors it was given.\n"
         "float16 travels as <f2, bfloat16 as <f4 (rounded to nearest even on input).\n",
         p.name);
@@ -198,6 +204,49 @@ void write_tensor(const fs::path& dir, const std::string& name, const TensorPara
     }
 }
 
+// The progress line of a run on a terminal: after a second (PYPTO_PROGRESS_DELAY_MS), every
+// 200 ms "run: N / M tasks done, T s" on stderr, cleared when the run ends.
+class Progress {
+public:
+    Progress(const Executor& ex, bool enabled) {
+        if (!enabled) return;
+        int delay_ms = 1000;
+        if (const char* d = std::getenv("PYPTO_PROGRESS_DELAY_MS"); d && *d) delay_ms = std::atoi(d);
+        thread_ = std::thread([this, &ex, delay_ms] {
+            const auto t0 = std::chrono::steady_clock::now();
+            bool shown = false;
+            std::unique_lock<std::mutex> lk(mu_);
+            if (!cv_.wait_for(lk, std::chrono::milliseconds(delay_ms), [this] { return done_; })) {
+                do {
+                    const auto [finished, submitted] = ex.progress();
+                    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+                    std::fprintf(stderr, "\rrun: %llu / %llu tasks done, %.1f s", static_cast<unsigned long long>(finished),
+                                 static_cast<unsigned long long>(submitted), s);
+                    std::fflush(stderr);
+                    shown = true;
+                } while (!cv_.wait_for(lk, std::chrono::milliseconds(200), [this] { return done_; }));
+            }
+            if (shown) std::fprintf(stderr, "\r\033[K");  // clear the line
+        });
+    }
+    void stop() {
+        if (!thread_.joinable()) return;
+        {
+            std::lock_guard<std::mutex> lk(mu_);
+            done_ = true;
+        }
+        cv_.notify_all();
+        thread_.join();
+    }
+    ~Progress() { stop(); }
+
+private:
+    std::thread thread_;
+    std::mutex mu_;
+    std::condition_variable cv_;
+    bool done_ = false;
+};
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -209,6 +258,7 @@ int main(int argc, char** argv) {
     int jobs = 0;  // 0: the executor's default (the machine's hardware threads, at least 2)
     bool check_races = false, check_syncs = false;
     std::string trace_path;
+    bool quiet = false;
     std::map<std::string, std::string> scalar_text;
     std::map<std::string, std::vector<int64_t>> shape_arg;
     for (int i = 1; i < argc; ++i) {
@@ -248,6 +298,8 @@ int main(int argc, char** argv) {
                 jobs = 0;
             }
             if (jobs < 1 || jobs > 1024) die("--jobs needs an integer in [1, 1024], got '" + v + "'");
+        } else if (a == "--quiet") {
+            quiet = true;
         } else if (a == "--trace") {
             trace_path = value("--trace");
             if (trace_path.empty()) die("--trace needs a file name");
@@ -413,7 +465,9 @@ int main(int argc, char** argv) {
     opts.num_orchestration_lines = prog.num_orchestration_lines;
     opts.trace = !trace_path.empty();
     Executor exec(std::vector<KernelInfo>(prog.kernels, prog.kernels + prog.num_kernels), opts);
+    Progress progress(exec, !quiet && isatty(STDERR_FILENO));
     const bool ok = exec.run([&] { prog.orchestration_entry(args); });
+    progress.stop();
     if (opts.trace) {
         std::string err;
         if (!exec.write_trace(trace_path, prog.name, &err)) die("--trace: " + err);

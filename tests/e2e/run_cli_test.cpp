@@ -9,6 +9,8 @@
 #include <filesystem>
 #include <fmt/format.h>
 #include <map>
+#include <set>
+#include <tuple>
 #include <nlohmann/json.hpp>
 #include <cstring>
 #include <fstream>
@@ -247,4 +249,60 @@ TEST_CASE("bin/run --trace writes the executed task graph as a Chrome trace", "[
                             (out / "no such dir" / "t.json").string()));
   CHECK(bad.code != 0);
   CHECK_THAT(bad.out, Catch::Contains("--trace: cannot open"));
+}
+
+TEST_CASE("the trace of a 3-kernel program with stated dependencies matches the tasks and edges", "[run][trace]") {
+  // manual_deps.py: fill, add1, scale, add1 in a manual scope ordered only by deps=, then an add1
+  // reading x through pl.no_dep (no edge).
+  static const fs::path out = build_program("manual_deps.py", "manual_deps_trace");
+  const fs::path trace = out / "trace.json";
+  auto r = sh(fmt::format("'{}' --seed 1 --trace '{}'", (out / "bin" / "run").string(), trace.string()));
+  INFO(r.out);
+  REQUIRE(r.code == 0);
+  std::ifstream in(trace);
+  const auto doc = nlohmann::json::parse(in);
+  std::map<int, nlohmann::json> slices;
+  std::map<int, nlohmann::json> starts, finishes;
+  for (const auto& e : doc.at("traceEvents")) {
+    if (e.at("ph") == "X") slices[e.at("args").at("task")] = e;
+    if (e.at("ph") == "s") starts[e.at("id")] = e;
+    if (e.at("ph") == "f") finishes[e.at("id")] = e;
+  }
+  REQUIRE(slices.size() == 5);
+  const std::vector<std::string> kernels = {"fill", "add1", "scale", "add1", "add1"};
+  for (int t = 0; t < 5; ++t) CHECK(slices[t].at("name") == kernels[size_t(t)]);
+  std::set<std::tuple<int, int, std::string>> edges;
+  REQUIRE(starts.size() == finishes.size());
+  for (const auto& [id, s] : starts) {
+    const auto& f = finishes.at(id);
+    const int from = s.at("args").at("from_task"), to = s.at("args").at("to_task");
+    edges.emplace(from, to, s.at("name"));
+    CHECK(s.at("tid") == slices[from].at("tid"));
+    CHECK(f.at("tid") == slices[to].at("tid"));
+    CHECK(f.at("ts").get<double>() >= s.at("ts").get<double>());  // the consumer started after
+  }
+  CHECK(edges == std::set<std::tuple<int, int, std::string>>{{0, 1, "deps"}, {1, 2, "deps"}, {2, 3, "deps"}});
+}
+
+TEST_CASE("bin/run shows its progress on a terminal only, and --quiet silences it", "[run][progress]") {
+  static const fs::path out = build_program("e2e_chain.py", "chain_progress");
+  const std::string run = (out / "bin" / "run").string();
+  // A terminal (script(1) gives the run a pty; its own stdin must not be whatever the test inherited,
+  // or it may not); the delay before the first line made 0 for a short run.
+  auto tty = sh(fmt::format("script -qfec \"PYPTO_PROGRESS_DELAY_MS=0 '{}' --seed 1\" /dev/null < /dev/null", run));
+  INFO(tty.out);
+  REQUIRE(tty.code == 0);
+  CHECK_THAT(tty.out, Catch::Contains("tasks done"));
+  CHECK_THAT(tty.out, Catch::Contains("\r\033[K"));  // and cleared again
+  CHECK_THAT(tty.out, Catch::Contains("run: chain: 2 tasks"));
+  auto quiet = sh(fmt::format("script -qfec \"PYPTO_PROGRESS_DELAY_MS=0 '{}' --seed 1 --quiet\" /dev/null < /dev/null", run));
+  CHECK(quiet.code == 0);
+  CHECK_THAT(quiet.out, !Catch::Contains("tasks done"));
+  // Not a terminal: never.
+  auto piped = sh(fmt::format("PYPTO_PROGRESS_DELAY_MS=0 '{}' --seed 1 2>&1 | cat", run));
+  CHECK(piped.code == 0);
+  CHECK_THAT(piped.out, !Catch::Contains("tasks done"));
+  // The default waits a second: a short run on a terminal prints no progress line.
+  auto brief = sh(fmt::format("script -qfec \"'{}' --seed 1\" /dev/null < /dev/null", run));
+  CHECK_THAT(brief.out, !Catch::Contains("tasks done"));
 }

@@ -36,6 +36,7 @@
 // collected (deduplicated, sorted) in findings(); the run itself completes.
 #pragma once
 
+#include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
@@ -115,6 +116,8 @@ public:
     const std::vector<std::string>& findings() const { return findings_; }
     const RunStats& stats() const { return stats_; }
     int clusters() const { return clusters_; }
+    // While a run goes on (any thread): tasks finished and tasks submitted so far.
+    std::pair<uint64_t, uint64_t> progress() const { return {finished_.load(), submitted_.load()}; }
     // After a run with ExecutorOptions::trace: the executed task graph as a Chrome trace event
     // file (Perfetto, chrome://tracing) at `path` (runtime/src/trace.cpp): one track per simulated
     // core, one slice per kernel run, a flow arrow per dependency edge named by its reason.
@@ -224,6 +227,7 @@ private:
     std::vector<std::string> findings_;        // deduplicated, in arrival order until end_run sorts
     std::mutex findings_mu_;
     RunStats stats_;
+    std::atomic<uint64_t> submitted_{0}, finished_{0};  // progress()
     uint64_t run_start_ns_ = 0;
     std::vector<std::vector<TraceSlice>> trace_;  // --trace: per worker, in the order it ran them
 };
