@@ -15,7 +15,9 @@
 #include <cstring>
 #include <fstream>
 #include <sstream>
+#include <pty.h>
 #include <sys/wait.h>
+#include <unistd.h>
 #include <vector>
 
 #include "cli/cli_util.h"
@@ -284,18 +286,47 @@ TEST_CASE("the trace of a 3-kernel program with stated dependencies matches the 
   CHECK(edges == std::set<std::tuple<int, int, std::string>>{{0, 1, "deps"}, {1, 2, "deps"}, {2, 3, "deps"}});
 }
 
+// Runs `argv` with stdin, stdout and stderr on a new pseudo-terminal (forkpty), PYPTO_PROGRESS_DELAY_MS
+// set to `delay_ms`; returns what it wrote there.
+Run on_terminal(const std::vector<std::string>& argv, const char* delay_ms) {
+  int master = -1;
+  const pid_t pid = forkpty(&master, nullptr, nullptr, nullptr);
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    if (delay_ms) setenv("PYPTO_PROGRESS_DELAY_MS", delay_ms, 1);
+    else unsetenv("PYPTO_PROGRESS_DELAY_MS");
+    std::vector<char*> args;
+    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+    args.push_back(nullptr);
+    execv(args[0], args.data());
+    _exit(127);
+  }
+  std::string out;
+  char buf[4096];
+  for (;;) {
+    const ssize_t n = read(master, buf, sizeof buf);
+    if (n <= 0) break;  // EIO once the child has exited and closed the terminal
+    out.append(buf, size_t(n));
+  }
+  close(master);
+  int st = 0;
+  waitpid(pid, &st, 0);
+  return {WIFEXITED(st) ? WEXITSTATUS(st) : -1, out};
+}
+
 TEST_CASE("bin/run shows its progress on a terminal only, and --quiet silences it", "[run][progress]") {
-  static const fs::path out = build_program("e2e_chain.py", "chain_progress");
+  // layer_norm.py: 64 tasks, tens of milliseconds (a run shorter than the progress thread's start
+  // would rightly print nothing).
+  static const fs::path out = build_program("layer_norm.py", "layer_progress");
   const std::string run = (out / "bin" / "run").string();
-  // A terminal (script(1) gives the run a pty; its own stdin must not be whatever the test inherited,
-  // or it may not); the delay before the first line made 0 for a short run.
-  auto tty = sh(fmt::format("script -qfec \"PYPTO_PROGRESS_DELAY_MS=0 '{}' --seed 1\" /dev/null < /dev/null", run));
+  // On a terminal, with the delay before the first line made 0 for this short run.
+  auto tty = on_terminal({run, "--seed", "1"}, "0");
   INFO(tty.out);
   REQUIRE(tty.code == 0);
   CHECK_THAT(tty.out, Catch::Contains("tasks done"));
   CHECK_THAT(tty.out, Catch::Contains("\r\033[K"));  // and cleared again
-  CHECK_THAT(tty.out, Catch::Contains("run: chain: 2 tasks"));
-  auto quiet = sh(fmt::format("script -qfec \"PYPTO_PROGRESS_DELAY_MS=0 '{}' --seed 1 --quiet\" /dev/null < /dev/null", run));
+  CHECK_THAT(tty.out, Catch::Contains("run: layer: 64 tasks"));
+  auto quiet = on_terminal({run, "--seed", "1", "--quiet"}, "0");
   CHECK(quiet.code == 0);
   CHECK_THAT(quiet.out, !Catch::Contains("tasks done"));
   // Not a terminal: never.
@@ -303,6 +334,7 @@ TEST_CASE("bin/run shows its progress on a terminal only, and --quiet silences i
   CHECK(piped.code == 0);
   CHECK_THAT(piped.out, !Catch::Contains("tasks done"));
   // The default waits a second: a short run on a terminal prints no progress line.
-  auto brief = sh(fmt::format("script -qfec \"'{}' --seed 1\" /dev/null < /dev/null", run));
+  auto brief = on_terminal({run, "--seed", "1"}, nullptr);
+  CHECK(brief.code == 0);
   CHECK_THAT(brief.out, !Catch::Contains("tasks done"));
 }
