@@ -68,7 +68,7 @@ void usage(const ProgramInfo& p) {
         "  --trace FILE     write the executed task graph as a Chrome trace (open it in Perfetto or\n"
         "                   chrome://tracing): a track per simulated core, a slice per kernel run with\n"
         "                   its task, submit line and arguments, an arrow per dependency (RAW/WAR/WAW,\n"
-        "                   creator, deps)\n"
+        "                   creator, deps); FILE.svg: a picture of the same run\n"
         "  --quiet          no progress line (shown on a terminal for runs longer than a second)\n"
         "Every GM access of a kernel is checked against the tensors it was given.\n"
         "float16 travels as <f2, bfloat16 as <f4 (rounded to nearest even on input).\n",

@@ -6,7 +6,8 @@
 // "f") per dependency edge, from the producer's last kernel run to the consumer's first, named by
 // its reasons: RAW / WAR / WAW on an overlapping region, creator (the task that allocated a
 // tensor the consumer touches), deps (explicit set_dependencies / deps=). Times are microseconds
-// from the start of the run.
+// from the start of the run. A path ending in .svg gets a picture of the same run instead.
+#include <cstdio>
 #include <fstream>
 #include <map>
 
@@ -51,7 +52,126 @@ double micros(uint64_t ns, uint64_t origin) { return static_cast<double>(ns - or
 
 }  // namespace
 
+namespace {
+
+std::string xml_text(const std::string& s) {
+    std::string o;
+    for (char c : s) {
+        if (c == '<') o += "&lt;";
+        else if (c == '>') o += "&gt;";
+        else if (c == '&') o += "&amp;";
+        else if (c == '"') o += "&quot;";
+        else o += c;
+    }
+    return o;
+}
+
+bool write_text(const std::string& path, const std::string& text, std::string* err) {
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    if (!out) {
+        if (err) *err = "cannot open " + path + " for writing";
+        return false;
+    }
+    out << text;
+    out.close();
+    if (!out) {
+        if (err) *err = "cannot write " + path;
+        return false;
+    }
+    return true;
+}
+
+}  // namespace
+
 bool Executor::write_trace(const std::string& path, const char* program_name, std::string* err) const {
+    const bool svg = path.size() >= 4 && path.compare(path.size() - 4, 4, ".svg") == 0;
+    return write_text(path, svg ? trace_svg(program_name) : trace_json(program_name), err);
+}
+
+// A picture of the same run: a row per simulated core, a box per kernel run (its facts in the
+// tooltip), an arrow per dependency edge from the producer's end to the consumer's start.
+std::string Executor::trace_svg(const char* program_name) const {
+    static const char* kRole[3] = {"AIC", "AIV0", "AIV1"};
+    constexpr int kLeft = 110, kWidth = 820, kRow = 30, kTop = 44;
+    uint64_t end = run_start_ns_ + 1;
+    std::map<uint64_t, std::pair<const TraceSlice*, int>> first, last;  // per task: slice, row
+    for (std::size_t w = 0; w < trace_.size(); ++w)
+        for (const TraceSlice& s : trace_[w]) {
+            end = std::max(end, s.end_ns);
+            auto& f = first[s.task->seq];
+            if (!f.first || s.start_ns < f.first->start_ns) f = {&s, static_cast<int>(w)};
+            auto& l = last[s.task->seq];
+            if (!l.first || s.end_ns > l.first->end_ns) l = {&s, static_cast<int>(w)};
+        }
+    const double span = static_cast<double>(end - run_start_ns_);
+    auto x_of = [&](uint64_t ns) { return kLeft + static_cast<double>(ns - run_start_ns_) / span * kWidth; };
+    const int rows = static_cast<int>(trace_.size());
+    const int height = kTop + rows * kRow + 30;
+    std::string o;
+    char buf[1024];
+    std::snprintf(buf, sizeof buf,
+                  "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" "
+                  "font-family=\"sans-serif\" font-size=\"11\">\n<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n"
+                  "<defs><marker id=\"arrow\" viewBox=\"0 0 10 10\" refX=\"10\" refY=\"5\" markerWidth=\"6\" "
+                  "markerHeight=\"6\" orient=\"auto\"><path d=\"M0,0 L10,5 L0,10 z\" fill=\"#1f4e79\"/></marker></defs>\n"
+                  "<text x=\"%d\" y=\"20\" font-size=\"14\" font-weight=\"bold\">%s: %zu kernel runs in %.3f ms</text>\n",
+                  kLeft + kWidth + 20, height, kLeft + kWidth + 20, height, kLeft,
+                  xml_text(std::string("pypto CPU runtime trace of ") + (program_name ? program_name : "")).c_str(),
+                  [&] { std::size_t n = 0; for (const auto& t : trace_) n += t.size(); return n; }(), span / 1e6);
+    o += buf;
+    for (int w = 0; w < rows; ++w) {
+        const int y = kTop + w * kRow;
+        std::snprintf(buf, sizeof buf,
+                      "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">cluster %d %s</text>\n<line x1=\"%d\" x2=\"%d\" "
+                      "y1=\"%d\" y2=\"%d\" stroke=\"#ddd\"/>\n",
+                      kLeft - 8, y + kRow / 2 + 4, w / 3, kRole[w % 3], kLeft, kLeft + kWidth, y + kRow, y + kRow);
+        o += buf;
+        for (const TraceSlice& s : trace_[static_cast<std::size_t>(w)]) {
+            const KernelInfo& k = kernels_[static_cast<std::size_t>(s.kernel_id)];
+            const std::string name = k.name ? k.name : "?";
+            uint32_t hue = 2166136261u;  // FNV-1a of the kernel name, spread over the colour wheel
+            for (char c : name) hue = (hue ^ static_cast<unsigned char>(c)) * 16777619u;
+            hue = (hue >> 8) % 360;
+            const double x = x_of(s.start_ns), wd = std::max(1.5, x_of(s.end_ns) - x);
+            std::snprintf(buf, sizeof buf,
+                          "<rect class=\"slice\" x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\" fill=\"hsl(%u,55%%,70%%)\" "
+                          "stroke=\"hsl(%u,55%%,35%%)\"><title>",
+                          x, y + 4, wd, kRow - 8, hue, hue);
+            o += buf;
+            std::snprintf(buf, sizeof buf, "%s (func_id %d): %s, %.1f us", name.c_str(), k.func_id,
+                          task_label(*s.task).c_str(), static_cast<double>(s.end_ns - s.start_ns) / 1e3);
+            o += xml_text(buf) + "</title></rect>\n";
+            if (wd > 7.0 * static_cast<double>(name.size())) {
+                std::snprintf(buf, sizeof buf, "<text x=\"%.1f\" y=\"%d\">", x + 3, y + kRow / 2 + 4);
+                o += buf + xml_text(name) + "</text>\n";
+            }
+        }
+    }
+    for (const auto& owned : tasks_) {
+        const Task& t = *owned;
+        auto to = first.find(t.seq);
+        if (to == first.end()) continue;
+        for (const auto& [producer, why] : t.trace_deps) {
+            auto from = last.find(producer->seq);
+            if (from == last.end()) continue;
+            std::snprintf(buf, sizeof buf,
+                          "<line class=\"dep\" x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#1f4e79\" "
+                          "marker-end=\"url(#arrow)\"><title>",
+                          x_of(from->second.first->end_ns), kTop + from->second.second * kRow + kRow / 2,
+                          x_of(to->second.first->start_ns), kTop + to->second.second * kRow + kRow / 2);
+            o += buf + xml_text("task " + std::to_string(producer->seq) + " -> task " + std::to_string(t.seq) + ": " +
+                                reasons(why)) +
+                 "</title></line>\n";
+        }
+    }
+    std::snprintf(buf, sizeof buf, "<text x=\"%d\" y=\"%d\" fill=\"#444\">0</text><text x=\"%d\" y=\"%d\" "
+                  "text-anchor=\"end\" fill=\"#444\">%.3f ms</text>\n",
+                  kLeft, height - 10, kLeft + kWidth, height - 10, span / 1e6);
+    o += buf;
+    return o + "</svg>\n";
+}
+
+std::string Executor::trace_json(const char* program_name) const {
     static const char* kRole[3] = {"AIC", "AIV0", "AIV1"};
     Json events = Json::array();
     events.push_back({{"name", "process_name"}, {"ph", "M"}, {"pid", 0}, {"tid", 0},
@@ -129,18 +249,7 @@ bool Executor::write_trace(const std::string& path, const char* program_name, st
         }
     }
     Json doc = {{"traceEvents", std::move(events)}, {"displayTimeUnit", "ms"}};
-    std::ofstream out(path, std::ios::binary | std::ios::trunc);
-    if (!out) {
-        if (err) *err = "cannot open " + path + " for writing";
-        return false;
-    }
-    out << doc.dump(1, ' ', false, Json::error_handler_t::replace) << "\n";
-    out.close();
-    if (!out) {
-        if (err) *err = "cannot write " + path;
-        return false;
-    }
-    return true;
+    return doc.dump(1, ' ', false, Json::error_handler_t::replace) + "\n";
 }
 
 }  // namespace pypto_rt

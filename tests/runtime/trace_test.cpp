@@ -8,6 +8,7 @@
 #include <fstream>
 #include <map>
 #include <set>
+#include <sstream>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -158,6 +159,38 @@ TEST_CASE("the trace holds the executed task graph: tracks, kernel slices and re
     }
     CHECK(edges == std::set<std::tuple<int, int, std::string>>{
                        {0, 1, "RAW"}, {0, 2, "WAW"}, {1, 2, "WAR"}, {3, 4, "deps"}});
+}
+
+TEST_CASE("a trace file named .svg is a picture of the same run", "[executor][trace]") {
+    ExecutorOptions o;
+    o.trace = true;
+    Executor ex(kernels(), o);
+    Buf a(64), b(64);
+    REQUIRE(ex.run([&] {
+        fill(a.t, 1.0f);
+        copy(a.t, b.t);
+        fill(b.t, 2.0f);
+    }));
+    fs::create_directories(PYPTO_TEST_WORK_DIR);
+    const fs::path file = fs::path(PYPTO_TEST_WORK_DIR) / "trace_test.svg";
+    std::string err;
+    REQUIRE(ex.write_trace(file.string(), "p<1>", &err));
+    std::ifstream in(file);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    const std::string svg = ss.str();
+    auto count = [&](const std::string& what) {
+        size_t n = 0;
+        for (size_t at = svg.find(what); at != std::string::npos; at = svg.find(what, at + 1)) ++n;
+        return n;
+    };
+    CHECK(svg.rfind("<svg xmlns=\"http://www.w3.org/2000/svg\"", 0) == 0);
+    CHECK(count("class=\"slice\"") == 3);  // one box per kernel run
+    CHECK(count("class=\"dep\"") == 2);    // 0 -> 1 RAW on a, 1 -> 2 WAW on b
+    CHECK(count("<text x=\"") >= 7);        // the six core rows' labels and the title
+    CHECK(svg.find("p&lt;1&gt;") != std::string::npos);  // escaped
+    CHECK(svg.find("task 0 -&gt; task 1: RAW") != std::string::npos);
+    CHECK(svg.find("task 1 -&gt; task 2: WAW") != std::string::npos);
 }
 
 TEST_CASE("a trace that cannot be written is an error, not a crash", "[executor][trace]") {

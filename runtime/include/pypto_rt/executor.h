@@ -121,7 +121,8 @@ public:
     // After a run with ExecutorOptions::trace: the executed task graph as a Chrome trace event
     // file (Perfetto, chrome://tracing) at `path` (runtime/src/trace.cpp): one track per simulated
     // core, one slice per kernel run, a flow arrow per dependency edge named by its reason.
-    // False (and `err`) when it cannot be written.
+    // A path ending in .svg gets a picture instead: a row per core, a box per kernel run, an arrow per
+    // edge. False (and `err`) when it cannot be written.
     bool write_trace(const std::string& path, const char* program_name, std::string* err) const;
 
     // ---- called through the PTO2 API on the orchestration thread ----
@@ -184,6 +185,8 @@ private:
     void find_races();
     std::string task_label(const Task& t) const;
     std::string kernel_where(const KernelInfo& k, uint32_t cpp_line) const;
+    std::string trace_json(const char* program_name) const;  // runtime/src/trace.cpp
+    std::string trace_svg(const char* program_name) const;
     std::string arg_label(const KernelInfo& k, int arg) const;
     // The tile API's hooks for one dispatch (pto::sim::KernelContext).
     static std::string describe_hook(const pto::sim::KernelContext& k);
