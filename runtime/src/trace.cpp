@@ -90,19 +90,23 @@ bool Executor::write_trace(const std::string& path, const char* program_name, st
 
 // A picture of the same run: a row per simulated core, a box per kernel run (its facts in the
 // tooltip), an arrow per dependency edge from the producer's end to the consumer's start.
+std::map<uint64_t, Executor::TaskEnds> Executor::task_ends() const {
+    std::map<uint64_t, TaskEnds> ends;
+    for (std::size_t w = 0; w < trace_.size(); ++w)
+        for (const TraceSlice& s : trace_[w]) {
+            TaskEnds& e = ends[s.task->seq];
+            if (!e.first || s.start_ns < e.first->start_ns) e.first = &s, e.first_worker = static_cast<int>(w);
+            if (!e.last || s.end_ns > e.last->end_ns) e.last = &s, e.last_worker = static_cast<int>(w);
+        }
+    return ends;
+}
+
 std::string Executor::trace_svg(const char* program_name) const {
     static const char* kRole[3] = {"AIC", "AIV0", "AIV1"};
     constexpr int kLeft = 110, kWidth = 820, kRow = 30, kTop = 44;
     uint64_t end = run_start_ns_ + 1;
-    std::map<uint64_t, std::pair<const TraceSlice*, int>> first, last;  // per task: slice, row
-    for (std::size_t w = 0; w < trace_.size(); ++w)
-        for (const TraceSlice& s : trace_[w]) {
-            end = std::max(end, s.end_ns);
-            auto& f = first[s.task->seq];
-            if (!f.first || s.start_ns < f.first->start_ns) f = {&s, static_cast<int>(w)};
-            auto& l = last[s.task->seq];
-            if (!l.first || s.end_ns > l.first->end_ns) l = {&s, static_cast<int>(w)};
-        }
+    const auto ends = task_ends();
+    for (const auto& [seq, e] : ends) end = std::max(end, e.last->end_ns);
     const double span = static_cast<double>(end - run_start_ns_);
     auto x_of = [&](uint64_t ns) { return kLeft + static_cast<double>(ns - run_start_ns_) / span * kWidth; };
     const int rows = static_cast<int>(trace_.size());
@@ -149,16 +153,16 @@ std::string Executor::trace_svg(const char* program_name) const {
     }
     for (const auto& owned : tasks_) {
         const Task& t = *owned;
-        auto to = first.find(t.seq);
-        if (to == first.end()) continue;
+        auto to = ends.find(t.seq);
+        if (to == ends.end()) continue;
         for (const auto& [producer, why] : t.trace_deps) {
-            auto from = last.find(producer->seq);
-            if (from == last.end()) continue;
+            auto from = ends.find(producer->seq);
+            if (from == ends.end()) continue;
             std::snprintf(buf, sizeof buf,
                           "<line class=\"dep\" x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#1f4e79\" "
                           "marker-end=\"url(#arrow)\"><title>",
-                          x_of(from->second.first->end_ns), kTop + from->second.second * kRow + kRow / 2,
-                          x_of(to->second.first->start_ns), kTop + to->second.second * kRow + kRow / 2);
+                          x_of(from->second.last->end_ns), kTop + from->second.last_worker * kRow + kRow / 2,
+                          x_of(to->second.first->start_ns), kTop + to->second.first_worker * kRow + kRow / 2);
             o += buf + xml_text("task " + std::to_string(producer->seq) + " -> task " + std::to_string(t.seq) + ": " +
                                 reasons(why)) +
                  "</title></line>\n";
@@ -182,13 +186,7 @@ std::string Executor::trace_json(const char* program_name) const {
         events.push_back({{"name", "thread_sort_index"}, {"ph", "M"}, {"pid", 0}, {"tid", w},
                           {"args", {{"sort_index", w}}}});
     }
-    // Per task: its first and last kernel run (where its flow arrows start and end).
-    struct Ends {
-        const TraceSlice* first = nullptr;
-        const TraceSlice* last = nullptr;
-        int first_worker = 0, last_worker = 0;
-    };
-    std::map<uint64_t, Ends> ends;
+    const auto ends = task_ends();
     for (std::size_t w = 0; w < trace_.size(); ++w) {
         for (const TraceSlice& s : trace_[w]) {
             const Task& t = *s.task;
@@ -222,9 +220,6 @@ std::string Executor::trace_json(const char* program_name) const {
                               {"pid", 0},
                               {"tid", w},
                               {"args", std::move(args)}});
-            Ends& e = ends[t.seq];
-            if (!e.first || s.start_ns < e.first->start_ns) e.first = &s, e.first_worker = static_cast<int>(w);
-            if (!e.last || s.end_ns > e.last->end_ns) e.last = &s, e.last_worker = static_cast<int>(w);
         }
     }
     // Flow arrows: bound to the enclosing slices (the producer's at its end, the consumer's at its

@@ -41,6 +41,7 @@
 #include <cstdint>
 #include <deque>
 #include <exception>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -187,6 +188,13 @@ private:
     std::string kernel_where(const KernelInfo& k, uint32_t cpp_line) const;
     std::string trace_json(const char* program_name) const;  // runtime/src/trace.cpp
     std::string trace_svg(const char* program_name) const;
+    // Per task (by seq): its first and last kernel run and their workers, where arrows start and end.
+    struct TaskEnds {
+        const TraceSlice* first = nullptr;
+        const TraceSlice* last = nullptr;
+        int first_worker = 0, last_worker = 0;
+    };
+    std::map<uint64_t, TaskEnds> task_ends() const;
     std::string arg_label(const KernelInfo& k, int arg) const;
     // The tile API's hooks for one dispatch (pto::sim::KernelContext).
     static std::string describe_hook(const pto::sim::KernelContext& k);
