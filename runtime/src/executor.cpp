@@ -116,7 +116,11 @@ void Executor::record_access_locked(Task* t, const ChipTensor& tensor, bool read
     const Region r = Region::of(tensor);
     if (r.empty()) return;
     auto& list = accesses_[r.buffer];
-    list.erase(std::remove_if(list.begin(), list.end(), [](const Access& a) { return a.task->done; }), list.end());
+    // Finished tasks order nothing, so their accesses go -- except when tracing: the trace shows
+    // every edge the program's accesses imply, whether or not the producer had finished by the
+    // time its consumer was submitted (otherwise the arrows would depend on thread timing).
+    if (!opts_.trace)
+        list.erase(std::remove_if(list.begin(), list.end(), [](const Access& a) { return a.task->done; }), list.end());
     if (lookup) {
         for (const Access& a : list) {
             if (a.task == t) continue;
