@@ -66,7 +66,7 @@ constexpr KernelOpRow kRows[] = {
     {"tile.get_block_idx", "get_block_idx", F::LaunchId}, {"tile.get_block_num", "get_block_num", F::LaunchId},
     {"tile.get_subblock_idx", "get_sub_block_id", F::LaunchId}, {"tile.assemble", "TINSERT", F::Assemble}, {"tile.reshape", "TRESHAPE", F::View},
     {"tile.transpose_view", "TRESHAPE", F::View},
-    {"tile.slice", "", F::SubView},
+    {"tile.slice", "", F::SubView}, {"tile.set_validshape", "", F::SubView},
     {"tile.create", "", F::DeclareOnly}, {"tile.alloc", "", F::Planned},
     // element access
     {"tile.read", "", F::Read}, {"tile.write", "", F::Write},

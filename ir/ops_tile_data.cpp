@@ -67,8 +67,7 @@ void register_tile_data_ops(OpRegistry& r) {
              .reuses_input(0));
   // Views and valid shapes.
   add(r, view("tile.transpose_view", {tile("tile")}, transpose_view));
-  add(r, view("tile.set_validshape", {tile("tile"), scalar("valid_rows"), scalar("valid_cols")}, set_validshape)
-             .kernel_deferred("tensor-scale issue: dynamic valid shapes"));
+  add(r, view("tile.set_validshape", {tile("tile"), scalar("valid_rows"), scalar("valid_cols")}, set_validshape));
   // Pads outside the valid region: the result is valid over its whole shape, and its type carries
   // the pad value (the destination Tile's PadVal, which TFILLPAD fills with).
   add(r, vec_row("tile.fillpad", {tile("tile")}, fillpad).kw("pad_value", AttrKind::PadValue, PadValue::zero)

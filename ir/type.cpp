@@ -137,7 +137,7 @@ TileLayouts effective_layouts(const TileType& t, bool left_col_major) {
 bool is_2d_flattening(const TypePtr& flat, const TypePtr& nd) {
   const auto* f = as_tile(flat);
   const auto* n = as_tile(nd);
-  if (!f || !n || n->shape.size() <= 2 || f->shape.size() != 2 || f->dtype != n->dtype) return false;
+  if (!f || !n || n->shape.size() == 2 || n->shape.empty() || f->shape.size() != 2 || f->dtype != n->dtype) return false;
   const auto fs = static_shape(f->shape), ns = static_shape(n->shape);
   if (!fs || !ns) return false;
   int64_t lead = 1;

@@ -173,7 +173,7 @@ struct TileLayouts {
   int64_t fractal;
 };
 TileLayouts implicit_layouts(MemorySpace space, int64_t rows, int64_t cols, bool left_col_major);
-// Whether `flat` is the 2-D tile [prod(leading dims), last dim] of the rank > 2 tile `nd` (same
+// Whether `flat` is the 2-D tile [prod(leading dims), last dim] of the rank > 2 or rank-1 tile `nd` (same
 // dtype, static shapes): the type FlattenTileNdTo2D gives a tile.load of an N-D window.
 bool is_2d_flattening(const TypePtr& flat, const TypePtr& nd);
 // The layouts in effect for `t` (its view's, else the implicit ones of its space, Vec when unset;

@@ -1,6 +1,7 @@
 // FlattenTileNdTo2D — on-chip tiles are 2-D: every rank > 2 tile of a kernel (the tile form of
 // tensor-level code on 3-D tensors: windows such as w[i : i + 1, n : n + N, k : k + K]) becomes
-// [prod(leading dims), last dim]. Per op:
+// [prod(leading dims), last dim], and every rank-1 tile (a window of a 1-D tensor such as
+// norm_w[d : d + D]) becomes the one-row tile [1, N], its valid extent [1, v]. Per op:
 //   * tile.load keeps its N-D GM window and gets the window's 2-D flattening as its type (a
 //     TLOAD of a 5-D GlobalTensor view folds the leading dims into rows); tile.store of a
 //     flattened tile states its N-D window explicitly (`shapes`);
@@ -9,7 +10,7 @@
 //     the flattened rows unchanged;
 //   * where every flattened tile has unit leading dims ([1, .., R, C] is [R, C]): any op,
 //     matmuls and transposes included, the leading entries of its offset / index lists dropped
-//     (they must be 0).
+//     (they must be 0); a rank-1 tile's one-entry index lists get a leading 0 (row 0).
 // Left as E502 "not supported yet" at the op: other ops on tiles with leading dims above 1
 // (column reductions, transposes, batch matmuls, N-D windows of tiles), valid shapes or dynamic
 // extents on a rank > 2 tile. Loop carries and if results follow their values.
@@ -26,9 +27,15 @@ using namespace ir;
 
 namespace {
 
+// A tile that is not 2-D: rank > 2, or rank 1.
 bool high_rank(const TypePtr& t) {
   const auto* tl = as_tile(t);
-  return tl && tl->shape.size() > 2;
+  return tl && tl->shape.size() != 2 && !tl->shape.empty();
+}
+
+bool rank1(const TypePtr& t) {
+  const auto* tl = as_tile(t);
+  return tl && tl->shape.size() == 1;
 }
 
 [[noreturn]] void reject(const Span& sp, const std::string& what) {
@@ -39,6 +46,7 @@ bool high_rank(const TypePtr& t) {
 std::vector<int64_t> flat_dims(const TileType& t, const Span& sp, const std::string& what) {
   const auto s = static_shape(t.shape);
   if (!s) reject(sp, fmt::format("{} of rank {} with a dynamic shape", what, t.shape.size()));
+  if (s->size() == 1) return {1, s->front()};
   if (t.view && !t.view->valid_shape.empty()) reject(sp, fmt::format("{} of rank {} with a valid shape", what, t.shape.size()));
   int64_t lead = 1;
   for (size_t i = 0; i + 1 < s->size(); ++i) lead *= (*s)[i];
@@ -48,12 +56,14 @@ std::vector<int64_t> flat_dims(const TileType& t, const Span& sp, const std::str
 TypePtr flat_type(const TileType& t, const Span& sp, const std::string& what) {
   const auto d = flat_dims(t, sp, what);
   std::optional<TileView> v = t.view;
+  if (t.shape.size() == 1 && v && v->valid_shape.size() == 1)  // [v] → [1, v]
+    v->valid_shape.insert(v->valid_shape.begin(), make_int(1, sp));
   return std::make_shared<TileType>(t.dtype, std::vector<ExprPtr>{make_int(d[0], sp), make_int(d[1], sp)}, t.space, v);
 }
 
 bool unit_leading(const TypePtr& t) {
   const auto* tl = as_tile(t);
-  if (!tl || tl->shape.size() <= 2) return true;
+  if (!tl || tl->shape.size() <= 2) return true;  // rank 1 is [1, N]
   for (size_t i = 0; i + 2 < tl->shape.size(); ++i)
     if (const_int_value(tl->shape[i]) != 1) return false;
   return true;
@@ -141,17 +151,21 @@ class Flattener : public BindingMutator {
       return rebuild_checked(c, std::move(args), sp, what);
     }
     if (n == "tile.reshape") {
-      if (const auto* t = as_tile(c.type); t && t->shape.size() > 2) args[1] = flat_list(flat_dims(*t, sp, what), sp);
+      if (const auto* t = as_tile(c.type); t && high_rank(c.type)) args[1] = flat_list(flat_dims(*t, sp, what), sp);
       return rebuild_checked(c, std::move(args), sp, what);
     }
     bool units = unit_leading(result);
     for (const auto& a : c.args) units &= unit_leading(a->type);
     if (units) {
-      // [1, .., R, C] is [R, C]: 2-D offset / index lists.
-      for (size_t i = 0; i < args.size(); ++i)
-        if (const auto* t = as<MakeTuple>(args[i]); t && t->elems.size() > 2 && i < c.op->args.size() &&
-                                                    c.op->args[i].kind == ArgKind::IndexList)
-          args[i] = drop_leading(args[i], 2, sp, what);
+      // [1, .., R, C] is [R, C] and [N] is [1, N]: 2-D offset / index lists.
+      bool one_d = rank1(result);
+      for (const auto& a : c.args) one_d |= rank1(a->type);
+      for (size_t i = 0; i < args.size(); ++i) {
+        const auto* t = as<MakeTuple>(args[i]);
+        if (!t || i >= c.op->args.size() || c.op->args[i].kind != ArgKind::IndexList) continue;
+        if (t->elems.size() > 2) args[i] = drop_leading(args[i], 2, sp, what);
+        else if (t->elems.size() == 1 && one_d) args[i] = index_list({make_int(0, sp), t->elems[0]}, sp);
+      }
       return rebuild_checked(c, std::move(args), sp, what);
     }
     if (!row_wise(*c.op)) reject(sp, fmt::format("{} on a tile of rank above 2 with leading dims other than 1", what));
@@ -166,7 +180,7 @@ class Flattener : public BindingMutator {
     } catch (const CompileError&) {
       reject(sp, fmt::format("{} on tiles of rank above 2 (its 2-D form does not type)", what));
     }
-    if (const auto* t = as_tile(c.type); t && t->shape.size() > 2) {
+    if (const auto* t = as_tile(c.type); t && high_rank(c.type)) {
       const auto want = flat_dims(*t, sp, what);
       const auto got = static_shape(as_tile(out->type) ? as_tile(out->type)->shape : std::vector<ExprPtr>{});
       if (!got || *got != want) reject(sp, fmt::format("{} on tiles of rank above 2 (its 2-D form has another shape)", what));
@@ -192,7 +206,7 @@ FunctionPtr flatten_function(const FunctionPtr& f) {
 
 Pass flatten_tile_nd_to_2d_pass() {
   return Pass{"FlattenTileNdTo2D",
-              "Flattens rank > 2 kernel tiles to 2-D [prod(leading dims), last dim]: loads keep their N-D window, "
+              "Flattens rank > 2 kernel tiles to 2-D [prod(leading dims), last dim] and rank-1 tiles to [1, N]: loads keep their N-D window, "
               "stores state theirs, creations and reshapes get 2-D shapes, row-wise ops act on the stacked rows, "
               "tiles with unit leading dims take any op; other forms are not supported yet.",
               {{Property::TileOpsOnly}, {}, {}},

@@ -19,6 +19,7 @@ Pass normalize_stmt_structure_pass();
 Pass flatten_call_expr_pass();
 Pass outline_incore_scopes_pass();
 Pass outline_cluster_scopes_pass();
+Pass bind_kernel_param_dims_pass();
 Pass convert_tensor_to_tile_ops_pass();
 Pass lower_composite_ops_pass();
 Pass legalize_tile_cast_pass();

@@ -30,6 +30,7 @@ const std::vector<Pass>& default_pipeline() {
       flatten_call_expr_pass(),            // three-address form → NoNestedCall
       outline_incore_scopes_pass(),        // pl.at(CORE_GROUP) scopes → InCore kernels + calls
       outline_cluster_scopes_pass(),       // pl.spmd(N) around one kernel → the call's launch spec (N blocks)
+      bind_kernel_param_dims_pass(),       // computed extents of kernel tensor params → descriptor symbols; dim reads fold
       convert_tensor_to_tile_ops_pass(),   // tensor ops in kernels → tile ops (one-tile tensors)
       lower_composite_ops_pass(),          // tile.sin / tile.cos → range reduction + polynomial
       legalize_tile_cast_pass(),           // tile.cast pairs TCVT lacks → chains of native casts

@@ -47,9 +47,13 @@ class Machine {
     // end's IR is not in SSA form yet), the caller's storage stays where the output goes.
     std::vector<Value> received;
     for (const auto& p : f.params) received.push_back(fr.env[p.get()]);
-    for (const auto& d : prog_.dynamic_dims)
-      if (!fr.env.count(d.get()))
+    for (const auto& d : prog_.dynamic_dims) {
+      if (!fr.env.count(d.get())) {
         if (auto it = globals_.find(d.get()); it != globals_.end()) fr.env[d.get()] = it->second;
+      } else if (depth_ == 1) {
+        globals_[d.get()] = fr.env[d.get()];  // the entry's parameters bind the program's dynamic dims
+      }
+    }
     Flow fl = exec(f.body, fr);
     (void)fl;
     write_back(f, fr, received, site);

@@ -1,4 +1,5 @@
-// FlattenTileNdTo2D: 2-D tiles pass unchanged; a rank-3 tile becomes [prod(leading), last] —
+// FlattenTileNdTo2D: 2-D tiles pass unchanged; a rank-3 tile becomes [prod(leading), last] and a
+// rank-1 tile [1, N] —
 // its load keeps the 3-D window, its store states it, row-wise ops act on the stacked rows,
 // creations get 2-D shapes; with unit leading dims the leading index entries are dropped; a
 // column reduction over stacked leading dims is E502.
@@ -106,4 +107,51 @@ class P:
   std::string err = pass_test::compile_error_of([&] { flatten(p); });
   CHECK(err.find("pl.tile.col_sum on a tile of rank above 2 with leading dims other than 1 is not supported yet") !=
         std::string::npos);
+}
+
+TEST_CASE("a rank-1 tile becomes the one-row tile [1, N]: its valid extent [1, v], element access at row 0",
+          "[FlattenTileNdTo2D]") {
+  auto before = pass_test::parse(R"(
+import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, w: pl.Tensor[[256], pl.FP32], n: pl.Scalar[pl.INDEX], o: pl.Out[pl.Tensor[[256], pl.FP32]]) -> pl.Tensor[[256], pl.FP32]:
+        t: pl.Tile[[64], pl.FP32] = pl.load(w, [64], [64], valid_shape=[n])
+        u: pl.Tile[[64], pl.FP32] = pl.exp(t)
+        e: pl.Scalar[pl.FP32] = pl.tile.read(u, [3])
+        v: pl.Tile[[64], pl.FP32] = pl.tile.adds(u, e)
+        r: pl.Tile[[1, 64], pl.FP32] = pl.tile.reshape(v, [1, 64])
+        o2: pl.Tensor[[256], pl.FP32] = pl.store(v, [64], o)
+        return o2
+)");
+  auto after = flatten(before);
+  const auto stmts = ir::flatten_body(after->functions[0]->body);
+  REQUIRE(stmts.size() == 7);
+  for (size_t i : {0, 1, 3, 4}) {
+    const auto* a = ir::as<ir::AssignStmt>(stmts[i]);
+    REQUIRE(a);
+    INFO(a->var->name);
+    CHECK(ir::static_shape(ir::as_tile(a->var->type)->shape) == std::vector<int64_t>{1, 64});
+  }
+  // The load keeps its 1-D window; its tile's valid extent [n] is [1, n].
+  const auto* load = ir::as<ir::AssignStmt>(stmts[0]);
+  CHECK(ir::as<ir::MakeTuple>(ir::as<ir::Call>(load->value)->args[2])->elems.size() == 1);
+  const auto& valid = ir::as_tile(load->var->type)->view->valid_shape;
+  REQUIRE(valid.size() == 2);
+  CHECK(ir::const_int_value(valid[0]) == 1);
+  CHECK(ir::as<ir::Var>(valid[1]));
+  // tile.read of element [3] reads row 0, column 3.
+  const auto* read = ir::as<ir::Call>(ir::as<ir::AssignStmt>(stmts[2])->value);
+  const auto* idx = ir::as<ir::MakeTuple>(read->args[1]);
+  REQUIRE(idx->elems.size() == 2);
+  CHECK(ir::const_int_value(idx->elems[0]) == 0);
+  CHECK(ir::const_int_value(idx->elems[1]) == 3);
+  // The store states the 1-D window it fills.
+  const auto* store = ir::as<ir::Call>(ir::as<ir::AssignStmt>(stmts[5])->value);
+  REQUIRE(store->args.size() == 4);
+  CHECK(ir::as<ir::MakeTuple>(store->args[3])->elems.size() == 1);
+  ir::DiagnosticSink sink;
+  CHECK(ir::verify(*after, {ir::Property::TypeChecked}, sink));
 }
