@@ -568,6 +568,18 @@ std::vector<StmtPtr> FunctionBuilder::expression_stmt(TSNode n, TSNode e) {
            "the call returns the kernel's results and the producer TaskId");
     if (dn == "pl.dynamic") fail(e, "E302", "pl.dynamic() must be assigned: M = pl.dynamic(\"M\")");
     auto v = expr(e);
+    // An op that updates its first operand in place and returns it (registry: the tensor it
+    // writes, pl.write / pl.assemble; the tile its result reuses, pl.tile.write / scatter /
+    // fillpad_inplace), called for its effect on a name: the statement updates that name, as
+    // `x = pl.write(x, idx, v)` does. (Views reuse their operand too, but change nothing.)
+    if (const auto* c = as<Call>(v); c && c->op && !c->args.empty()) {
+      const bool updates = c->op->written_tensor == 0 ||
+                           (c->op->output_reuses_input == 0 && c->op->pipe_rule != PipeRule::NotInstruction);
+      const auto* target = as<Var>(c->args[0]);
+      if (updates && target && c->type && same_type(target->type, c->type))
+        if (auto it = names_.find(target->name); it != names_.end() && it->second.get() == target)
+          return {std::make_shared<AssignStmt>(it->second, v, sp(n))};
+    }
     return {std::make_shared<EvalStmt>(v, sp(n))};
   }
   if (is(e, "ellipsis")) return {};

@@ -28,6 +28,27 @@ TEST_CASE("rebinding assigns the same Var; annotation adds detail", "[parser][st
   CHECK(as<ConstFloat>(a3->value));  // the literal takes the annotated dtype
 }
 
+TEST_CASE("an in-place op called for its effect updates the name it writes", "[parser][stmt]") {
+  auto p = parse(kernel(
+      "        t = pl.load(x, [0, 0], [64, 64])\n"
+      "        pl.tile.write(t, [0, 1], 2.0)\n"
+      "        pl.write(out, [n, 0], 1.0)\n"
+      "        pl.store(t, [0, 0], out)\n"
+      "        pl.tile.reshape(t, [4096, 1])\n"
+      "        return\n"));
+  auto b = body_of(p);
+  REQUIRE(b.size() == 6);
+  const auto* tw = as<AssignStmt>(b[1]);
+  const auto* gw = as<AssignStmt>(b[2]);
+  REQUIRE((tw && gw));
+  CHECK(tw->var == as<AssignStmt>(b[0])->var);  // t = pl.tile.write(t, ...)
+  CHECK(as<Call>(tw->value)->is_op("tile.write"));
+  CHECK(gw->var == p->find("k")->params[2]);  // out = pl.tensor.write(out, ...)
+  CHECK(as<Call>(gw->value)->is_op("tensor.write"));
+  CHECK(as<EvalStmt>(b[3]));  // a store names its target in its own way: unchanged
+  CHECK(as<EvalStmt>(b[4]));  // a view changes nothing: left for the checks to refuse
+}
+
 TEST_CASE("a tile annotation without a memory space takes the value's", "[parser][stmt]") {
   auto p = parse(kernel(
       "        t: pl.Tile[[64, 64], pl.FP32] = pl.load(x, [0, 0], [64, 64])\n"
