@@ -71,7 +71,9 @@ class FreshCloner : public BindingMutator {
   }
 
  protected:
-  ir::VarPtr rebind(const ir::VarPtr& v) override { return copy_var_with_type(*v, v->type); }
+  // The type follows the copies too: a tile whose valid shape names a Var of the body
+  // (valid_shape=[rows, C]) names the copy of that Var.
+  ir::VarPtr rebind(const ir::VarPtr& v) override { return copy_var_with_type(*v, mutate_type(v->type)); }
 };
 
 // Every Var read in an expression / statement tree (not binding sites).

@@ -1,6 +1,7 @@
 // InlineFunctions: an Inline function's body (and an Orchestration function's, called from
 // orchestration) replaces its call (fresh locals, params → args, return → assignment) and the
 // function disappears; an Out parameter the body rebinds rebinds the caller's variable.
+#include "ir/verifier.h"
 #include "pass_test_util.h"
 
 using namespace pypto;
@@ -184,4 +185,52 @@ class P:
 )");
   const std::string err = pass_test::compile_error_of([&] { pass_test::run(passes::inline_functions_pass(), p); });
   CHECK(err.find("a call to inline function 'small' inside a while condition is not supported yet") != std::string::npos);
+}
+
+TEST_CASE("a tile type naming a local of the inlined body names that local's copy", "[InlineFunctions]") {
+  const std::string text = R"(
+import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.Inline)
+    def head(self, x: pl.Tensor[[16, 64], pl.FP32], n: pl.Scalar[pl.INDEX]) -> pl.Tile[[16, 64], pl.FP32, pl.Mem.Vec]:
+        rows: pl.Scalar[pl.INDEX] = pl.min(16, n)
+        t: pl.Tile[[16, 64], pl.FP32, pl.Mem.Vec, pl.TileView(valid_shape=[rows, 64])] = pl.load(x, [0, 0], [16, 64], valid_shape=[rows, 64])
+        return t
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, x: pl.Tensor[[16, 64], pl.FP32], n: pl.Scalar[pl.INDEX], o: pl.Out[pl.Tensor[[16, 64], pl.FP32]]) -> pl.Tensor[[16, 64], pl.FP32]:
+        CALLS
+        return o
+)";
+  auto with = [&](const std::string& calls) {
+    std::string s = text;
+    s.replace(s.find("CALLS"), 5, calls);
+    auto p = pass_test::parse(s);
+    REQUIRE(p);
+    return p;
+  };
+  auto after = pass_test::run(passes::inline_functions_pass(),
+                              with("a = self.head(x, n)\n        b = self.head(x, n)\n        o = pl.store(b, [0, 0], o)"));
+  REQUIRE(after->functions.size() == 1);
+  // Each copy of `t` has the valid rows of its own copy of `rows`.
+  std::vector<const ir::AssignStmt*> rows, tiles;
+  for (const auto& s : ir::flatten_body(after->functions[0]->body))
+    if (const auto* a = ir::as<ir::AssignStmt>(s)) {
+      if (ir::as_scalar(a->var->type)) rows.push_back(a);
+      if (ir::as_tile(a->var->type) && ir::as<ir::Call>(a->value)) tiles.push_back(a);  // the loads
+    }
+  REQUIRE(rows.size() == 2);
+  REQUIRE(tiles.size() == 2);
+  for (size_t i = 0; i < 2; ++i) {
+    const auto& view = ir::as_tile(tiles[i]->var->type)->view;
+    REQUIRE(view);
+    const auto& valid = view->valid_shape;
+    REQUIRE(valid.size() == 2);
+    CHECK(valid[0] == rows[i]->var);
+  }
+  CHECK(rows[0]->var != rows[1]->var);
+  ir::DiagnosticSink sink;
+  CHECK(ir::verify(*after, {ir::Property::TypeChecked}, sink));
 }
