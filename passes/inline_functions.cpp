@@ -69,6 +69,19 @@ class Inliner : public IRMutator {
     FreshCloner cl;
     std::vector<StmtPtr> out;
     const auto rebound = bound_in(f.body);
+    // A dynamic extent of a tensor parameter (a pl.dynamic symbol of the callee's module, not a
+    // parameter itself) is, in this copy, the extent of the tensor the call hands over: an inline
+    // helper declared over its own module's B_DYN reads the caller's tensor's rows.
+    std::unordered_set<const Var*> params;
+    for (const auto& p : f.params) params.insert(p.get());
+    for (size_t i = 0; i < f.params.size() && i < call.args.size(); ++i) {
+      const auto* pt = as_tensor(f.params[i]->type);
+      const auto* at = call.args[i] ? as_tensor(call.args[i]->type) : nullptr;
+      if (!pt || !at || pt->shape.size() != at->shape.size()) continue;
+      for (size_t k = 0; k < pt->shape.size(); ++k)
+        if (const auto* d = as<Var>(pt->shape[k]); d && !params.count(d) && !cl.var_map.count(d) && pt->shape[k] != at->shape[k])
+          cl.var_map[d] = at->shape[k];
+    }
     for (size_t i = 0; i < f.params.size() && i < call.args.size(); ++i) {
       const Var& p = *f.params[i];
       if (!rebound.count(&p)) {
@@ -82,7 +95,7 @@ class Inliner : public IRMutator {
         cl.bind_param_to(p, arg);
         continue;
       }
-      VarPtr local = copy_var_with_type(p, p.type);
+      VarPtr local = copy_var_with_type(p, cl.mutate_type(p.type));
       out.push_back(std::make_shared<AssignStmt>(local, call.args[i], at));
       cl.bind_param_to(p, local);
     }

@@ -3,9 +3,11 @@
 // the i-th returned Out/InOut param. Each returned value is traced back to the parameter it writes
 // (through tile.store results, plain copies and loop carries); the return statement then names the
 // parameters, return types are reordered to match, and callers' tuple indices (TupleGetItem on the
-// call's result) are remapped. A returned value that is not an Out/InOut parameter is a
-// CompileError; returning only some of the Out/InOut params is not supported yet. Produces
-// ReturnParamsExplicit.
+// call's result) are remapped. A parameter returned more than once (an outlined scope whose
+// live-outs are both a loop's result and the tensor it writes in place: `return out_4, out`) is
+// returned once, and every caller index of it names that one result. A returned value that is
+// not an Out/InOut parameter is a CompileError; returning only some of the Out/InOut params is not
+// supported yet. Produces ReturnParamsExplicit.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -78,7 +80,7 @@ int trace_param(const Function& f, const DefMap& dm, ExprPtr e) {
 }
 
 struct Reorder {
-  std::vector<int> new_to_old;  // identity when unchanged
+  std::vector<int> old_to_new;  // each old result's position now (two old results may share one)
   std::vector<TypePtr> new_types;
 };
 
@@ -86,7 +88,8 @@ class ReturnRewriter : public IRMutator {
  public:
   const Function& f;
   const DefMap& dm;
-  std::vector<int> order;  // new position → old position (from the first return seen)
+  std::vector<int> order;  // old position → new position (from the first return seen)
+  size_t count = 0;        // results after the rewrite (from the first return seen)
   ReturnRewriter(const Function& fn, const DefMap& d) : f(fn), dm(d) {}
 
  protected:
@@ -102,27 +105,24 @@ class ReturnRewriter : public IRMutator {
       items.push_back({p, int(i)});
     }
     std::stable_sort(items.begin(), items.end());
-    for (size_t i = 1; i < items.size(); ++i)
-      if (items[i].first == items[i - 1].first)
-        throw CompileError("E505", s->span,
-                           fmt::format("kernel '{}' returns its parameter '{}' more than once (results {} and {}); "
-                                       "returning a parameter twice is not supported yet",
-                                       f.name, f.params[items[i].first]->name, items[i - 1].second, items[i].second),
-                           "return each Out/InOut parameter once");
+    // One result per parameter: values that trace to the same parameter are the same tensor.
+    std::vector<ExprPtr> vals;
+    std::vector<int> ord(items.size());
+    for (auto [p, old] : items) {
+      if (vals.empty() || vals.back() != f.params[p]) vals.push_back(f.params[p]);
+      ord[size_t(old)] = int(vals.size()) - 1;
+    }
     size_t n_out = 0;
     for (auto d : f.param_directions) n_out += d != ParamDirection::In;
-    if (!items.empty() && items.size() != n_out)
+    if (!items.empty() && vals.size() != n_out)
       throw CompileError("E505", s->span,
                          fmt::format("kernel '{}' returns {} of its {} Out/InOut parameters; returning only some of "
-                                     "them is not supported yet", f.name, items.size(), n_out),
+                                     "them is not supported yet", f.name, vals.size(), n_out),
                          "return every Out/InOut parameter the kernel has, e.g. `return out_a, out_b`");
-    std::vector<ExprPtr> vals;
-    std::vector<int> ord;
-    for (auto [p, old] : items) {
-      vals.push_back(f.params[p]);
-      ord.push_back(old);
+    if (order.empty()) {
+      order = ord;
+      count = vals.size();
     }
-    if (order.empty()) order = ord;
     return with_comments(std::make_shared<ReturnStmt>(std::move(vals), s->span), *s);
   }
 };
@@ -144,18 +144,19 @@ class CallerRemapper : public BindingMutator {
   ExprPtr mutate_call(const std::shared_ptr<const Call>& e) override {
     ExprPtr r = BindingMutator::mutate_call(e);
     const Reorder* ro = reorder_of(r);
-    if (!ro || ro->new_types.size() < 2) return r;
+    if (!ro) return r;
     const auto* c = as<Call>(r);
     std::vector<TypePtr> types = ro->new_types;
     if (c->dispatch && c->dispatch->submit) types.push_back(scalar_type(DataType::TASK_ID));  // the TaskId stays last
-    auto n = std::make_shared<Call>(c->op, c->callee, c->args, c->kwargs, std::make_shared<TupleType>(types), c->span,
-                                    c->arg_directions);
+    // (Results folded into one: the call returns that one value, not a tuple.)
+    TypePtr t = types.size() == 1 ? types[0] : std::make_shared<TupleType>(types);
+    auto n = std::make_shared<Call>(c->op, c->callee, c->args, c->kwargs, std::move(t), c->span, c->arg_directions);
     n->dispatch = c->dispatch;
     return n;
   }
   StmtPtr mutate_assign(const std::shared_ptr<const AssignStmt>& s) override {
     ExprPtr v = mutate(s->value);
-    if (const Reorder* ro = reorder_of(v); ro && ro->new_types.size() >= 2) {
+    if (const Reorder* ro = reorder_of(v)) {
       VarPtr nv = copy_var_with_type(*s->var, v->type);
       var_map[s->var.get()] = nv;
       tuple_vars[nv.get()] = ro;
@@ -173,10 +174,14 @@ class CallerRemapper : public BindingMutator {
       if (it != tuple_vars.end()) ro = it->second;
     }
     if (!ro) ro = reorder_of(t);
-    if (ro && size_t(e->index) < ro->new_to_old.size()) {  // (a submit's TaskId, after them, keeps its index)
-      auto pos = std::find(ro->new_to_old.begin(), ro->new_to_old.end(), e->index);
-      int ni = int(pos - ro->new_to_old.begin());
-      return std::make_shared<TupleGetItem>(t, ni, ro->new_types[ni], e->span);
+    if (ro && e->index >= 0) {
+      // A result's new position; a submit's TaskId stays after the results.
+      const size_t old = size_t(e->index);
+      const int ni = old < ro->old_to_new.size() ? ro->old_to_new[old]
+                                                 : int(old - ro->old_to_new.size() + ro->new_types.size());
+      const auto* tt = as_tuple(t->type);
+      if (!tt) return t;  // the call returns the one value itself now
+      return std::make_shared<TupleGetItem>(t, ni, tt->elems[size_t(ni)], e->span);
     }
     if (t == e->tuple) return e;
     return std::make_shared<TupleGetItem>(t, e->index, e->type, e->span);
@@ -197,12 +202,13 @@ ProgramPtr normalize(const ProgramPtr& p) {
     StmtPtr body = rr.mutate(f->body);
     auto g = std::make_shared<Function>(*f);
     g->body = body;
-    bool identity = true;
+    bool identity = rr.count == rr.order.size();
     for (size_t i = 0; i < rr.order.size(); ++i) identity &= rr.order[i] == int(i);
     if (!identity && rr.order.size() == f->return_types.size()) {
       Reorder ro;
-      ro.new_to_old = rr.order;
-      for (int old : rr.order) ro.new_types.push_back(f->return_types[old]);
+      ro.old_to_new = rr.order;
+      ro.new_types.resize(rr.count);
+      for (size_t old = 0; old < rr.order.size(); ++old) ro.new_types[size_t(rr.order[old])] = f->return_types[old];
       g->return_types = ro.new_types;
       reorders[f->name] = ro;
     }

@@ -234,3 +234,51 @@ class P:
   ir::DiagnosticSink sink;
   CHECK(ir::verify(*after, {ir::Property::TypeChecked}, sink));
 }
+
+TEST_CASE("a dynamic extent of the callee's parameter is the extent of the tensor the call hands over",
+          "[InlineFunctions]") {
+  // The helper is declared over its own symbol M (as a helper module's pl.dynamic is its own);
+  // the caller's tensor has rows N.
+  const std::string text = R"(
+import pypto.language as pl
+
+N = pl.dynamic("N")
+M = pl.dynamic("M")
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.Inline)
+    def head(self, x: pl.Tensor[[M, 64], pl.FP32]) -> pl.Tensor[[M, 64], pl.FP32]:
+        y: pl.Tensor[[M, 64], pl.FP32] = pl.mul(x, 2.0)
+        return y
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: pl.Tensor[[N, 64], pl.FP32]) -> pl.Tensor[[N, 64], pl.FP32]:
+        BODY
+)";
+  auto with = [&](const std::string& body) {
+    std::string s = text;
+    s.replace(s.find("BODY"), 4, body);
+    auto p = pass_test::parse(s);
+    REQUIRE(p);
+    return p;
+  };
+  auto after = pass_test::run(passes::inline_functions_pass(), with("r = self.head(x)\n        return r"));
+  auto expected = pass_test::parse(R"(
+import pypto.language as pl
+
+N = pl.dynamic("N")
+M = pl.dynamic("M")
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: pl.Tensor[[N, 64], pl.FP32]) -> pl.Tensor[[N, 64], pl.FP32]:
+        y: pl.Tensor[[N, 64], pl.FP32] = pl.mul(x, 2.0)
+        r: pl.Tensor[[N, 64], pl.FP32] = y
+        return r
+)");
+  pass_test::require_equal(after, expected);
+  ir::DiagnosticSink sink;
+  CHECK(ir::verify(*after, {ir::Property::TypeChecked}, sink));
+}
