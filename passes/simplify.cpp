@@ -4,8 +4,10 @@
 //   * the same folding inside types (tile/tensor shapes, views) of every bound Var;
 //   * `pl.tensor.dim(x, axis)` of a static extent becomes that constant;
 //   * scalar-constant propagation: `x = 5` makes every later `x` read the constant;
-//   * dead scalar assignment elimination: a scalar assignment nobody reads, whose value calls
-//     nothing, is removed.
+//   * tuple forwarding: `t = (a, b)` (an inlined helper's several results) makes `t[1]` read b
+//     and `return t` return a, b;
+//   * dead scalar assignment elimination: a scalar (or tuple) assignment nobody reads, whose value
+//     calls nothing, is removed.
 // Requires SSAForm (a name has one value), keeps it.
 #include <cmath>
 #include <optional>
@@ -169,8 +171,32 @@ class Simplifier : public BindingMutator {
     if (a == e->a) return e;
     return std::make_shared<Unary>(e->op, a, e->type, e->span);
   }
+  ExprPtr mutate_tuple_get_item(const std::shared_ptr<const TupleGetItem>& e) override {
+    ExprPtr t = mutate(e->tuple);
+    if (const MakeTuple* mt = tuple_value(t); mt && e->index >= 0 && size_t(e->index) < mt->elems.size())
+      return mt->elems[size_t(e->index)];
+    if (t == e->tuple) return e;
+    return std::make_shared<TupleGetItem>(t, e->index, e->type, e->span);
+  }
+  StmtPtr mutate_return(const std::shared_ptr<const ReturnStmt>& s) override {
+    std::vector<ExprPtr> vals;
+    bool changed = false;
+    for (const auto& v : s->values) {
+      ExprPtr m = mutate(v);
+      if (const MakeTuple* mt = s->values.size() == 1 ? tuple_value(m) : nullptr) {
+        vals.insert(vals.end(), mt->elems.begin(), mt->elems.end());
+        changed = true;
+        continue;
+      }
+      changed |= m != v;
+      vals.push_back(m);
+    }
+    if (!changed) return s;
+    return with_comments(std::make_shared<ReturnStmt>(std::move(vals), s->span), *s);
+  }
   StmtPtr mutate_assign(const std::shared_ptr<const AssignStmt>& s) override {
     ExprPtr v = mutate(s->value);
+    if (const auto* mt = as<MakeTuple>(v)) tuples_[s->var.get()] = std::static_pointer_cast<const MakeTuple>(v);
     const auto* st = as_scalar(s->var->type);
     if (st && !as<IterArg>(s->var.get())) {
       ExprPtr c;
@@ -183,6 +209,15 @@ class Simplifier : public BindingMutator {
     if (v == s->value && var == s->var) return s;
     return with_comments(std::make_shared<AssignStmt>(var, v, s->span), *s);
   }
+  // The tuple `e` is (a MakeTuple, or a Var bound to one), or null.
+  const MakeTuple* tuple_value(const ExprPtr& e) const {
+    if (const auto* mt = as<MakeTuple>(e)) return mt;
+    const auto* v = as<Var>(e);
+    auto it = v ? tuples_.find(v) : tuples_.end();
+    return it == tuples_.end() ? nullptr : it->second.get();
+  }
+  std::unordered_map<const Var*, std::shared_ptr<const MakeTuple>> tuples_;
+
   // Types: fold shape / view expressions of every bound Var.
   VarPtr rebind(const VarPtr& v) override {
     TypePtr t = fold_type(v->type);
@@ -264,7 +299,7 @@ class DeadScalarRemover : public IRMutator {
  protected:
   bool dead(const StmtPtr& s) {
     const auto* a = as<AssignStmt>(s);
-    if (!a || !as_scalar(a->var->type) || has_call(a->value)) return false;
+    if (!a || !(as_scalar(a->var->type) || as<MakeTuple>(a->value)) || has_call(a->value)) return false;
     auto it = uses.find(a->var.get());
     return it == uses.end() || it->second == 0;
   }
@@ -288,6 +323,17 @@ class DeadScalarRemover : public IRMutator {
 FunctionPtr simplify_function(const FunctionPtr& f) {
   Simplifier s;
   FunctionPtr g = s.mutate_function(f);
+  // A forwarded tuple returned whole: the function returns its elements.
+  if (g != f && g->return_types.size() == 1 && as_tuple(g->return_types[0])) {
+    const auto stmts = flatten_body(g->body);
+    const auto* r = stmts.empty() ? nullptr : as<ReturnStmt>(stmts.back());
+    const auto& elems = as_tuple(g->return_types[0])->elems;
+    if (r && r->values.size() == elems.size() && r->values.size() > 1) {
+      auto h = std::make_shared<Function>(*g);
+      h->return_types = elems;
+      g = h;
+    }
+  }
   for (int round = 0; round < 4; ++round) {
     AllUses u;
     for (const auto& p : g->params) u.type_uses(p->type);

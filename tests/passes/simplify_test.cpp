@@ -1,5 +1,6 @@
-// Simplify: constant folding (also in types), scalar-constant propagation, dead scalar
+// Simplify: constant folding (also in types), scalar-constant propagation, tuple forwarding, dead scalar
 // assignment elimination; calls are never removed.
+#include "ir/verifier.h"
 #include "pass_test_util.h"
 
 using namespace pypto;
@@ -114,4 +115,44 @@ class P:
         return n
 )");
   pass_test::require_equal(pass_test::run(passes::simplify_pass(), before), expected);
+}
+
+TEST_CASE("a tuple bound to a variable is forwarded to its element reads and its return", "[Simplify]") {
+  // An inlined helper with several results leaves `r = (a, b)`; the caller reads r[1] and returns
+  // the second call's tuple whole (a @pl.jit entry without a return annotation returns one tuple).
+  auto before = pass_test::run_named({"inline_functions", "convert_to_ssa"}, pass_test::parse(R"(
+import pypto.language as pl
+
+@pl.jit.inline
+def two(n: pl.Scalar[pl.INDEX]):
+    a = n + 1
+    b = n * 2
+    return a, b
+
+@pl.jit
+def f(n: pl.Scalar[pl.INDEX]):
+    r = two(n)
+    s = two(r[1])
+    return s
+)"));
+  REQUIRE(before);
+  const auto& f = *before->functions.back();
+  REQUIRE(f.return_types.size() == 1);  // the tuple
+  auto after = pass_test::run(passes::simplify_pass(), before);
+  INFO(ir::print_program(*after));
+  const auto& g = *after->find(f.name);
+  REQUIRE(g.return_types.size() == 2);
+  const auto stmts = ir::flatten_body(g.body);
+  // b = n * 2; a_1 = b + 1; b_1 = b * 2; return a_1, b_1 — no tuple left.
+  REQUIRE(stmts.size() == 4);
+  const auto* ret = ir::as<ir::ReturnStmt>(stmts.back());
+  REQUIRE(ret);
+  REQUIRE(ret->values.size() == 2);
+  CHECK(ret->values[0] == ir::as<ir::AssignStmt>(stmts[1])->var);
+  CHECK(ret->values[1] == ir::as<ir::AssignStmt>(stmts[2])->var);
+  const auto* a1 = ir::as<ir::Binary>(ir::as<ir::AssignStmt>(stmts[1])->value);
+  REQUIRE(a1);
+  CHECK(a1->a == ir::as<ir::AssignStmt>(stmts[0])->var);  // r[1] is b
+  ir::DiagnosticSink sink;
+  CHECK(ir::verify(*after, {ir::Property::TypeChecked}, sink));
 }
