@@ -12,6 +12,8 @@
 //     (tile.col_expand_add / tile.row_expand_add, ...: broadcast_lowering.h);
 //     keyword attributes the tile op does not have must hold the tensor op's default; an in-place
 //     tile form (tile.write) must not write a GM operand;
+//   * a tile op written without the scratch tile its tensor form gets (pl.transpose of a tile)
+//     gets one shaped like its operand;
 //   * `tensor.assemble(gm, v, offsets)` → `tile.store(v, offsets, gm)`; loop carries and if
 //     results that carry computed tensors become tiles;
 //   * a computed tensor the kernel returns gets a new Out param (named after it) and a
@@ -177,7 +179,20 @@ class Converter : public IRMutator {
   // A scalar query nested in another expression (a window offset, a loop bound).
   ExprPtr mutate_call(const std::shared_ptr<const Call>& e) override {
     if (e->op && e->op->lowering == TileLowering::Scalar) reject_scalar_query(*e);
-    return IRMutator::mutate_call(e);
+    ExprPtr m = IRMutator::mutate_call(e);
+    // A tile op written without its trailing scratch tile whose tensor form lowers with one
+    // shaped like operand 0 (row reductions, pl.transpose): the scratch is created here, as for
+    // the tensor form.
+    const auto* c = as<Call>(m);
+    const OpDef* op = c ? c->op : nullptr;
+    if (op && op->tensor_op && !op->args.empty() && op->args.back().scratch && op->args.back().optional &&
+        c->args.size() + 1 == op->args.size() && as_tile(c->args[0]->type) &&
+        (op->tensor_op->lowering == TileLowering::ComputeTmp || op->tensor_op->lowering == TileLowering::Transpose)) {
+      std::vector<ExprPtr> args = c->args;
+      args.push_back(scratch_like(args[0], c->span));
+      return rebuild_call(*c, std::move(args));
+    }
+    return m;
   }
 
   StmtPtr mutate_for(const std::shared_ptr<const ForStmt>& s) override {

@@ -1,5 +1,5 @@
 // ConvertTensorToTileOps: tensor ops in InCore functions → tile ops (entry loads, table mapping,
-// scratch tiles for row reductions, matmul through Mat/Left/Right, tensor.assemble → tile.store,
+// scratch tiles for row reductions and tile transposes written without one, matmul through Mat/Left/Right, tensor.assemble → tile.store,
 // returned results → new Out params allocated by callers, written In params → Out/InOut, a
 // [1, C] / [R, 1] broadcast operand → the row / col expand form) and the "not supported yet"
 // rejections (too large, attributes without a tile form, element writes into GM, dynamic
@@ -722,4 +722,37 @@ TEST_CASE("rejected: broadcasts the expand forms cannot express, at the op's lin
     CHECK(d.hint.find(c.hint) != std::string::npos);
     CHECK(d.span.line == 7);
   }
+}
+
+TEST_CASE("a tile transpose written without its scratch tile gets one shaped like its operand",
+          "[ConvertTensorToTileOps]") {
+  const std::string head = R"(
+import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, x: pl.Tensor[[16, 32], pl.FP32], o: pl.Out[pl.Tensor[[32, 16], pl.FP32]], r: pl.Out[pl.Tensor[[16, 1], pl.FP32]]) -> tuple[pl.Tensor[[32, 16], pl.FP32], pl.Tensor[[16, 1], pl.FP32]]:
+        t: pl.Tile[[16, 32], pl.FP32, pl.Mem.Vec] = pl.load(x, [0, 0], [16, 32])
+)";
+  const std::string tail = R"(        o1: pl.Tensor[[32, 16], pl.FP32] = pl.store(u, [0, 0], o)
+        r1: pl.Tensor[[16, 1], pl.FP32] = pl.store(s, [0, 0], r)
+        return o1, r1
+)";
+  auto before = pass_test::parse(head +
+                                 "        u: pl.Tile[[32, 16], pl.FP32, pl.Mem.Vec] = pl.tile.transpose(t, 0, 1)\n"
+                                 "        w: pl.Tile[[16, 32], pl.FP32, pl.Mem.Vec] = pl.tile.create([16, 32], dtype=pl.FP32)\n"
+                                 "        s: pl.Tile[[16, 1], pl.FP32, pl.Mem.Vec] = pl.tile.row_sum(t, w)\n" +
+                                 tail);
+  auto expected = pass_test::parse(head +
+                                   "        tmp: pl.Tile[[16, 32], pl.FP32, pl.Mem.Vec] = pl.tile.create([16, 32], dtype=pl.FP32)\n"
+                                   "        u: pl.Tile[[32, 16], pl.FP32, pl.Mem.Vec] = pl.tile.transpose(t, 0, 1, tmp)\n"
+                                   "        w: pl.Tile[[16, 32], pl.FP32, pl.Mem.Vec] = pl.tile.create([16, 32], dtype=pl.FP32)\n"
+                                   "        s: pl.Tile[[16, 1], pl.FP32, pl.Mem.Vec] = pl.tile.row_sum(t, w)\n" +
+                                   tail);
+  REQUIRE(before);
+  REQUIRE(expected);
+  auto after = convert(before);
+  pass_test::require_equal(after, expected);
+  CHECK(convert(after) == after);  // written with their scratch: unchanged
 }
