@@ -150,6 +150,15 @@ class Checker {
     }
     if (n == "tensor.assemble" || n == "tile.assemble") {  // (target, source, offset)
       auto e = shape_of(a[1]);
+      // Likewise a source with a valid shape (a slice's valid_shape=) writes its valid region.
+      const auto* sh = as_shaped(a[1]->type);
+      const std::vector<ExprPtr>* valid = nullptr;
+      if (const auto* t = as_tile(a[1]->type); t && t->view && !t->view->valid_shape.empty()) valid = &t->view->valid_shape;
+      if (const auto* t = as_tensor(a[1]->type); t && t->view && !t->view->valid_shape.empty()) valid = &t->view->valid_shape;
+      if (sh && valid) {
+        e = static_shape(*valid);
+        if (!e) return std::nullopt;
+      }
       if (!e || a.size() < 3) return std::nullopt;
       return Window{a[0].get(), a[2].get(), *e};
     }

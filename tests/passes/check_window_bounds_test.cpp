@@ -99,3 +99,12 @@ TEST_CASE("a store of a tile with a valid shape is checked on its valid region",
   CHECK(msg.find("E510") != std::string::npos);
   CHECK(msg.find("pl.tile.store reaches element 63 of dimension 1") != std::string::npos);
 }
+
+TEST_CASE("an assemble of a source with a valid shape is checked on its valid region", "[CheckWindowBounds]") {
+  // out[0:16, 0:32] = a [16, 64] window whose valid region is [16, 32] (pypto-lib's hc_pre writes
+  // its padded [T, 8] result into a [T, 4] output this way): inside.
+  CHECK(error_of(kernel("        w = pl.full([16, 64], dtype=pl.FP32, value=1.0)\n"
+                        "        v = pl.set_validshape(w, 16, 32)\n"
+                        "        out = pl.assemble(out, v, [0, 0])\n")) == "");
+  // (Without it, the assemble's own type rule refuses the [16, 64] source at the front end.)
+}
