@@ -11,7 +11,10 @@ write pypto takes. Prints, side by side with the figures the issues were filed w
      --emit-only` of every entry that checks (-v: the most common first errors of the others);
   3. with --peer DIR (the output of ../shared/tools/peer_extract.py): the parser/pass replay;
   4. with --test: `pypto test` on every reference example that emits (its numbers on the CPU
-     runtime against the interpreter).
+     runtime against the interpreter);
+  5. with --lib-test: `pypto test` on every pypto-lib entry that emits (seeded random inputs:
+     an entry whose inputs must be valid indices, such as block tables, stops at the
+     interpreter's bounds check, and is counted by that error).
 
 Usage: bench/corpus.py BUILD_DIR --ref PYPTO_CHECKOUT --lib PYPTO_LIB_CHECKOUT [--peer DIR] [-v]
 Anchors: pypto e2d0f78ae, pypto-lib 634e77bd.
@@ -136,6 +139,8 @@ def main():
     ap.add_argument("--lib", required=True, help="hw-native-sys/pypto-lib checkout (634e77bd)")
     ap.add_argument("--peer", help="directory written by ../shared/tools/peer_extract.py")
     ap.add_argument("-v", action="store_true", help="print each failure's first error")
+    ap.add_argument("--lib-test", action="store_true",
+                    help="also run `pypto test` on every pypto-lib entry that emits")
     ap.add_argument("--test", action="store_true",
                     help="also run `pypto test` (build, run on the CPU runtime, compare with the interpreter) on "
                          "every example that emits (slow: one project build each)")
@@ -181,6 +186,7 @@ def main():
     argv_files = 0
     lib_entries = lib_emitted = 0
     lib_blockers = collections.Counter()  # first errors of the entries that do not emit, by kind
+    emitted_entries = []
     # pypto-lib runs its files with the repository root on PYTHONPATH (docs/get-started/installation.md):
     # `from contract.base import ...`, `from golden import ...` resolve there.
     lib_root = ["-I", os.path.abspath(a.lib)]
@@ -210,6 +216,7 @@ def main():
                                 lib_root + flags)
             if rc2 == 0:
                 lib_emitted += 1
+                emitted_entries.append((f, entry, flags))
             else:
                 err = first_error(out2)
                 lib_blockers[re.sub(r"'[^']*'|\d+", "_", err)[:90]] += 1
@@ -231,6 +238,26 @@ def main():
     if a.v:
         for err, n in lib_blockers.most_common(25):
             print("  {:>4}  {}".format(n, err))
+    if a.lib_test:
+        passed = 0
+        outcomes = []
+        for f, entry, flags in emitted_entries:
+            try:
+                rc3, out3 = run([pypto, "test", f, "--entry", entry] + lib_root + flags, timeout=900)
+            except subprocess.TimeoutExpired:
+                rc3, out3 = 1, "error[timeout]: over 900 s"
+            name = "{}:{}".format(os.path.relpath(f, a.lib), entry)
+            if rc3 == 0:
+                passed += 1
+                outcomes.append((name, "PASS"))
+            elif re.search(r"^test: .*: FAIL", out3, re.M):
+                outcomes.append((name, "FAIL (numbers differ)"))
+            else:
+                outcomes.append((name, first_error(out3)))
+        print("{:<44} {:>10} {:>10}".format("pypto-lib entries: pypto test (numbers)", "-",
+                                            "{}/{}".format(passed, len(emitted_entries))))
+        for name, what in outcomes:
+            print("  {}: {}".format(name, what))
     if a.peer:
         tool = os.path.join(HERE, "..", "..", "shared", "tools", "peer_run.py")
         p = subprocess.run([sys.executable, tool, pypto, a.peer, "-j", "2"], stdout=subprocess.PIPE,

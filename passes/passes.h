@@ -20,6 +20,7 @@ Pass flatten_call_expr_pass();
 Pass outline_incore_scopes_pass();
 Pass outline_cluster_scopes_pass();
 Pass bind_kernel_param_dims_pass();
+Pass canonicalize_tile_slice_pass();
 Pass convert_tensor_to_tile_ops_pass();
 Pass lower_composite_ops_pass();
 Pass legalize_tile_cast_pass();
