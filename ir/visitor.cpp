@@ -158,7 +158,7 @@ static bool mutate_memref(IRMutator& m, const std::optional<MemRef>& in, std::op
 
 TypePtr IRMutator::mutate_type(const TypePtr& t) {
   if (!t) return t;
-  if (var_map.empty()) return t;  // types only hold Vars in shapes/views/MemRefs: nothing to substitute
+  if (!rewrites_types()) return t;  // types only hold Vars in shapes/views/MemRefs: nothing to substitute
   if (const auto* tt = as_tensor(t)) {
     std::vector<ExprPtr> shape;
     bool changed = mutate_list(tt->shape, shape);

@@ -56,6 +56,10 @@ class IRMutator {
   std::unordered_map<const Var*, ExprPtr> var_map;
 
  protected:
+  // Whether mutate_type has anything to do: types hold expressions only in shapes / views /
+  // MemRefs, which by default change only through var_map. A mutator that rewrites other
+  // expressions (a symbol for a computed extent) says so here.
+  virtual bool rewrites_types() const { return !var_map.empty(); }
   virtual ExprPtr mutate_var(const std::shared_ptr<const Var>& v);
   virtual ExprPtr mutate_const(const ExprPtr& e) { return e; }
   virtual ExprPtr mutate_binary(const std::shared_ptr<const Binary>& e);

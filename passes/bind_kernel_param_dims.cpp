@@ -58,47 +58,11 @@ class DimBinder : public BindingMutator {
     return out;
   }
 
-  // `e` with every extent replaced by its symbol.
-  ExprPtr sub(const ExprPtr& e) {
-    if (!e) return e;
-    if (const VarPtr s = symbol_for(e)) return s;
-    return mutate(e);
-  }
-
-  TypePtr sub_type(const TypePtr& t) {
-    if (const auto* tt = as_tensor(t)) {
-      bool changed = false;
-      auto shape = sub_list(tt->shape, changed);
-      std::optional<TensorView> v = tt->view;
-      if (v) {
-        v->valid_shape = sub_list(v->valid_shape, changed);
-        v->stride = sub_list(v->stride, changed);
-      }
-      return changed ? std::make_shared<TensorType>(tt->dtype, shape, v, tt->memref, tt->distributed) : t;
-    }
-    if (const auto* tl = as_tile(t)) {
-      bool changed = false;
-      auto shape = sub_list(tl->shape, changed);
-      std::optional<TileView> v = tl->view;
-      if (v) {
-        v->valid_shape = sub_list(v->valid_shape, changed);
-        v->stride = sub_list(v->stride, changed);
-      }
-      return changed ? std::make_shared<TileType>(tl->dtype, shape, tl->space, v, tl->memref) : t;
-    }
-    if (const auto* tu = as_tuple(t)) {
-      std::vector<TypePtr> elems;
-      bool changed = false;
-      for (const auto& e : tu->elems) {
-        elems.push_back(sub_type(e));
-        changed |= elems.back() != e;
-      }
-      return changed ? std::make_shared<TupleType>(elems) : t;
-    }
-    return t;
-  }
+  // `t` with every extent replaced by its symbol.
+  TypePtr sub_type(const TypePtr& t) { return mutate_type(t); }
 
  protected:
+  bool rewrites_types() const override { return true; }
   VarPtr rebind(const VarPtr& v) override {
     TypePtr t = sub_type(v->type);
     return t == v->type ? v : copy_var_with_type(*v, t);
@@ -147,15 +111,6 @@ class DimBinder : public BindingMutator {
     for (const auto& [x, v] : dims_)
       if (structural_equal(x, e)) return v;
     return nullptr;
-  }
-
-  std::vector<ExprPtr> sub_list(const std::vector<ExprPtr>& in, bool& changed) {
-    std::vector<ExprPtr> out;
-    for (const auto& e : in) {
-      out.push_back(sub(e));
-      changed |= out.back() != e;
-    }
-    return out;
   }
 
   std::vector<std::pair<ExprPtr, VarPtr>> dims_;
