@@ -104,17 +104,21 @@ void Gang::push(int dir, Value v, const OpEval& e) {
 Value Gang::pop(int dir, const OpEval& e) {
   const int me = t_member < 0 ? (dir == 0 ? 1 : 0) : t_member;
   std::unique_lock<std::mutex> lk(m_);
-  auto ready = [&] {
-    if (dir == 0) return !queue(0, lane()).empty();
+  // Whether member `m` (its lane: m - 1 for an AIV lane) could pop in direction `d` now.
+  auto ready_for = [&](int m, int d) {
+    if (d == 0) return !queue(0, m > 0 ? m - 1 : 0).empty();
     for (const auto& q : q_[1])
       if (q.empty()) return false;
     return true;
   };
+  auto ready = [&] { return ready_for(me, dir); };
   while (!ready()) {
-    bool someone = false;  // another member that can still make progress
+    // Another member that can still make progress: running, or waiting on a pop that the
+    // pushes since have made possible (it has not had its turn yet to see them).
+    bool someone = false;
     for (size_t o = 0; o < names_.size(); ++o) {
       if (int(o) == me || done_[o]) continue;
-      if (waiting_[o] < 0) someone = true;
+      if (waiting_[o] < 0 || ready_for(int(o), waiting_[o])) someone = true;
     }
     if (!someone)
       e.fail(fmt::format("mixed task '{}' deadlocks: '{}' pops {} but no other member can push it (each has "

@@ -333,3 +333,43 @@ class G:
   const std::string lost = error_of(program("        pl.tile.tpush_to_aiv(t)\n", ""));
   CHECK(lost.find("ends with 1 tile(s) pushed AIC -> AIV and never popped") != std::string::npos);
 }
+
+// Both ways in one task: the AIC half first waits for the AIV half's tile, then answers. The AIV
+// half, having pushed, waits for the answer while the AIC half has not yet had its turn to see
+// the push: that is progress still possible, not a deadlock.
+TEST_CASE("interpreter: a gang member waiting on a pop that a later push serves is no deadlock", "[interp]") {
+  const std::string text = R"(import pypto.language as pl
+
+@pl.program
+class G:
+    @pl.function(type=pl.FunctionType.AIC)
+    def k_aic(self, a: pl.Tensor[[2, 4], pl.FP32], c: pl.Out[pl.Tensor[[2, 4], pl.FP32]]):
+        m: pl.Tile[[2, 4], pl.FP32, pl.Mem.Mat] = pl.tile.tpop_from_aiv()
+        pl.tile.tpush_to_aiv(m)
+        return
+
+    @pl.function(type=pl.FunctionType.AIV)
+    def k_aiv(self, a: pl.Tensor[[2, 4], pl.FP32], c: pl.Out[pl.Tensor[[2, 4], pl.FP32]]) -> pl.Tensor[[2, 4], pl.FP32]:
+        t: pl.Tile[[2, 4], pl.FP32, pl.Mem.Vec] = pl.load(a, [0, 0], [2, 4])
+        pl.tile.tpush_to_aic(t)
+        got: pl.Tile[[2, 4], pl.FP32, pl.Mem.Vec] = pl.tile.tpop_from_aic()
+        u: pl.Tile[[2, 4], pl.FP32, pl.Mem.Vec] = pl.mul(got, 3.0)
+        c2: pl.Tensor[[2, 4], pl.FP32] = pl.store(u, [0, 0], c)
+        return c2
+
+    @pl.function(type=pl.FunctionType.Group)
+    def k(self, a: pl.Tensor[[2, 4], pl.FP32], c: pl.Out[pl.Tensor[[2, 4], pl.FP32]]) -> pl.Tensor[[2, 4], pl.FP32]:
+        self.k_aic(a, c)
+        r: pl.Tensor[[2, 4], pl.FP32] = self.k_aiv(a, c)
+        return r
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, a: pl.Tensor[[2, 4], pl.FP32], c: pl.Out[pl.Tensor[[2, 4], pl.FP32]]) -> pl.Tensor[[2, 4], pl.FP32]:
+        c2: pl.Tensor[[2, 4], pl.FP32] = self.k(a, c)
+        return c2
+)";
+  EvalInputs in;
+  in.tensors["a"] = filled(DataType::FP32, {2, 4}, [](int64_t i) { return double(i) + 1.0; });
+  auto out = run(text, in);
+  for (int64_t i = 0; i < 8; ++i) CHECK(out.at("c").at(i) == 3.0 * (double(i) + 1.0));
+}
