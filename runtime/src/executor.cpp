@@ -381,7 +381,13 @@ void Executor::worker_loop(int cluster, int role) {
         idle_[wi] = 1;
         dispatch_gangs_locked();
         auto pure_ok = [&] { return !queue.empty() && !reserved_locked(w) && pure_running_ < max_running_; };
-        worker_cv_[wi]->wait(lk, [&] { return shutdown_ || mailbox_[wi] || pure_ok(); });
+        // A wake-up that finds nothing to take (another worker took the job first, or the run
+        // slots filled meanwhile) leaves this worker waiting, but wakeable again: wake_locked
+        // skips a worker whose wake-up is still pending, so the mark goes before each wait.
+        while (!(shutdown_ || mailbox_[wi] || pure_ok())) {
+            wake_pending_[wi] = 0;
+            worker_cv_[wi]->wait(lk);
+        }
         wake_pending_[wi] = 0;
         Job job{};
         bool pure = false;

@@ -423,3 +423,40 @@ TEST_CASE("max_running caps the pure kernels running at once; the simulated core
     CHECK(ex3.stats().max_concurrent_jobs >= 2);
     CHECK(ex3.stats().max_concurrent_jobs <= 3);
 }
+
+// A worker woken for a job that it then cannot take (the run slots filled again first) must stay
+// wakeable: with one cluster and one run slot, an AIC task that becomes ready while AIV tasks
+// keep the slot busy is woken for, loses the slot to the next AIV task, and must still run when
+// the slot frees (it used to wait forever, and the run hung with every worker idle).
+TEST_CASE("a worker whose wake-up found no free run slot is woken again", "[executor]") {
+    ExecutorOptions o;
+    o.clusters = 1;  // one AIC worker
+    o.max_running = 1;
+    Executor ex(kernels(), o);
+    std::vector<Buf> bufs;
+    bufs.reserve(6);
+    for (int i = 0; i < 6; ++i) bufs.emplace_back(8);
+    Buf stamp(4);
+    std::atomic<bool> done{false};
+    bool ok = false;
+    std::thread runner([&] {
+        ok = ex.run([&] {
+            for (int i = 0; i < 3; ++i) submit_fill(bufs[i].t, static_cast<float>(i), 10);
+            CoreTaskArgs c;
+            c.add_inout(stamp.t);
+            rt_submit_aic_task(AIC_STAMP, c);
+            for (int i = 3; i < 6; ++i) submit_fill(bufs[i].t, static_cast<float>(i), 10);
+        });
+        done = true;
+    });
+    for (int i = 0; i < 3000 && !done; ++i) sleep_ms(10);  // a watchdog against a hang, not a timing check
+    if (!done) {
+        FAIL_CHECK("the run hangs: the AIC task was never started");
+        runner.detach();
+        std::quick_exit(1);
+    }
+    runner.join();
+    REQUIRE(ok);
+    CHECK(stamp.v[0] == 42.0f);
+    for (int i = 0; i < 6; ++i) CHECK(bufs[i].v[0] == static_cast<float>(i));
+}
