@@ -211,6 +211,28 @@ TEST_CASE("check-syncs: cross-pipe dependencies need a set_flag / wait_flag pair
         CHECK_THAT(run.all(), Catch::Contains("TADDS on PIPE_V") && Catch::Contains("written by TEXPANDS on PIPE_V") &&
                                   Catch::Contains("no pipe_barrier(PIPE_V)"));
     }
+    SECTION("a window of a wider tile touches its valid region only") {
+        // A [16, 16] tile's 4-column window at column 8 (a Tile as wide as its source, valid over
+        // 4 columns) ends with element (15, 11): byte 1024 - 16. A write just past it is no
+        // hazard; a write into it is.
+        using Win = pto::Tile<pto::TileType::Vec, float, 16, 16, pto::BLayout::RowMajor, -1, -1>;
+        using Row = pto::Tile<pto::TileType::Vec, float, 1, 8, pto::BLayout::RowMajor, -1, -1>;
+        SyncRun run;
+        Win w(16, 4);
+        Vec src, dst;
+        Row after(1, 8), inside(1, 8);
+        TASSIGN(src, 2048);
+        TASSIGN(dst, 4096);
+        TASSIGN(w, 8 * sizeof(float));
+        TASSIGN(after, 1024 - 4 * sizeof(float));  // from element (15, 12) on: past the window
+        TASSIGN(inside, 1024 - 8 * sizeof(float));  // element (15, 8): the window's last row
+        TADDS(dst, w, 1.0f);
+        TEXPANDS(after, 0.0f);
+        CHECK(run.found.empty());
+        INFO(run.all());
+        TEXPANDS(inside, 0.0f);
+        CHECK_THAT(run.all(), Catch::Contains("TEXPANDS on PIPE_V") && Catch::Contains("still being read by TADDS"));
+    }
     SECTION("write-after-read: a load overwriting a tile a store still reads") {
         SyncRun run;
         float gm2[256] = {}, gm3[256] = {};

@@ -15,6 +15,7 @@
 // an InstrArg and the rest happens out of line (sync_instruction, runtime/src/sim_checks.cpp).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <type_traits>
 
@@ -52,7 +53,16 @@ inline InstrArg instr_arg(const T& a) {
         using Tile = std::remove_cvref_t<T>;
         const Space sp = space_of(Tile::Loc);
         if (sp == Space::COUNT || !a.assigned()) return InstrArg{InstrArg::kTileWithoutBytes, 0, 0};
-        return InstrArg{static_cast<int>(sp), a.address(), a.address() + Tile::Bytes};
+        // The bytes of its valid region: a window of a wider tile (a Tile as wide as its source
+        // at an offset, valid over its own columns) ends with its last valid element, not with
+        // its last row's full pitch. (A Mat tile stored column by column: its whole buffer.)
+        uint64_t bytes = Tile::Bytes;
+        if constexpr (!Tile::ColumnStored) {
+            const uint64_t vr = a.GetValidRow(), vc = a.GetValidCol();
+            if (vr > 0 && vc > 0)
+                bytes = std::min<uint64_t>(bytes, ((vr - 1) * Tile::Cols + vc) * sizeof(typename Tile::DType));
+        }
+        return InstrArg{static_cast<int>(sp), a.address(), a.address() + bytes};
     } else if constexpr (detail::global_arg_v<T>) {
         const GmAccess g = gm_access_of(a, false);
         return InstrArg{kGmSpace, g.lo(), g.empty() ? g.lo() : g.hi()};
