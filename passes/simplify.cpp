@@ -196,7 +196,7 @@ class Simplifier : public BindingMutator {
   }
   StmtPtr mutate_assign(const std::shared_ptr<const AssignStmt>& s) override {
     ExprPtr v = mutate(s->value);
-    if (const auto* mt = as<MakeTuple>(v)) tuples_[s->var.get()] = std::static_pointer_cast<const MakeTuple>(v);
+    if (as<MakeTuple>(v)) tuples_[s->var.get()] = std::static_pointer_cast<const MakeTuple>(v);
     const auto* st = as_scalar(s->var->type);
     if (st && !as<IterArg>(s->var.get())) {
       ExprPtr c;
