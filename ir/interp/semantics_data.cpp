@@ -186,8 +186,29 @@ Value slice(const OpEval& e, bool view) {
   const auto off = e.list(2);
   const bool clamp = e.kw_bool("clamp", false);
   std::vector<int64_t> o = full_rank(off, a.shape.size(), 0), s = full_rank(shape, a.shape.size(), 1);
-  if (!clamp) check_window(e, a, o, s, view ? "pl.tensor.slice" : "pl.tile.slice");
-  if (view && !clamp) return Value::array(a.view(o, e.result_shape()));
+  // A window with a valid_shape may reach past its operand (a padded window: pypto-lib slices a
+  // [16, K] window of a 4-row weight, valid over its 4 rows); only the valid region must lie
+  // inside, and the rest of the window is undefined.
+  bool padded = false;
+  if (!clamp && e.has(3)) {
+    std::vector<int64_t> v = full_rank(e.list(3), a.shape.size(), 1);
+    bool inside = true;
+    for (size_t d = 0; d < s.size(); ++d) inside = inside && o[d] + s[d] <= a.shape[d];
+    if (!inside) {
+      check_window(e, a, o, v, view ? "pl.tensor.slice" : "pl.tile.slice");
+      padded = true;
+      s = v;
+    }
+  }
+  if (!clamp && !padded) check_window(e, a, o, s, view ? "pl.tensor.slice" : "pl.tile.slice");
+  if (view && !clamp && !padded) return Value::array(a.view(o, e.result_shape()));
+  if (padded) {
+    Array out = Array::zeros(e.result_dtype(), e.result_shape());
+    fill_outside(out, std::vector<int64_t>(out.shape.size(), 0), undefined_number(e));
+    Array part = read_window(a, o, s, e.result_dtype(), s);
+    write_window(out, std::vector<int64_t>(out.shape.size(), 0), part, std::vector<int64_t>(s.end() - long(out.shape.size()), s.end()));
+    return Value::array(out);
+  }
   // A copy; with clamp=True the part outside the source reads as zero.
   Array out = Array::zeros(e.result_dtype(), e.result_shape());
   std::vector<int64_t> i(s.size(), 0), at(s.size());

@@ -189,6 +189,41 @@ class V:
   }
 }
 
+// A tensor window with a valid_shape may reach past its operand (a padded window, as pypto-lib
+// slices a [16, K] window of a 4-row weight): the valid region is read, the rest is undefined;
+// only a valid region past the operand is an error.
+TEST_CASE("interpreter: a padded window reads its valid region", "[interp]") {
+  const std::string text = R"(import pypto.language as pl
+
+@pl.program
+class V:
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, a: pl.Tensor[[2, 8], pl.FP32], o: pl.Out[pl.Tensor[[2, 4], pl.FP32]]) -> pl.Tensor[[2, 4], pl.FP32]:
+        w = pl.slice(a, [4, 4], [0, 4], valid_shape=[ROWS, 4])
+        p = pl.fillpad(w, pad_value=pl.PadValue.zero)
+        s = pl.slice(p, [2, 4], [0, 0])
+        o = pl.assemble(o, pl.add(s, s), [0, 0])
+        return o
+)";
+  auto with = [&](const std::string& rows) {
+    std::string t = text;
+    t.replace(t.find("ROWS"), 4, rows);
+    return t;
+  };
+  EvalInputs in;
+  in.tensors["a"] = filled(DataType::FP32, {2, 8}, [](int64_t i) { return double(i); });
+  auto out = run(with("2"), in);
+  for (int64_t r = 0; r < 2; ++r)
+    for (int64_t c = 0; c < 4; ++c) CHECK(out.at("o").at({r, c}) == 2.0 * double(r * 8 + 4 + c));
+  try {
+    run(with("3"), in);  // three valid rows of a 2-row operand
+    FAIL("expected an error");
+  } catch (const CompileError& e) {
+    INFO(e.diagnostics().at(0).message);
+    CHECK(e.diagnostics().at(0).message.find("is outside") != std::string::npos);
+  }
+}
+
 TEST_CASE("interpreter: errors are located at the op", "[interp]") {
   const char* text = R"(import pypto.language as pl
 
