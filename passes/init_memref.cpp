@@ -12,7 +12,8 @@
 //     The AllocatedMemoryAddr verifier rule checks the same relation on the planned addresses.
 //   * a window (tile.slice) shares its source's buffer and gets TileView stride [pitch, 1] and
 //     start_offset (its first element: row offset × pitch + column offset, summed through
-//     windows of windows);
+//     windows of windows); a view of a window (pl.set_validshape, a reshape of a contiguous
+//     window) starts where the window starts;
 //   * first, copies where that sharing would clobber a value that is still read (SSA values must
 //     survive; memref_copies.h decides on a liveness model of the kernel). A buffer may hold
 //     several values over time only if every write into it — an op result, an in-place op, the
@@ -183,8 +184,39 @@ class WindowScan : public IRVisitor {
       w.start = index_op(BinOp::Add, index_op(BinOp::Add, w.start, index_op(BinOp::Mul, offs->elems[0], w.pitch, s.span), s.span),
                          offs->elems[1], s.span);
       windows[s.var.get()] = w;
+    } else if (const auto* vsrc = view_of_window(c)) {
+      // A view of a window (its valid shape set, or reshaped) starts where the window starts:
+      // at the same shape it keeps the window's pitch; reshaped, the window must be contiguous
+      // (one row, or rows as wide as the pitch), and the new shape is packed from there.
+      const Window& w = windows.at(vsrc);
+      const auto* rt = as_tile(s.var->type);
+      const auto* vt = as_tile(vsrc->type);
+      if (rt && vt && rt->shape.size() == 2 && vt->shape.size() == 2) {
+        const auto same = static_shape(rt->shape) == static_shape(vt->shape);
+        if (same) {
+          windows[s.var.get()] = w;
+        } else {
+          const bool contiguous = const_int_value(vt->shape[0]) == 1 ||
+                                  (const_int_value(vt->shape[1]) && const_int_value(vt->shape[1]) == const_int_value(w.pitch));
+          if (!contiguous)
+            throw CompileError("E501", s.span,
+                               fmt::format("pl.{} of a window whose rows are not contiguous in its source tile is not "
+                                           "supported yet", c->op->name),
+                               "reshape the whole source tile, or a window of one row");
+          windows[s.var.get()] = Window{rt->shape[1], w.start};
+        }
+      }
     }
     IRVisitor::visit_assign(s);
+  }
+
+ private:
+  // The window a view op (registry: no instruction, its result reuses operand 0) is applied to.
+  const Var* view_of_window(const Call* c) const {
+    if (!c || !c->op || c->args.empty() || c->op->output_reuses_input != 0 || c->op->pipe_rule != PipeRule::NotInstruction)
+      return nullptr;
+    const auto* v = as<Var>(c->args[0]);
+    return v && windows.count(v) ? v : nullptr;
   }
 };
 

@@ -3,6 +3,8 @@
 // the copy a loop carry gets when its initial tile is still read, Acc row rounding. (The other
 // copy sites are in init_memref_copies_test.cpp.)
 #include "ir/verifier.h"
+#include <map>
+
 #include "pass_test_util.h"
 
 using namespace pypto;
@@ -277,4 +279,45 @@ class P:
   ir::DiagnosticSink sink;
   CHECK(ir::verify(*after, {ir::Property::HasMemRefs}, sink));
   pass_test::require_equal(after, expected);
+}
+
+TEST_CASE("a view of a window starts where the window starts; a non-contiguous window is not reshaped",
+          "[InitMemRef]") {
+  // r = row 2 of t ([1, 64] at element 128), reshaped to [64, 1]: the column starts at element
+  // 128 too (it used to start at 0, i.e. view row 0); s = the same row with its valid columns set.
+  const std::string head = R"(
+import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.AIV)
+    def k(self, x: pl.Tensor[[8, 64], pl.FP32], o: pl.Out[pl.Tensor[[64, 1], pl.FP32]]) -> pl.Tensor[[64, 1], pl.FP32]:
+        t: pl.Tile[[8, 64], pl.FP32, pl.Mem.Vec] = pl.load(x, [0, 0], [8, 64])
+)";
+  auto after = init(pass_test::parse(head + R"(        w: pl.Tile[[1, 64], pl.FP32, pl.Mem.Vec] = pl.tile.slice(t, [1, 64], [2, 0])
+        s: pl.Tile[[1, 64], pl.FP32, pl.Mem.Vec] = pl.tile.set_validshape(w, 1, 32)
+        c: pl.Tile[[64, 1], pl.FP32, pl.Mem.Vec] = pl.tile.reshape(w, [64, 1])
+        r: pl.Tensor[[64, 1], pl.FP32] = pl.store(c, [0, 0], o)
+        return r
+)"));
+  std::map<std::string, const ir::TileType*> tiles;
+  for (const auto& st : ir::flatten_body(after->functions[0]->body))
+    if (const auto* a = ir::as<ir::AssignStmt>(st); a && ir::as_tile(a->var->type)) tiles[a->var->name] = ir::as_tile(a->var->type);
+  for (const char* n : {"w", "s", "c"}) {
+    INFO(n);
+    REQUIRE(tiles.count(n));
+    REQUIRE(tiles[n]->view);
+    CHECK(ir::const_int_value(tiles[n]->view->start_offset) == 128);
+  }
+  CHECK(ir::const_int_value(tiles["s"]->view->stride[0]) == 64);  // the window's pitch
+  CHECK(ir::const_int_value(tiles["c"]->view->stride[0]) == 1);   // packed from its start
+  // Two rows of a quarter of the width are not contiguous: no reshape of them.
+  const std::string err = pass_test::compile_error_of([&] {
+    init(pass_test::parse(head + R"(        w: pl.Tile[[2, 16], pl.FP32, pl.Mem.Vec] = pl.tile.slice(t, [2, 16], [2, 0])
+        c: pl.Tile[[32, 1], pl.FP32, pl.Mem.Vec] = pl.tile.reshape(w, [32, 1])
+        r: pl.Tensor[[64, 1], pl.FP32] = pl.store(c, [0, 0], o)
+        return r
+)"));
+  });
+  CHECK(err.find("whose rows are not contiguous") != std::string::npos);
 }
