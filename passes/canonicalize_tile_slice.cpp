@@ -49,7 +49,8 @@ class SliceFolder : public IRMutator {
       SliceFolder& s;
       explicit Scan(SliceFolder& sf) : s(sf) {}
       void visit_assign(const AssignStmt& a) override {
-        if (const auto* c = as<Call>(a.value); is_op(c, s.slice_) && foldable(*c)) s.slices_[a.var.get()] = c;
+        if (const auto* c = as<Call>(a.value); is_op(c, s.slice_))
+          if (auto off = foldable(*c)) s.slices_[a.var.get()] = {c, *off};
         IRVisitor::visit_assign(a);
       }
       void visit_var(const Var& v) override { ++s.reads_[&v]; }
@@ -67,8 +68,8 @@ class SliceFolder : public IRMutator {
       const auto* to = as_tile(s->var->type);
       auto it = src ? slices_.find(src) : slices_.end();
       if (it != slices_.end() && to && (to->space == MemorySpace::Left || to->space == MemorySpace::Right)) {
-        const Call& sl = *it->second;
-        const auto off = *foldable(sl);
+        const Call& sl = *it->second.first;
+        const auto off = it->second.second;
         auto ex = make_call("tile.extract",
                             {mutate(sl.args[0]), make_int(off.first, sl.span), make_int(off.second, sl.span), sl.args[1]},
                             {{"target_memory", *to->space}}, c->span);
@@ -97,7 +98,7 @@ class SliceFolder : public IRMutator {
  private:
   const OpDef* slice_;
   const OpDef* move_;
-  std::unordered_map<const Var*, const Call*> slices_;
+  std::unordered_map<const Var*, std::pair<const Call*, std::pair<int64_t, int64_t>>> slices_;  // slice, offsets
   std::unordered_map<const Var*, int> reads_, folded_;
 };
 

@@ -137,28 +137,22 @@ class Checker {
       if (!e) return std::nullopt;
       return Window{a[0].get(), a[1].get(), *e};
     }
+    // A stored or assembled value with a valid shape (a load's or slice's valid_shape=,
+    // pl.set_validshape) writes its valid region only: that is the window; a runtime valid extent
+    // is left to the runtime's check.
+    auto written = [&](const ExprPtr& v) -> std::optional<std::vector<int64_t>> {
+      const std::vector<ExprPtr>* valid = nullptr;
+      if (const auto* t = as_tile(v->type); t && t->view && !t->view->valid_shape.empty()) valid = &t->view->valid_shape;
+      if (const auto* t = as_tensor(v->type); t && t->view && !t->view->valid_shape.empty()) valid = &t->view->valid_shape;
+      return valid ? static_shape(*valid) : shape_of(v);
+    };
     if (n == "tile.store") {  // (tile, offsets, tensor, shapes?)
-      std::optional<std::vector<int64_t>> e = a.size() > 3 ? list(a[3]) : shape_of(a[0]);
-      // A tile with a valid shape (a load's valid_shape=, pl.set_validshape) stores its valid region
-      // only: that is the window; a runtime valid extent is left to the runtime's check.
-      if (const auto* t = a.size() > 3 ? nullptr : as_tile(a[0]->type); t && t->view && !t->view->valid_shape.empty()) {
-        e = static_shape(t->view->valid_shape);
-        if (!e) return std::nullopt;
-      }
+      std::optional<std::vector<int64_t>> e = a.size() > 3 ? list(a[3]) : written(a[0]);
       if (!e || a.size() < 3) return std::nullopt;
       return Window{a[2].get(), a[1].get(), *e};
     }
     if (n == "tensor.assemble" || n == "tile.assemble") {  // (target, source, offset)
-      auto e = shape_of(a[1]);
-      // Likewise a source with a valid shape (a slice's valid_shape=) writes its valid region.
-      const auto* sh = as_shaped(a[1]->type);
-      const std::vector<ExprPtr>* valid = nullptr;
-      if (const auto* t = as_tile(a[1]->type); t && t->view && !t->view->valid_shape.empty()) valid = &t->view->valid_shape;
-      if (const auto* t = as_tensor(a[1]->type); t && t->view && !t->view->valid_shape.empty()) valid = &t->view->valid_shape;
-      if (sh && valid) {
-        e = static_shape(*valid);
-        if (!e) return std::nullopt;
-      }
+      auto e = written(a[1]);
       if (!e || a.size() < 3) return std::nullopt;
       return Window{a[0].get(), a[2].get(), *e};
     }
