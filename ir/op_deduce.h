@@ -55,6 +55,8 @@ class OpRow {
   OpRow& writes_tensor(int i) { d_.written_tensor = i; return *this; }
   OpRow& kernel_gm_scalar() { d_.kernel_gm_scalar = true; return *this; }
   OpRow& not_inplace_safe() { d_.not_inplace_safe = true; return *this; }
+  OpRow& io(IoTier t) { d_.io_tier = t; return *this; }
+  OpRow& cross_core() { d_.cross_core = true; return *this; }
   OpRow& forbid_alias(int i) { d_.forbid_output_alias.push_back(i); return *this; }
   // Execution facets: the pipe, the pipe rule, or the explicit marker "no instruction".
   OpRow& pipe(Pipe p) { d_.pipe_rule = PipeRule::Fixed; d_.pipe = p; return *this; }

@@ -100,6 +100,8 @@ struct CallArgs {
 // Computes the result type or throws CompileError (E302) naming the problem.
 using DeduceFn = std::function<TypePtr(const CallArgs&)>;
 
+enum class IoTier : uint8_t { Compute, Load, Store, L0Fetch };
+
 struct OpDef {
   std::string name;                 // "tile.add"
   std::vector<ArgSpec> args;
@@ -123,6 +125,13 @@ struct OpDef {
   bool kernel_gm_scalar = false;
   int written_tensor = -1;  // the op writes this tensor operand and returns it, updated (tile.store → 2)
   bool not_inplace_safe = false;                      // result may not alias any input
+  // Where CanonicalizeIOOrder puts the op in a pipeline body: a memory read lifted to the top
+  // (Load), a memory write sunk to the bottom (Store), a fetch that is a Load when it takes a Mat
+  // tile to Left / Right (L1 → L0, MTE1) and compute otherwise (L0Fetch), or compute.
+  IoTier io_tier = IoTier::Compute;
+  // A cross-core FIFO op (push, pop, free): a pipeline body holding one keeps its order, since its
+  // peer kernel pairs the transfers in that order.
+  bool cross_core = false;
   std::vector<int> forbid_output_alias;               // result may not alias these inputs
 
   // Execution (tile ops).

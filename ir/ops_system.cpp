@@ -185,9 +185,9 @@ void register_system_ops(OpRegistry& r) {
   add(r, OpRow("system.import_peer_buffer", {}, import_peer_buffer).kw("name", AttrKind::String)
              .kw("peer_func", AttrKind::String).kw("base", AttrKind::Int, int64_t{-1}).no_instruction());
   add(r, OpRow("system.tfree_to_aic", {tile("tile")}, tfree).kw("split", AttrKind::Int, int64_t{0})
-             .kw("id", AttrKind::Int, int64_t{0}).affinity(CoreAffinity::Vector).no_instruction());
+             .kw("id", AttrKind::Int, int64_t{0}).affinity(CoreAffinity::Vector).no_instruction().cross_core());
   add(r, OpRow("system.tfree_to_aiv", {tile("tile")}, tfree).kw("split", AttrKind::Int, int64_t{0})
-             .kw("id", AttrKind::Int, int64_t{0}).affinity(CoreAffinity::Cube).no_instruction());
+             .kw("id", AttrKind::Int, int64_t{0}).affinity(CoreAffinity::Cube).no_instruction().cross_core());
 }
 
 }  // namespace pypto::ir

@@ -125,10 +125,10 @@ void register_tensor_ops(OpRegistry& r) {
              .tile_form("tile.assemble", TileLowering::Assemble).writes_tensor(0));
   add(r, OpRow("tensor.dim", {tensor("x"), scalar("axis")}, dim).lowering(TileLowering::Scalar).orchestration());
   add(r, OpRow("tensor.read", {tensor("x"), indices("indices")}, read)
-             .tile_form("tile.read", TileLowering::Compute).orchestration().kernel_gm_scalar().pipe(Pipe::S));
+             .tile_form("tile.read", TileLowering::Compute).orchestration().kernel_gm_scalar().pipe(Pipe::S).io(IoTier::Load));
   add(r, OpRow("tensor.write", {tensor("x"), indices("indices"), scalar("value")}, write).reuses_input(0)
              .tile_form("tile.write", TileLowering::Compute).orchestration().kernel_gm_scalar().pipe(Pipe::S)
-             .writes_tensor(0));
+             .writes_tensor(0).io(IoTier::Store));
   add(r, OpRow("tensor.transpose", {tensor("x"), scalar("axis1"), scalar("axis2")}, transpose)
              .tile_form("tile.transpose", TileLowering::Transpose).orchestration());
   // Sort / concat / gather / scatter, pads and valid shapes.

@@ -179,16 +179,16 @@ void register_tile_ops(OpRegistry& r) {
              .out_memory_kwarg("target_memory").no_instruction());
   add(r, OpRow("tile.load", {tensor("tensor"), indices("offsets"), indices("shapes"), indices_defaulting_to("valid_shape", 2)}, load)
              .kw("target_memory", AttrKind::MemSpace, MS::Vec).kw("clamp", AttrKind::Bool, false)
-             .out_memory_kwarg("target_memory").pipe(Pipe::MTE2));
+             .out_memory_kwarg("target_memory").pipe(Pipe::MTE2).io(IoTier::Load));
   add(r, OpRow("tile.store", {tile("tile"), indices("offsets"), tensor("output_tensor"), indices("shapes", true)}, store)
              .kw("atomic", AttrKind::Enum, {}, "AtomicType").in_memory(0, {MS::Vec, MS::Acc}).store_pipe()
-             .writes_tensor(2));
+             .writes_tensor(2).io(IoTier::Store));
   add(r, OpRow("tile.move", {tile("tile")}, move).kw("target_memory", AttrKind::MemSpace)
              .kw("blayout", AttrKind::TileLayout).kw("slayout", AttrKind::TileLayout)
              .out_memory_kwarg("target_memory").affinity_by_space().not_inplace_safe().move_pipe(0));
   add(r, OpRow("tile.extract", {tile("src"), scalar("row"), scalar("col"), indices("shape")}, extract)
              .kw("target_memory", AttrKind::MemSpace).out_memory_kwarg("target_memory")
-             .in_memory(0, {MS::Mat}).affinity(CoreAffinity::Cube).move_pipe(0));
+             .in_memory(0, {MS::Mat}).affinity(CoreAffinity::Cube).move_pipe(0).io(IoTier::L0Fetch));
   add(r, OpRow("tile.alloc", {}, alloc).kw("memory_space", AttrKind::MemSpace).kw("size", AttrKind::Int).no_instruction());
   // Views, assembly, element access.
   add(r, OpRow("tile.reshape", {tile("tile"), indices("shape")}, reshape).inherit_memory(0).reuses_input(0)
@@ -199,8 +199,8 @@ void register_tile_ops(OpRegistry& r) {
   add(r, OpRow("tile.assemble", {tile("target"), tile("source"), indices("offset")}, assemble)
              .kw("atomic", AttrKind::Enum, EnumLit{"AtomicType", "None_"}, "AtomicType")
              .inherit_memory(0).reuses_input(0).move_pipe(1));
-  add(r, vec_row("tile.read", {tile("tile"), indices("indices")}, read).inherit_memory(-1).pipe(Pipe::S));
-  add(r, vec_row("tile.write", {tile("tile"), indices("indices"), scalar("value")}, write).reuses_input(0).pipe(Pipe::S));
+  add(r, vec_row("tile.read", {tile("tile"), indices("indices")}, read).inherit_memory(-1).pipe(Pipe::S).io(IoTier::Load));
+  add(r, vec_row("tile.write", {tile("tile"), indices("indices"), scalar("value")}, write).reuses_input(0).pipe(Pipe::S).io(IoTier::Store));
   add(r, vec_row("tile.transpose", {tile("tile"), scalar("axis1"), scalar("axis2"), tmp_tile("tmp", true)}, transpose)
              .not_inplace_safe());
   register_tile_data_ops(r);

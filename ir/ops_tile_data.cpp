@@ -102,15 +102,15 @@ void register_tile_data_ops(OpRegistry& r) {
   // is released by system.tfree_to_*). Both sides initialise the pipe first (system.*_initialize_pipe).
   add(r, OpRow("tile.tpush_to_aiv", {tile("tile")}, fifo_push).kw("split", AttrKind::Int, int64_t{0})
              .kw("lane_stride", AttrKind::Int).kw("id", AttrKind::Int, int64_t{0}).affinity(CoreAffinity::Cube)
-             .pipe(Pipe::FIX));
+             .pipe(Pipe::FIX).cross_core());
   add(r, OpRow("tile.tpush_to_aic", {tile("tile")}, fifo_push).kw("split", AttrKind::Int, int64_t{0})
-             .kw("id", AttrKind::Int, int64_t{0}).affinity(CoreAffinity::Vector).pipe(Pipe::MTE3));
+             .kw("id", AttrKind::Int, int64_t{0}).affinity(CoreAffinity::Vector).pipe(Pipe::MTE3).cross_core());
   add(r, OpRow("tile.tpop_from_aic", {indices("shape", true)}, fifo_pop(MS::Vec)).kw("dtype", AttrKind::DType)
              .kw("split", AttrKind::Int, int64_t{0}).kw("lane_stride", AttrKind::Int).kw("id", AttrKind::Int, int64_t{0})
-             .out_memory(MS::Vec).affinity(CoreAffinity::Vector).pipe(Pipe::MTE2));
+             .out_memory(MS::Vec).affinity(CoreAffinity::Vector).pipe(Pipe::MTE2).cross_core());
   add(r, OpRow("tile.tpop_from_aiv", {indices("shape", true)}, fifo_pop(MS::Mat)).kw("dtype", AttrKind::DType)
              .kw("split", AttrKind::Int, int64_t{0}).kw("lane_stride", AttrKind::Int).kw("id", AttrKind::Int, int64_t{0})
-             .out_memory(MS::Mat).affinity(CoreAffinity::Cube).pipe(Pipe::MTE2));
+             .out_memory(MS::Mat).affinity(CoreAffinity::Cube).pipe(Pipe::MTE2).cross_core());
   // Range-reduced trigonometry: LowerCompositeOps turns them into primitive ops.
   for (const char* n : {"tile.sin", "tile.cos"})
     add(r, vec_row(n, {tile("x")}, fp32_unary).composite());

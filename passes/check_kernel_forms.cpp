@@ -1,7 +1,7 @@
 // CheckKernelForms — rejects, at their source line and before any planning or emission, the
 // kernel forms the C++ tile backend cannot write yet, so that the kernel emitter only translates:
 //   * the rules both back ends share (form_rules.h): `break` / `continue` (CtrlFlowTransform
-//     has rewritten those of kernels), an early `return`, pl.pipeline loops, tuple values bound
+//     has rewritten those of kernels), an early `return`, tuple values bound
 //     to variables, `**` and floating-point `//` / `%`;
 //   * ops a kernel cannot hold yet (the registry's kernel_deferred marker: deferred tile ops,
 //     orchestration-side and cross-core system ops, array / prefetch / distributed ops) and
@@ -256,7 +256,7 @@ void check_function(const Program& p, const Function& f) {
 Pass check_kernel_forms_pass() {
   return Pass{"CheckKernelForms",
               "Rejects, at their source line, the kernel forms the C++ tile backend cannot write yet (while / "
-              "break / continue / early return, pipeline loops, tuple values, float floor division, ops without a "
+              "break / continue / early return, tuple values, float floor division, ops without a "
               "kernel form, function calls, non-literal or dynamic GM windows, load valid_shape or clamp, "
               "stores of dynamically valid tiles, equal-shape elementwise ops on broadcasting tiles, element access and assemble offsets other than 2-D, transpose "
               "without tmp, unused tile-op results, parameters other than tensors and scalars, tiles outside the spelled "

@@ -2,7 +2,7 @@
 // forms the PTO2 back end cannot write yet, so that the orchestration emitter only translates:
 //   * the rules both back ends share (form_rules.h): `break` / `continue` (CtrlFlowTransform
 //     has rewritten those of orchestration loops), an
-//     early `return`, pl.pipeline loops, tuple values bound to variables, `**` and
+//     early `return`, tuple values bound to variables, `**` and
 //     floating-point `//` / `%`, a loop / if whose carried tensor changes buffers;
 //   * scopes other than runtime scopes (after MaterializeRuntimeScopes every scope is one);
 //   * tensor ops with no orchestration form (a tensor op outside a pl.at scope that is not a
@@ -391,7 +391,7 @@ void check_program(const Program& p) {
 Pass check_orchestration_forms_pass() {
   return Pass{"CheckOrchestrationForms",
               "Rejects, at their source line, the orchestration forms the PTO2 back end cannot write yet (break / "
-              "continue / early return, stale reads of in-place arrays, pipeline loops, tuple values, float floor division, scopes other "
+              "continue / early return, stale reads of in-place arrays, tuple values, float floor division, scopes other "
               "than runtime scopes, tensor ops outside pl.at without an orchestration form, tile and system ops, "
               "non-ND or runtime-less tensor creations, non-literal index lists, non-constant axes, slices with a "
               "valid_shape, unused creations / reads, calls to non-kernels, a second orchestration function, odd "

@@ -56,8 +56,6 @@ void FormRules::visit_return(const ReturnStmt& s) { reject(s.span, "an early ret
 
 void FormRules::visit_for(const ForStmt& s) {
   stmt_span_ = s.span;
-  // LowerPipelineLoops has made every pl.pipeline loop of the pipeline sequential.
-  if (s.kind == ForKind::Pipeline) reject(s.span, "a pl.pipeline loop", "write it as a pl.range loop");
   for (const auto& ia : s.iter_args) check_carry(*ia, s.span, "a loop-carried value");
   for (const auto& rv : s.return_vars) check_carry(*rv, s.span, "a loop result");
   IRVisitor::visit_for(s);

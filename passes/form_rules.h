@@ -3,7 +3,6 @@
 // lowerings. A FormRules visitor rejects, through its checker's reject():
 //   * control flow without a lowering: `break` and `continue` (left in orchestration code: in
 //     kernels CtrlFlowTransform rewrites them), an early `return`;
-//   * pl.pipeline loops (pl.unroll loops are expanded by UnrollLoops before);
 //   * a tuple value bound to a variable (`t = (a, b)`);
 //   * scalar operators the C++ printer has no spelling for: `**`, `//` and `%` on floating-point
 //     scalars;

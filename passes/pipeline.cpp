@@ -22,7 +22,6 @@ const std::vector<Pass>& default_pipeline() {
       inline_functions_pass(),             // splice @pl.inline function bodies into their callers
       ctrl_flow_transform_pass(),          // break / continue in kernel loops → flags, guarded ifs, while
       unroll_loops_pass(),                 // expand pl.unroll loops with constant bounds
-      lower_pipeline_loops_pass(),         // pl.pipeline(stage=F) → sequential loops (stages not overlapped yet)
       convert_to_ssa_pass(),               // renaming, if-phis, loop iter_args → SSAForm
       simplify_pass(),                     // constant folding, scalar-constant propagation, scalar DCE
       check_window_bounds_pass(),          // windows outside their operand, where the loops make it known
@@ -44,6 +43,8 @@ const std::vector<Pass>& default_pipeline() {
       split_vector_kernel_pass(),          // pl.split: a mixed kernel's AIV half on both lanes, half a tile each
       check_kernel_forms_pass(),           // kernel forms the C++ tile backend cannot write yet
       normalize_return_order_pass(),       // kernels return their Out/InOut params in order
+      lower_pipeline_loops_pass(),         // pl.pipeline(stage=F): the body F times per iteration, leftover clones after
+      canonicalize_io_order_pass(),        // pipeline bodies ordered scalar → load → compute → store; loops sequential
       materialize_tensor_strides_pass(),   // packed row-major strides on every TensorView
       init_memref_pass(),                  // a MemRef per tile/tensor, tile.alloc per buffer
       memory_reuse_pass(),                 // lifetime-based buffer sharing per memory space

@@ -119,14 +119,14 @@ TEST_CASE("ir --dump-passes writes the IR after each pass, replacing the directo
   fs::path dir = work("ir_dumps");
   fs::remove_all(dir);
   REQUIRE(pypto(fmt::format("ir {} --passes all --dump-passes '{}'", program("e2e_chain.py"), dir.string())).code == 0);
-  REQUIRE(fs::exists(dir / "06_ConvertToSSA.py"));
+  REQUIRE(fs::exists(dir / "05_ConvertToSSA.py"));
   std::ofstream(dir / "notes.txt") << "the user's";
   auto r = pypto(fmt::format("ir {} --passes ConvertToSSA,Simplify --dump-passes '{}'", program("e2e_chain.py"), dir.string()));
   INFO(r.out);
   REQUIRE(r.code == 0);
   CHECK(fs::exists(dir / "01_ConvertToSSA.py"));
   CHECK(fs::exists(dir / "02_Simplify.py"));
-  CHECK_FALSE(fs::exists(dir / "06_ConvertToSSA.py"));  // a dump of the earlier run: gone
+  CHECK_FALSE(fs::exists(dir / "05_ConvertToSSA.py"));  // a dump of the earlier run: gone
   CHECK(slurp(dir / "notes.txt") == "the user's");       // not pypto's: kept
   CHECK(slurp(dir / "02_Simplify.py") == r.out);  // the last dump is what ir prints
   // A directory pypto did not write is refused (usage error), and left as it was.

@@ -4,7 +4,7 @@
 // elementwise ops on broadcasting tiles, a windowed store of
 // a valid-shaped tile, unused tile-op result, transpose without tmp, a transpose view of a Vec
 // tile, ops the registry marks
-// kernel_deferred, pipeline loops, tuple values, float floor division, calls to program functions;
+// kernel_deferred, tuple values, float floor division, calls to program functions;
 // types the kernel emitter cannot spell — memory spaces, non-2-D tiles, GM views of rank 6,
 // element types without a C++ spelling, dynamic dimensions no parameter carries — and Group /
 // Spmd functions, each at its line). Loads with a (dynamic) valid_shape, fillpad and tensors with
@@ -80,7 +80,6 @@ TEST_CASE("forms the backend cannot write are E501 errors naming the form", "[Ch
       {"        v = pl.system.task_invalid()\n", "pl.system.task_invalid"},
       {"        v = pl.array.create(8, pl.INT32)\n", "pl.array.create"},
       // Rules shared with orchestration code (form_rules.h).
-      {"        for i in pl.pipeline(4, stage=2):\n            n = n + 1\n", "a pl.pipeline loop"},
       {"        if n > 0:\n            src = pl.yield_(x)\n        else:\n            src = pl.yield_(o)\n"
        "        t = pl.load(src, [0, 0], [16, 16])\n",
        "an if whose arms yield different tensors for 'src' ('x' and 'o')"},

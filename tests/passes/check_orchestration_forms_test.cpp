@@ -1,7 +1,7 @@
 // CheckOrchestrationForms: an orchestration the PTO2 back end can write is unchanged (Before ==
 // Expected); each form it cannot write yet is an E501 error naming the form (tensor
 // creation with a non-ND layout, slice with a valid_shape, a tile op, a scope other than a
-// runtime scope, an unused creation or element read, the shared rules: pipeline loops, tuple
+// runtime scope, an unused creation or element read, the shared rules: tuple
 // values, float modulo), calls to non-kernels, a second orchestration function, entry parameters
 // the program table cannot describe (runtime-less element types, rank 6) and dynamic dimensions
 // no parameter carries, each at its line.
@@ -38,7 +38,6 @@ TEST_CASE("orchestration forms the back end cannot write are E501 errors naming 
       {"        with pl.at(level=pl.Level.CORE_GROUP):\n            y = pl.add(x, x)\n", "a "},
       {"        pl.create_tensor([16, 16], dtype=pl.FP32)\n", "pl.tensor.create with an unused result"},
       {"        pl.tensor.read(x, [0, 0])\n", "pl.tensor.read with an unused result"},
-      {"        for i in pl.pipeline(4, stage=2):\n            n = n + 1\n", "a pl.pipeline loop"},
       {"        a = pl.create_tensor([16, 16], dtype=pl.FP32)\n        if n > 0:\n            c = pl.yield_(a)\n"
        "        else:\n            c = pl.yield_(x)\n        pl.tensor.write(c, [0, 0], 1.0)\n",
        "an if whose arms yield different tensors for 'c' ('a' and 'x')"},

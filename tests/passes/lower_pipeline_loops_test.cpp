@@ -1,46 +1,168 @@
-// LowerPipelineLoops: a pl.pipeline(stage=F) loop becomes the sequential loop with the same
-// bounds, carries and body (nested ones too), with one W501 warning per loop at its line; other
-// loops are left alone.
+// LowerPipelineLoops: a pl.pipeline(stage=F) loop's body is replicated F times per iteration
+// (clone k at i + k*step, carried values threaded clone to clone); leftover iterations follow as
+// constant-index clones (constant bounds) or an if-cascade on the leftover count (runtime bounds,
+// with the span clamped at zero unless it is known not to be negative); stage=1 loops and other
+// loops are left alone; a loop with a runtime step runs its stages one after another, with W501.
 #include "pass_test_util.h"
 
 using namespace pypto;
 
-TEST_CASE("pipeline loops become sequential loops, each with a warning at its line", "[LowerPipelineLoops]") {
-  const std::string head =
-      "import pypto.language as pl\n\n@pl.program\nclass P:\n    @pl.function(type=pl.FunctionType.InCore)\n"
-      "    def k(self, x: pl.Tensor[[64, 64], pl.FP32], o: pl.Out[pl.Tensor[[64, 64], pl.FP32]]) -> pl.Tensor[[64, 64], pl.FP32]:\n";
-  auto before = pass_test::parse(head +
-                                 "        for r in pl.pipeline(0, 64, 16, stage=2):\n"
-                                 "            for c, (acc,) in pl.pipeline(0, 64, 32, stage=4, init_values=(o,)):\n"
-                                 "                t = pl.load(x, [r, c], [16, 32])\n"
-                                 "                acc2 = pl.store(t, [r, c], acc)\n"
-                                 "                o2 = pl.yield_(acc2)\n"
-                                 "        for i in pl.range(2):\n"
-                                 "            t = pl.load(x, [0, 0], [16, 32])\n"
-                                 "        return o\n");
-  auto expected = pass_test::parse(head +
-                                   "        for r in pl.range(0, 64, 16):\n"
-                                   "            for c, (acc,) in pl.range(0, 64, 32, init_values=(o,)):\n"
-                                   "                t = pl.load(x, [r, c], [16, 32])\n"
-                                   "                acc2 = pl.store(t, [r, c], acc)\n"
-                                   "                o2 = pl.yield_(acc2)\n"
-                                   "        for i in pl.range(2):\n"
-                                   "            t = pl.load(x, [0, 0], [16, 32])\n"
-                                   "        return o\n");
+namespace {
+
+const std::string kHead =
+    "import pypto.language as pl\n\n@pl.program\nclass P:\n    @pl.function(strict_ssa=True)\n";
+
+ir::ProgramPtr lower(const ir::ProgramPtr& p, passes::PassContext& ctx) {
+  return passes::lower_pipeline_loops_pass().run(p, ctx);
+}
+
+}  // namespace
+
+TEST_CASE("constant bounds: F clones per iteration, the leftover clones after the loop", "[LowerPipelineLoops]") {
+  const std::string sig = "    def main(self, s0: pl.Scalar[pl.INDEX]) -> pl.Scalar[pl.INDEX]:\n";
+  auto before = pass_test::parse(kHead + sig +
+                                 "        for i, (a,) in pl.pipeline(2, 23, 3, stage=3, init_values=(s0,)):\n"
+                                 "            b: pl.Scalar[pl.INDEX] = a + i\n"
+                                 "            r = pl.yield_(b)\n"
+                                 "        return r\n");
+  // 7 iterations (2, 5, ..., 20): two groups of three, then i = 20.
+  auto expected = pass_test::parse(kHead + sig +
+                                   "        for i, (a,) in pl.pipeline(2, 20, 9, stage=3, init_values=(s0,)):\n"
+                                   "            b: pl.Scalar[pl.INDEX] = a + i\n"
+                                   "            b1: pl.Scalar[pl.INDEX] = b + (i + 3)\n"
+                                   "            b2: pl.Scalar[pl.INDEX] = b1 + (i + 6)\n"
+                                   "            r_main = pl.yield_(b2)\n"
+                                   "        b3: pl.Scalar[pl.INDEX] = r_main + 20\n"
+                                   "        r: pl.Scalar[pl.INDEX] = b3\n"
+                                   "        return r\n");
   passes::PassContext ctx;
-  auto after = passes::lower_pipeline_loops_pass().run(before, ctx);
+  pass_test::require_equal(lower(before, ctx), expected);
+  CHECK(ctx.diagnostics.diagnostics().empty());
+}
+
+TEST_CASE("fewer iterations than stages: only clones, seeded by the init values", "[LowerPipelineLoops]") {
+  const std::string sig = "    def main(self, s0: pl.Scalar[pl.INDEX]) -> pl.Scalar[pl.INDEX]:\n";
+  auto before = pass_test::parse(kHead + sig +
+                                 "        for i, (a,) in pl.pipeline(0, 2, 1, stage=4, init_values=(s0,)):\n"
+                                 "            b: pl.Scalar[pl.INDEX] = a * i\n"
+                                 "            r = pl.yield_(b)\n"
+                                 "        for j in pl.pipeline(0, 0, 1, stage=4):\n"
+                                 "            c: pl.Scalar[pl.INDEX] = j\n"
+                                 "        return r\n");
+  auto expected = pass_test::parse(kHead + sig +
+                                   "        b: pl.Scalar[pl.INDEX] = s0 * 0\n"
+                                   "        b1: pl.Scalar[pl.INDEX] = b * 1\n"
+                                   "        r: pl.Scalar[pl.INDEX] = b1\n"
+                                   "        for j in pl.range(0, 0, 1):\n"  // no iteration: just demoted
+                                   "            c: pl.Scalar[pl.INDEX] = j\n"
+                                   "        return r\n");
+  passes::PassContext ctx;
+  pass_test::require_equal(lower(before, ctx), expected);
+}
+
+TEST_CASE("runtime bounds: a main loop to unroll_main_end, then an if-cascade on the leftover count",
+          "[LowerPipelineLoops]") {
+  SECTION("a tensor extent from 0: the span needs no clamp; each cascade level passes the carry on") {
+    const std::string sig =
+        "    def main(self, x: pl.Tensor[[N, 64], pl.FP32], s0: pl.Scalar[pl.INDEX]) -> pl.Scalar[pl.INDEX]:\n";
+    const std::string head = "import pypto.language as pl\n\nN = pl.dynamic(\"N\")\n\n@pl.program\nclass P:\n"
+                             "    @pl.function(strict_ssa=True)\n";
+    auto before = pass_test::parse(head + sig +
+                                   "        for i, (a,) in pl.pipeline(0, N, 1, stage=3, init_values=(s0,)):\n"
+                                   "            b: pl.Scalar[pl.INDEX] = a + i\n"
+                                   "            r = pl.yield_(b)\n"
+                                   "        return r\n");
+    auto expected = pass_test::parse(head + sig +
+                                     "        end: pl.Scalar[pl.INDEX] = 0 + (N - 0) // 3 * 3\n"
+                                     "        for i, (a,) in pl.pipeline(0, end, 3, stage=3, init_values=(s0,)):\n"
+                                     "            b: pl.Scalar[pl.INDEX] = a + i\n"
+                                     "            b1: pl.Scalar[pl.INDEX] = b + (i + 1)\n"
+                                     "            b2: pl.Scalar[pl.INDEX] = b1 + (i + 2)\n"
+                                     "            r_main = pl.yield_(b2)\n"
+                                     "        rem: pl.Scalar[pl.INDEX] = N - end\n"
+                                     "        if rem == 1:\n"
+                                     "            c: pl.Scalar[pl.INDEX] = r_main + end\n"
+                                     "            r = pl.yield_(c)\n"
+                                     "        else:\n"
+                                     "            if rem == 2:\n"
+                                     "                d: pl.Scalar[pl.INDEX] = r_main + end\n"
+                                     "                d1: pl.Scalar[pl.INDEX] = d + (end + 1)\n"
+                                     "                r2 = pl.yield_(d1)\n"
+                                     "            else:\n"
+                                     "                r2 = pl.yield_(r_main)\n"
+                                     "            r = pl.yield_(r2)\n"
+                                     "        return r\n");
+    passes::PassContext ctx;
+    pass_test::require_equal(lower(before, ctx), expected);
+  }
+  SECTION("a scalar stop may lie below start: the span is clamped at 0; a step of 2 counts iterations") {
+    const std::string sig = "    def main(self, n: pl.Scalar[pl.INDEX]):\n";
+    auto before = pass_test::parse(kHead + sig +
+                                   "        for i in pl.pipeline(1, n, 2, stage=2):\n"
+                                   "            y: pl.Scalar[pl.INDEX] = i\n");
+    auto expected = pass_test::parse(kHead + sig +
+                                     "        end: pl.Scalar[pl.INDEX] = 1 + (pl.max(n - 1, 0) + 1) // 2 // 2 * 4\n"
+                                     "        for i in pl.pipeline(1, end, 4, stage=2):\n"
+                                     "            y: pl.Scalar[pl.INDEX] = i\n"
+                                     "            y1: pl.Scalar[pl.INDEX] = i + 2\n"
+                                     "        rem: pl.Scalar[pl.INDEX] = (pl.max(n - 1, 0) + 1) // 2 - (pl.max(n - 1, 0) + 1) // 2 // 2 * 2\n"
+                                     "        if rem == 1:\n"
+                                     "            y2: pl.Scalar[pl.INDEX] = end\n");
+    passes::PassContext ctx;
+    pass_test::require_equal(lower(before, ctx), expected);
+  }
+}
+
+TEST_CASE("nested pipelines: the inner loop is lowered first, each outer clone holds a fresh copy",
+          "[LowerPipelineLoops]") {
+  const std::string sig = "    def main(self, x: pl.Tensor[[64], pl.FP32]) -> pl.Tensor[[64], pl.FP32]:\n";
+  auto before = pass_test::parse(kHead + sig +
+                                 "        for i in pl.pipeline(0, 4, 1, stage=2):\n"
+                                 "            for j in pl.pipeline(0, 2, 1, stage=2):\n"
+                                 "                y: pl.Scalar[pl.INDEX] = i + j\n"
+                                 "        return x\n");
+  auto expected = pass_test::parse(kHead + sig +
+                                   "        for i in pl.pipeline(0, 4, 2, stage=2):\n"
+                                   "            for j in pl.pipeline(0, 2, 2, stage=2):\n"
+                                   "                y: pl.Scalar[pl.INDEX] = i + j\n"
+                                   "                y1: pl.Scalar[pl.INDEX] = i + (j + 1)\n"
+                                   "            for j2 in pl.pipeline(0, 2, 2, stage=2):\n"
+                                   "                y2: pl.Scalar[pl.INDEX] = i + 1 + j2\n"
+                                   "                y3: pl.Scalar[pl.INDEX] = i + 1 + (j2 + 1)\n"
+                                   "        return x\n");
+  passes::PassContext ctx;
+  pass_test::require_equal(lower(before, ctx), expected);
+}
+
+TEST_CASE("stage=1, other loops and runtime steps are not replicated", "[LowerPipelineLoops]") {
+  const std::string sig = "    def main(self, x: pl.Tensor[[64], pl.FP32], s: pl.Scalar[pl.INDEX]) -> pl.Tensor[[64], pl.FP32]:\n";
+  auto before = pass_test::parse(kHead + sig +
+                                 "        for i in pl.pipeline(0, 8, 1, stage=1):\n"
+                                 "            y: pl.Scalar[pl.INDEX] = i\n"
+                                 "        for j in pl.range(0, 8, 1):\n"
+                                 "            z: pl.Scalar[pl.INDEX] = j\n"
+                                 "        for k in pl.pipeline(0, 8, s, stage=2):\n"
+                                 "            w: pl.Scalar[pl.INDEX] = k\n"
+                                 "        return x\n");
+  passes::PassContext ctx;
+  auto after = lower(before, ctx);
+  auto expected = pass_test::parse(kHead + sig +
+                                   "        for i in pl.pipeline(0, 8, 1, stage=1):\n"
+                                   "            y: pl.Scalar[pl.INDEX] = i\n"
+                                   "        for j in pl.range(0, 8, 1):\n"
+                                   "            z: pl.Scalar[pl.INDEX] = j\n"
+                                   "        for k in pl.pipeline(0, 8, s, stage=1):\n"
+                                   "            w: pl.Scalar[pl.INDEX] = k\n"
+                                   "        return x\n");
   pass_test::require_equal(after, expected);
   const auto& d = ctx.diagnostics.diagnostics();
-  REQUIRE(d.size() == 2);
-  for (const auto& w : d) {
-    CHECK(w.severity == ir::Severity::Warning);
-    CHECK(w.code == "W501");
-  }
-  CHECK(d[0].span.line == 8);  // the inner loop is lowered first, inside its parent
-  CHECK(d[0].message.find("pl.pipeline(stage=4)") != std::string::npos);
-  CHECK(d[1].span.line == 7);
-  // Nothing left to lower: no warnings, the program itself.
+  REQUIRE(d.size() == 1);
+  CHECK(d[0].severity == ir::Severity::Warning);
+  CHECK(d[0].code == "W501");
+  CHECK(d[0].span.line == 11);
+  CHECK(d[0].message.find("step is not a positive constant") != std::string::npos);
+  // Nothing left to lower: the program itself, no warnings.
   passes::PassContext again;
-  CHECK(passes::lower_pipeline_loops_pass().run(after, again) == after);
+  CHECK(lower(after, again) == after);
   CHECK(again.diagnostics.diagnostics().empty());
 }

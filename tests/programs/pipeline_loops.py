@@ -1,6 +1,7 @@
-# Exercises: pl.pipeline(stage=F) loops (LowerPipelineLoops: they run as sequential loops, with a
-# warning that the stages are not overlapped yet) — in a tile-level kernel walking row blocks, and
-# at the tensor level inside pl.at carrying a row-sum accumulator across column chunks.
+# Exercises: pl.pipeline(stage=F) loops (LowerPipelineLoops replicates the body F times per
+# iteration, CanonicalizeIOOrder issues the clones' loads before their compute and sinks the
+# stores) — in a tile-level kernel walking row blocks, and at the tensor level inside pl.at
+# carrying a row-sum accumulator across column chunks.
 # out = x * 2 + 1 (block by block); sums[r] = sum of x[r, :] (chunk by chunk, as a [1, R] row).
 import pypto.language as pl
 
