@@ -70,6 +70,7 @@ void Executor::begin_run() {
     reserved_cluster_ = -1;
     g_current = this;
     trace_.assign(workers_.size(), {});
+    dummy_trace_.clear();
     submitted_ = 0;
     finished_ = 0;
     run_start_ns_ = now_ns();
@@ -265,6 +266,10 @@ TaskOutputTensors Executor::submit(const MixedKernels& mk, const CoreTaskArgs& a
 void Executor::make_ready_locked(Task* t) {
     if (t->jobs_left == 0) {  // dummy task: completes as soon as its producers have
         t->jobs_left = 1;
+        if (opts_.trace) {
+            const uint64_t now = now_ns();
+            dummy_trace_.push_back(TraceSlice{t, -1, 0, 0, now, now});
+        }
         finish_job_locked(t);
         return;
     }

@@ -90,10 +90,16 @@ bool Executor::write_trace(const std::string& path, const char* program_name, st
 
 // A picture of the same run: a row per simulated core, a box per kernel run (its facts in the
 // tooltip), an arrow per dependency edge from the producer's end to the consumer's start.
+std::string Executor::track_name(std::size_t w) const {
+    static const char* kRole[3] = {"AIC", "AIV0", "AIV1"};
+    if (w >= trace_.size()) return "dependency-only tasks";
+    return "cluster " + std::to_string(w / 3) + " " + kRole[w % 3];
+}
+
 std::map<uint64_t, Executor::TaskEnds> Executor::task_ends() const {
     std::map<uint64_t, TaskEnds> ends;
-    for (std::size_t w = 0; w < trace_.size(); ++w)
-        for (const TraceSlice& s : trace_[w]) {
+    for (std::size_t w = 0; w < trace_tracks(); ++w)
+        for (const TraceSlice& s : trace_track(w)) {
             TaskEnds& e = ends[s.task->seq];
             if (!e.first || s.start_ns < e.first->start_ns) e.first = &s, e.first_worker = static_cast<int>(w);
             if (!e.last || s.end_ns > e.last->end_ns) e.last = &s, e.last_worker = static_cast<int>(w);
@@ -102,14 +108,13 @@ std::map<uint64_t, Executor::TaskEnds> Executor::task_ends() const {
 }
 
 std::string Executor::trace_svg(const char* program_name) const {
-    static const char* kRole[3] = {"AIC", "AIV0", "AIV1"};
     constexpr int kLeft = 110, kWidth = 820, kRow = 30, kTop = 44;
     uint64_t end = run_start_ns_ + 1;
     const auto ends = task_ends();
     for (const auto& [seq, e] : ends) end = std::max(end, e.last->end_ns);
     const double span = static_cast<double>(end - run_start_ns_);
     auto x_of = [&](uint64_t ns) { return kLeft + static_cast<double>(ns - run_start_ns_) / span * kWidth; };
-    const int rows = static_cast<int>(trace_.size());
+    const int rows = static_cast<int>(trace_tracks());
     const int height = kTop + rows * kRow + 30;
     std::string o;
     char buf[1024];
@@ -126,11 +131,19 @@ std::string Executor::trace_svg(const char* program_name) const {
     for (int w = 0; w < rows; ++w) {
         const int y = kTop + w * kRow;
         std::snprintf(buf, sizeof buf,
-                      "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">cluster %d %s</text>\n<line x1=\"%d\" x2=\"%d\" "
+                      "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">%s</text>\n<line x1=\"%d\" x2=\"%d\" "
                       "y1=\"%d\" y2=\"%d\" stroke=\"#ddd\"/>\n",
-                      kLeft - 8, y + kRow / 2 + 4, w / 3, kRole[w % 3], kLeft, kLeft + kWidth, y + kRow, y + kRow);
+                      kLeft - 8, y + kRow / 2 + 4, xml_text(track_name(static_cast<std::size_t>(w))).c_str(), kLeft,
+                      kLeft + kWidth, y + kRow, y + kRow);
         o += buf;
-        for (const TraceSlice& s : trace_[static_cast<std::size_t>(w)]) {
+        for (const TraceSlice& s : trace_track(static_cast<std::size_t>(w))) {
+            if (s.kernel_id < 0) {  // a dependency-only task: a diamond at the moment it completed
+                std::snprintf(buf, sizeof buf,
+                              "<path class=\"dummy\" d=\"M%.1f,%d l5,5 l-5,5 l-5,-5 z\" fill=\"#888\"><title>",
+                              x_of(s.start_ns), y + kRow / 2 - 5);
+                o += buf + xml_text("task_dummy: " + task_label(*s.task)) + "</title></path>\n";
+                continue;
+            }
             const KernelInfo& k = kernels_[static_cast<std::size_t>(s.kernel_id)];
             const std::string name = k.name ? k.name : "?";
             uint32_t hue = 2166136261u;  // FNV-1a of the kernel name, spread over the colour wheel
@@ -176,20 +189,25 @@ std::string Executor::trace_svg(const char* program_name) const {
 }
 
 std::string Executor::trace_json(const char* program_name) const {
-    static const char* kRole[3] = {"AIC", "AIV0", "AIV1"};
     Json events = Json::array();
     events.push_back({{"name", "process_name"}, {"ph", "M"}, {"pid", 0}, {"tid", 0},
                       {"args", {{"name", std::string("pypto CPU runtime: ") + (program_name ? program_name : "")}}}});
-    for (std::size_t w = 0; w < trace_.size(); ++w) {
-        const std::string name = "cluster " + std::to_string(w / 3) + " " + kRole[w % 3];
+    for (std::size_t w = 0; w < trace_tracks(); ++w) {
+        const std::string name = track_name(w);
         events.push_back({{"name", "thread_name"}, {"ph", "M"}, {"pid", 0}, {"tid", w}, {"args", {{"name", name}}}});
         events.push_back({{"name", "thread_sort_index"}, {"ph", "M"}, {"pid", 0}, {"tid", w},
                           {"args", {{"sort_index", w}}}});
     }
     const auto ends = task_ends();
-    for (std::size_t w = 0; w < trace_.size(); ++w) {
-        for (const TraceSlice& s : trace_[w]) {
+    for (std::size_t w = 0; w < trace_tracks(); ++w) {
+        for (const TraceSlice& s : trace_track(w)) {
             const Task& t = *s.task;
+            if (s.kernel_id < 0) {  // a dependency-only task: an instant slice where its edges meet
+                events.push_back({{"name", "task_dummy"}, {"cat", "dependency-only"}, {"ph", "X"},
+                                  {"ts", micros(s.start_ns, run_start_ns_)}, {"dur", 0}, {"pid", 0}, {"tid", w},
+                                  {"args", {{"task", t.seq}, {"submit", task_label(t)}}}});
+                continue;
+            }
             const KernelInfo& k = kernels_[static_cast<std::size_t>(s.kernel_id)];
             Json args = {{"task", t.seq}, {"func_id", k.func_id}};
             if (k.source) args["kernel_source"] = std::string(k.source) + ":" + std::to_string(k.line);
@@ -223,7 +241,7 @@ std::string Executor::trace_json(const char* program_name) const {
         }
     }
     // Flow arrows: bound to the enclosing slices (the producer's at its end, the consumer's at its
-    // start). Edges through a dummy task (it runs no kernel) have no slice to bind to and are left out.
+    // start); a dependency-only task's instant on its own track.
     uint64_t flow_id = 0;
     for (const auto& owned : tasks_) {
         const Task& t = *owned;

@@ -31,11 +31,11 @@ using namespace clitest;
 
 Run sh(const std::string& cmd) { return shell(cmd + " 2>&1"); }
 
-fs::path build_program(const std::string& program, const std::string& dir) {
+fs::path build_program(const std::string& program, const std::string& dir, const std::string& options = {}) {
   fs::path o = fs::path(PYPTO_TEST_WORK_DIR) / dir;
   if (!fs::exists(o / ".pypto-project")) fs::remove_all(o);  // left by an older pypto: not replaceable
   fs::create_directories(o.parent_path());
-  auto r = sh(fmt::format("'{}' build '{}/{}' -o '{}'", PYPTO_BIN, PYPTO_TEST_PROGRAMS, program, o.string()));
+  auto r = sh(fmt::format("'{}' build '{}/{}' -o '{}' {}", PYPTO_BIN, PYPTO_TEST_PROGRAMS, program, o.string(), options));
   INFO(r.out);
   REQUIRE(r.code == 0);
   return o;
@@ -284,6 +284,52 @@ TEST_CASE("the trace of a 3-kernel program with stated dependencies matches the 
     CHECK(f.at("ts").get<double>() >= s.at("ts").get<double>());  // the consumer started after
   }
   CHECK(edges == std::set<std::tuple<int, int, std::string>>{{0, 1, "deps"}, {1, 2, "deps"}, {2, 3, "deps"}});
+}
+
+namespace {
+// The kernels (by task) and dependency edges (from, to) of a bin/run --trace file; dependency-only
+// tasks are named "task_dummy".
+std::pair<std::map<int, std::string>, std::set<std::pair<int, int>>> traced_graph(const fs::path& out) {
+  const fs::path trace = out / "trace.json";
+  auto r = sh(fmt::format("'{}' --seed 1 --trace '{}'", (out / "bin" / "run").string(), trace.string()));
+  INFO(r.out);
+  REQUIRE(r.code == 0);
+  std::ifstream in(trace);
+  const auto doc = nlohmann::json::parse(in);
+  std::map<int, std::string> tasks;
+  std::set<std::pair<int, int>> edges;
+  for (const auto& e : doc.at("traceEvents")) {
+    if (e.at("ph") == "X") tasks[e.at("args").at("task")] = e.at("name");
+    if (e.at("ph") == "s") edges.emplace(e.at("args").at("from_task"), e.at("args").at("to_task"));
+  }
+  return {tasks, edges};
+}
+}  // namespace
+
+TEST_CASE("a phase fence: NB consumers of a whole TaskId array wait on one barrier task", "[run][trace]") {
+  // phase_fence.py: NB producers fill tids in a manual scope, then NB parallel consumers each wait
+  // on the whole array. For NB = 4, ExpandManualPhaseFence puts one task_dummy (task 4) between
+  // them: 4 + 4 edges instead of 16. For NB = 2 it does not pay (4 edges either way): direct edges.
+  {
+    auto [tasks, edges] = traced_graph(build_program("phase_fence.py", "phase_fence_trace"));
+    REQUIRE(tasks.size() == 9);
+    CHECK(tasks[4] == "task_dummy");
+    std::set<std::pair<int, int>> expected;
+    for (int p = 0; p < 4; ++p) {
+      CHECK(tasks[p] == "double");
+      expected.emplace(p, 4);
+    }
+    for (int c = 5; c < 9; ++c) {
+      CHECK(tasks[c] == "gather");
+      expected.emplace(4, c);
+    }
+    CHECK(edges == expected);
+  }
+  {
+    auto [tasks, edges] = traced_graph(build_program("phase_fence.py", "phase_fence_trace_nb2", "-D NB=2"));
+    REQUIRE(tasks.size() == 4);
+    CHECK(edges == std::set<std::pair<int, int>>{{0, 2}, {0, 3}, {1, 2}, {1, 3}});
+  }
 }
 
 // Runs `argv` with stdin, stdout and stderr on a new pseudo-terminal (forkpty), PYPTO_PROGRESS_DELAY_MS

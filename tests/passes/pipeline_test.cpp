@@ -24,6 +24,7 @@ TEST_CASE("default pipeline order", "[pipeline]") {
   if (names.at(i) == "InsertPipeSync") ++i;
   REQUIRE(names.at(i++) == "DeriveCallDirections");
   REQUIRE(names.at(i++) == "CheckTaskArgLimits");
+  REQUIRE(names.at(i++) == "ExpandManualPhaseFence");
   REQUIRE(names.at(i++) == "MaterializeRuntimeScopes");
   REQUIRE(names.at(i++) == "CheckOrchestrationForms");
   REQUIRE(names.at(i++) == "PlanTensorAllocs");

@@ -241,6 +241,12 @@ private:
     std::atomic<uint64_t> submitted_{0}, finished_{0};  // progress()
     uint64_t run_start_ns_ = 0;
     std::vector<std::vector<TraceSlice>> trace_;  // --trace: per worker, in the order it ran them
+    // --trace: dependency-only tasks (rt_submit_dummy_task), each an instant when its producers are
+    // done, on a track after the cores' (kernel_id -1), so edges through them can be drawn.
+    std::vector<TraceSlice> dummy_trace_;
+    std::size_t trace_tracks() const { return trace_.size() + (dummy_trace_.empty() ? 0 : 1); }
+    const std::vector<TraceSlice>& trace_track(std::size_t w) const { return w < trace_.size() ? trace_[w] : dummy_trace_; }
+    std::string track_name(std::size_t w) const;
 };
 
 // Print the running kernel's name and func_id on SIGSEGV / SIGBUS / SIGFPE / SIGILL / SIGABRT.
