@@ -45,6 +45,8 @@ void CStmtPrinter::stmt(const StmtPtr& s) {
     // CheckKernelForms / CheckOrchestrationForms reject these before emission.
     case NodeKind::WhileStmt: return while_stmt(static_cast<const WhileStmt&>(*s));
     case NodeKind::ReturnStmt:
+      if (s.get() == closing_return_) return;
+      [[fallthrough]];
     case NodeKind::BreakStmt:
     case NodeKind::ContinueStmt:
       throw InternalError("emit", fmt::format("a return / break / continue in {} reached the emitter", where_), s->span);
@@ -73,7 +75,12 @@ void CStmtPrinter::carry_out(const Var& t, const ExprPtr& v, const Span& sp) {
   const std::string& yielded = handle(v);
   auto it = handles_.find(&t);
   if (it == handles_.end()) handles_[&t] = yielded;  // an if result: the first arm binds it
-  else if (it->second != yielded)
+  else if (const auto* a = as_array(t.type); a && t.kind == NodeKind::IterArg && it->second != yielded) {
+    // A loop carrying the array its body made (CheckOrchestrationForms: made in the body): its
+    // slots become the carried array's for the next iteration.
+    const std::string i = names_.fresh("slot");
+    line(fmt::format("for (int64_t {0} = 0; {0} < {1}; ++{0}) {2}[{0}] = {3}[{0}];", i, a->extent, it->second, yielded));
+  } else if (it->second != yielded)
     throw InternalError("emit", fmt::format("a loop / if in {} that carries a tensor rebound to another buffer (the form "
                                             "checks reject it before emission)", where_), sp);
 }

@@ -25,6 +25,8 @@ class CStmtPrinter {
 
  protected:
   explicit CStmtPrinter(std::string where) : where_(std::move(where)) {}
+  // The function's closing return (ir::trailing_return), which prints nothing.
+  const ir::Stmt* closing_return_ = nullptr;
 
   // ---- output ----
   void line(const std::string& s) { body_ += std::string(4 * indent_, ' ') + s + "\n"; }

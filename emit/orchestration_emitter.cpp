@@ -89,11 +89,8 @@ class OrchEmitter : CStmtPrinter {
       bind += fmt::format("    int64_t {} = (int64_t){}.shapes[{}];\n", names_.name(d.var), tensor_params[d.tensor], d.axis);
     index_.visit_function(f_);
     indent_ = 1;
-    const auto stmts = flatten_body(f_.body);
-    for (size_t i = 0; i < stmts.size(); ++i) {
-      if (i + 1 == stmts.size() && as<ReturnStmt>(stmts[i])) break;
-      stmt(stmts[i]);
-    }
+    closing_return_ = trailing_return(f_.body);  // prints nothing: the outputs are the parameters
+    for (const auto& s : flatten_body(f_.body)) stmt(s);
     const std::string source =
         f_.span.valid() ? std::filesystem::path(f_.span.filename()).filename().string() : std::string("<ir>");
     std::string out =

@@ -91,6 +91,17 @@ const YieldStmt* trailing_yield(const StmtPtr& body) {
   return nullptr;
 }
 
+const ReturnStmt* trailing_return(const StmtPtr& body) {
+  auto stmts = flatten_body(body);
+  while (!stmts.empty()) {
+    if (const auto* r = as<ReturnStmt>(stmts.back())) return r;
+    const auto* sc = as<ScopeStmt>(stmts.back());
+    if (!sc) return nullptr;
+    stmts = flatten_body(sc->body);
+  }
+  return nullptr;
+}
+
 StmtPtr make_body(std::vector<StmtPtr> stmts, Span span) {
   std::vector<StmtPtr> flat;
   for (auto& s : stmts) {

@@ -125,5 +125,8 @@ std::vector<StmtPtr> flatten_body(const StmtPtr& body);
 StmtPtr make_body(std::vector<StmtPtr> stmts, Span span = {});
 // The yield that ends `body`, possibly inside the body's trailing scope; nullptr when none.
 const YieldStmt* trailing_yield(const StmtPtr& body);
+// The function's closing `return`: the last statement of `body`, or of the scope that ends it
+// (MaterializeRuntimeScopes puts an orchestration function's return inside its outer scope).
+const ReturnStmt* trailing_return(const StmtPtr& body);
 
 }  // namespace pypto::ir

@@ -171,6 +171,18 @@ class ArrayVersions {
     if (!yv || root(yv) != r) reject_(sp, fmt::format("{} that carries one array in and another out", what), "");
   }
 
+  // Whether the trailing yield's value at `k` is an array created in the loop body (the block
+  // numbered `body_block`, or one inside it): the emitter copies its slots into the carried array
+  // at the end of each iteration (a rebind: the next iteration waits on what this one made).
+  bool made_in_body(const StmtPtr& body, size_t k, int body_block) const {
+    const YieldStmt* y = trailing_yield(body);
+    const auto* yv = y && k < y->values.size() ? as<Var>(y->values[k]) : nullptr;
+    const Var* r = yv ? root(yv) : nullptr;
+    auto it = r ? made_in_.find(r) : made_in_.end();
+    if (it == made_in_.end() || it->second.size() <= path_.size()) return false;
+    return std::equal(path_.begin(), path_.end(), it->second.begin()) && it->second[path_.size()] == body_block;
+  }
+
   void loop(const std::vector<IterArgPtr>& ias, const StmtPtr& body, const std::vector<VarPtr>& rvs, const Span& sp,
             const ExprPtr& cond) {
     for (const auto& ia : ias) {
@@ -186,12 +198,13 @@ class ArrayVersions {
     }
     ++loops_;
     read(cond, sp);
+    const int body_block = next_block_;
     block(body);
     --loops_;
     for (size_t k = 0; k < ias.size(); ++k) {
       if (!as_array(ias[k]->type)) continue;
       const Var* r = root(ias[k].get());
-      yields_same(body, k, r, sp, "a loop");
+      if (!made_in_body(body, k, body_block)) yields_same(body, k, r, sp, "a loop");
       if (k < rvs.size()) {
         bind(rvs[k].get(), r, loops_);
         cur_[r] = {rvs[k].get()};

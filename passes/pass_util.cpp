@@ -285,10 +285,26 @@ StmtPtr mutate_seq_splicing(IRMutator& m, const std::shared_ptr<const SeqStmts>&
 
 std::string suffixed(const std::string& base, int n) { return base + "_" + std::to_string(n); }
 
+namespace {
+// `body` without the statement `skip` (found last, possibly inside the scopes that end it).
+ir::StmtPtr without(const ir::StmtPtr& body, const ir::Stmt* skip) {
+  auto stmts = ir::flatten_body(body);
+  if (stmts.empty()) return body;
+  if (stmts.back().get() == skip) {
+    stmts.pop_back();
+  } else if (const auto* sc = ir::as<ir::ScopeStmt>(stmts.back())) {
+    auto n = std::make_shared<ir::ScopeStmt>(*sc);
+    n->body = without(sc->body, skip);
+    stmts.back() = n;
+  }
+  return ir::make_body(std::move(stmts), body->span);
+}
+}  // namespace
+
 void visit_body_except_trailing_return(ir::IRVisitor& v, const ir::Function& f) {
-  const auto body = ir::flatten_body(f.body);
-  for (size_t i = 0; i < body.size(); ++i)
-    if (i + 1 < body.size() || !ir::as<ir::ReturnStmt>(body[i])) v.visit(body[i]);
+  if (!f.body) return;
+  const ir::ReturnStmt* ret = ir::trailing_return(f.body);
+  for (const auto& s : ir::flatten_body(ret ? without(f.body, ret) : f.body)) v.visit(s);
 }
 
 }  // namespace pypto::passes

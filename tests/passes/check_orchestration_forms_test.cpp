@@ -164,7 +164,21 @@ TEST_CASE("in-place arrays: reads of the latest value pass; a stale read, an unc
                  "            d2 = pl.array.update_element(d, i, e)\n"
                  "            d3 = pl.yield_(d2)\n"
                  "        f = pl.array.get_element(d3, 1)\n") == "");
+  // A loop carrying the array its body made (each iteration waits on the previous one's tasks):
+  // the slots are copied into the carried array at the end of the iteration.
+  CHECK(error_of("        a = pl.array.create(4, pl.TASK_ID)\n"
+                 "        for i, (prev,) in pl.range(3, init_values=(a,)):\n"
+                 "            nxt = pl.array.create(4, pl.TASK_ID)\n"
+                 "            t = pl.array.get_element(prev, 0)\n"
+                 "            nxt2 = pl.array.update_element(nxt, 0, t)\n"
+                 "            r = pl.yield_(nxt2)\n"
+                 "        g = pl.array.get_element(r, 0)\n") == "");
   const std::vector<std::pair<std::string, std::string>> cases = {
+      {"        a = pl.array.create(4, pl.INT32)\n"
+       "        b = pl.array.create(4, pl.INT32)\n"
+       "        for i, (d,) in pl.range(4, init_values=(a,)):\n"
+       "            d3 = pl.yield_(b)\n",
+       "a loop that carries one array in and another out"},
       {"        a = pl.array.create(4, pl.TASK_ID)\n"
        "        t0 = pl.system.task_invalid()\n"
        "        b = pl.array.update_element(a, 0, t0)\n"
