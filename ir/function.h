@@ -35,6 +35,7 @@ struct Function {
   std::optional<Level> level;
   std::optional<Role> role;
   bool auto_scope = true;
+  bool strict_ssa = false;      // @pl.function(strict_ssa=True): the source's scoping rule, printed back (not compared)
   std::vector<FuncAttr> attrs;  // in source order, keys unique
   Span span;
   std::vector<std::string> leading_comments;  // docstring / comments before the body

@@ -136,6 +136,7 @@ class Printer {
     if (f.level) deco.push_back(fmt::format("level=pl.Level.{}", to_string(*f.level)));
     if (f.role) deco.push_back(fmt::format("role=pl.Role.{}", to_string(*f.role)));
     if (!f.auto_scope) deco.push_back("auto_scope=False");
+    if (f.strict_ssa) deco.push_back("strict_ssa=True");
     if (const FuncAttr* ext = find_attr(f, "external_source"); ext && !ext->expr && !ext->is_list)
       deco.push_back("external_source=" + print_attr(ext->value));
     line(deco.empty() ? std::string("@pl.function") : "@pl.function(" + join(deco) + ")");

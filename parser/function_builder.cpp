@@ -200,6 +200,7 @@ void FunctionBuilder::check_specialization(std::vector<CompileError>& errs) {
 
 void FunctionBuilder::build_signature() {
   parse_decorator();
+  fn_->strict_ssa = strict_ssa_;
   const auto& f = *file_;
   TSNode params = field(decl_.def, "parameters");
   auto ps = children(params);

@@ -571,8 +571,9 @@ std::vector<StmtPtr> FunctionBuilder::expression_stmt(TSNode n, TSNode e) {
     // An op that updates its first operand in place and returns it (registry: the tensor it
     // writes, pl.write / pl.assemble; the tile its result reuses, pl.tile.write / scatter /
     // fillpad_inplace), called for its effect on a name: the statement updates that name, as
-    // `x = pl.write(x, idx, v)` does. (Views reuse their operand too, but change nothing.)
-    if (const auto* c = as<Call>(v); c && c->op && !c->args.empty()) {
+    // `x = pl.write(x, idx, v)` does. (Views reuse their operand too, but change nothing.) Not under
+    // strict_ssa, where a name is bound once: there the statement stays an in-place effect.
+    if (const auto* c = as<Call>(v); !strict_ssa_ && c && c->op && !c->args.empty()) {
       const bool updates = c->op->written_tensor == 0 ||
                            (c->op->output_reuses_input == 0 && c->op->pipe_rule != PipeRule::NotInstruction);
       const auto* target = as<Var>(c->args[0]);

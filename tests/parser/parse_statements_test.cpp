@@ -2,6 +2,7 @@
 // without init_values, if with yields, scopes, subscript reads/writes, comments, static_assert.
 #include <catch2/catch.hpp>
 
+#include "ir/printer.h"
 #include "parse_helpers.h"
 
 using namespace pypto::ir;
@@ -79,6 +80,22 @@ TEST_CASE("strict_ssa=True on one function holds that function to single assignm
     CHECK(e.diagnostics()[0].code == "E201");
     CHECK(e.diagnostics()[0].span.line == 13);  // the second y in b
   }
+}
+
+TEST_CASE("strict_ssa=True is kept on the function and printed back; a bare in-place op stays a statement there",
+          "[parser][stmt]") {
+  auto p = parse("import pypto.language as pl\n\n@pl.program\nclass P:\n"
+                 "    @pl.function(type=pl.FunctionType.InCore, strict_ssa=True)\n"
+                 "    def k(self, x: pl.Tensor[[64, 64], pl.FP32]):\n"
+                 "        t = pl.load(x, [0, 0], [64, 64])\n"
+                 "        pl.tile.write(t, [0, 1], 2.0)\n"
+                 "        return\n");
+  const auto& f = *p->find("k");
+  CHECK(f.strict_ssa);
+  CHECK(print_program(*p).find("@pl.function(type=pl.FunctionType.InCore, strict_ssa=True)") != std::string::npos);
+  auto b = body_of(p);
+  REQUIRE(b.size() == 3);
+  CHECK(as<EvalStmt>(b[1]));  // t is bound once: the write is an effect on its buffer, not a rebinding
 }
 
 TEST_CASE("strict_ssa: a rebinding in a nested block shadows until a scope with results ends; a bare pl.yield_() is nothing",
