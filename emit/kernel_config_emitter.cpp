@@ -44,8 +44,11 @@ std::string emit_kernel_config(const Function& orch, const std::vector<KernelRef
   bool any = !orch_sig.empty();
   for (const auto& k : kernels) any = any || !k.signature.empty();
 
+  bool sdma = false;
+  for (const auto& k : kernels) sdma = sdma || kernel_uses_sdma(*k.fn);
   std::string out = fill_template(load_template(opts, "kernel_config_header.py.in"),
-                                  {{"import", any ? "\nfrom simpler.task_interface import ArgDirection as _D\n" : ""}});
+                                  {{"import", any ? "\nfrom simpler.task_interface import ArgDirection as _D\n" : ""},
+                                   {"sdma", sdma ? "\t\"enable_sdma\": True,\n" : ""}});
   out += fmt::format(
       "\nORCHESTRATION = {{\n\t\"source\": str(_ROOT_DIR / \"orchestration\" / \"{}.cpp\"),\n"
       "\t\"function_name\": \"aicpu_orchestration_entry\",\n\t\"signature\": [{}],\n}}\n",

@@ -40,6 +40,8 @@ namespace {
 // Planned addresses: AllocatedMemoryAddr, verified before rendering.
 constexpr std::string_view kAddressRule = "the AllocatedMemoryAddr verifier rule";
 constexpr std::string_view kTypeRule = "its type rule";
+// The kernel parameter (and kernel_entry local) holding the task's SDMA workspace (prefetch contexts).
+constexpr const char* kSdmaWorkspace = "pypto_sdma_workspace";
 
 std::vector<int64_t> const_list(const ExprPtr& e, const Span& sp, const char* what) {
   std::vector<int64_t> out;
@@ -80,6 +82,10 @@ class KernelEmitter : CStmtPrinter {
     for (const auto& d : dims_) params.push_back(fmt::format("int64_t {}", names_.name(d.var)));
     // The launch geometry the body reads (SPMD block index, block count, AIV lane): trailing
     // int32_t parameters, in that order, which kernel_entry reads from the runtime's context.
+    // A body that makes a prefetch context takes the task's SDMA workspace, read by kernel_entry
+    // from the runtime, before the launch-geometry trailers.
+    sdma_ = kernel_uses_sdma(f_);
+    if (sdma_) params.push_back(fmt::format("__gm__ int8_t* {}", kSdmaWorkspace));
     launch_ = launch_ids(f_);
     for (const auto& l : launch_) params.push_back(fmt::format("int32_t {}", l.param));
     // Body.
@@ -92,7 +98,8 @@ class KernelEmitter : CStmtPrinter {
     // Assemble the file.
     std::string out = fill_template(load_template(opts_, "kernel_prologue.cpp.in"),
                                     {{"name", f_.name}, {"source", source_name()}});
-    if (!launch_.empty()) out += "#include \"intrinsic.h\"  // get_block_idx(args) and the other launch-geometry reads\n";
+    if (!launch_.empty() || sdma_)
+      out += "#include \"intrinsic.h\"  // get_block_idx(args), get_dma_workspace(args, kind): the runtime's per-task context\n";
     out += '\n';
     out += floor_helpers("__aicore__");
     out += '\n';
@@ -202,7 +209,8 @@ class KernelEmitter : CStmtPrinter {
     if (!c || !c->op) unreachable(s.span, "this expression statement in a kernel");
     const KernelOpRow* row = find_kernel_op(*c->op);
     if (row && (row->form == OpForm::Store || row->form == OpForm::Barrier || row->form == OpForm::Flag ||
-                row->form == OpForm::PipeInit || row->form == OpForm::FifoPush || row->form == OpForm::FifoFree))
+                row->form == OpForm::PipeInit || row->form == OpForm::FifoPush || row->form == OpForm::FifoFree ||
+                row->form == OpForm::Prefetch || row->form == OpForm::PrefetchWait))
       return op_call(nullptr, *c, s.span);
     unreachable(s.span, fmt::format("pl.{} with an unused result", c->op->name));
   }
@@ -237,6 +245,15 @@ class KernelEmitter : CStmtPrinter {
     }
     if (as_scalar(v.type)) return assign_scalar(v, s.value);
     unreachable(s.span, "an assignment of this type in a kernel");
+  }
+
+  // The C++ name of a handle-valued result (a prefetch context / event / session), bound as the
+  // Var's handle; a fresh name for a bare call's unused result.
+  std::string handle_name(const Var* dst, const std::string& fallback) {
+    if (!dst) return names_.fresh(fallback);
+    const std::string n = names_.name(dst);
+    bind_handle(*dst, n);
+    return n;
   }
 
   std::string operand(const ExprPtr& e) {
@@ -432,6 +449,25 @@ class KernelEmitter : CStmtPrinter {
       }
       case OpForm::FifoFree:
         return line(fmt::format("{}<{}, {}>({});", call, pipe(c, sp).type, split_axis(c), pipe(c, sp).var));
+      case OpForm::PrefetchContext:
+        return line(fmt::format("{0} {1} = {0}(reinterpret_cast<__gm__ uint8_t*>({2}));", call, handle_name(dst, "prefetch_ctx"),
+                                kSdmaWorkspace));
+      case OpForm::Prefetch: {
+        const auto* t = as_tensor(c.args[0]->type);
+        if (!t) unreachable(sp, "pl.prefetch.async_prefetch of a non-tensor", kTypeRule);
+        std::vector<ExprPtr> zeros(t->shape.size(), make_int(0, sp));
+        const std::string evt = handle_name(dst, "prefetch_evt");
+        const std::string g = gm_view(c.args[0], zeros, t->shape, evt, sp).second;
+        return line(fmt::format("pto::comm::AsyncEvent {} = {}({}, {});", evt, call, g, handle(c.args[1])));
+      }
+      case OpForm::PrefetchSession:
+        return line(fmt::format("pto::comm::AsyncSession {} = {}.session;", handle_name(dst, "prefetch_session"),
+                                handle(c.args[0])));
+      case OpForm::PrefetchWait: {
+        const std::string w = fmt::format("{}.Wait({})", handle(c.args[0]), handle(c.args[1]));
+        if (!dst) return line(fmt::format("(void){};", w));
+        return line(fmt::format("const bool {} = {};", names_.name(dst), w));
+      }
       case OpForm::Planned:
       case OpForm::Barrier:
       case OpForm::Flag: return;  // handled above
@@ -605,6 +641,11 @@ class KernelEmitter : CStmtPrinter {
       out += fmt::format("    int64_t {} = static_cast<int64_t>({}->shapes[{}]);\n", n, descs[dim.tensor], dim.axis);
       call.push_back(n);
     }
+    if (sdma_) {
+      out += fmt::format("    __gm__ int8_t* {} = reinterpret_cast<__gm__ int8_t*>(get_dma_workspace(args, DMA_WORKSPACE_SDMA));\n",
+                         kSdmaWorkspace);
+      call.push_back(kSdmaWorkspace);
+    }
     for (const auto& l : launch_) call.push_back(fmt::format("{}(args)", l.call));
     return {out, fmt::format("{}", fmt::join(call, ", "))};
   }
@@ -639,6 +680,7 @@ class KernelEmitter : CStmtPrinter {
   const SocInfo& soc_;
   std::vector<DescriptorDim> dims_;  // where kernel_entry reads them: tensor parameter index, axis
   std::vector<LaunchParam> launch_;  // the launch-geometry trailers the body reads
+  bool sdma_ = false;                // the body makes a prefetch context: the SDMA workspace parameter
   std::map<int64_t, PipeName> pipes_;  // cross-core FIFO pipes by id (PipeInit)
   std::string fname_;
   std::vector<std::string> alias_defs_;
@@ -649,5 +691,17 @@ class KernelEmitter : CStmtPrinter {
 }  // namespace
 
 std::string emit_kernel(const Function& f, const EmitOptions& opts) { return KernelEmitter(f, opts).run(); }
+
+bool kernel_uses_sdma(const Function& f) {
+  struct Uses : IRVisitor {
+    bool found = false;
+    void visit_call(const Call& c) override {
+      if (c.op && c.op->name == "prefetch.make_context") found = true;
+      IRVisitor::visit_call(c);
+    }
+  } u;
+  u.visit_function(f);
+  return u.found;
+}
 
 }  // namespace pypto::emit

@@ -23,4 +23,8 @@ std::string kernel_core_dir(const ir::Function& f);
 
 std::string emit_kernel(const ir::Function& f, const EmitOptions& opts);
 
+// Whether the kernel makes a prefetch context: it then takes the task's SDMA workspace (a hidden
+// last parameter kernel_entry reads with get_dma_workspace), and the project enables SDMA.
+bool kernel_uses_sdma(const ir::Function& f);
+
 }  // namespace pypto::emit

@@ -84,6 +84,10 @@ constexpr KernelOpRow kRows[] = {
     {"tile.tpush_to_aiv", "TPUSH", F::FifoPush}, {"tile.tpush_to_aic", "TPUSH", F::FifoPush},
     {"tile.tpop_from_aic", "TPOP", F::FifoPop}, {"tile.tpop_from_aiv", "TPOP", F::FifoPop},
     {"system.tfree_to_aic", "TFREE", F::FifoFree}, {"system.tfree_to_aiv", "TFREE", F::FifoFree},
+    // asynchronous GM -> L2 prefetch (SDMA), from a vector kernel
+    {"prefetch.make_context", "pto::PrefetchAsyncContext", F::PrefetchContext},
+    {"prefetch.async_prefetch", "TPREFETCH_ASYNC", F::Prefetch},
+    {"prefetch.session", "", F::PrefetchSession}, {"prefetch.wait", "", F::PrefetchWait},
 };
 }  // namespace
 

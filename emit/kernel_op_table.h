@@ -46,6 +46,11 @@ enum class OpForm : unsigned char {
   FifoPush,       // CALL<P, TileT, TileSplitAxis::X>(p, tile)       tile.tpush_to_aiv / to_aic
   FifoPop,        // declare dst; CALL<P, TileT, TileSplitAxis::X>(p, dst)  tile.tpop_from_aic / from_aiv
   FifoFree,       // CALL<P, TileSplitAxis::X>(p)                    system.tfree_to_aic / to_aiv
+  PrefetchContext,  // pto::PrefetchAsyncContext v = CALL(workspace) prefetch.make_context
+  Prefetch,         // GlobalTensor view of the whole source; pto::comm::AsyncEvent v = CALL(view, ctx)
+                    //                                               prefetch.async_prefetch
+  PrefetchSession,  // pto::comm::AsyncSession v = ctx.session       prefetch.session
+  PrefetchWait,     // bool v = event.Wait(session)                  prefetch.wait
 };
 
 struct KernelOpRow {

@@ -2,8 +2,8 @@
 // arrays), `prefetch.*` (asynchronous GM prefetch), `pld.*` (distributed: window buffers and their
 // pld.DistributedTensor views, communicators, signals, remote loads / stores; targets must be
 // distributed tensors). Registered with their type rules; the stages that execute them come with their
-// features (tensor-scale issue for array / prefetch, the distributed issue for pld). A local
-// array, a prefetch context and a prefetch event are opaque handles (pl.Ptr) in this IR.
+// features (the distributed issue for pld). A local array, a prefetch context, event and session
+// are opaque handles (pl.Ptr) in this IR.
 #include <fmt/format.h>
 
 #include "ir/op_deduce.h"
@@ -47,10 +47,24 @@ TypePtr array_update(const Ctx& c) {
   return c.arg(0)->type;
 }
 
+// (src, ctx) → an event: the prefetch of a whole GM tensor that is one flat run of elements
+// ([N] or [1, ..., 1, N], static), which is all the SDMA prefetch takes (pto-isa's
+// TPREFETCH_ASYNC does nothing for any other region).
 TypePtr prefetch(const Ctx& c) {
-  c.shaped(0);
+  const auto* t = as_tensor(c.arg(0)->type);
+  if (!t) c.fail(fmt::format("operand {} must be a Tensor", c.name(0)));
+  auto shape = static_shape(t->shape);
+  bool flat = shape.has_value();
+  for (size_t k = 0; flat && k + 1 < shape->size(); ++k) flat = (*shape)[k] == 1;
+  if (!flat)
+    c.fail(fmt::format("operand {} must be a flat tensor of static shape ([N] or [1, ..., N]), got {}", c.name(0),
+                       type_noun(c.arg(0)->type)),
+           "reshape it first: pl.prefetch.async_prefetch(pl.reshape(w, [N]), ctx)");
+  if (!as<Var>(c.arg(0))) c.fail(fmt::format("operand {} must be a tensor variable", c.name(0)));
   return ptr_type();
 }
+
+TypePtr prefetch_wait(const Ctx&) { return scalar_type(DataType::BOOL); }
 
 // Offsets / shapes, when given, have one entry per dimension of the tensor operand `t`.
 void check_rank(const Ctx& c, size_t t, size_t list) {
@@ -226,8 +240,12 @@ void register_other_ops(OpRegistry& r) {
   add(r, OpRow("array.update_element", {any("array"), scalar("index"), scalar("value")}, array_update)
              .orchestration().kernel_deferred(tensor_scale));
   // prefetch: asynchronous GM → L2 prefetch of a tensor region.
-  add(r, OpRow("prefetch.make_context", {}, handle).kernel_deferred(tensor_scale));
-  add(r, OpRow("prefetch.async_prefetch", {tensor("src"), any("ctx")}, prefetch).kernel_deferred(tensor_scale));
+  // Vector-core instructions (SDMA, issued from an AIV kernel); the context takes the task's SDMA
+  // workspace, which kernel_entry reads from the runtime (the kernel's hidden last parameter).
+  add(r, OpRow("prefetch.make_context", {}, handle).affinity(CoreAffinity::Vector));
+  add(r, OpRow("prefetch.async_prefetch", {tensor("src"), any("ctx")}, prefetch).affinity(CoreAffinity::Vector));
+  add(r, OpRow("prefetch.session", {any("ctx")}, handle).affinity(CoreAffinity::Vector));
+  add(r, OpRow("prefetch.wait", {any("event"), any("session")}, prefetch_wait).affinity(CoreAffinity::Vector));
   // pld: window buffers, communicators, signals and remote window tensors across ranks.
   const EnumLit no_atomic{"pld.AtomicType", "None_"};
   add(r, OpRow("pld.system.notify", {tensor("target"), scalar("peer"), indices("offsets"), scalar("value")}, notify)

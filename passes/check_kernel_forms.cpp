@@ -165,6 +165,7 @@ class FormChecker : public FormRules {
     const auto* no_value = c ? as_tuple(c->type) : nullptr;
     const bool effect = c && c->op &&
                         (c->op->pipe_rule == PipeRule::Store || c->op->family() == "system" ||
+                         c->op->family() == "prefetch" ||  // issued for its effect on L2; the event may go unused
                          (no_value && no_value->elems.empty()));
     if (c && c->op && !effect) reject(s.span, fmt::format("pl.{} with an unused result", c->op->name),
                                       "assign the result to a variable and use it");

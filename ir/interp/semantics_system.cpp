@@ -3,6 +3,7 @@
 // queries read the SPMD block being run, task handles are opaque counters. The cross-core FIFO ops
 // move whole tiles through the running mixed task's FIFO (ir/interp/gang.h): a push hands over a
 // copy, a pop takes the oldest (waiting for its push), a release and the pipe set-up do nothing.
+// An L2 prefetch changes no value (its wait has always completed).
 #include "ir/interp/op_semantics.h"
 
 #include <fmt/format.h>
@@ -27,6 +28,10 @@ void define_system(OpRegistry& r) {
   define(r, "system.task_invalid", [](const OpEval&) { return Value::scalar(DataType::TASK_ID, -1.0); });
   define(r, "system.task_is_valid", [](const OpEval& e) { return Value::scalar(DataType::BOOL, e.num(0) >= 0 ? 1.0 : 0.0); });
   define(r, "system.task_dummy", [](const OpEval&) { return Value::scalar(DataType::TASK_ID, 0.0); });
+  // A prefetch warms L2 and changes no value: its handles are nothing, a wait has completed.
+  for (const char* f : {"prefetch.make_context", "prefetch.async_prefetch", "prefetch.session"})
+    define(r, f, [](const OpEval&) { return Value{}; });
+  define(r, "prefetch.wait", [](const OpEval&) { return Value::scalar(DataType::BOOL, 1.0); });
   auto fifo = [](const OpEval& e) -> CrossCoreFifo& {
     if (!e.fifo) e.fail(fmt::format("pl.{} outside a mixed AIC + AIV task", e.call.op->name));
     return *e.fifo;

@@ -18,6 +18,9 @@ static constexpr int32_t SPMD_GLOBAL_CONTEXT_INDEX = 49;
 static constexpr int32_t PAYLOAD_LOCAL_CONTEXT_INDEX = SPMD_LOCAL_CONTEXT_INDEX;
 static constexpr int32_t PAYLOAD_GLOBAL_CONTEXT_INDEX = SPMD_GLOBAL_CONTEXT_INDEX;
 static constexpr int DMA_WORKSPACE_KIND_COUNT = 4;
+// The DMA workspace kinds (simpler's dma_workspace.h): SDMA for pto-isa's async prefetch / get / put.
+static constexpr int DMA_WORKSPACE_SDMA = 0;
+static constexpr int DMA_WORKSPACE_URMA = 1;
 
 // Per core: which AIV lane of the cluster (0 or 1) and DMA workspaces (always 0 on the CPU).
 struct GlobalContext {

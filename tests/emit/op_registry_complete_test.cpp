@@ -203,7 +203,10 @@ std::vector<Case> make_cases() {
   c.push_back({"system.fence", "pl.system.fence()", "pl.system.fence(a)"});
   c.push_back({"array.create", "v = pl.array.create(8, pl.INT32)", "v = pl.array.create(0, pl.INT32)"});
   c.push_back({"prefetch.make_context", "v = pl.prefetch.make_context()", "v = pl.prefetch.make_context(a)"});
-  c.push_back({"prefetch.async_prefetch", "v = pl.prefetch.async_prefetch(x, n)", "v = pl.prefetch.async_prefetch(n, n)"});
+  c.push_back({"prefetch.async_prefetch", "v = pl.prefetch.async_prefetch(xr, n)", "v = pl.prefetch.async_prefetch(x, n)"});
+  c.push_back({"prefetch.session", "v = pl.prefetch.session(pl.prefetch.make_context())", "v = pl.prefetch.session()"});
+  c.push_back({"prefetch.wait", "v = pl.prefetch.wait(pl.prefetch.make_context(), pl.prefetch.make_context())",
+               "v = pl.prefetch.wait(n)"});
   c.push_back({"tensor.create", "v = pl.tensor.create([16, 16], dtype=pl.FP32)", "v = pl.tensor.create([16, 16], dtype=3)"});
   c.push_back({"tensor.dim", "v = pl.tensor.dim(x, 1)", "v = pl.tensor.dim(x, 2)"});
   c.push_back({"tensor.matmul", "v = pl.tensor.matmul(x, y)", "v = pl.tensor.matmul(x, xc, y)"});

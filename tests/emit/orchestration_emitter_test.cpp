@@ -337,3 +337,25 @@ TEST_CASE("valid shapes: a dynamic valid extent, a GM view with dynamic extent a
   CHECK(k.find("y_gm(out + (c), pto::Shape<1, 1, 1, 16, -1>(1, 1, 1, 16, (vlen)),") != std::string::npos);
   CHECK(k.find("int64_t L = static_cast<int64_t>(x_tensor->shapes[1]);") != std::string::npos);
 }
+
+TEST_CASE("a prefetch task: an AIV kernel taking the SDMA workspace, kernel_config enables SDMA", "[emit]") {
+  // prefetch_warm.py: warm_l2 makes a context and prefetches two flat [1024] views; scale does not.
+  const auto e = emit_all(compile_program("prefetch_warm.py"));
+  const std::string& k = e.kernel_text.at("warm_l2");
+  INFO(k);
+  CHECK(k.find("#include \"intrinsic.h\"") != std::string::npos);
+  CHECK(k.find("static __aicore__ void warm_l2(__gm__ float* w_flat, __gm__ float* x_flat, __gm__ int8_t* "
+               "pypto_sdma_workspace)") != std::string::npos);
+  CHECK(k.find("pto::PrefetchAsyncContext ctx = pto::PrefetchAsyncContext(reinterpret_cast<__gm__ uint8_t*>("
+               "pypto_sdma_workspace));") != std::string::npos);
+  CHECK(k.find("pto::comm::AsyncEvent ev = TPREFETCH_ASYNC(ev_gm, ctx);") != std::string::npos);
+  CHECK(k.find("pto::comm::AsyncSession s = ctx.session;") != std::string::npos);
+  CHECK(k.find("const bool done = ev.Wait(s);") != std::string::npos);
+  CHECK(k.find("__gm__ int8_t* pypto_sdma_workspace = reinterpret_cast<__gm__ int8_t*>(get_dma_workspace(args, "
+               "DMA_WORKSPACE_SDMA));") != std::string::npos);
+  CHECK(k.find("warm_l2(w_flat, x_flat, pypto_sdma_workspace);") != std::string::npos);
+  CHECK(e.kernel_text.at("scale").find("sdma") == std::string::npos);
+  CHECK(e.config.find("\t\"enable_sdma\": True,\n}") != std::string::npos);
+  // Its sources are the task's inputs; the workspace is no task argument.
+  CHECK(e.orch.find("workspace") == std::string::npos);
+}

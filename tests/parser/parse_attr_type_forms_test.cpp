@@ -174,3 +174,24 @@ class P:
   CHECK(as<Call>(as<AssignStmt>(b[2])->value)->is_op("tile.gather_mask"));
   CHECK(as<Call>(as<AssignStmt>(b[3])->value)->is_op("tensor.mrgsort_format1"));
 }
+
+TEST_CASE("pl.prefetch: the four ops build; a source that is not one flat static run is a located error",
+          "[parser][forms][ops]") {
+  auto p = parse(ptest::kernel("        w = pl.reshape(x, [4096])\n"
+                        "        ctx = pl.prefetch.make_context()\n"
+                        "        ev = pl.prefetch.async_prefetch(w, ctx)\n"
+                        "        s = pl.prefetch.session(ctx)\n"
+                        "        ok = pl.prefetch.wait(ev, s)\n"
+                        "        return\n"));
+  auto b = ptest::body_of(p);
+  REQUIRE(b.size() == 6);
+  CHECK(as<Call>(as<AssignStmt>(b[2])->value)->is_op("prefetch.async_prefetch"));
+  CHECK(as_scalar(as<AssignStmt>(b[4])->var->type)->dtype == DataType::BOOL);
+  const auto e = errors(ptest::kernel("        ctx = pl.prefetch.make_context()\n"
+                               "        pl.prefetch.async_prefetch(x, ctx)\n"
+                               "        return\n"));
+  REQUIRE(e.size() == 1);
+  CHECK(e[0].span.line == 8);
+  CHECK(e[0].message.find("must be a flat tensor of static shape ([N] or [1, ..., N])") != std::string::npos);
+  CHECK(e[0].hint.find("pl.reshape(w, [N])") != std::string::npos);
+}

@@ -19,6 +19,7 @@
 //   pto_ops_cube.hpp    TMATMUL, TMATMUL_ACC, TMATMUL_BIAS, TGEMV
 //   pto_ops_fifo.hpp    TPipe, TPUSH TPOP TFREE (cross-core FIFOs of a mixed task; the runtime side
 //                       is pto_sim_fifo.hpp)
+//   pto_ops_async.hpp   PrefetchAsyncContext, TPREFETCH_ASYNC (an L2 prefetch: a checked no-op here)
 //   pto_instr_hooks.hpp what an instruction tells the checkers (name, line, pipe, bytes touched)
 //   pto_instr_sites.hpp call-site wrappers + macros giving each instruction its kernel line;
 //                       PYPTO_GM_LOAD (checked scalar GM reads)
@@ -29,6 +30,7 @@
 
 #include "pto_cpu_stub.hpp"
 #include "pto_float.hpp"
+#include "pto_ops_async.hpp"
 #include "pto_ops_cube.hpp"
 #include "pto_ops_fifo.hpp"
 #include "pto_ops_memory.hpp"
