@@ -253,16 +253,23 @@ TEST_CASE("bin/run --trace writes the executed task graph as a Chrome trace", "[
   CHECK_THAT(bad.out, Catch::Contains("--trace: cannot open"));
 }
 
-TEST_CASE("the trace of a 3-kernel program with stated dependencies matches the tasks and edges", "[run][trace]") {
-  // manual_deps.py: fill, add1, scale, add1 in a manual scope ordered only by deps=, then an add1
-  // reading x through pl.no_dep (no edge).
-  static const fs::path out = build_program("manual_deps.py", "manual_deps_trace");
+namespace {
+// Runs the project in `out` with --trace and returns the parsed trace file.
+nlohmann::json run_trace(const fs::path& out) {
   const fs::path trace = out / "trace.json";
   auto r = sh(fmt::format("'{}' --seed 1 --trace '{}'", (out / "bin" / "run").string(), trace.string()));
   INFO(r.out);
   REQUIRE(r.code == 0);
   std::ifstream in(trace);
-  const auto doc = nlohmann::json::parse(in);
+  return nlohmann::json::parse(in);
+}
+}  // namespace
+
+TEST_CASE("the trace of a 3-kernel program with stated dependencies matches the tasks and edges", "[run][trace]") {
+  // manual_deps.py: fill, add1, scale, add1 in a manual scope ordered only by deps=, then an add1
+  // reading x through pl.no_dep (no edge).
+  static const fs::path out = build_program("manual_deps.py", "manual_deps_trace");
+  const auto doc = run_trace(out);
   std::map<int, nlohmann::json> slices;
   std::map<int, nlohmann::json> starts, finishes;
   for (const auto& e : doc.at("traceEvents")) {
@@ -290,12 +297,7 @@ namespace {
 // The kernels (by task) and dependency edges (from, to) of a bin/run --trace file; dependency-only
 // tasks are named "task_dummy".
 std::pair<std::map<int, std::string>, std::set<std::pair<int, int>>> traced_graph(const fs::path& out) {
-  const fs::path trace = out / "trace.json";
-  auto r = sh(fmt::format("'{}' --seed 1 --trace '{}'", (out / "bin" / "run").string(), trace.string()));
-  INFO(r.out);
-  REQUIRE(r.code == 0);
-  std::ifstream in(trace);
-  const auto doc = nlohmann::json::parse(in);
+  const auto doc = run_trace(out);
   std::map<int, std::string> tasks;
   std::set<std::pair<int, int>> edges;
   for (const auto& e : doc.at("traceEvents")) {
