@@ -151,7 +151,7 @@ void CStmtPrinter::carried_loop(const std::function<std::string()>& header, cons
 }
 
 void CStmtPrinter::for_stmt(const ForStmt& s) {
-  if (s.kind == ForKind::Unroll || s.kind == ForKind::Pipeline)  // UnrollLoops expands, the form checks reject
+  if (s.kind == ForKind::Unroll || s.kind == ForKind::Pipeline)  // UnrollLoops expands, CanonicalizeIOOrder demotes
     throw InternalError("emit", fmt::format("a pl.{} loop in {} reached the emitter", to_string(s.kind), where_), s.span);
   if (const std::string cm = source_comment(s.span); !cm.empty()) line(cm);
   carried_loop(

@@ -696,7 +696,8 @@ bool kernel_uses_sdma(const Function& f) {
   struct Uses : IRVisitor {
     bool found = false;
     void visit_call(const Call& c) override {
-      if (c.op && c.op->name == "prefetch.make_context") found = true;
+      const KernelOpRow* r = c.op ? find_kernel_op(*c.op) : nullptr;
+      if (r && r->form == OpForm::PrefetchContext) found = true;
       IRVisitor::visit_call(c);
     }
   } u;

@@ -4,7 +4,7 @@
 // tile op (kernel_op_table.h) and the sync ops translated 1:1, and the kernel_entry ABI wrapper.
 // Expects the full pipeline's output (planned MemRef offsets, syncs inserted).
 // It only translates: the forms it cannot write (tile.slice, dynamic valid shapes, smaller load
-// valid_shapes or clamp, while / break / continue / early return, pipeline loops, mixed kernels,
+// valid_shapes or clamp, while / break / continue / early return, mixed kernels,
 // non-ND or dynamically strided GM views, unspelled memory spaces and element types, ...) are
 // rejected by CheckKernelForms at their line before emission; meeting one here is an
 // InternalError naming that rule.
@@ -23,8 +23,9 @@ std::string kernel_core_dir(const ir::Function& f);
 
 std::string emit_kernel(const ir::Function& f, const EmitOptions& opts);
 
-// Whether the kernel makes a prefetch context: it then takes the task's SDMA workspace (a hidden
-// last parameter kernel_entry reads with get_dma_workspace), and the project enables SDMA.
+// Whether the kernel makes a prefetch context (an op whose kernel-table form is PrefetchContext):
+// it then takes the task's SDMA workspace (a hidden last parameter kernel_entry reads with
+// get_dma_workspace), and the project enables SDMA.
 bool kernel_uses_sdma(const ir::Function& f);
 
 }  // namespace pypto::emit

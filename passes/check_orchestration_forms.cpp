@@ -1,9 +1,8 @@
 // CheckOrchestrationForms — rejects, at their source line and before emission, the orchestration
 // forms the PTO2 back end cannot write yet, so that the orchestration emitter only translates:
 //   * the rules both back ends share (form_rules.h): `break` / `continue` (CtrlFlowTransform
-//     has rewritten those of orchestration loops), an
-//     early `return`, tuple values bound to variables, `**` and
-//     floating-point `//` / `%`, a loop / if whose carried tensor changes buffers;
+//     has rewritten those of orchestration loops), an early `return`, tuple values bound to
+//     variables, `**` and floating-point `//` / `%`, a loop / if whose carried tensor changes buffers;
 //   * scopes other than runtime scopes (after MaterializeRuntimeScopes every scope is one);
 //   * tensor ops with no orchestration form (a tensor op outside a pl.at scope that is not a
 //     creation, view, dim query or element access) and pl.tile / system ops in orchestration
