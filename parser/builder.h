@@ -103,7 +103,7 @@ class FunctionBuilder {
   [[noreturn]] void fail(TSNode n, const std::string& code, const std::string& msg, const std::string& hint = {}) const;
 
   // types (type_parser.cpp)
-  ir::TypePtr parse_type(TSNode ann, ir::ParamDirection* dir, const std::string& param_name, bool is_return = false);
+  ir::TypePtr parse_type(TSNode ann, ir::ParamDirection* dir, const std::string& param_name);
   std::optional<ir::DataType> parse_dtype(TSNode n, bool required);
   // `a.dtype` of a local value (the jit sugar), else nullopt.
   std::optional<ir::DataType> dtype_of_local(TSNode n);

@@ -285,7 +285,7 @@ void FunctionBuilder::build_signature() {
   }
   if (!is_null(rt)) {
     try {
-      TypePtr t = parse_type(rt, nullptr, "", true);
+      TypePtr t = parse_type(rt, nullptr, "");
       TSNode inner = children(rt).empty() ? rt : children(rt)[0];
       bool multi = is(inner, "generic_type") ||
                    (is(inner, "subscript") && dotted_name(field(inner, "value"), f).ends_with("Tuple"));

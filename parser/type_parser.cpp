@@ -186,7 +186,7 @@ static ir::TileView parse_tile_view(FunctionBuilder& b, TSNode call) {
   return v;
 }
 
-ir::TypePtr FunctionBuilder::parse_type(TSNode ann, ir::ParamDirection* dir, const std::string& pname, bool is_return) {
+ir::TypePtr FunctionBuilder::parse_type(TSNode ann, ir::ParamDirection* dir, const std::string& pname) {
   TSNode n = ann;
   if (is(n, "type")) {
     auto c = children(n);
@@ -200,7 +200,9 @@ ir::TypePtr FunctionBuilder::parse_type(TSNode ann, ir::ParamDirection* dir, con
     std::string base = c.empty() ? "" : txt(c[0]);
     if (base != "tuple" || c.size() != 2)
       fail(n, "E101", fmt::format("Unsupported type annotation '{}'", txt(n)));
-    if (!is_return) fail(n, "E101", "tuple[...] is only allowed as a return type; use pl.Tuple[...]");
+    // A parameter's type is one value (pl.Tuple[...] spells a tuple parameter); a return type and a
+    // local annotation (`res: tuple[A, B] = self.k(...)`) may use the builtin spelling.
+    if (dir) fail(n, "E101", "tuple[...] is not allowed on a parameter; use pl.Tuple[...]");
     std::vector<ir::TypePtr> elems;
     for (TSNode t : children(c[1])) elems.push_back(parse_type(t, nullptr, pname));
     return std::make_shared<ir::TupleType>(std::move(elems));

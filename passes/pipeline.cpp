@@ -31,6 +31,7 @@ const std::vector<Pass>& default_pipeline() {
       outline_cluster_scopes_pass(),       // pl.spmd(N) around one kernel → the call's launch spec (N blocks)
       bind_kernel_param_dims_pass(),       // computed extents of kernel tensor params → descriptor symbols; dim reads fold
       convert_tensor_to_tile_ops_pass(),   // tensor ops in kernels → tile ops (one-tile tensors)
+      optimize_orch_tensors_pass(),        // kernel Out merged into the In it replaces (InOut); assemble loops store
       lower_composite_ops_pass(),          // tile.sin / tile.cos → range reduction + polynomial
       legalize_tile_cast_pass(),           // tile.cast pairs TCVT lacks → chains of native casts
       flatten_tile_nd_to_2d_pass(),        // rank > 2 tiles → 2-D (class a: check)

@@ -74,7 +74,8 @@ class P:
     def k(self, x: pl.Tensor[[M, N], pl.FP32], y: pl.Tensor[SHAPE, pl.FP32], n: pl.Scalar[pl.INDEX],
           z: pl.Tensor[[n * 2, 4], pl.FP32]) -> pl.Tuple[pl.Scalar[pl.INDEX], pl.Tensor[[M, N], pl.FP32]]:
         t: pl.Tuple[pl.Tensor[[M, N], pl.FP32], pl.Scalar[pl.INDEX]] = (x, n)
-        return n, t[0]
+        u: tuple[pl.Tensor[[M, N], pl.FP32], pl.Scalar[pl.INDEX]] = (x, n)
+        return n, u[0]
 )");
   REQUIRE(p->dynamic_dims.size() == 2);
   auto f = p->find("k");
@@ -89,4 +90,11 @@ class P:
   CHECK(dim->a == f->params[2]);
   CHECK(f->return_types.size() == 2);
   CHECK(f->return_types[1]->kind == TypeKind::Tensor);
+  // The builtin tuple[...] spelling types a local as pl.Tuple[...] does.
+  const auto& stmts = as<SeqStmts>(f->body)->stmts;
+  REQUIRE(stmts.size() >= 2);
+  const auto* t = as<AssignStmt>(stmts[0]);
+  const auto* u = as<AssignStmt>(stmts[1]);
+  REQUIRE((t && u));
+  CHECK(print_type(t->var->type) == print_type(u->var->type));
 }

@@ -94,6 +94,7 @@ TEST_CASE("annotation errors", "[parser][errors][types]") {
       {"x: pl.Tensor[[4, 4], pl.FP32, pl.DN]", "E105", "pl.Tensor[..., pl.DN] is not supported", 6, 47},
       {"x: pl.InOut[pl.Scalar[pl.INDEX]]", "E101", "Scalar parameters cannot have InOut direction", 6, 20},
       {"x: pl.Tile[[4, 4], pl.FP32, pl.ND]", "E101", "a layout is not allowed in a pl.Tile annotation", 6, 45},
+      {"x: tuple[pl.Scalar[pl.INDEX], pl.Scalar[pl.INDEX]]", "E101", "tuple[...] is not allowed on a parameter", 6, 20},
       {"x: pl.Tensor[[4, Q], pl.FP32]", "E200", "Undefined variable 'Q'", 6, 34},
   };
   for (const auto& c : cases) {
