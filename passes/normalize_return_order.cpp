@@ -229,7 +229,7 @@ Pass normalize_return_order_pass() {
   return Pass{"NormalizeReturnOrder",
               "Makes kernels return their Out/InOut tensor parameters themselves, in parameter order; "
               "reorders return types and remaps callers' tuple indices.",
-              {{Property::MixedKernelExpanded}, {Property::ReturnParamsExplicit}, {}},
+              {{}, {Property::ReturnParamsExplicit}, {}},
               [](const ProgramPtr& p, PassContext&) { return normalize(p); }};
 }
 
