@@ -9,7 +9,8 @@
 //     (but the TaskId ops the registry marks orchestration: task_dummy, task_invalid, task_is_valid);
 //   * tensor creations with a non-ND layout or an element type the runtime has no DataType for;
 //   * views and element access whose index lists are not literal lists, transposes with
-//     non-constant axes, slices with a valid_shape;
+//     non-constant axes (a slice's valid_shape is the kernels' business: the runtime view is the
+//     window's shape and offset, as in the reference);
 //   * a tensor creation, element read, dim query or array op whose result is unused (an
 //     expression statement);
 //   * calls to functions other than AIV / AIC kernels, kernel calls whose results are not tensors
@@ -363,7 +364,6 @@ class FormChecker : public FormRules {
     for (size_t i = 1; i < c.args.size(); ++i)
       if (i < c.op->args.size() && c.op->args[i].kind == ArgKind::IndexList && c.args[i] && !literal_list(c.args[i]))
         reject(sp, fmt::format("pl.{} with a non-literal index list", n));
-    if (n == "tensor.slice" && c.args.size() > 3 && c.args[3]) reject(sp, "pl.tensor.slice with a valid_shape");
     if (n == "tensor.transpose" || n == "tensor.dim")
       for (size_t i = 1; i < c.args.size(); ++i)
         if (!const_int_value(c.args[i])) reject(sp, fmt::format("pl.{} with a non-constant axis", n));

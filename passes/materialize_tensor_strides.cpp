@@ -155,8 +155,14 @@ class CallSiteStrides : public IRVisitor {
     for (size_t i = 0; i < c.args.size() && i < f->params.size(); ++i) {
       const auto* pt = as_tensor(f->params[i]->type);
       if (!pt || (pt->view && !pt->view->stride.empty())) continue;
-      const Strides given = views_.of(c.args[i]);
+      Strides given = views_.of(c.args[i]);
       const Strides packed = packed_strides(pt->shape, pt->view ? pt->view->layout : TensorLayout::ND);
+      // A packed argument is packed whatever names its extents have: [n, 1] for a [m, n] tensor
+      // whose n the orchestration computed is the parameter's own packed strides, in its terms.
+      if (const auto* at = as_tensor(c.args[i]->type);
+          at && at->shape.size() == pt->shape.size() &&
+          same_strides(given, packed_strides(at->shape, at->view ? at->view->layout : TensorLayout::ND)))
+        given = packed;
       const auto key = std::make_pair(f->name, i);
       const auto seen = param.find(key);
       const Strides& before = seen == param.end() ? packed : seen->second;

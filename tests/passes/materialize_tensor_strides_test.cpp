@@ -115,3 +115,44 @@ class P:
     CHECK(ir::const_int_value(t->view->stride[1]) == 4);
   }
 }
+
+TEST_CASE("a packed tensor whose extent the orchestration computed is packed for the kernel", "[MaterializeTensorStrides]") {
+  // buf's strides are [n, 1] in the orchestration's terms and [N, 1] in the kernel's: the same
+  // packed layout, so the parameter stays packed (no E501 about non-constant strides).
+  const std::string text = R"(import pypto.language as pl
+
+N = pl.dynamic("N")
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, b: pl.Tensor[[16, N], pl.FP32], o: pl.Out[pl.Tensor[[16, 64], pl.FP32]]) -> pl.Tensor[[16, 64], pl.FP32]:
+        t = pl.load(b, [0, 0], [16, 64])
+        o = pl.store(t, [0, 0], o)
+        return o
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, cfg: pl.Tensor[[4], pl.INT64], o: pl.Out[pl.Tensor[[16, 64], pl.FP32]]) -> pl.Tensor[[16, 64], pl.FP32]:
+        n = pl.tensor.read(cfg, [0])
+        buf = pl.create_tensor([16, n], dtype=pl.FP32)
+        o = self.k(buf, o)
+        return o
+)";
+  auto p = pass_test::parse(text);
+  REQUIRE(p);
+  auto got = pass_test::run(passes::materialize_tensor_strides_pass(), p);
+  const auto* b = ir::as_tensor(got->find("k")->params[0]->type);
+  REQUIRE(b);
+  // Packed, in the kernel's own terms: strides [N, 1].
+  REQUIRE((b->view && b->view->stride.size() == 2));
+  CHECK(b->view->stride[0] == b->shape[1]);
+  CHECK(ir::const_int_value(b->view->stride[1]) == 1);
+  // A window of that tensor is strided by the runtime extent n: still E501, naming it.
+  std::string sliced = text;
+  sliced.replace(sliced.find("        o = self.k(buf, o)"), 26,
+                 "        big = pl.create_tensor([16, n], dtype=pl.FP32)\n"
+                 "        w = pl.slice(big, [16, 64], [0, 64])\n        o = self.k(w, o)");
+  auto d = pass_test::first_diagnostic_of([&] { pass_test::run(passes::materialize_tensor_strides_pass(), pass_test::parse(sliced)); });
+  CHECK(d.code == "E501");
+  CHECK(d.message.find("strides [n, 1] that are not constants") != std::string::npos);
+}
