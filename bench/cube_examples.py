@@ -41,6 +41,7 @@ SOURCES = [
     "examples/models/07_paged_attention_multi_config.py",
     "examples/models/08_llama_mini.py",
     "examples/models/09_paged_attention_spmd.py",
+    "examples/models/qwen3_jit/qwen3_decode.py",
 ]
 
 
