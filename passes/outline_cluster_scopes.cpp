@@ -6,9 +6,11 @@
 // The reference outlines such a scope into an Spmd function whose call carries the launch spec;
 // with one kernel in the body that function only forwards its arguments, so here the kernel call
 // carries the spec itself (what the orchestration writes is the same: one task, block_num N).
+// A pl.cluster scope around one such dispatch (or one kernel call) shares the cluster with no
+// other kernel: it goes, its dispatch stays (the reference outlines it into a one-member Group).
 // Rejected at the scope (E501): a pl.spmd body other than one kernel call (several pl.at scopes,
-// orchestration statements), predicate=, a pl.spmd inside a kernel, and pl.cluster scopes (Group
-// functions come with the mixed-kernel work).
+// orchestration statements), predicate=, a pl.spmd inside a kernel, and pl.cluster scopes around
+// several kernels (Group functions of separate kernels come with the mixed-kernel work).
 // Runs right after OutlineIncoreScopes (the body's pl.at is a kernel call by then). Requires and
 // produces no property.
 #include <fmt/format.h>
@@ -48,8 +50,7 @@ class Outliner : public IRMutator {
   }
 
   StmtPtr mutate_scope(const std::shared_ptr<const ScopeStmt>& s) override {
-    if (s->scope == ScopeKind::Cluster)
-      reject(s->span, "a pl.cluster scope", "write the kernels as separate pl.at scopes for now");
+    if (s->scope == ScopeKind::Cluster) return cluster(s);
     if (s->scope != ScopeKind::Spmd) return IRMutator::mutate_scope(s);
     if (kernel_) reject(s->span, "a pl.spmd scope inside a kernel", "put the pl.spmd loop in the orchestration function");
     if (s->predicate) reject(s->span, "pl.spmd(..., predicate=)", "gate the whole task in orchestration code with an if");
@@ -121,6 +122,30 @@ class Outliner : public IRMutator {
   }
 
  private:
+  // A pl.cluster scope around one kernel dispatch (a pl.spmd around one kernel, or one kernel call)
+  // co-schedules nothing else with it: the scope goes and its dispatch stays. Several kernels in
+  // one cluster (a group sharing a cluster's cores) are rejected.
+  StmtPtr cluster(const std::shared_ptr<const ScopeStmt>& s) {
+    if (kernel_) reject(s->span, "a pl.cluster scope inside a kernel", "put the pl.cluster scope in the orchestration function");
+    if (s->has_dispatch_options())
+      reject(s->span, "a pl.cluster scope with dispatch options", "state them on the pl.spmd or pl.at inside it");
+    size_t dispatches = 0;
+    for (const auto& st : flatten_body(s->body)) {
+      const auto* inner = as<ScopeStmt>(st);
+      const auto* a = as<AssignStmt>(st);
+      if ((inner && inner->scope == ScopeKind::Spmd) || kernel_call(st)) ++dispatches;
+      else if (!(a && as<TupleGetItem>(a->value)))
+        reject(st->span, "a statement in a pl.cluster body outside its kernel", "move it before or after the pl.cluster scope");
+    }
+    if (dispatches != 1)
+      reject(s->span, dispatches ? "a pl.cluster scope with more than one kernel" : "a pl.cluster scope without a kernel",
+             "give each kernel its own pl.spmd or pl.at scope; kernels sharing a cluster come with the mixed-kernel "
+             "groups");
+    std::vector<StmtPtr> out = flatten_body(mutate(s->body));
+    if (!out.empty()) out.front() = with_comments(std::const_pointer_cast<Stmt>(out.front()), *s);
+    return make_body(std::move(out), s->span);
+  }
+
   bool kernel_;
 };
 
@@ -129,7 +154,8 @@ class Outliner : public IRMutator {
 Pass outline_cluster_scopes_pass() {
   return Pass{"OutlineClusterScopes",
               "A standalone pl.spmd scope around one kernel becomes that call's launch spec (core_num, sync_start, "
-              "allow_early_resolve; deps= / `as tid` make it a submit); pl.cluster scopes and other pl.spmd bodies are "
+              "allow_early_resolve; deps= / `as tid` make it a submit); a pl.cluster scope around one kernel dispatch goes; "
+              "pl.cluster scopes around several kernels and other pl.spmd bodies are "
               "rejected at their line.",
               {{}, {}, {}},
               [](const ProgramPtr& p, PassContext&) {
