@@ -55,6 +55,16 @@ ARGV_DEFAULTS = {"ACTIVE_VARIANT": "pro", "TP_SIZE": "_TP_DEFAULT", "DP_SIZE": "
                  "HC_PRE_IMPL": "'separate'", "EP": "_EP_DEFAULT", "READBACK_ROW_TILE": "16",
                  "DSV4_DISABLE_MOE_RETIRE": "False", "MAX_SEQ": "M.max_seq"}
 
+# The tolerance an example's own __main__ checks its result with, where it is looser than pypto
+# test's dtype defaults (a bf16 intermediate: the FP32 accumulation order decides a few roundings).
+TOLERANCES = {name: ["--rtol", "2e-2", "--atol", "2e-2"]
+              for name in ("_jit_mat_split_k", "_jit_mat_full_k", "_jit_fits_l0c_full_k", "_jit_fits_l0c_split_k")}
+
+
+def test_flags(label):
+    return TOLERANCES.get(label.rsplit(":", 1)[-1], [])
+
+
 # Scalar values their __main__ passes (the rest stay runtime arguments).
 SCALARS = {"dyn_valid_shape": {"scale": "0.5", "vlen": "64"}, "dyn_valid_shape_1": {"scale": "0.5", "vlen": "32"}}
 
@@ -174,7 +184,8 @@ def main():
                     for pname, (descr, values) in inputs.items():
                         write_npy_1d(os.path.join(d, pname + ".npy"), descr, values)
                     extra = ["--inputs", d]
-                rc, out = run([pypto, "test", src, "-j", "2", "-o", os.path.join(tmp, "t{}".format(total))] + flags + extra,
+                rc, out = run([pypto, "test", src, "-j", "2", "-o", os.path.join(tmp, "t{}".format(total))] + flags + extra +
+                              test_flags(label),
                               timeout=600)
                 if rc == 0:
                     tested += 1

@@ -331,7 +331,12 @@ TypePtr slice(const Ctx& c) {
 TypePtr assemble(const Ctx& c) {
   const auto& target = c.shaped(0);
   const auto& src = c.shaped(1);
-  require_same_dtype(c, 0, 1);
+  // An accumulator written into a Mat tile goes through the cube's write-back (FIXPIPE), which
+  // narrows it (FP32 → BF16 / FP16, rounding half to even); anything else keeps its dtype.
+  const auto *tt = as_tile(c.arg(0)->type), *st = as_tile(c.arg(1)->type);
+  const bool fixpipe = tt && st && st->space == MemorySpace::Acc && tt->space == MemorySpace::Mat &&
+                       st->dtype == DataType::FP32 && (tt->dtype == DataType::BF16 || tt->dtype == DataType::FP16);
+  if (!fixpipe) require_same_dtype(c, 0, 1);
   auto offset = c.list(2);
   if (offset.size() != target.shape.size())
     c.fail(fmt::format("offset has {} dimensions but operand {} has shape {}", offset.size(), c.name(0),

@@ -9,9 +9,15 @@
 // block's offsets) feeding tile.matmul on the first k block and tile.matmul_acc on the others,
 // the Acc block carried by the loop. A result that fits L0C keeps its identity (only K is split);
 // a larger one must be stored to GM by its only use, a tile.store: each block is stored at its
-// offset (the reference's "direct store" placement), in an M / N loop nest carrying the GM tensor.
-// Not supported yet (E501 at the matmul): a larger-than-L0C result used otherwise (the reference
-// keeps it in a Mat scratch), operands with a valid shape, extents no aligned block divides.
+// offset (the reference's "direct store" placement), in an M / N loop nest carrying the GM tensor;
+// or written by its only use into a Mat tile, a tile.assemble (the "Mat scratch" placement: each
+// block is assembled at its offset, the nest carrying the Mat tile).
+// First, a matmul result narrowed for another matmul, `cb = tile.cast(c, BF16 | FP16,
+// mode="rint")` read only by moves to Left / Right, is not cast on the vector core: `cb` becomes a
+// Mat tile that `c` is assembled into (the cube's FIXPIPE write-back narrows, half to even, as
+// "rint" does), so the chain stays on the cube. Other rounding modes keep the vector cast.
+// Not supported yet (E501 at the matmul): a larger-than-L0C result used otherwise, operands with a
+// valid shape, extents no aligned block divides.
 // The K loop is sequential (the reference emits a two-stage pipeline). Runs on SSA tile code
 // before InferTileMemorySpace; keeps SSAForm and TileOpsOnly.
 #include <fmt/format.h>
@@ -80,7 +86,8 @@ struct Site {
   const AssignStmt* lhs_move;
   const AssignStmt* rhs_move;
   const AssignStmt* matmul;
-  const AssignStmt* store = nullptr;  // the result's only use, when the output is M / N tiled
+  const AssignStmt* store = nullptr;  // the result's only use, when the output is M / N tiled:
+  bool scratch = false;               // a tile.store to GM, or (true) a tile.assemble into a Mat tile
   Block blk;
   int64_t M, N, K;
 };
@@ -98,14 +105,18 @@ class Tiler : public IRMutator {
         cur = &s;
         IRVisitor::visit_assign(s);
       }
+      std::unordered_map<const Var*, const AssignStmt*> scratch_of;
       void visit_call(const Call& c) override {
         if (c.op && c.op->name == "tile.store" && cur && !c.args.empty())
           if (const auto* v = as<Var>(c.args[0])) store_of[v] = cur;
+        if (c.op && c.op->name == "tile.assemble" && cur && c.args.size() == 3 && in_space(c.args[0], MemorySpace::Mat))
+          if (const auto* v = as<Var>(c.args[1])) scratch_of[v] = cur;
         IRVisitor::visit_call(c);
       }
     } users;
     users.visit(f.body);
     store_of_ = std::move(users.store_of);
+    scratch_of_ = std::move(users.scratch_of);
     for (const auto& [v, s] : defs_) plan(*s);
   }
   bool changed() const { return !sites_.empty(); }
@@ -172,20 +183,30 @@ class Tiler : public IRMutator {
     if (!blk)
       reject(sp, fmt::format("no L0 block fits the [{}, {}] x [{}, {}] matmul: its extents need 16-aligned M / N "
                              "blocks and a 32-byte-aligned K block that divide them", M, K, K, N), hint);
-    Site site{lm, rm, &s, nullptr, *blk, M, N, K};
+    Site site{lm, rm, &s, nullptr, false, *blk, M, N, K};
     const bool tiles_output = blk->m != M || blk->n != N;
     if (tiles_output) {
       auto st = store_of_.find(s.var.get());
-      if (uses_[s.var.get()] != 1 || st == store_of_.end())
+      auto sa = scratch_of_.find(s.var.get());
+      if (uses_[s.var.get()] != 1 || (st == store_of_.end() && sa == scratch_of_.end()))
         reject(sp,
                fmt::format("the [{}, {}] result of this matmul does not fit one Acc tile ({} bytes) and is used other than by "
-                           "one store to GM; keeping it on chip (a Mat scratch) is not supported yet",
+                           "one store to GM or one assemble into a Mat tile",
                            M, N, soc_.capacity(MemorySpace::Acc)),
-               "store the matmul's result to a GM tensor (pl.assemble into an output), or split the matmul");
-      const Call* sc = call_of(st->second, "tile.store");
-      if (!sc || sc->args.size() > 3 || !as<MakeTuple>(sc->args[1]) || as<MakeTuple>(sc->args[1])->elems.size() < 2)
-        reject(sp, "automatic L0 tiling of a matmul whose result is stored with an explicit window or into a 1-D tensor is not supported yet", hint);
-      site.store = st->second;
+               "store the matmul's result to a GM tensor (pl.assemble into an output), narrow it for the next matmul "
+               "(pl.cast(c, pl.BF16, mode=\"rint\")), or split the matmul");
+      if (st != store_of_.end()) {
+        const Call* sc = call_of(st->second, "tile.store");
+        if (!sc || sc->args.size() > 3 || !as<MakeTuple>(sc->args[1]) || as<MakeTuple>(sc->args[1])->elems.size() < 2)
+          reject(sp, "automatic L0 tiling of a matmul whose result is stored with an explicit window or into a 1-D tensor is not supported yet", hint);
+        site.store = st->second;
+      } else {
+        const Call* ac = call_of(sa->second, "tile.assemble");
+        if (!as<MakeTuple>(ac->args[2]) || as<MakeTuple>(ac->args[2])->elems.size() != 2)
+          reject(sp, "automatic L0 tiling of a matmul assembled into a Mat tile of other than two dims is not supported yet", hint);
+        site.store = sa->second;
+        site.scratch = true;
+      }
     }
     sites_.push_back(std::make_unique<Site>(site));
     Site* p = sites_.back().get();
@@ -251,9 +272,10 @@ class Tiler : public IRMutator {
       k_loop(s, make_int(0, sp), make_int(0, sp), s.matmul->var, out);
       return with_comments(std::make_shared<SeqStmts>(std::move(out), sp), *s.matmul);
     }
-    // Output blocks stored at their offsets, the GM tensor carried through the M / N loops.
+    // Output blocks stored (assembled) at their offsets, the GM tensor (Mat tile) carried through
+    // the M / N loops.
     const Call* st = as<Call>(s.store->value);
-    const auto* offs = as<MakeTuple>(st->args[1]);
+    const auto* offs = as<MakeTuple>(st->args[s.scratch ? 2 : 1]);
     const ExprPtr o0 = offs->elems.size() >= 2 ? offs->elems[offs->elems.size() - 2] : make_int(0, sp);
     const ExprPtr o1 = offs->elems.back();
     const std::string base = s.matmul->var->name;
@@ -273,7 +295,7 @@ class Tiler : public IRMutator {
                                                 std::vector<IterArgPtr>{carry}, make_body(std::move(body), sp),
                                                 std::vector<VarPtr>{gm_out}, ForKind::Sequential, sp));
     };
-    const ExprPtr gm = st->args[2];
+    const ExprPtr gm = st->args[s.scratch ? 0 : 2];
     level(nm, s.blk.m, "mb", gm, s.store->var,
           [&](const ExprPtr& row, const ExprPtr& gm_m, const VarPtr& out_m, std::vector<StmtPtr>& wm) {
             level(nn, s.blk.n, "nb", gm_m, out_m,
@@ -282,7 +304,8 @@ class Tiler : public IRMutator {
                     std::vector<ExprPtr> at(offs->elems.begin(), offs->elems.end());
                     at[at.size() - 2] = const_int_value(o0) == 0 ? row : std::make_shared<Binary>(BinOp::Add, o0, row, scalar_type(DataType::INDEX), sp);
                     at[at.size() - 1] = const_int_value(o1) == 0 ? col : std::make_shared<Binary>(BinOp::Add, o1, col, scalar_type(DataType::INDEX), sp);
-                    auto store = make_call("tile.store", {typed, index_list(at, sp), gm_n}, st->kwargs, sp);
+                    auto store = s.scratch ? make_call("tile.assemble", {gm_n, typed, index_list(at, sp)}, st->kwargs, sp)
+                                           : make_call("tile.store", {typed, index_list(at, sp), gm_n}, st->kwargs, sp);
                     wn.push_back(std::make_shared<AssignStmt>(out_n, store, sp));
                   },
                   wm);
@@ -294,14 +317,81 @@ class Tiler : public IRMutator {
   const SocInfo& soc_;
   std::unordered_map<const Var*, const AssignStmt*> defs_;
   std::unordered_map<const Var*, int> uses_;
-  std::unordered_map<const Var*, const AssignStmt*> store_of_;
+  std::unordered_map<const Var*, const AssignStmt*> store_of_, scratch_of_;
   std::vector<std::unique_ptr<Site>> sites_;
   std::unordered_set<const AssignStmt*> dropped_;
   std::unordered_map<const AssignStmt*, const Site*> at_stmt_;
 };
 
-FunctionPtr tile_function(const FunctionPtr& f, const SocInfo& soc) {
+// `cb = tile.cast(c, BF16 | FP16, mode="rint")` of a matmul's FP32 Acc result read by nothing
+// else, cb read only by moves to Left / Right: cb becomes a Mat tile c is assembled into.
+class CastFolder : public BindingMutator {
+ public:
+  explicit CastFolder(const Function& f) {
+    struct Defs : IRVisitor {
+      std::unordered_map<const Var*, const AssignStmt*> def;
+      std::unordered_map<const Var*, int> moves;  // uses as the source of a move to Left / Right
+      void visit_assign(const AssignStmt& s) override {
+        def[s.var.get()] = &s;
+        if (const Call* c = call_of(&s, "tile.move"); c && !c->args.empty())
+          if (const auto* t = as_tile(s.var->type); t && (t->space == MemorySpace::Left || t->space == MemorySpace::Right))
+            if (const auto* v = as<Var>(c->args[0])) ++moves[v];
+        IRVisitor::visit_assign(s);
+      }
+    } d;
+    d.visit(f.body);
+    std::unordered_map<const Var*, int> uses;
+    collect_uses(f.body, uses);
+    for (const auto& [v, s] : d.def) {
+      const Call* cast = call_of(s, "tile.cast");
+      if (!cast || cast->args.empty() || kw_string(*cast, "mode") != "rint") continue;
+      const auto* src = as<Var>(cast->args[0]);
+      const auto* st = src ? as_tile(src->type) : nullptr;
+      const auto* ct = as_tile(v->type);
+      if (!st || !ct || st->space != MemorySpace::Acc || st->dtype != DataType::FP32 ||
+          (ct->dtype != DataType::BF16 && ct->dtype != DataType::FP16))
+        continue;
+      auto sd = d.def.find(src);
+      const Call* mm = sd == d.def.end() ? nullptr : as<Call>(sd->second->value);
+      if (!mm || !mm->op || mm->op->name.rfind("tile.matmul", 0) != 0 || uses[src] != 1) continue;
+      if (uses[v] == 0 || d.moves[v] != uses[v]) continue;
+      folds_.insert(s);
+    }
+  }
+  bool changed() const { return !folds_.empty(); }
+
+ protected:
+  StmtPtr mutate_seq(const std::shared_ptr<const SeqStmts>& s) override {
+    return mutate_seq_splicing(*this, s, [](const StmtPtr&) { return true; });
+  }
+  StmtPtr mutate_assign(const std::shared_ptr<const AssignStmt>& s) override {
+    if (!folds_.count(s.get())) return BindingMutator::mutate_assign(s);
+    const Call* cast = as<Call>(s->value);
+    const auto* ct = as_tile(s->var->type);
+    const Span& sp = s->span;
+    auto create = make_call("tile.create", {index_list(ct->shape, sp)},
+                            {{"dtype", ct->dtype}, {"target_memory", MemorySpace::Mat}}, sp);
+    auto scratch = make_var(s->var->name + "_mat", create->type, sp);
+    auto assemble = make_call("tile.assemble", {scratch, mutate(cast->args[0]), index_list({make_int(0, sp), make_int(0, sp)}, sp)},
+                              {}, sp);
+    auto v = copy_var_with_type(*s->var, assemble->type);
+    bound_[s->var.get()] = v;
+    var_map[s->var.get()] = v;
+    std::vector<StmtPtr> out{std::make_shared<AssignStmt>(scratch, create, sp), std::make_shared<AssignStmt>(v, assemble, sp)};
+    out.front() = with_comments(std::const_pointer_cast<Stmt>(out.front()), *s);
+    return std::make_shared<SeqStmts>(std::move(out), sp);
+  }
+
+ private:
+  std::unordered_set<const AssignStmt*> folds_;
+};
+
+FunctionPtr tile_function(FunctionPtr f, const SocInfo& soc) {
   if (!is_incore_like(f->type)) return f;
+  {
+    CastFolder folder(*f);
+    if (folder.changed()) f = folder.mutate_function(f);
+  }
   Tiler t(*f, soc);
   if (!t.changed()) return f;
   return t.mutate_function(f);

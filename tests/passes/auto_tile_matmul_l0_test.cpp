@@ -1,7 +1,10 @@
 // AutoTileMatmulL0: a matmul that fits L0 is unchanged; one whose operands overflow L0A / L0B
 // gets a K loop of Mat → Left / Right extracts (the result keeps its variable); one whose result
 // overflows L0C is computed and stored to GM block by block in an M / N loop nest carrying the
-// tensor; a larger-than-L0C result used otherwise than by one store is E501 at the matmul.
+// tensor, or assembled block by block into a Mat tile; a matmul result narrowed with
+// mode="rint" for another matmul is assembled into a Mat tile instead of cast on the vector core
+// (other modes keep the cast); a larger-than-L0C result used otherwise than by one store or one
+// Mat assemble is E501 at the matmul.
 #include "pass_test_util.h"
 
 using namespace pypto;
@@ -124,5 +127,66 @@ class P:
         return o_1
 )");
   const std::string err = pass_test::compile_error_of([&] { tile(p); });
-  CHECK(err.find("does not fit one Acc tile (131072 bytes) and is used other than by one store to GM") != std::string::npos);
+  CHECK(err.find("does not fit one Acc tile (131072 bytes) and is used other than by one store to GM or one assemble into a Mat tile") !=
+        std::string::npos);
+}
+
+namespace {
+// (a @ b) narrowed to BF16 for a second matmul with e; `mode` is the cast's rounding.
+std::string chain(int M, int K, const std::string& mode) {
+  const std::string m = std::to_string(M), k = std::to_string(K);
+  return R"(
+import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, a: pl.Tensor[[)" + m + ", " + k + R"(], pl.BF16], b: pl.Tensor[[)" + k + ", " + m + R"(], pl.BF16], e: pl.Tensor[[)" + m +
+         R"(, 32], pl.BF16], o: pl.Out[pl.Tensor[[)" + m + R"(, 32], pl.FP32]]) -> pl.Tensor[[)" + m + R"(, 32], pl.FP32]:
+        am: pl.Tile[[)" + m + ", " + k + R"(], pl.BF16, pl.Mem.Mat] = pl.tile.load(a, [0, 0], [)" + m + ", " + k + R"(], target_memory=pl.Mem.Mat)
+        bm: pl.Tile[[)" + k + ", " + m + R"(], pl.BF16, pl.Mem.Mat] = pl.tile.load(b, [0, 0], [)" + k + ", " + m + R"(], target_memory=pl.Mem.Mat)
+        em: pl.Tile[[)" + m + R"(, 32], pl.BF16, pl.Mem.Mat] = pl.tile.load(e, [0, 0], [)" + m + R"(, 32], target_memory=pl.Mem.Mat)
+        l: pl.Tile[[)" + m + ", " + k + R"(], pl.BF16, pl.Mem.Left] = pl.tile.move(am, target_memory=pl.Mem.Left)
+        r: pl.Tile[[)" + k + ", " + m + R"(], pl.BF16, pl.Mem.Right] = pl.tile.move(bm, target_memory=pl.Mem.Right)
+        c: pl.Tile[[)" + m + ", " + m + R"(], pl.FP32, pl.Mem.Acc] = pl.tile.matmul(l, r, out_dtype=pl.FP32)
+        cb: pl.Tile[[)" + m + ", " + m + R"(], pl.BF16, pl.Mem.Vec] = pl.tile.cast(c, target_type=pl.BF16, mode=")" + mode + R"(")
+        l2: pl.Tile[[)" + m + ", " + m + R"(], pl.BF16, pl.Mem.Left] = pl.tile.move(cb, target_memory=pl.Mem.Left)
+        r2: pl.Tile[[)" + m + R"(, 32], pl.BF16, pl.Mem.Right] = pl.tile.move(em, target_memory=pl.Mem.Right)
+        d: pl.Tile[[)" + m + R"(, 32], pl.FP32, pl.Mem.Acc] = pl.tile.matmul(l2, r2, out_dtype=pl.FP32)
+        o_1: pl.Tensor[[)" + m + R"(, 32], pl.FP32] = pl.tile.store(d, [0, 0], o)
+        return o_1
+)";
+}
+}  // namespace
+
+TEST_CASE("a matmul result narrowed with rint for the next matmul is assembled into a Mat tile", "[AutoTileMatmulL0]") {
+  // [64, 64]: everything fits L0; only the cast folds.
+  const std::string before = chain(64, 32, "rint");
+  std::string expected = before;
+  const std::string cast_line =
+      R"(cb: pl.Tile[[64, 64], pl.BF16, pl.Mem.Vec] = pl.tile.cast(c, target_type=pl.BF16, mode="rint"))";
+  expected.replace(expected.find(cast_line), cast_line.size(),
+                   "cb_mat: pl.Tile[[64, 64], pl.BF16, pl.Mem.Mat] = pl.tile.create([64, 64], dtype=pl.BF16, target_memory=pl.Mem.Mat)\n"
+                   "        cb: pl.Tile[[64, 64], pl.BF16, pl.Mem.Mat] = pl.tile.assemble(cb_mat, c, [0, 0])");
+  pass_test::require_equal(tile(pass_test::parse(before)), pass_test::parse(expected));
+  // Rounding half away from zero is not the cube's: the vector cast stays.
+  auto round = pass_test::parse(chain(64, 32, "round"));
+  CHECK(tile(round) == round);
+}
+
+TEST_CASE("a larger-than-L0C result narrowed for the next matmul is assembled block by block into a Mat tile",
+          "[AutoTileMatmulL0]") {
+  // [256, 256] FP32 overflows L0C: [128, 256] blocks, each assembled at its row into the BF16
+  // scratch the M loop carries; the second matmul ([256, 256] BF16 operand overflows L0A) reads
+  // the scratch through L0 extracts.
+  auto got = tile(pass_test::parse(chain(256, 32, "rint")));
+  const std::string text = ir::print_program(*got);
+  INFO(text);
+  CHECK(text.find("pl.tile.cast") == std::string::npos);
+  CHECK(text.find("cb_mat: pl.Tile[[256, 256], pl.BF16, pl.Mem.Mat] = pl.tile.create([256, 256], dtype=pl.BF16, target_memory=pl.Mem.Mat)") !=
+        std::string::npos);
+  CHECK(text.find("pl.tile.assemble(") != std::string::npos);
+  CHECK(text.find("mb * 128, 0]") != std::string::npos);  // each block at its row offset
+  CHECK(text.find("pl.tile.extract(cb") != std::string::npos);  // the consumer reads the scratch
+  CHECK(text.find("does not fit") == std::string::npos);
 }
