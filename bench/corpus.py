@@ -61,8 +61,22 @@ TOLERANCES = {name: ["--rtol", "2e-2", "--atol", "2e-2"]
               for name in ("_jit_mat_split_k", "_jit_mat_full_k", "_jit_fits_l0c_full_k", "_jit_fits_l0c_split_k")}
 
 
+def input_flags(inputs, d):
+    """Writes `inputs` (INPUTS entries) as .npy files in the new directory d: pypto test --inputs."""
+    if not inputs:
+        return []
+    os.makedirs(d)
+    for pname, (descr, values) in inputs.items():
+        write_npy_1d(os.path.join(d, pname + ".npy"), descr, values)
+    return ["--inputs", d]
+
+
 def test_flags(label):
-    return TOLERANCES.get(label.rsplit(":", 1)[-1], [])
+    name = label.rsplit(":", 1)[-1]
+    out = list(TOLERANCES.get(name, []))
+    for sh in SHAPES.get(name, []):
+        out += ["--shape", sh]
+    return out
 
 
 # Scalar values their __main__ passes (the rest stay runtime arguments).
@@ -75,6 +89,29 @@ ALIASES = {"dyn_valid_shape_1": "dyn_valid_shape"}
 # `pypto test --inputs`: descr and values of a 1-D .npy.
 INPUTS = {"_jit_dyn_valid_shape_if_else": {"cfg": ("<i8", [1, 48, 64])},
           "_jit_dyn_valid_shape_loop": {"cfg": ("<i8", [2, 48, 64])}}
+
+
+def _block_table(n, blocks):  # a fixed permutation-like spread of block ids in [0, blocks)
+    return [(i * 7919 + 13) % blocks for i in range(n)]
+
+
+# Paged attention: a config the kernels' loops and windows can use (the layout each example's
+# docstring gives), block tables inside the caches and context lengths inside the tables; the
+# static examples at their __main__ shapes, the dynamic ones at a small size (--shape below).
+INPUTS.update({
+    # [batch, num_heads, kv_head_num, head_dim, block_size, block_num, scale bits (1/sqrt(128))]
+    "PagedAttentionProgram": {"config": ("<i8", [64, 16, 1, 128, 128, 256, 1035273459]),
+                              "block_table": ("<i4", _block_table(64 * 256, 64 * 256)),
+                              "context_lens": ("<i4", [128 * (1 + i % 4) for i in range(64)])},
+    "DynamicPagedAttentionProgram": {"block_table": ("<i4", _block_table(8, 8)), "context_lens": ("<i4", [300, 449])},
+    "PagedAttentionMultiConfigProgram": {"block_table": ("<i4", _block_table(8, 8)), "context_lens": ("<i4", [200, 256])},
+    "_jit_qwen3_decode": {"seq_lens": ("<i4", [100 + 37 * i for i in range(16)])},
+})
+# The extents of dynamically shaped entry tensors, for `pypto test --shape`.
+SHAPES = {
+    "DynamicPagedAttentionProgram": ["query=[32,128]", "key_cache=[1024,128]", "value_cache=[1024,128]", "out=[32,128]"],
+    "PagedAttentionMultiConfigProgram": ["query=[32,128]", "key_cache=[512,128]", "value_cache=[512,128]", "out=[32,128]"],
+}
 
 
 def write_npy_1d(path, descr, values):
@@ -177,13 +214,7 @@ def main():
                 if any(f.endswith("=runtime") for f in flags):
                     fails.append((label, "test", "a runtime scalar: pypto test binds scalars at compile time"))
                     continue
-                extra = []
-                if inputs:
-                    d = os.path.join(tmp, "in{}".format(total))
-                    os.makedirs(d)
-                    for pname, (descr, values) in inputs.items():
-                        write_npy_1d(os.path.join(d, pname + ".npy"), descr, values)
-                    extra = ["--inputs", d]
+                extra = input_flags(inputs, os.path.join(tmp, "in{}".format(total)))
                 rc, out = run([pypto, "test", src, "-j", "2", "-o", os.path.join(tmp, "t{}".format(total))] + flags + extra +
                               test_flags(label),
                               timeout=600)

@@ -106,7 +106,9 @@ def main():
                     result = "runtime scalar"
                 else:
                     rc2, out2 = corpus.run([pypto, "test", src, "-j", "2", "-o", os.path.join(tmp, "t{}".format(total))] +
-                                           flags + corpus.test_flags(label), timeout=900)
+                                           flags + corpus.test_flags(label) +
+                                           corpus.input_flags(inputs, os.path.join(tmp, "in{}".format(total))),
+                                           timeout=1800)
                     result = "PASS" if rc2 == 0 else "FAIL"
                     tested += rc2 == 0
                     if rc2 != 0:

@@ -151,16 +151,19 @@ class Tiler : public IRMutator {
 
   void plan(const AssignStmt& s) {
     const Call* mm = call_of(&s, "tile.matmul");
-    if (!mm || mm->args.size() != 2) return;
-    const auto* lv = as<Var>(mm->args[0]);
-    const auto* rv = as<Var>(mm->args[1]);
+    const Call* acc = call_of(&s, "tile.matmul_acc");  // (acc, lhs, rhs): K split, every block accumulating
+    if (acc) mm = acc;
+    if (!mm || mm->args.size() != (acc ? 3u : 2u)) return;
+    const size_t o = acc ? 1 : 0;  // the operands' position
+    const auto* lv = as<Var>(mm->args[o]);
+    const auto* rv = as<Var>(mm->args[o + 1]);
     const AssignStmt* lm = lv && defs_.count(lv) ? defs_.at(lv) : nullptr;
     const AssignStmt* rm = rv && defs_.count(rv) ? defs_.at(rv) : nullptr;
     const Call* lc = call_of(lm, "tile.move");
     const Call* rc = call_of(rm, "tile.move");
     // Only the compiler's own Mat → Left / Right moves, read by this matmul alone.
     if (!lc || !rc || !in_space(lc->args[0], MemorySpace::Mat) || !in_space(rc->args[0], MemorySpace::Mat)) return;
-    if (!in_space(mm->args[0], MemorySpace::Left) || !in_space(mm->args[1], MemorySpace::Right)) return;
+    if (!in_space(mm->args[o], MemorySpace::Left) || !in_space(mm->args[o + 1], MemorySpace::Right)) return;
     if (uses_[lv] != 1 || uses_[rv] != 1) return;
     const auto* lt = as_tile(lc->args[0]->type);
     const auto* rt = as_tile(rc->args[0]->type);
@@ -185,6 +188,10 @@ class Tiler : public IRMutator {
                              "blocks and a 32-byte-aligned K block that divide them", M, K, K, N), hint);
     Site site{lm, rm, &s, nullptr, false, *blk, M, N, K};
     const bool tiles_output = blk->m != M || blk->n != N;
+    if (tiles_output && acc)
+      reject(sp, fmt::format("the [{}, {}] accumulator of this matmul_acc does not fit one Acc tile ({} bytes)", M, N,
+                             soc_.capacity(MemorySpace::Acc)),
+             hint);
     if (tiles_output) {
       auto st = store_of_.find(s.var.get());
       auto sa = scratch_of_.find(s.var.get());
@@ -241,7 +248,8 @@ class Tiler : public IRMutator {
     const Block& b = s.blk;
     ExprPtr l0 = extract(A, row, make_int(0, sp), b.m, b.k, MemorySpace::Left, sp, out, base + "_l0a");
     ExprPtr r0 = extract(B, make_int(0, sp), col, b.k, b.n, MemorySpace::Right, sp, out, base + "_l0b");
-    auto first = make_call(*mm->op, {l0, r0}, mm->kwargs, sp);
+    const bool acc = mm->op->name == "tile.matmul_acc";
+    auto first = acc ? make_call(*mm->op, {mm->args[0], l0, r0}, mm->kwargs, sp) : make_call(*mm->op, {l0, r0}, mm->kwargs, sp);
     if (!result) result = make_var(base + "_blk", first->type, sp);
     const int64_t nk = s.K / b.k;
     if (nk == 1) {

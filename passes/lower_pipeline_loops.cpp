@@ -16,11 +16,19 @@
 // The replicated loop stays a Pipeline loop (CanonicalizeIOOrder reorders its body and demotes it);
 // stage=1 loops are left for CanonicalizeIOOrder alone. A loop whose step is not a positive
 // constant is not replicated: it gets a W501 warning and runs its stages one after another.
+// A capacity gate first: F stages keep F copies of a stage's tiles live, so F is lowered to what
+// the on-chip memories hold (the reference's MemoryReuse sheds depth the same way), with a W503
+// warning naming the space, the per-stage bytes and the room (one stage: the loop runs plain).
 // Inner pipeline loops are lowered before the loop around them, so each outer clone holds a fresh
 // copy of the already lowered inner loop. Runs on SSA form after NormalizeReturnOrder (where the
 // reference runs it); keeps SSA (every clone binds fresh Vars).
 #include <fmt/format.h>
 
+#include <map>
+#include <tuple>
+
+#include "ir/op_registry.h"
+#include "ir/soc.h"
 #include "passes/pass_util.h"
 #include "passes/passes.h"
 
@@ -37,7 +45,7 @@ ExprPtr bin(BinOp op, ExprPtr a, ExprPtr b, const Span& sp, DataType dt = DataTy
 
 class Lowerer : public IRMutator {
  public:
-  explicit Lowerer(DiagnosticSink& sink) : sink_(sink) {}
+  Lowerer(DiagnosticSink& sink, const SocInfo& soc) : sink_(sink), soc_(&soc) {}
 
  protected:
   // A lowered loop (several statements) is spliced into the enclosing statement list.
@@ -58,14 +66,130 @@ class Lowerer : public IRMutator {
                     "give the loop a constant step to overlap its stages");
       return with_stage(*f, 1);
     }
+    if (const int64_t fit = affordable_stages(*f); fit < f->stage) {
+      const auto& [space, per_stage, room] = tightest_;
+      sink_.warning("W503", f->span,
+                    fmt::format("pl.pipeline(stage={}): {} stage{} fit{}: each stage's tiles need {} bytes of {} and {} "
+                                "are free around the loop",
+                                f->stage, fit, fit == 1 ? "" : "s", fit == 1 ? "s, so the iterations run one after another" : "",
+                                per_stage, to_string(space), room),
+                    fmt::format("shrink the per-stage tiles to at most {} bytes of {}, or write stage={}", room / f->stage,
+                                to_string(space), fit));
+      if (fit <= 1) return with_stage(*f, 1);
+      auto narrowed = with_stage(*f, fit);
+      return lower(static_cast<const ForStmt&>(*narrowed), *step);
+    }
+    return lower(*f, *step);
+  }
+
+ private:
+  StmtPtr lower(const ForStmt& f0, int64_t step) {
+    const ForStmt* f = &f0;
     const auto* lt = as_scalar(f->loop_var->type);
     dt_ = lt ? lt->dtype : DataType::INDEX;
     auto [stmts, yield] = split_trailing_yield(f->body);
     body_ = std::move(stmts);
     yield_ = yield ? yield->values : std::vector<ExprPtr>{};
     auto a = const_int_value(f->start), b = const_int_value(f->stop);
-    if (a && b) return lower_static(*f, *a, *b, *step);
-    return lower_dynamic(*f, *step);
+    if (a && b) return lower_static(*f, *a, *b, step);
+    return lower_dynamic(*f, step);
+  }
+
+  // ---- the capacity gate: how many stages the on-chip memories hold ----
+  // A stage's footprint per memory space is the peak of the bytes its tiles keep live, statement
+  // by statement through one copy of the body (a tile lives from its definition to its last use;
+  // views and in-place results share their source's buffer); the room is the space's capacity less
+  // the tiles made outside the loop that the body reads. The stages that fit: room / footprint,
+  // over every space (at least 1). The estimate ignores alignment padding: a kernel it admits can
+  // still overflow, and AllocateMemoryAddr says so.
+  static int64_t own_bytes(const AssignStmt& a) {
+    const auto* t = as_tile(a.var->type);
+    if (!t || !t->space) return 0;
+    const auto* c = as<Call>(a.value);
+    if (!c || !c->op || c->op->output_reuses_input >= 0) return 0;  // a copy, a view, an in-place result
+    return byte_size(*t).value_or(0);
+  }
+
+  // The peak bytes per space a statement list keeps live: tiles bound by its own statements live
+  // from their definition to their last use there; a nested loop / if adds its own peak (one
+  // iteration, the larger arm) while it runs.
+  using Bytes = std::map<MemorySpace, int64_t>;
+  static Bytes peak_of(const std::vector<StmtPtr>& top) {
+    std::vector<std::unordered_map<const Var*, int>> uses(top.size());
+    for (size_t i = 0; i < top.size(); ++i) collect_uses(top[i], uses[i]);
+    struct Interval {
+      MemorySpace space;
+      int64_t bytes;
+      size_t from, to;
+    };
+    std::vector<Interval> live;
+    std::vector<Bytes> nested(top.size());
+    for (size_t i = 0; i < top.size(); ++i) {
+      if (const auto* a = as<AssignStmt>(top[i])) {
+        if (const int64_t b = own_bytes(*a)) {
+          size_t last = i;
+          for (size_t j = i; j < top.size(); ++j)
+            if (uses[j].count(a->var.get())) last = j;
+          live.push_back({*as_tile(a->var->type)->space, b, i, last});
+        }
+      } else if (const auto* f = as<ForStmt>(top[i])) {
+        nested[i] = peak_of(flatten_body(f->body));
+      } else if (const auto* w = as<WhileStmt>(top[i])) {
+        nested[i] = peak_of(flatten_body(w->body));
+      } else if (const auto* sc = as<ScopeStmt>(top[i])) {
+        nested[i] = peak_of(flatten_body(sc->body));
+      } else if (const auto* c = as<IfStmt>(top[i])) {
+        nested[i] = peak_of(flatten_body(c->then_body));
+        if (c->else_body)
+          for (const auto& [sp, b] : peak_of(flatten_body(c->else_body))) nested[i][sp] = std::max(nested[i][sp], b);
+      }
+    }
+    Bytes peak;
+    for (size_t i = 0; i < top.size(); ++i) {
+      Bytes at = nested[i];
+      for (const auto& iv : live)
+        if (iv.from <= i && i <= iv.to) at[iv.space] += iv.bytes;
+      for (const auto& [sp, b] : at) peak[sp] = std::max(peak[sp], b);
+    }
+    return peak;
+  }
+
+  int64_t affordable_stages(const ForStmt& f) {
+    const Bytes peak = peak_of(flatten_body(f.body));
+    // Tiles made before the loop that the body reads stay live through it.
+    Bytes outside;
+    std::unordered_map<const Var*, int> inside;
+    collect_uses(f.body, inside);
+    for (const auto& [v, a] : tile_defs_)
+      if (own_bytes(*a) && inside.count(v) && !defined_in(f, v)) outside[*as_tile(v->type)->space] += own_bytes(*a);
+    int64_t fit = f.stage;
+    for (const auto& [sp, per] : peak) {
+      if (per <= 0) continue;
+      const int64_t room = std::max<int64_t>(0, soc_->capacity(sp) - outside[sp]);
+      const int64_t n = std::max<int64_t>(1, room / per);
+      if (n < fit) {
+        fit = n;
+        tightest_ = {sp, per, room};
+      }
+    }
+    return fit;
+  }
+
+  static std::vector<const AssignStmt*> assigns(const StmtPtr& s) {
+    struct V : IRVisitor {
+      std::vector<const AssignStmt*> out;
+      void visit_assign(const AssignStmt& a) override {
+        out.push_back(&a);
+        IRVisitor::visit_assign(a);
+      }
+    } v;
+    v.visit(s);
+    return v.out;
+  }
+  static bool defined_in(const ForStmt& f, const Var* v) {
+    for (const AssignStmt* a : assigns(f.body))
+      if (a->var.get() == v) return true;
+    return false;
   }
 
  private:
@@ -218,6 +342,8 @@ class Lowerer : public IRMutator {
 
  public:
   void set_extents(const Function& fn) {
+    for (const AssignStmt* a : assigns(fn.body))
+      if (as_tile(a->var->type)) tile_defs_[a->var.get()] = a;
     for (const auto& p : fn.params)
       if (const auto* t = as_shaped(p->type))
         for (const auto& d : t->shape)
@@ -226,7 +352,10 @@ class Lowerer : public IRMutator {
 
  private:
   std::unordered_set<const Var*> extents_;
+  std::unordered_map<const Var*, const AssignStmt*> tile_defs_;  // every tile binding of the function
+  std::tuple<MemorySpace, int64_t, int64_t> tightest_{};          // (space, per-stage bytes, room)
   DiagnosticSink& sink_;
+  const SocInfo* soc_;
   DataType dt_ = DataType::INDEX;
   std::vector<StmtPtr> body_;
   std::vector<ExprPtr> yield_;
@@ -244,7 +373,7 @@ Pass lower_pipeline_loops_pass() {
               [](const ProgramPtr& p, PassContext& ctx) {
                 return map_functions(p, [&](const FunctionPtr& f) -> FunctionPtr {
                   if (!f->body) return f;
-                  Lowerer l(ctx.diagnostics);
+                  Lowerer l(ctx.diagnostics, soc_info(ctx.soc));
                   l.set_extents(*f);
                   return l.mutate_function(f);
                 });

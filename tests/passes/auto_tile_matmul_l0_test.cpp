@@ -190,3 +190,31 @@ TEST_CASE("a larger-than-L0C result narrowed for the next matmul is assembled bl
   CHECK(text.find("pl.tile.extract(cb") != std::string::npos);  // the consumer reads the scratch
   CHECK(text.find("does not fit") == std::string::npos);
 }
+
+TEST_CASE("a matmul_acc whose operands overflow L0 accumulates every K block into its accumulator", "[AutoTileMatmulL0]") {
+  // [16, 512] x [512, 256] BF16: the right operand is 256 KiB (L0B 64 KiB): k = 128 blocks, all
+  // matmul_acc, the first one into the incoming accumulator.
+  auto got = tile(pass_test::parse(R"(
+import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, a: pl.Tensor[[16, 512], pl.BF16], b: pl.Tensor[[512, 256], pl.BF16], o: pl.Out[pl.Tensor[[16, 256], pl.FP32]]) -> pl.Tensor[[16, 256], pl.FP32]:
+        am: pl.Tile[[16, 512], pl.BF16, pl.Mem.Mat] = pl.tile.load(a, [0, 0], [16, 512], target_memory=pl.Mem.Mat)
+        bm: pl.Tile[[512, 256], pl.BF16, pl.Mem.Mat] = pl.tile.load(b, [0, 0], [512, 256], target_memory=pl.Mem.Mat)
+        l: pl.Tile[[16, 512], pl.BF16, pl.Mem.Left] = pl.tile.move(am, target_memory=pl.Mem.Left)
+        r: pl.Tile[[512, 256], pl.BF16, pl.Mem.Right] = pl.tile.move(bm, target_memory=pl.Mem.Right)
+        c0: pl.Tile[[16, 256], pl.FP32, pl.Mem.Acc] = pl.tile.matmul(l, r, out_dtype=pl.FP32)
+        l2: pl.Tile[[16, 512], pl.BF16, pl.Mem.Left] = pl.tile.move(am, target_memory=pl.Mem.Left)
+        r2: pl.Tile[[512, 256], pl.BF16, pl.Mem.Right] = pl.tile.move(bm, target_memory=pl.Mem.Right)
+        c: pl.Tile[[16, 256], pl.FP32, pl.Mem.Acc] = pl.tile.matmul_acc(c0, l2, r2)
+        o_1: pl.Tensor[[16, 256], pl.FP32] = pl.tile.store(c, [0, 0], o)
+        return o_1
+)"));
+  const std::string text = ir::print_program(*got);
+  INFO(text);
+  CHECK(text.find("pl.tile.move(bm") == std::string::npos);  // no whole-operand move is left
+  CHECK(text.find("c_k0: pl.Tile[[16, 256], pl.FP32, pl.Mem.Acc] = pl.tile.matmul_acc(c0, c_l0a, c_l0b)") != std::string::npos);
+  CHECK(text.find("pl.tile.matmul_acc(c_acc, ") != std::string::npos);
+}

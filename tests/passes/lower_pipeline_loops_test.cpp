@@ -2,7 +2,8 @@
 // (clone k at i + k*step, carried values threaded clone to clone); leftover iterations follow as
 // constant-index clones (constant bounds) or an if-cascade on the leftover count (runtime bounds,
 // with the span clamped at zero unless it is known not to be negative); stage=1 loops and other
-// loops are left alone; a loop with a runtime step runs its stages one after another, with W501.
+// loops are left alone; a loop with a runtime step runs its stages one after another, with W501;
+// a loop whose stages' tiles do not all fit on chip gets the stages that fit (W503), or one.
 #include "pass_test_util.h"
 
 using namespace pypto;
@@ -165,4 +166,45 @@ TEST_CASE("stage=1, other loops and runtime steps are not replicated", "[LowerPi
   passes::PassContext again;
   CHECK(lower(after, again) == after);
   CHECK(again.diagnostics.diagnostics().empty());
+}
+
+TEST_CASE("the stages the on-chip memories hold: fewer clones and W503, or one stage", "[LowerPipelineLoops]") {
+  // Each stage loads a [64, 256] FP32 tile (64 KiB) and computes one more of the same size in
+  // Vec: 128 KiB a stage, 188416 bytes of Vec on 910B, a 64 KiB tile made before the loop and
+  // read in it: (188416 - 65536) / 131072 = 0 → one stage; with [32, 256] tiles (32 KiB):
+  // (188416 - 32768) / 65536 = 2 stages of the 4 asked for.
+  auto program = [](int rows) {
+    const std::string shape = "[" + std::to_string(rows) + ", 256]";
+    return "import pypto.language as pl\n\n@pl.program\nclass P:\n"
+           "    @pl.function(type=pl.FunctionType.InCore)\n"
+           "    def k(self, x: pl.Tensor[[1024, 256], pl.FP32], o: pl.Out[pl.Tensor[[1024, 256], pl.FP32]]) -> pl.Tensor[[1024, 256], pl.FP32]:\n"
+           "        bias: pl.Tile[" + shape + ", pl.FP32, pl.Mem.Vec] = pl.tile.load(x, [0, 0], " + shape + ")\n"
+           "        for i, (oi,) in pl.pipeline(0, 8, 1, stage=4, init_values=(o,)):\n"
+           "            t: pl.Tile[" + shape + ", pl.FP32, pl.Mem.Vec] = pl.tile.load(x, [i * " + std::to_string(rows) + ", 0], " + shape + ")\n"
+           "            u: pl.Tile[" + shape + ", pl.FP32, pl.Mem.Vec] = pl.tile.add(t, bias)\n"
+           "            oo: pl.Tensor[[1024, 256], pl.FP32] = pl.tile.store(u, [i * " + std::to_string(rows) + ", 0], oi)\n"
+           "            r = pl.yield_(oo)\n"
+           "        return r\n";
+  };
+  {
+    passes::PassContext ctx;
+    auto got = lower(pass_test::parse(program(32)), ctx);
+    const auto& d = ctx.diagnostics.diagnostics();
+    REQUIRE(d.size() == 1);
+    CHECK(d[0].code == "W503");
+    CHECK(d[0].message.find("pl.pipeline(stage=4): 2 stages fit: each stage's tiles need 65536 bytes of Vec and 155648") !=
+          std::string::npos);
+    // Two clones per iteration, the loop stepping by 2.
+    const std::string text = ir::print_program(*got);
+    CHECK(text.find("pl.pipeline(0, 8, 2, stage=2") != std::string::npos);
+  }
+  {
+    passes::PassContext ctx;
+    auto before = pass_test::parse(program(64));
+    auto got = lower(before, ctx);
+    const auto& d = ctx.diagnostics.diagnostics();
+    REQUIRE(d.size() == 1);
+    CHECK(d[0].message.find("1 stage fits, so the iterations run one after another") != std::string::npos);
+    CHECK(ir::print_program(*got).find("stage=1") != std::string::npos);  // not replicated
+  }
 }
