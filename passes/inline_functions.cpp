@@ -4,7 +4,8 @@
 // caller's, in call order: one orchestration entry submits every task), which is removed once
 // no call to it is left. The spliced body is alpha-renamed (its locals become fresh Vars,
 // parameters are replaced by the call's arguments: a parameter the body rebinds by a local copy
-// of its argument, or, for an Out / InOut parameter handed a variable, by that variable); its
+// of its argument, or, for an Out / InOut parameter or a pl.Array (passed by reference) handed a
+// variable, by that variable); its
 // final `return v` becomes `x = v` for the call's target (several values: a tuple; none when v is
 // the target itself). A call to an inline function that is not a whole
 // statement or assignment right-hand side, or an inline body whose return is not its last
@@ -89,8 +90,11 @@ class Inliner : public IRMutator {
         continue;
       }
       // An Out / InOut parameter the body rebinds (out = pl.assemble(out, ...)) rebinds the
-      // caller's variable it was handed: the write is the caller's, as the parameter says.
-      const bool written = i < f.param_directions.size() && f.param_directions[i] != ParamDirection::In;
+      // caller's variable it was handed: the write is the caller's, as the parameter says. A
+      // pl.Array is passed by reference, whatever its direction: an element the callee sets
+      // (`done[0] = tid`) is set in the caller's array.
+      const bool written = (i < f.param_directions.size() && f.param_directions[i] != ParamDirection::In) ||
+                           as_array(p.type);
       if (const auto arg = std::dynamic_pointer_cast<const Var>(call.args[i]); written && arg && !as<IterArg>(call.args[i])) {
         cl.bind_param_to(p, arg);
         continue;

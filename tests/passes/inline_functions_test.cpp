@@ -282,3 +282,40 @@ class P:
   ir::DiagnosticSink sink;
   CHECK(ir::verify(*after, {ir::Property::TypeChecked}, sink));
 }
+
+TEST_CASE("a pl.Array parameter is passed by reference: the callee's element writes are the caller's", "[InlineFunctions]") {
+  // The callee records a TaskId in the array it is handed (as pypto-lib's completion arrays do);
+  // the caller's later read sees it.
+  auto before = pass_test::parse(R"(
+import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def work(self, x: pl.Tensor[[16, 16], pl.FP32], y: pl.Out[pl.Tensor[[16, 16], pl.FP32]], done: pl.Array[2, pl.TASK_ID]) -> pl.Tensor[[16, 16], pl.FP32]:
+        t: pl.Scalar[pl.TASK_ID] = pl.system.task_invalid()
+        done[1] = t
+        return y
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: pl.Tensor[[16, 16], pl.FP32], y: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:
+        done = pl.array.create(2, pl.TASK_ID)
+        y = self.work(x, y, done)
+        last: pl.Scalar[pl.TASK_ID] = done[1]
+        return y
+)");
+  auto expected = pass_test::parse(R"(
+import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: pl.Tensor[[16, 16], pl.FP32], y: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:
+        done = pl.array.create(2, pl.TASK_ID)
+        t: pl.Scalar[pl.TASK_ID] = pl.system.task_invalid()
+        done[1] = t
+        last: pl.Scalar[pl.TASK_ID] = done[1]
+        return y
+)");
+  pass_test::require_equal(pass_test::run(passes::inline_functions_pass(), before), expected);
+}
