@@ -13,7 +13,7 @@
 //   * element access (`tile.read` / `tile.write`) and `tile.assemble` offsets with other than two
 //     indices, a `tile.transpose` without its tmp tile, a `tile.transpose_view` of anything but a
 //     whole Mat tile in the NZ or ZN layout; a `tile.slice` window it cannot view (a
-//     source outside Vec, valid_shape / pad_value / clamp, a runtime or unaligned first column);
+//     source outside Vec, pad_value / clamp, a runtime or unaligned first column);
 //   * an equal-shape elementwise op (registry same_shapes: tile.add, tile.and, ...) on tiles of
 //     different shapes (broadcasting; the hint names the op's row / col expand form);
 //   * a tile op whose result is unused (an expression statement other than a store or a sync);
@@ -110,15 +110,14 @@ class FormChecker : public FormRules {
   }
 
   // A tile.slice is a view into its source's buffer (a Tile as wide as the source, at an element
-  // offset): a Vec source, 2-D offsets, no valid_shape / pad / clamp, and a first column the
-  // 32-byte alignment of Vec tiles allows.
+  // offset, with the valid extents its valid_shape gives): a Vec source, 2-D offsets, no pad /
+  // clamp, and a first column the 32-byte alignment of Vec tiles allows.
   void check_window(const Call& c) {
     const Span& sp = c.span;
     const auto* src = as_tile(c.args[0]->type);
     if (!src || src->space != MemorySpace::Vec)
       reject(sp, "pl.tile.slice of a tile outside Vec memory", "slice the tile in Vec memory, or load the window from GM");
     if (list_size(c.args[2]) != 2) reject(sp, "pl.tile.slice with other than 2 offsets");
-    if (c.args.size() > 3 && c.args[3] && list_size(c.args[3]) > 0) reject(sp, "pl.tile.slice with a valid_shape");
     const AttrValue* pad = c.kwarg("pad_value");
     if (pad && std::get_if<PadValue>(pad) && *std::get_if<PadValue>(pad) != PadValue::null)
       reject(sp, "pl.tile.slice with a pad_value");

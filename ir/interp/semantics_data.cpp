@@ -227,7 +227,13 @@ Value slice(const OpEval& e, bool view) {
 
 Value assemble(const OpEval& e, bool in_place) {
   const Array& target = e.arr(0);
-  const Array& src = e.arr(1);
+  Array src = e.arr(1);
+  // A source with a valid shape (a window narrowed by valid_shape=) places its valid part only.
+  if (const auto v = e.valid(1); v.size() == src.shape.size() && v != src.shape) {
+    std::vector<int64_t> ext(v.size());
+    for (size_t d = 0; d < v.size(); ++d) ext[d] = std::clamp<int64_t>(v[d], 0, src.shape[d]);
+    src = src.view(std::vector<int64_t>(v.size(), 0), ext);
+  }
   const auto off = e.list(2);
   check_window(e, target, full_rank(off, target.shape.size(), 0), full_rank(src.shape, target.shape.size(), 1),
                in_place ? "pl.tensor.assemble" : "pl.tile.assemble");
