@@ -30,7 +30,10 @@
 
 #include <algorithm>
 
+#include <set>
+
 #include "ir/op_registry.h"
+#include "ir/tensor_roots.h"
 #include "passes/memref_util.h"
 #include "passes/mixed_kernel_halves.h"
 #include "passes/pass_util.h"
@@ -283,6 +286,32 @@ void note_split_not_applied(const Function& f, DiagnosticSink& sink) {
                              mode->member, f.name, f.type == FunctionType::AIC ? "cube" : "vector"));
 }
 
+// A half takes every parameter of the kernel, but writes only some of its Out / InOut tensors
+// (the cube half the matmul result, the vector half the rest): the others are In for that half.
+FunctionPtr demote_unwritten_outputs(const Program& prog, const FunctionPtr& g) {
+  const TensorRoots roots(prog, *g);
+  struct Writes : IRVisitor {
+    const TensorRoots& roots;
+    std::set<const Var*> written;
+    explicit Writes(const TensorRoots& r) : roots(r) {}
+    void visit_call(const Call& c) override {
+      if (c.op && c.op->written_tensor >= 0 && size_t(c.op->written_tensor) < c.args.size())
+        written.insert(roots.root(c.args[size_t(c.op->written_tensor)]));
+      IRVisitor::visit_call(c);
+    }
+  } w(roots);
+  w.visit(g->body);
+  auto out = std::make_shared<Function>(*g);
+  bool changed = false;
+  for (size_t i = 0; i < out->params.size() && i < out->param_directions.size(); ++i)
+    if (out->param_directions[i] != ParamDirection::In && as_tensor(out->params[i]->type) &&
+        !w.written.count(out->params[i].get())) {
+      out->param_directions[i] = ParamDirection::In;
+      changed = true;
+    }
+  return changed ? out : g;
+}
+
 void split_function(const Program& prog, const FunctionPtr& f, Soc soc, std::vector<FunctionPtr>& out) {
   const std::string aic_name = unused_name(prog, f->name + "_aic"), aiv_name = unused_name(prog, f->name + "_aiv");
   Splitter cube(Side::Cube, soc), vec(Side::Vector, soc);
@@ -319,7 +348,7 @@ void split_function(const Program& prog, const FunctionPtr& f, Soc soc, std::vec
     g->return_types.clear();
     for (size_t i : ret)
       if (i < f->return_types.size()) g->return_types.push_back(f->return_types[i]);
-    return g;
+    return demote_unwritten_outputs(prog, g);
   };
   auto aiv = half(aiv_name, FunctionType::AIV, with_prologue(vec_body, false, pp, aic_name, f->span), vec_ret);
   FunctionPtr aic = half(aic_name, FunctionType::AIC, with_prologue(cube_body, true, pp, aiv_name, f->span), cube_ret);

@@ -1,6 +1,7 @@
 // ExpandMixedKernel: vector kernels → AIV, cube kernels → AIC (level + SubWorker role); a kernel
 // mixing both → <f>_aic + <f>_aiv exchanging tiles through the cross-core FIFO (push / pop /
-// release, slot windows, pipe init) and a Group <f> calling both; what cannot be split is E504.
+// release, slot windows, pipe init) and a Group <f> calling both, each half taking the Out
+// parameters it does not write as In; what cannot be split is E504.
 #include "pass_test_util.h"
 
 using namespace pypto;
@@ -70,7 +71,7 @@ import pypto.language as pl
 @pl.program
 class P:
     @pl.function(type=pl.FunctionType.AIC, level=pl.Level.AIC, role=pl.Role.SubWorker)
-    def k_aic(a: pl.Tensor[[16, 16], pl.FP16], x: pl.Tensor[[16, 16], pl.FP32], o: pl.Out[pl.Tensor[[16, 16], pl.FP32]]):
+    def k_aic(a: pl.Tensor[[16, 16], pl.FP16], x: pl.Tensor[[16, 16], pl.FP32], o: pl.Tensor[[16, 16], pl.FP32]):
         c2v_slots: pl.Scalar[pl.INT32] = pl.system.import_peer_buffer(name="k_c2v_slot_buffer", peer_func="k_aiv")
         pl.system.aic_initialize_pipe(c2v_slots, pl.const(0, pl.INT32), dir_mask=1, slot_size=1024, local_slot_num=1)
         am: pl.Tile[[16, 16], pl.FP16, pl.Mem.Mat] = pl.tile.load(a, [0, 0], [16, 16], target_memory=pl.Mem.Mat)
@@ -103,7 +104,8 @@ class P:
 
 // Vector → cube inside a loop: the AIV pushes each exp tile, the AIC pops it into Mat and moves
 // it to Left as the original move said; the loop and its index arithmetic run on both sides, the
-// output carry only on the AIC (which stores, so it returns the result and the AIV returns none).
+// output carry only on the AIC (which stores, so it returns the result and the AIV returns none;
+// for the AIV, which does not write it, the output is an In parameter).
 TEST_CASE("a vector prologue feeding a matmul in a loop splits the other way", "[ExpandMixedKernel]") {
   auto before = pass_test::parse(R"(import pypto.language as pl
 
@@ -145,7 +147,7 @@ class P:
         return o_o
 
     @pl.function(type=pl.FunctionType.AIV, level=pl.Level.AIV, role=pl.Role.SubWorker)
-    def k_aiv(x: pl.Tensor[[32, 16], pl.FP16], w: pl.Tensor[[16, 16], pl.FP16], o: pl.Out[pl.Tensor[[32, 16], pl.FP32]]):
+    def k_aiv(x: pl.Tensor[[32, 16], pl.FP16], w: pl.Tensor[[16, 16], pl.FP16], o: pl.Tensor[[32, 16], pl.FP32]):
         v2c_slots: pl.Scalar[pl.INT32] = pl.system.import_peer_buffer(name="k_v2c_slot_buffer", peer_func="k_aic")
         pl.system.aiv_initialize_pipe(pl.const(0, pl.INT32), v2c_slots, dir_mask=2, slot_size=512, local_slot_num=1)
         for i in pl.range(2):
