@@ -104,10 +104,12 @@ def main():
             if a.test:
                 if any(f.startswith("--scalar") and f.endswith("=runtime") for f in flags):
                     result = "runtime scalar"
+                elif label.rsplit(":", 1)[-1] in corpus.TEST_SKIP:
+                    result = corpus.TEST_SKIP[label.rsplit(":", 1)[-1]]
                 else:
+                    tflags, tinputs = corpus.test_command(label, flags, inputs)
                     rc2, out2 = corpus.run([pypto, "test", src, "-j", "2", "-o", os.path.join(tmp, "t{}".format(total))] +
-                                           flags + corpus.test_flags(label) +
-                                           corpus.input_flags(inputs, os.path.join(tmp, "in{}".format(total))),
+                                           tflags + corpus.input_flags(tinputs, os.path.join(tmp, "in{}".format(total))),
                                            timeout=1800)
                     result = "PASS" if rc2 == 0 else "FAIL"
                     tested += rc2 == 0
