@@ -301,6 +301,9 @@ FunctionPtr demote_unwritten_outputs(const Program& prog, const FunctionPtr& g) 
     }
   } w(roots);
   w.visit(g->body);
+  // What the half returns it writes (a store, or a value handed through from its peer).
+  if (const ReturnStmt* r = trailing_return(g->body))
+    for (const auto& v : r->values) w.written.insert(roots.root(v));
   auto out = std::make_shared<Function>(*g);
   bool changed = false;
   for (size_t i = 0; i < out->params.size() && i < out->param_directions.size(); ++i)

@@ -270,3 +270,30 @@ class P:
   CHECK(diags[0].message.find("has no effect on 'v': it uses only the vector unit") != std::string::npos);
   CHECK(diags[0].span.line == 8);
 }
+
+TEST_CASE("a half that returns an Out parameter it does not write keeps it Out", "[ExpandMixedKernel]") {
+  // The vector side stores into o as a statement and the kernel returns o itself: both halves
+  // return o (a parameter is available to both), so the cube half, which writes nothing, keeps it
+  // Out; the vector half, which stores into it, too.
+  auto got = pass_test::run(passes::expand_mixed_kernel_pass(), pass_test::parse(R"(import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, a: pl.Tensor[[16, 16], pl.FP16], o: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:
+        am: pl.Tile[[16, 16], pl.FP16, pl.Mem.Mat] = pl.load(a, [0, 0], [16, 16], target_memory=pl.Mem.Mat)
+        al: pl.Tile[[16, 16], pl.FP16, pl.Mem.Left] = pl.move(am, target_memory=pl.Mem.Left)
+        br: pl.Tile[[16, 16], pl.FP16, pl.Mem.Right] = pl.move(am, target_memory=pl.Mem.Right)
+        c: pl.Tile[[16, 16], pl.FP32, pl.Mem.Acc] = pl.matmul(al, br)
+        v: pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec] = pl.move(c, target_memory=pl.Mem.Vec)
+        pl.store(v, [0, 0], o)
+        return o
+)"));
+  for (const char* half : {"k_aic", "k_aiv"}) {
+    INFO(half);
+    auto f = got->find(half);
+    REQUIRE(f);
+    REQUIRE(f->param_directions.size() == 2);
+    CHECK(f->param_directions[1] == ir::ParamDirection::Out);
+  }
+}
