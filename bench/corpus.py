@@ -99,7 +99,8 @@ def _block_table(n, blocks):  # a fixed permutation-like spread of block ids in 
 # dynamic examples at a small size (--shape below), the factory-built static ones in TEST_FACTORY.
 INPUTS.update({
     "DynamicPagedAttentionProgram": {"block_table": ("<i4", _block_table(8, 8)), "context_lens": ("<i4", [300, 449])},
-    "PagedAttentionMultiConfigProgram": {"block_table": ("<i4", _block_table(8, 8)), "context_lens": ("<i4", [200, 256])},
+    # 07 reads its block table 64 entries at a time (N_UNROLL): 64 blocks of 64 rows per request.
+    "PagedAttentionMultiConfigProgram": {"block_table": ("<i4", _block_table(128, 128)), "context_lens": ("<i4", [200, 1000])},
 })
 # `pypto test` of a factory-built example at the reference's own size can need gigabytes of
 # inputs (04's KV caches are 2M rows): such an example is tested at a smaller size of the same
@@ -140,7 +141,7 @@ def test_command(label, flags, inputs):
 # The extents of dynamically shaped entry tensors, for `pypto test --shape`.
 SHAPES = {
     "DynamicPagedAttentionProgram": ["query=[32,128]", "key_cache=[1024,128]", "value_cache=[1024,128]", "out=[32,128]"],
-    "PagedAttentionMultiConfigProgram": ["query=[32,128]", "key_cache=[512,128]", "value_cache=[512,128]", "out=[32,128]"],
+    "PagedAttentionMultiConfigProgram": ["query=[32,128]", "key_cache=[8192,128]", "value_cache=[8192,128]", "out=[32,128]"],
 }
 
 
