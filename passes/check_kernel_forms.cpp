@@ -16,6 +16,7 @@
 //     source outside Vec, pad_value / clamp, a runtime or unaligned first column);
 //   * an equal-shape elementwise op (registry same_shapes: tile.add, tile.and, ...) on tiles of
 //     different shapes (broadcasting; the hint names the op's row / col expand form);
+//   * a cross-core push / pop / free on a pipe the kernel does not initialise (no peer kernel);
 //   * a tile op whose result is unused (an expression statement other than a store or a sync);
 //   * a loop / if whose carried tensor changes buffers (form_rules.h);
 //   * a kernel parameter that is neither a tensor nor a scalar;
@@ -28,6 +29,8 @@
 // Each is an E501 "not supported yet" error naming the op and the form. The program is not
 // changed. Requires MixedKernelExpanded (kernels are AIV / AIC functions).
 #include <fmt/format.h>
+
+#include <set>
 
 #include "ir/op_registry.h"
 #include "ir/verify_util.h"
@@ -171,12 +174,35 @@ class FormChecker : public FormRules {
     FormRules::visit_eval(s);
   }
 
+  // The cross-core pipes the kernel initialises (system.aic / aiv_initialize_pipe, by id).
+ public:
+  void note_pipes(const Function& f) {
+    struct Inits : IRVisitor {
+      std::set<int64_t>* ids;
+      void visit_call(const Call& c) override {
+        if (c.op && (c.op->name == "system.aic_initialize_pipe" || c.op->name == "system.aiv_initialize_pipe"))
+          ids->insert(kw_int(c, "id", 0));
+        IRVisitor::visit_call(c);
+      }
+    } v;
+    v.ids = &pipes_;
+    v.visit(f.body);
+  }
+
+ protected:
   void visit_call(const Call& c) override {
     FormRules::visit_call(c);
     const Span& sp = c.span;
     if (!c.op)
       reject(sp, fmt::format("a call to function '{}'", c.callee),
              "make it an @pl.inline function, or call it from the orchestration function");
+    // A push / pop / free has a peer only on a pipe the kernel set up (ExpandMixedKernel does so
+    // for the halves of a mixed kernel).
+    if (c.op->cross_core && c.op->name.find("initialize_pipe") == std::string::npos &&
+        !pipes_.count(kw_int(c, "id", 0)))
+      reject(sp, fmt::format("pl.{} on pipe {}, which this kernel does not initialise,", c.op->name, kw_int(c, "id", 0)),
+             "put the cube and the vector work in one pl.at scope: the compiler splits it into AIC and AIV halves and "
+             "connects them");
     if (!c.op->kernel_deferred.empty()) reject(sp, fmt::format("pl.{}", c.op->name));
     if (c.op->kernel_gm_scalar) check_gm_tensor(c, c.args[0], list_size(c.args[1]));  // a scalar load from GM
     if (c.op->family() != "tile") return;
@@ -243,10 +269,12 @@ class FormChecker : public FormRules {
 
  private:
   std::vector<std::pair<const TileType*, Span>> valid_shaped_;
+  std::set<int64_t> pipes_;
 };
 
 void check_function(const Program& p, const Function& f) {
   FormChecker checker;
+  checker.note_pipes(f);
   checker.check_function(p, f, "kernel parameter");
   checker.check_valid_shapes();
 }

@@ -76,6 +76,9 @@ TEST_CASE("forms the backend cannot write are E501 errors naming the form", "[Ch
       {load + "        s = pl.tile.slice(t, [8, 8], [0, n])\n", "pl.tile.slice at a runtime column offset"},
       {"        c = pl.tile.ci(0, [16, 16], dtype=pl.INT32)\n", "pl.tile.ci of a tile with more than one row"},
       {"        pl.system.fence()\n", "pl.system.fence"},
+      // A pop with no peer: only the halves of a mixed kernel get a pipe (and a kernel on the other core).
+      {"        got: pl.Tile[[16, 64], pl.FP32] = pl.tile.tpop_from_aic()\n",
+       "pl.tile.tpop_from_aic on pipe 0, which this kernel does not initialise,"},
       {"        pl.system.syncall()\n", "pl.system.syncall"},
       {"        v = pl.system.task_invalid()\n", "pl.system.task_invalid"},
       {"        v = pl.array.create(8, pl.INT32)\n", "pl.array.create"},
