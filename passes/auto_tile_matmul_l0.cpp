@@ -96,7 +96,7 @@ class Tiler : public IRMutator {
  public:
   Tiler(const Function& f, const SocInfo& soc) : soc_(soc) {
     // Definitions and use counts of the function's variables.
-    for (const auto& s : all_assigns(f.body)) defs_[s->var.get()] = s;
+    for (const AssignStmt* s : collect_assign_stmts(f.body)) defs_[s->var.get()] = s;
     collect_uses(f.body, uses_);
     struct Users : IRVisitor {
       std::unordered_map<const Var*, const AssignStmt*> store_of;
@@ -133,18 +133,6 @@ class Tiler : public IRMutator {
   }
 
  private:
-  static std::vector<const AssignStmt*> all_assigns(const StmtPtr& body) {
-    struct V : IRVisitor {
-      std::vector<const AssignStmt*> out;
-      void visit_assign(const AssignStmt& s) override {
-        out.push_back(&s);
-        IRVisitor::visit_assign(s);
-      }
-    } v;
-    v.visit(body);
-    return v.out;
-  }
-
   [[noreturn]] static void reject(const Span& sp, const std::string& what, const std::string& hint) {
     throw CompileError("E501", sp, what, hint);
   }

@@ -198,8 +198,7 @@ class FormChecker : public FormRules {
              "make it an @pl.inline function, or call it from the orchestration function");
     // A push / pop / free has a peer only on a pipe the kernel set up (ExpandMixedKernel does so
     // for the halves of a mixed kernel).
-    if (c.op->cross_core && c.op->name.find("initialize_pipe") == std::string::npos &&
-        !pipes_.count(kw_int(c, "id", 0)))
+    if (c.op->cross_core && !pipes_.count(kw_int(c, "id", 0)))
       reject(sp, fmt::format("pl.{} on pipe {}, which this kernel does not initialise,", c.op->name, kw_int(c, "id", 0)),
              "put the cube and the vector work in one pl.at scope: the compiler splits it into AIC and AIV halves and "
              "connects them");

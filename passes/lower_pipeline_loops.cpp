@@ -160,8 +160,10 @@ class Lowerer : public IRMutator {
     Bytes outside;
     std::unordered_map<const Var*, int> inside;
     collect_uses(f.body, inside);
+    std::unordered_set<const Var*> own;
+    for (const AssignStmt* a : collect_assign_stmts(f.body)) own.insert(a->var.get());
     for (const auto& [v, a] : tile_defs_)
-      if (own_bytes(*a) && inside.count(v) && !defined_in(f, v)) outside[*as_tile(v->type)->space] += own_bytes(*a);
+      if (const int64_t b = own_bytes(*a); b && inside.count(v) && !own.count(v)) outside[*as_tile(v->type)->space] += b;
     int64_t fit = f.stage;
     for (const auto& [sp, per] : peak) {
       if (per <= 0) continue;
@@ -173,23 +175,6 @@ class Lowerer : public IRMutator {
       }
     }
     return fit;
-  }
-
-  static std::vector<const AssignStmt*> assigns(const StmtPtr& s) {
-    struct V : IRVisitor {
-      std::vector<const AssignStmt*> out;
-      void visit_assign(const AssignStmt& a) override {
-        out.push_back(&a);
-        IRVisitor::visit_assign(a);
-      }
-    } v;
-    v.visit(s);
-    return v.out;
-  }
-  static bool defined_in(const ForStmt& f, const Var* v) {
-    for (const AssignStmt* a : assigns(f.body))
-      if (a->var.get() == v) return true;
-    return false;
   }
 
  private:
@@ -342,7 +327,7 @@ class Lowerer : public IRMutator {
 
  public:
   void set_extents(const Function& fn) {
-    for (const AssignStmt* a : assigns(fn.body))
+    for (const AssignStmt* a : collect_assign_stmts(fn.body))
       if (as_tile(a->var->type)) tile_defs_[a->var.get()] = a;
     for (const auto& p : fn.params)
       if (const auto* t = as_shaped(p->type))

@@ -51,9 +51,6 @@ namespace {
 
 bool same_type(const TypePtr& a, const TypePtr& b) { return a && b && print_type(a) == print_type(b); }
 
-bool is_kernel(const Function& f) {
-  return f.type == FunctionType::InCore || f.type == FunctionType::AIC || f.type == FunctionType::AIV;
-}
 bool is_caller_kind(const Function& f) {
   return f.type == FunctionType::Orchestration || f.type == FunctionType::Opaque;
 }
@@ -481,7 +478,7 @@ ProgramPtr reuse_iter_args(const ProgramPtr& p) {
   DropOutArgs drop;
   std::map<std::string, std::set<Pair>> merges;
   for (const auto& k : p->functions) {
-    if (!is_kernel(*k) || unmergeable.count(k->name) || !calls.count(k->name)) continue;
+    if (!is_incore_like(k->type) || unmergeable.count(k->name) || !calls.count(k->name)) continue;
     const KernelFacts facts = kernel_facts(*p, *k);
     if (facts.pairs.empty()) continue;
     std::optional<std::set<Pair>> common;
@@ -513,11 +510,9 @@ ProgramPtr reuse_iter_args(const ProgramPtr& p) {
       }
     if (!keeps_slot_order(*k, facts, chosen)) continue;
     merges[k->name] = chosen;
+    for (const auto& pr : chosen) drop.gone[k->name].insert(pr.second);
     for (const auto& [caller, stmt] : calls[k->name])
-      for (const auto& pr : chosen) {
-        drop.gone[k->name].insert(pr.second);
-        drop.creates.insert(as<Var>(as<Call>(stmt->value)->args[pr.second]));
-      }
+      for (const auto& pr : chosen) drop.creates.insert(as<Var>(as<Call>(stmt->value)->args[pr.second]));
   }
   if (merges.empty()) return p;
   return map_functions(p, [&](const FunctionPtr& f) -> FunctionPtr {
@@ -644,7 +639,7 @@ Pass optimize_orch_tensors_pass() {
               [](const ProgramPtr& p, PassContext&) {
                 ProgramPtr out = reuse_iter_args(p);
                 return map_functions(out, [](const FunctionPtr& f) {
-                  return is_kernel(*f) ? rewrite_assemble_loops(f) : f;
+                  return is_incore_like(f->type) ? rewrite_assemble_loops(f) : f;
                 });
               }};
 }

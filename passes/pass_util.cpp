@@ -250,6 +250,18 @@ void collect_uses(const StmtPtr& s, std::unordered_map<const Var*, int>& uses) {
   c.visit(s);
 }
 
+std::vector<const AssignStmt*> collect_assign_stmts(const StmtPtr& s) {
+  struct V : IRVisitor {
+    std::vector<const AssignStmt*> out;
+    void visit_assign(const AssignStmt& a) override {
+      out.push_back(&a);
+      IRVisitor::visit_assign(a);
+    }
+  } v;
+  if (s) v.visit(s);
+  return std::move(v.out);
+}
+
 std::vector<VarPtr> collect_assigned(const StmtPtr& s) {
   AssignCollector c;
   c.visit(s);

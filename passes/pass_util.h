@@ -82,6 +82,8 @@ void collect_uses(const ir::StmtPtr& s, std::unordered_map<const ir::Var*, int>&
 // Vars assigned (AssignStmt targets, return_vars, scope TaskIds) anywhere inside `s`, in
 // first-assignment order.
 std::vector<ir::VarPtr> collect_assigned(const ir::StmtPtr& s);
+// Every AssignStmt inside `s`, nested ones included, in pre-order.
+std::vector<const ir::AssignStmt*> collect_assign_stmts(const ir::StmtPtr& s);
 
 // The statement list of a body without its trailing YieldStmt (returned separately, or null).
 std::pair<std::vector<ir::StmtPtr>, std::shared_ptr<const ir::YieldStmt>> split_trailing_yield(
