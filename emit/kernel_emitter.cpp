@@ -424,6 +424,23 @@ class KernelEmitter : CStmtPrinter {
         return line(fmt::format("{}<{}, {}, MaskPattern::{}>({}, {});", call, tile_alias(*as_tile(dst->type), sp),
                                 tile_alias(*as_tile(c.args[0]->type), sp), kPatterns[*k], d, operand(c.args[0])));
       }
+      case OpForm::MergeLists: {
+        // The merged list in dst (tmp, the last operand, is the instruction's scratch); the
+        // per-list counts pto-isa reports go to a local nothing reads (exhausted= only stops early).
+        const std::string d = dst_tile();
+        std::vector<std::string> types = {tile_alias(*as_tile(dst->type), sp), tile_alias(*as_tile(c.args.back()->type), sp)};
+        ops.push_back(operand(c.args.back()));
+        for (size_t i = 0; i + 1 < c.args.size(); ++i) {
+          types.push_back(tile_alias(*as_tile(c.args[i]->type), sp));
+          ops.push_back(operand(c.args[i]));
+        }
+        const AttrValue* ex = c.kwarg("exhausted");
+        const bool exhausted = ex && std::get_if<bool>(ex) && *std::get_if<bool>(ex);
+        const std::string counts = names_.fresh(d + "_executed");
+        line(fmt::format("MrgSortExecutedNumList {};", counts));
+        return line(fmt::format("{}<{}, {}>({}, {}, {});", call, fmt::join(types, ", "), exhausted ? "true" : "false", d,
+                                counts, fmt::join(ops, ", ")));
+      }
       case OpForm::LaunchId: {
         if (!dst || !as_scalar(dst->type)) unreachable(sp, fmt::format("pl.{} without a scalar result", c.op->name), kTypeRule);
         std::string param;

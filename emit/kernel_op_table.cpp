@@ -51,7 +51,8 @@ constexpr KernelOpRow kRows[] = {
     {"tile.col_expand_expdif", "TCOLEXPANDEXPDIF", F::DstArgs},
     // gather / scatter / sort / concat, generators
     {"tile.gather", "TGATHER", F::DstArgs}, {"tile.scatter", "TSCATTER", F::DstDropFirst},
-    {"tile.sort32", "TSORT32", F::DstArgs}, {"tile.concat", "TCONCAT", F::DstArgs},
+    {"tile.sort32", "TSORT32", F::DstArgs}, {"tile.mrgsort_format1", "TMRGSORT", F::DstArgs},
+    {"tile.mrgsort_format2", "TMRGSORT", F::MergeLists}, {"tile.concat", "TCONCAT", F::DstArgs},
     {"tile.ci", "TCI", F::Ci}, {"tile.tri", "TTRI", F::Tri},
     {"tile.gatherb", "TGATHERB", F::DstArgs}, {"tile.gather_mask", "TGATHER", F::MaskGather},
     {"tile.scatter_mask", "TSCATTER", F::MaskScatter},

@@ -35,6 +35,8 @@ enum class OpForm : unsigned char {
   Tri,            // CALL<DstTile, upper>(dst, diagonal)             tile.tri
   MaskGather,     // CALL<DstTile, SrcTile, MaskPattern::P>(dst, src) tile.gather_mask
   MaskScatter,    // CALL<MaskPattern::P>(dst, src), dst shares dst  tile.scatter_mask
+  MergeLists,     // MrgSortExecutedNumList n; CALL<Dst, Tmp, Src0.., exhausted>(dst, n, tmp, src0, ..)
+                  //                                                 tile.mrgsort_format2 (its last operand is tmp)
   Planned,        // nothing: the address is already planned         tile.alloc
   Barrier,        // CALL;                                           system.bar_v
   Flag,           // CALL(PIPE_src, PIPE_dst, EVENT_IDn)             system.sync_src / sync_dst

@@ -159,7 +159,9 @@ std::string_view lowering_name(TileLowering l) {
     case TileLowering::ComputeTmp: return "compute+tmp";
     case TileLowering::PreciseTmp: return "compute(+tmp if high_precision)";
     case TileLowering::Transpose: return "transpose";
+    case TileLowering::MergeTmp: return "compute+merge tmp";
     case TileLowering::Create: return "create";
+    case TileLowering::CreateMat: return "create (Mat)";
     case TileLowering::Slice: return "slice";
     case TileLowering::Assemble: return "assemble";
     case TileLowering::Matmul: return "matmul";

@@ -74,7 +74,9 @@ enum class TileLowering : uint8_t {
   PreciseTmp,  // Compute; high_precision=True appends a scratch tile shaped like operand 0 (tensor.rsqrt:
                // the tile form with a tmp tile is pto-isa's high-precision path)
   Transpose,   // Compute + a scratch tile shaped like operand 0 appended after the axes
+  MergeTmp,    // Compute + a scratch tile shaped like the result appended (tensor.mrgsort_format2's tmp)
   Create,      // tensor.create / tensor.full → tile.create / tile.full (Vec)
+  CreateMat,   // tensor.create_l1 → tile.create in Mat (L1 staging for the cube)
   Slice,       // GM source → tile.load window; tile source → tile.slice
   Assemble,    // GM target → tile.store; tile target → tile.assemble
   Matmul,      // lhs/rhs → Mat load → move Left/Right → tile.matmul (Acc)

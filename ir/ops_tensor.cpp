@@ -133,9 +133,10 @@ void register_tensor_ops(OpRegistry& r) {
              .tile_form("tile.transpose", TileLowering::Transpose).orchestration());
   // Sort / concat / gather / scatter, pads and valid shapes.
   add(r, same_tile("sort32", {tensor("src"), tensor("idx")}, sort32));
-  add(r, OpRow("tensor.mrgsort_format1", {tensor("src"), scalar("block_len")}, mrgsort1));
+  add(r, OpRow("tensor.mrgsort_format1", {tensor("src"), scalar("block_len")}, mrgsort1)
+             .tile_form("tile.mrgsort_format1", TileLowering::Compute));
   add(r, OpRow("tensor.mrgsort_format2", {tensor("src0"), tensor("src1"), tensor("src2", true), tensor("src3", true)}, mrgsort2)
-             .kw("exhausted", AttrKind::Bool, false));
+             .kw("exhausted", AttrKind::Bool, false).tile_form("tile.mrgsort_format2", TileLowering::MergeTmp));
   add(r, same_tile("concat", {tensor("src0"), tensor("src1")}, concat));
   add(r, OpRow("tensor.gather", {tensor("input"), tensor("index")}, gather).kw("dim", AttrKind::Int, int64_t{-1})
              .tile_form("tile.gather", TileLowering::Gather));
@@ -160,7 +161,7 @@ void register_tensor_ops(OpRegistry& r) {
   add(r, same_tile("aic_gather", {tensor("x")}, shard).kw("split", AttrKind::Int));
   // L1 staging for the cube (a tensor lowered to a Mat tile) and row gathers into it.
   add(r, OpRow("tensor.create_l1", {indices("shape")}, create_l1).kw("dtype", AttrKind::DType)
-             .kw("transpose", AttrKind::Bool, false));
+             .kw("transpose", AttrKind::Bool, false).tile_form("tile.create", TileLowering::CreateMat));
   add(r, OpRow("tensor.gather_row", {tensor("acc"), tensor("src"), indices("dst_offset"), indices("src_offset"),
                                      indices("shapes"), indices("valid_shape", true)}, gather_row)
              .kw("transpose", AttrKind::Bool, false));

@@ -47,13 +47,11 @@ void register_tile_data_ops(OpRegistry& r) {
   add(r, vec_row("tile.gather", {tile("src"), tile("indices"), tmp_tile("tmp")}, gather).not_inplace_safe());
   add(r, vec_row("tile.scatter", {tile("dst"), tile("src"), tile("indexes")}, scatter).reuses_input(0));
   add(r, vec_row("tile.sort32", {tile("src"), tile("idx")}, sort32).not_inplace_safe());
-  add(r, vec_row("tile.mrgsort_format1", {tile("src"), scalar("block_len")}, mrgsort1).not_inplace_safe()
-             .kernel_deferred("top-k issue: TMRGSORT (single list of sorted runs) in the kernel table"));
+  add(r, vec_row("tile.mrgsort_format1", {tile("src"), scalar("block_len")}, mrgsort1).not_inplace_safe());
   // (src0, src1, [src2, [src3,]] tmp): the last operand is the merge destination's scratch.
   add(r, vec_row("tile.mrgsort_format2", {tile("src0"), tile("src1"), tile("src2_or_tmp"), tile("src3_or_tmp", true),
                                           tile("tmp", true)}, mrgsort2)
-             .kw("exhausted", AttrKind::Bool, false).not_inplace_safe()
-             .kernel_deferred("top-k issue: TMRGSORT (2-4 way merge) in the kernel table"));
+             .kw("exhausted", AttrKind::Bool, false).not_inplace_safe());
   add(r, vec_row("tile.concat", {tile("src0"), tile("src1")}, concat).not_inplace_safe());
   add(r, OpRow("tile.gather_row", {tile("dst"), tensor("src"), indices("dst_offset"), indices("src_offset"),
                                    indices("shapes"), indices("valid_shape", true)}, gather_row)

@@ -538,8 +538,20 @@ class Converter : public IRMutator {
         if (c.op->lowering == TileLowering::ComputeTmp || c.op->lowering == TileLowering::Transpose || precise)
           args.push_back(scratch_like(args[0], sp));
         break;
+      case TileLowering::MergeTmp: {
+        // tensor.mrgsort_format2: the sorted lists as Vec tiles, then the merge's scratch, shaped
+        // like the joined result (pto-isa: tmp holds at least the sum of the lists' columns).
+        for (const auto& a : c.args) args.push_back(tile_operand(a, MemorySpace::Vec, sp));
+        const auto* rt = as_tensor(c.type);
+        args.push_back(staged("tmp", make_call("tile.create", {index_list(rt->shape, sp)}, {{"dtype", rt->dtype}}, sp), sp));
+        break;
+      }
       case TileLowering::Create:
         for (const auto& a : c.args) args.push_back(mutate(a));
+        break;
+      case TileLowering::CreateMat:  // transpose=True (a ZN staging layout) is rejected by carry_kwargs
+        for (const auto& a : c.args) args.push_back(mutate(a));
+        kw.emplace_back("target_memory", MemorySpace::Mat);
         break;
       case TileLowering::Slice:
         if (is_gm(c.args[0])) {

@@ -301,6 +301,15 @@ double bits_as_float(uint32_t u) {
   return f;
 }
 
+// The 32 bits of an FP32 value read as a 32-bit integer of `dt` (a mask gather's output_dtype
+// copies the bits of the lanes it keeps, such as the UINT32 indices sort32 pairs carry).
+double float_bits_as(DataType dt, double v) {
+  const float f = static_cast<float>(v);
+  uint32_t u;
+  std::memcpy(&u, &f, sizeof u);
+  return dt == DataType::INT32 ? double(static_cast<int32_t>(u)) : double(u);
+}
+
 }  // namespace
 
 void define_data_movement(OpRegistry& r) {
@@ -414,10 +423,12 @@ void define_data_movement(OpRegistry& r) {
       Array out = e.result();
       const Array& src = e.arr(0);
       const int64_t pat = e.kw_int("mask_pattern", 7);
+      const bool bits = src.dtype == DataType::FP32 && (out.dtype == DataType::INT32 || out.dtype == DataType::UINT32);
       for (int64_t i = 0; i < src.shape[0]; ++i) {
         int64_t k = 0;
         for (int64_t j = 0; j < src.shape[1]; ++j)
-          if (pattern_keeps(pat, j) && k < out.shape[1]) out.set({i, k++}, src.at({i, j}));
+          if (pattern_keeps(pat, j) && k < out.shape[1])
+            out.set({i, k++}, bits ? float_bits_as(out.dtype, src.at({i, j})) : src.at({i, j}));
       }
       return Value::array(out);
     });
@@ -523,6 +534,75 @@ void define_data_movement(OpRegistry& r) {
             out.set({i, slot + 1}, bits_as_float(static_cast<uint32_t>(idx.at({i, order[k]}))));
           }
         }
+      return Value::array(out);
+    });
+  // mrgsort: rows of (value, index) pairs (2 FP32 elements each, as sort32 writes them) merged by
+  // value, descending; equal values take the lower-numbered run / list first (TMRGSORT).
+  // format1(src, block_len): each group of 4 consecutive runs of block_len elements merged in
+  // place; columns past the last whole group are undefined (pto-isa leaves them unwritten).
+  for (const char* f : {"tensor.mrgsort_format1", "tile.mrgsort_format1"})
+    define(r, f, [](const OpEval& e) {
+      const Array& src = e.arr(0);
+      if (src.dtype != DataType::FP32) e.fail("mrgsort is modelled for FP32 pairs only");
+      const int64_t block = static_cast<int64_t>(e.num(1));
+      if (block <= 0 || block % 2 != 0) e.fail(fmt::format("block_len {} is not a positive even element count", block));
+      Array out = e.result();
+      fill_outside(out, std::vector<int64_t>(out.shape.size(), 0), undefined_number(e));
+      const int64_t cols = e.valid(0)[1], per = block / 2;
+      for (int64_t i = 0; i < src.shape[0]; ++i)
+        for (int64_t base = 0; base + 4 * block <= cols; base += 4 * block) {
+          int64_t pos[4] = {0, 0, 0, 0};
+          for (int64_t k = 0; k < 4 * per; ++k) {
+            int pick = -1;
+            for (int b = 0; b < 4; ++b)
+              if (pos[b] < per && (pick < 0 || src.at({i, base + b * block + 2 * pos[b]}) >
+                                                   src.at({i, base + pick * block + 2 * pos[pick]})))
+                pick = b;
+            const int64_t from = base + pick * block + 2 * pos[pick]++;
+            out.set({i, base + 2 * k}, src.at({i, from}));
+            out.set({i, base + 2 * k + 1}, src.at({i, from + 1}));
+          }
+        }
+      return Value::array(out);
+    });
+  // format2(src0, src1[, src2[, src3]]) (the tile form adds its tmp last): the lists merged into
+  // the result's width; with exhausted=True the merge stops when a list runs out and the rest of
+  // the result is undefined.
+  for (const char* f : {"tensor.mrgsort_format2", "tile.mrgsort_format2"})
+    define(r, f, [f](const OpEval& e) {
+      size_t n = 0;
+      while (e.has(n)) ++n;
+      if (std::string_view(f) == "tile.mrgsort_format2") --n;  // the tmp tile
+      std::vector<const Array*> lists;
+      std::vector<int64_t> len;  // a list's valid width
+      for (size_t k = 0; k < n; ++k) {
+        lists.push_back(&e.arr(k));
+        len.push_back(e.valid(k)[1]);
+        if (lists.back()->dtype != DataType::FP32) e.fail("mrgsort is modelled for FP32 pairs only");
+      }
+      const bool exhausted = e.kw_bool("exhausted", false);
+      Array out = e.result();
+      fill_outside(out, std::vector<int64_t>(out.shape.size(), 0), undefined_number(e));
+      const int64_t width = out.shape[1];
+      for (int64_t i = 0; i < out.shape[0]; ++i) {
+        std::vector<int64_t> pos(n, 0);
+        for (int64_t k = 0; 2 * k + 1 < width; ++k) {
+          int pick = -1;
+          for (size_t l = 0; l < n; ++l) {
+            const Array& a = *lists[l];
+            if (i >= a.shape[0] || 2 * pos[l] + 1 >= len[l]) continue;
+            if (pick < 0 || a.at({i, 2 * pos[l]}) > lists[size_t(pick)]->at({i, 2 * pos[size_t(pick)]})) pick = int(l);
+          }
+          if (pick < 0) break;
+          const Array& a = *lists[size_t(pick)];
+          const int64_t from = 2 * pos[size_t(pick)]++;
+          out.set({i, 2 * k}, a.at({i, from}));
+          out.set({i, 2 * k + 1}, a.at({i, from + 1}));
+          bool done = false;
+          for (size_t l = 0; l < n; ++l) done = done || 2 * pos[l] + 1 >= len[l];
+          if (exhausted && done) break;
+        }
+      }
       return Value::array(out);
     });
 }

@@ -228,8 +228,8 @@ TEST_CASE("an op without a kernel form is CheckKernelForms' error at its line; i
     def sl(self, x: pl.Tensor[[64, 128], pl.FP32, pl.MemRef("mem_ddr_0", pl.const(0, pl.INT64), 32768)], out: pl.Out[pl.Tensor[[32, 128], pl.FP32, pl.MemRef("mem_ddr_1", pl.const(0, pl.INT64), 16384)]]) -> pl.Tensor[[32, 128], pl.FP32]:
         mem_vec_2: pl.Ptr = pl.tile.alloc(memory_space=pl.Mem.Vec, size=32768)
         t: pl.Tile[[64, 128], pl.FP32, pl.MemRef(mem_vec_2, pl.const(0, pl.INT64), 32768), pl.Mem.Vec] = pl.tile.load(x, [0, 0], [64, 128])
-        s: pl.Tile[[64, 128], pl.FP32, pl.MemRef(mem_vec_2, pl.const(0, pl.INT64), 32768), pl.Mem.Vec] = pl.tile.mrgsort_format1(t, 64)
-        out_1: pl.Tensor[[32, 128], pl.FP32, pl.MemRef("mem_ddr_1", pl.const(0, pl.INT64), 16384)] = pl.tile.store(s, [0, 0], out, [32, 128])
+        pl.system.fence()
+        out_1: pl.Tensor[[32, 128], pl.FP32, pl.MemRef("mem_ddr_1", pl.const(0, pl.INT64), 16384)] = pl.tile.store(t, [0, 0], out, [32, 128])
         return out_1
 )");
   try {
@@ -239,8 +239,8 @@ TEST_CASE("an op without a kernel form is CheckKernelForms' error at its line; i
   } catch (const ir::CompileError& e) {
     const auto& d = e.diagnostics().at(0);
     CHECK(d.code == "E501");
-    CHECK(d.message == "pl.tile.mrgsort_format1 is not supported yet in a kernel");
-    CHECK(d.span.line == 10);  // the merge sort
+    CHECK(d.message == "pl.system.fence is not supported yet in a kernel");
+    CHECK(d.span.line == 10);  // the fence
   }
   try {
     emit::emit_kernel(*p->find("sl"), emit::EmitOptions{});

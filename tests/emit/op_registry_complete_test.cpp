@@ -343,10 +343,7 @@ ProgramPtr parse_case(const Case& c, bool good) {
 // so in the registry (OpDef::kernel_deferred).
 const std::map<std::string, std::string> kDeferred = {
     {"tensor.full", "lowered to tile.full in kernels; orchestration-level fill comes with the tensor-scale issue"},
-    {"tensor.create_l1", "cube issue: an L1 (Mat) accumulator created at tensor level"},
     {"tensor.gather_row", "cube issue: rows gathered into an L1 accumulator"},
-    {"tensor.mrgsort_format1", "top-k issue: merge sort lowering to tile.mrgsort_format1"},
-    {"tensor.mrgsort_format2", "top-k issue: merge sort lowering to tile.mrgsort_format2 with a scratch tile"},
 };
 
 const emit::KernelOpRow* kernel_row(const OpDef& op) { return emit::find_kernel_op(op); }

@@ -265,8 +265,6 @@ TEST_CASE("op semantics: every tile / tensor / system / array / prefetch op is i
       {"tile.aic_gather", "cross-core (mixed kernels)"},     {"tile.aiv_shard", "cross-core (mixed kernels)"},
       {"tensor.create_l1", "L1-resident tensor (cube)"},     {"tensor.gather_row", "paged row gather"},
       {"tile.gather_row", "paged row gather"},               {"tile.gatherb", "block gather by byte offsets"},
-      {"tensor.mrgsort_format1", "merge sort of pairs"},     {"tensor.mrgsort_format2", "merge sort of pairs"},
-      {"tile.mrgsort_format1", "merge sort of pairs"},       {"tile.mrgsort_format2", "merge sort of pairs"},
       {"tile.random", "the hardware's counter-based generator"},
       {"system.available_aiv_count", "a property of the SoC"}, {"system.available_cluster_count", "a property of the SoC"},
       {"system.set_ffts", "hardware cross-core sync setup"},

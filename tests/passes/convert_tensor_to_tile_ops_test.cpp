@@ -756,3 +756,71 @@ class P:
   pass_test::require_equal(after, expected);
   CHECK(convert(after) == after);  // written with their scratch: unchanged
 }
+
+TEST_CASE("mrgsort: format1 maps to its tile form; format2 gets a scratch tile as wide as the joined lists",
+          "[ConvertTensorToTileOps]") {
+  auto before = pass_test::parse(R"(
+import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, a: pl.Tensor[[1, 256], pl.FP32], o: pl.Out[pl.Tensor[[1, 256], pl.FP32]]) -> pl.Tensor[[1, 256], pl.FP32]:
+        s: pl.Tensor[[1, 256], pl.FP32] = pl.tensor.mrgsort_format1(a, 64)
+        lo: pl.Tensor[[1, 128], pl.FP32] = pl.tensor.slice(s, [1, 128], [0, 0])
+        hi: pl.Tensor[[1, 128], pl.FP32] = pl.tensor.slice(s, [1, 128], [0, 128])
+        m: pl.Tensor[[1, 256], pl.FP32] = pl.tensor.mrgsort_format2(lo, hi, exhausted=True)
+        o_1: pl.Tensor[[1, 256], pl.FP32] = pl.tensor.assemble(o, m, [0, 0])
+        return o_1
+)");
+  auto expected = pass_test::parse(R"(
+import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, a: pl.Tensor[[1, 256], pl.FP32], o: pl.Out[pl.Tensor[[1, 256], pl.FP32]]) -> pl.Tensor[[1, 256], pl.FP32]:
+        a_tile: pl.Tile[[1, 256], pl.FP32] = pl.tile.load(a, [0, 0], [1, 256])
+        s: pl.Tile[[1, 256], pl.FP32] = pl.tile.mrgsort_format1(a_tile, 64)
+        lo: pl.Tile[[1, 128], pl.FP32] = pl.tile.slice(s, [1, 128], [0, 0])
+        hi: pl.Tile[[1, 128], pl.FP32] = pl.tile.slice(s, [1, 128], [0, 128])
+        tmp: pl.Tile[[1, 256], pl.FP32] = pl.tile.create([1, 256], dtype=pl.FP32)
+        m: pl.Tile[[1, 256], pl.FP32] = pl.tile.mrgsort_format2(lo, hi, tmp, exhausted=True)
+        o_1: pl.Tensor[[1, 256], pl.FP32] = pl.tile.store(m, [0, 0], o)
+        return o_1
+)");
+  pass_test::require_equal(convert(before), expected);
+}
+
+TEST_CASE("create_l1: a Mat tile (L1 staging); transpose=True is not supported yet", "[ConvertTensorToTileOps]") {
+  auto before = pass_test::parse(R"(
+import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, a: pl.Tensor[[16, 32], pl.FP16], o: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:
+        b: pl.Tensor[[32, 16], pl.FP16] = pl.tensor.create_l1([32, 16], dtype=pl.FP16)
+        c: pl.Tensor[[16, 16], pl.FP32] = pl.tensor.matmul(a, b, out_dtype=pl.FP32)
+        o_1: pl.Tensor[[16, 16], pl.FP32] = pl.tensor.assemble(o, c, [0, 0])
+        return o_1
+)");
+  auto out = convert(before);
+  const std::string text = ir::print_program(*out);
+  INFO(text);
+  CHECK(text.find("pl.tile.create([32, 16], dtype=pl.FP16, target_memory=pl.Mem.Mat)") != std::string::npos);
+  CHECK(text.find("tensor.create_l1") == std::string::npos);
+
+  auto transposed = error_of(R"(
+import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, o: pl.Out[pl.Tensor[[16, 32], pl.FP16]]) -> pl.Tensor[[16, 32], pl.FP16]:
+        b: pl.Tensor[[16, 32], pl.FP16] = pl.tensor.create_l1([16, 32], dtype=pl.FP16, transpose=True)
+        o_1: pl.Tensor[[16, 32], pl.FP16] = pl.tensor.assemble(o, b, [0, 0])
+        return o_1
+)");
+  CHECK(transposed.find("'pl.tensor.create_l1' with attribute 'transpose' is not supported yet") != std::string::npos);
+}

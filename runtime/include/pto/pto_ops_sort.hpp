@@ -100,7 +100,8 @@ RecordEvent TSORT32(D& dst, S& src, I& idx, Tmp&) {
 // validCol / record-size records) into dst row 0, at most dst validCol / record-size records, by
 // repeatedly taking the head with the largest score (ties: lowest list number). With exhausted =
 // true the merge stops as soon as one list is used up. executedNumList receives how many records
-// were taken from each list (unused lists: 0). The tmp tile is unused on the CPU.
+// were taken from each list (unused lists: 0). The tmp tile is unused on the CPU. Kernels call
+// these with explicit template arguments, so they announce themselves (pto_instr_sites.hpp).
 namespace detail {
 template <bool exhausted, typename D, typename... L>
 void merge_lists(D& dst, MrgSortExecutedNumList& done, L&... lists) {
@@ -139,20 +140,23 @@ void merge_lists(D& dst, MrgSortExecutedNumList& done, L&... lists) {
 template <typename D, typename Tmp, typename S0, typename S1, typename S2, typename S3, bool exhausted,
           typename... W>
     requires(is_tile_v<D> && all_events_v<W...>)
-RecordEvent TMRGSORT(D& dst, MrgSortExecutedNumList& executedNumList, Tmp&, S0& src0, S1& src1, S2& src2, S3& src3,
+RecordEvent TMRGSORT(D& dst, MrgSortExecutedNumList& executedNumList, Tmp& tmp, S0& src0, S1& src1, S2& src2, S3& src3,
                      W&...) {
+    sim::instr_unwrapped<sim::InstrKind::Vector, 0>("TMRGSORT", dst, executedNumList, tmp, src0, src1, src2, src3);
     detail::merge_lists<exhausted>(dst, executedNumList, src0, src1, src2, src3);
     return {};
 }
 template <typename D, typename Tmp, typename S0, typename S1, typename S2, bool exhausted, typename... W>
     requires(is_tile_v<D> && all_events_v<W...>)
-RecordEvent TMRGSORT(D& dst, MrgSortExecutedNumList& executedNumList, Tmp&, S0& src0, S1& src1, S2& src2, W&...) {
+RecordEvent TMRGSORT(D& dst, MrgSortExecutedNumList& executedNumList, Tmp& tmp, S0& src0, S1& src1, S2& src2, W&...) {
+    sim::instr_unwrapped<sim::InstrKind::Vector, 0>("TMRGSORT", dst, executedNumList, tmp, src0, src1, src2);
     detail::merge_lists<exhausted>(dst, executedNumList, src0, src1, src2);
     return {};
 }
 template <typename D, typename Tmp, typename S0, typename S1, bool exhausted, typename... W>
     requires(is_tile_v<D> && all_events_v<W...>)
-RecordEvent TMRGSORT(D& dst, MrgSortExecutedNumList& executedNumList, Tmp&, S0& src0, S1& src1, W&...) {
+RecordEvent TMRGSORT(D& dst, MrgSortExecutedNumList& executedNumList, Tmp& tmp, S0& src0, S1& src1, W&...) {
+    sim::instr_unwrapped<sim::InstrKind::Vector, 0>("TMRGSORT", dst, executedNumList, tmp, src0, src1);
     detail::merge_lists<exhausted>(dst, executedNumList, src0, src1);
     return {};
 }
