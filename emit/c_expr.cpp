@@ -21,7 +21,10 @@ std::string source_comment(const Span& sp) {
   std::string text(sp.file->line(sp.line));
   const auto b = text.find_first_not_of(" \t");
   text = b == std::string::npos ? std::string() : text.substr(b);
-  while (!text.empty() && (text.back() == '\r' || text.back() == ' ')) text.pop_back();
+  // A Python line continuation's trailing backslash would continue the // comment onto the next
+  // C++ line (the statement the comment annotates): it is dropped.
+  while (!text.empty() && (text.back() == '\r' || text.back() == ' ' || text.back() == '\t' || text.back() == '\\'))
+    text.pop_back();
   return fmt::format("// {}:{}: {}", std::filesystem::path(sp.filename()).filename().string(), sp.line, text);
 }
 

@@ -44,6 +44,17 @@ using namespace ir;
 
 namespace {
 
+// Whether the window `shapes` (a literal list) equals `valid`, all of them constants.
+bool same_static_extents(const std::vector<ExprPtr>& valid, const ExprPtr& shapes) {
+  const auto* t = as<MakeTuple>(shapes);
+  if (!t || t->elems.size() != valid.size()) return false;
+  for (size_t k = 0; k < valid.size(); ++k) {
+    const auto a = const_int_value(valid[k]), b = const_int_value(t->elems[k]);
+    if (!a || !b || *a != *b) return false;
+  }
+  return true;
+}
+
 bool literal_list(const ExprPtr& e) { return as<MakeTuple>(e) != nullptr; }
 
 bool static_list(const ExprPtr& e) {
@@ -231,7 +242,10 @@ class FormChecker : public FormRules {
         if (gt && gt->shape.size() == 1 && (*ts)[0] != 1) reject(sp, fmt::format("pl.{} of a 2-D tile into a 1-D tensor", n));
         if (gt) check_gm_tensor(c, c.args[2], gt->shape.size());
       }
-      if (tt && tt->view && !tt->view->valid_shape.empty() && c.args.size() > 3 && c.args[3])
+      // A window other than the tile's valid region: TSTORE writes exactly the valid region (a
+      // window equal to a static valid shape says the same thing).
+      if (tt && tt->view && !tt->view->valid_shape.empty() && c.args.size() > 3 && c.args[3] &&
+          !same_static_extents(tt->view->valid_shape, c.args[3]))
         reject(sp, fmt::format("pl.{} with an explicit window of a tile with a valid shape", n),
                "store the tile without a window: TSTORE writes its valid region");
       if (atomic_mode(c) == AtomicMode::Other)

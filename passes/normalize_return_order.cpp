@@ -5,9 +5,11 @@
 // parameters, return types are reordered to match, and callers' tuple indices (TupleGetItem on the
 // call's result) are remapped. A parameter returned more than once (an outlined scope whose
 // live-outs are both a loop's result and the tensor it writes in place: `return out_4, out`) is
-// returned once, and every caller index of it names that one result. A returned value that is
-// not an Out/InOut parameter is a CompileError; returning only some of the Out/InOut params is not
-// supported yet. Produces ReturnParamsExplicit.
+// returned once, and every caller index of it names that one result. A Group (ExpandMixedKernel's
+// AIC + AIV halves) is normalized the same way: each result it takes from a half is traced through
+// that half's return to the argument it writes. A returned value that is not an Out/InOut parameter
+// is a CompileError; returning only some of the Out/InOut params is not supported yet. Produces
+// ReturnParamsExplicit.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -53,8 +55,13 @@ class DefMap : public IRVisitor {
   }
 };
 
-// Index of the parameter a returned value writes, or -1.
-int trace_param(const Function& f, const DefMap& dm, ExprPtr e) {
+// For each kernel, the parameter each of its results (old positions) writes (-1: none found).
+using KernelResults = std::unordered_map<std::string, std::vector<int>>;
+
+// Index of the parameter a returned value writes, or -1. In a Group, a result of a call to one of
+// its halves (`aiv_out[1]`) writes the argument the half's result writes (`kernels`).
+int trace_param(const Function& f, const DefMap& dm, ExprPtr e, const KernelResults* kernels = nullptr) {
+  size_t item = 0;  // the result index of the call a TupleGetItem selects
   for (int guard = 0; guard < 10000 && e; ++guard) {
     const auto* v = as<Var>(e);
     if (v) {
@@ -65,7 +72,21 @@ int trace_param(const Function& f, const DefMap& dm, ExprPtr e) {
       e = it->second;
       continue;
     }
+    if (const auto* g = as<TupleGetItem>(e); g && kernels && g->index >= 0) {
+      item = size_t(g->index);
+      e = g->tuple;
+      continue;
+    }
     const auto* c = as<Call>(e);
+    if (c && !c->op && kernels) {
+      auto it = kernels->find(c->callee);
+      if (it == kernels->end() || item >= it->second.size()) return -1;
+      const int p = it->second[item];
+      if (p < 0 || size_t(p) >= c->args.size()) return -1;
+      e = c->args[size_t(p)];
+      item = 0;
+      continue;
+    }
     if (c && c->op && as_tensor(c->type)) {
       // tile.store-like: the result is the tensor operand it writes (last tensor argument).
       ExprPtr next;
@@ -88,15 +109,16 @@ class ReturnRewriter : public IRMutator {
  public:
   const Function& f;
   const DefMap& dm;
+  const KernelResults* kernels;  // a Group: what its halves' results write
   std::vector<int> order;  // old position → new position (from the first return seen)
   size_t count = 0;        // results after the rewrite (from the first return seen)
-  ReturnRewriter(const Function& fn, const DefMap& d) : f(fn), dm(d) {}
+  ReturnRewriter(const Function& fn, const DefMap& d, const KernelResults* k = nullptr) : f(fn), dm(d), kernels(k) {}
 
  protected:
   StmtPtr mutate_return(const std::shared_ptr<const ReturnStmt>& s) override {
     std::vector<std::pair<int, int>> items;  // (param index, old position)
     for (size_t i = 0; i < s->values.size(); ++i) {
-      int p = trace_param(f, dm, s->values[i]);
+      int p = trace_param(f, dm, s->values[i], kernels);
       if (p < 0 || f.param_directions[p] == ParamDirection::In || !as_tensor(f.params[p]->type))
         throw CompileError("E505", s->span,
                            fmt::format("kernel '{}' returns a value that is not one of its Out/InOut tensor "
@@ -188,22 +210,48 @@ class CallerRemapper : public BindingMutator {
   }
 };
 
+// The parameter each result of a kernel's (first) return statement writes.
+std::vector<int> result_params(const Function& f) {
+  DefMap dm;
+  dm.visit_function(f);
+  struct First : IRVisitor {
+    const ReturnStmt* ret = nullptr;
+    void visit_return(const ReturnStmt& r) override {
+      if (!ret) ret = &r;
+    }
+  } first;
+  first.visit_function(f);
+  std::vector<int> out;
+  for (const auto& v : first.ret ? first.ret->values : std::vector<ExprPtr>{}) out.push_back(trace_param(f, dm, v));
+  return out;
+}
+
 ProgramPtr normalize(const ProgramPtr& p) {
   std::unordered_map<std::string, Reorder> reorders;
+  // A Group (a mixed kernel's AIC + AIV halves) returns what its halves return; each of its
+  // results is traced through the half that produced it to the Group parameter it writes.
+  KernelResults kernels;
+  for (const auto& f : p->functions)
+    if (is_incore_like(f->type)) kernels[f->name] = result_params(*f);
   std::vector<FunctionPtr> fs;
   for (const auto& f : p->functions) {
-    if (!is_incore_like(f->type)) {
+    const bool group = f->type == FunctionType::Group;
+    if (!is_incore_like(f->type) && !group) {
       fs.push_back(f);
       continue;
     }
     DefMap dm;
     dm.visit_function(*f);
-    ReturnRewriter rr(*f, dm);
+    ReturnRewriter rr(*f, dm, group ? &kernels : nullptr);
     StmtPtr body = rr.mutate(f->body);
     auto g = std::make_shared<Function>(*f);
     g->body = body;
     bool identity = rr.count == rr.order.size();
     for (size_t i = 0; i < rr.order.size(); ++i) identity &= rr.order[i] == int(i);
+    if (group && identity) {  // a Group already in the convention keeps returning its halves' results
+      fs.push_back(f);
+      continue;
+    }
     if (!identity && rr.order.size() == f->return_types.size()) {
       Reorder ro;
       ro.old_to_new = rr.order;

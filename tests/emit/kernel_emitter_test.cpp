@@ -4,6 +4,7 @@
 // the emitter relies on is checked before it, its own copies being internal errors: ops without a
 // kernel form (CheckKernelForms), the address agreements of tiles that are one buffer (the
 // AllocatedMemoryAddr verifier rule, mutations of a planned kernel), attribute ranges (type rules).
+#include <sstream>
 #include <catch2/catch.hpp>
 
 #include <cstdlib>
@@ -191,6 +192,16 @@ TEST_CASE("loops, scalar code with floor division, dynamic GM offsets", "[emit]"
       "wait_flag(PIPE_V, PIPE_MTE2, EVENT_ID0);", "set_flag(PIPE_V, PIPE_MTE2, EVENT_ID0);", "}",
       "wait_flag(PIPE_V, PIPE_MTE2, EVENT_ID0);"};
   CHECK(std::vector<std::string>(lines.begin(), lines.begin() + 6) == expected);
+}
+
+TEST_CASE("a source comment of a backslash-continued line does not end in a backslash", "[emit]") {
+  // A // comment ending in '\\' continues onto the next line: the statement it annotates would vanish.
+  const auto p = compile_program("topk_rows.py");
+  const std::string k = emit::emit_kernel(*p->find("topk_block"), emit::EmitOptions{});
+  INFO(k);
+  CHECK(k.find("// topk_rows.py:30: vals[r : r + 1, :] =\n") != std::string::npos);
+  std::istringstream in(k);
+  for (std::string l; std::getline(in, l);) CHECK_FALSE((!l.empty() && l.back() == '\\'));
 }
 
 TEST_CASE("a scalar GM read goes through PYPTO_GM_LOAD, a plain index outside the CPU runtime", "[emit]") {

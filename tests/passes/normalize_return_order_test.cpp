@@ -153,3 +153,54 @@ class P:
 )");
   pass_test::require_equal(pass_test::run(passes::normalize_return_order_pass(), one), one_expected);
 }
+
+TEST_CASE("a Group returning one parameter through both halves returns it once; callers follow",
+          "[NormalizeReturnOrder]") {
+  // ExpandMixedKernel's split of an outlined scope whose live-outs were both the tensor an if
+  // writes and that tensor itself (pypto-lib's gate): the AIC half returns b unwritten, the AIV
+  // half writes a and b. Before: the Group returned three results for two Out parameters.
+  const std::string head = R"(
+import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.AIC)
+    def k_aic(self, x: pl.Tensor[[16, 16], pl.FP32], a: pl.Tensor[[16, 16], pl.FP32], b: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:
+        return b
+
+    @pl.function(type=pl.FunctionType.AIV)
+    def k_aiv(self, x: pl.Tensor[[16, 16], pl.FP32], a: pl.Out[pl.Tensor[[16, 16], pl.FP32]], b: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> tuple[pl.Tensor[[16, 16], pl.FP32], pl.Tensor[[16, 16], pl.FP32]]:
+        t: pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec] = pl.load(x, [0, 0], [16, 16])
+        a2: pl.Tensor[[16, 16], pl.FP32] = pl.store(t, [0, 0], a)
+        b2: pl.Tensor[[16, 16], pl.FP32] = pl.store(t, [0, 0], b)
+        return a, b
+
+)";
+  auto before = pass_test::parse(head + R"(    @pl.function(type=pl.FunctionType.Group)
+    def k(self, x: pl.Tensor[[16, 16], pl.FP32], a: pl.Out[pl.Tensor[[16, 16], pl.FP32]], b: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> tuple[pl.Tensor[[16, 16], pl.FP32], pl.Tensor[[16, 16], pl.FP32], pl.Tensor[[16, 16], pl.FP32]]:
+        c: pl.Tensor[[16, 16], pl.FP32] = self.k_aic(x, a, b)
+        v: pl.Tuple[pl.Tensor[[16, 16], pl.FP32], pl.Tensor[[16, 16], pl.FP32]] = self.k_aiv(x, a, b)
+        return v[0], v[1], c
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: pl.Tensor[[16, 16], pl.FP32], a: pl.Out[pl.Tensor[[16, 16], pl.FP32]], b: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> tuple[pl.Tensor[[16, 16], pl.FP32], pl.Tensor[[16, 16], pl.FP32]]:
+        r: pl.Tuple[pl.Tensor[[16, 16], pl.FP32], pl.Tensor[[16, 16], pl.FP32], pl.Tensor[[16, 16], pl.FP32]] = self.k(x, a, b)
+        a1: pl.Tensor[[16, 16], pl.FP32] = r[0]
+        b1: pl.Tensor[[16, 16], pl.FP32] = r[2]
+        return a1, b1
+)");
+  auto expected = pass_test::parse(head + R"(    @pl.function(type=pl.FunctionType.Group)
+    def k(self, x: pl.Tensor[[16, 16], pl.FP32], a: pl.Out[pl.Tensor[[16, 16], pl.FP32]], b: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> tuple[pl.Tensor[[16, 16], pl.FP32], pl.Tensor[[16, 16], pl.FP32]]:
+        c: pl.Tensor[[16, 16], pl.FP32] = self.k_aic(x, a, b)
+        v: pl.Tuple[pl.Tensor[[16, 16], pl.FP32], pl.Tensor[[16, 16], pl.FP32]] = self.k_aiv(x, a, b)
+        return a, b
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: pl.Tensor[[16, 16], pl.FP32], a: pl.Out[pl.Tensor[[16, 16], pl.FP32]], b: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> tuple[pl.Tensor[[16, 16], pl.FP32], pl.Tensor[[16, 16], pl.FP32]]:
+        r: pl.Tuple[pl.Tensor[[16, 16], pl.FP32], pl.Tensor[[16, 16], pl.FP32]] = self.k(x, a, b)
+        a1: pl.Tensor[[16, 16], pl.FP32] = r[0]
+        b1: pl.Tensor[[16, 16], pl.FP32] = r[1]
+        return a1, b1
+)");
+  pass_test::require_equal(pass_test::run(passes::normalize_return_order_pass(), before), expected);
+}

@@ -3,7 +3,8 @@
 # pl.mrgsort(a, b) (two lists merged, its scratch tile made by ConvertTensorToTileOps), then the
 # leading K pairs split by mask gathers: P0101 the values, P1010 the indices (as INT32).
 # Per row of N scores: sort32 gives N / 32 runs; mrgsort(64) leaves N / 128 runs of 128 pairs;
-# the two halves of the row are then merged whole (N = 256: exactly two runs).
+# the two halves of the row are then merged whole (N = 256: exactly two runs). One statement is
+# continued with a backslash: its source comment in the kernel must not continue onto the code.
 import pypto.language as pl
 
 ROWS = 16
@@ -26,6 +27,7 @@ class TopkRows:
                     s = pl.mrgsort(s, block_len=64)
                     s = pl.mrgsort(s[:, 0:N], s[:, N : 2 * N])
                     best = s[:, 0 : 2 * K]
-                    vals[r : r + 1, :] = pl.gather(best, mask_pattern=pl.tile.MaskPattern.P0101)
+                    vals[r : r + 1, :] = \
+                        pl.gather(best, mask_pattern=pl.tile.MaskPattern.P0101)
                     idx[r : r + 1, :] = pl.gather(best, mask_pattern=pl.tile.MaskPattern.P1010, output_dtype=pl.INT32)
         return vals, idx
