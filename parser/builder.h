@@ -60,6 +60,8 @@ std::string type_str(const ir::TypePtr& t);
 std::string expr_str(const ir::ExprPtr& e);
 // Same kind, dtype and shape (structurally); tuples element-wise. Memory space / views ignored.
 bool same_type(const ir::TypePtr& a, const ir::TypePtr& b);
+// Whether two tiles / tensors of the same_type carry different valid shapes.
+bool valid_shape_differs(const ir::TypePtr& a, const ir::TypePtr& b);
 bool same_expr(const ir::ExprPtr& a, const ir::ExprPtr& b);
 
 class FunctionBuilder {

@@ -244,7 +244,15 @@ StmtPtr FunctionBuilder::bind(const std::string& name, TSNode name_node, ExprPtr
       // new value for the jit renames below, though the same type to the front end otherwise.
       const auto *old_tile = as_tile(it->second->type), *new_tile = as_tile(t);
       const bool moves = old_tile && new_tile && old_tile->space && new_tile->space && *old_tile->space != *new_tile->space;
-      if (same_type(it->second->type, t) && !(moves && ctx_.is_jit && sibling_rebinding(it->second.get()))) {
+      const bool same_block = var_block_.count(it->second.get()) && var_block_.at(it->second.get()) == cur_block_;
+      if (same_type(it->second->type, t) && same_block && valid_shape_differs(it->second->type, t)) {
+        // Rebound in the block that bound it with another valid shape (t = pl.set_validshape(t, 1, 1)):
+        // straight-line code, so the name denotes the new value, valid shape included, from here on
+        // (one variable would keep the first valid shape for every later use).
+        var = make_var(name, t, sp(name_node));
+        names_[name] = var;
+        var_block_[var.get()] = cur_block_;
+      } else if (same_type(it->second->type, t) && !(moves && ctx_.is_jit && sibling_rebinding(it->second.get()))) {
         var = it->second;
       } else if (ctx_.is_jit && var_block_.count(it->second.get()) && var_block_.at(it->second.get()) == cur_block_ &&
                  it->second->type && t && it->second->type->kind == t->kind) {

@@ -81,6 +81,26 @@ bool same_type(const ir::TypePtr& a, const ir::TypePtr& b) {
   return true;  // Ptr
 }
 
+namespace {
+const std::vector<ir::ExprPtr>* valid_shape_of(const ir::TypePtr& t) {
+  if (const auto* x = ir::as_tile(t)) return x->view ? &x->view->valid_shape : nullptr;
+  if (const auto* x = ir::as_tensor(t)) return x->view ? &x->view->valid_shape : nullptr;
+  return nullptr;
+}
+}  // namespace
+
+bool valid_shape_differs(const ir::TypePtr& a, const ir::TypePtr& b) {
+  static const std::vector<ir::ExprPtr> none;
+  const auto* va = valid_shape_of(a);
+  const auto* vb = valid_shape_of(b);
+  const auto& x = va ? *va : none;
+  const auto& y = vb ? *vb : none;
+  if (x.size() != y.size()) return true;
+  for (size_t i = 0; i < x.size(); ++i)
+    if (!same_expr(x[i], y[i])) return true;
+  return false;
+}
+
 void attach_comments(const ir::StmtPtr& s, const std::vector<std::string>& comments) {
   if (!s || comments.empty()) return;
   // The statement was created by this front end a moment ago and is not shared yet.

@@ -195,3 +195,31 @@ TEST_CASE("pl.prefetch: the four ops build; a source that is not one flat static
   CHECK(e[0].message.find("must be a flat tensor of static shape ([N] or [1, ..., N])") != std::string::npos);
   CHECK(e[0].hint.find("pl.reshape(w, [N])") != std::string::npos);
 }
+
+TEST_CASE("a name rebound in its block with another valid shape takes it; a loop carry keeps one variable",
+          "[parser][forms][types]") {
+  // pypto-lib's gate: `eps = pl.set_validshape(eps, 1, 1)` then pl.maximum(x, eps) and a [1, 1]
+  // store. One variable per name kept the first type, so the valid shape was lost.
+  auto p = parse(std::string(kHead) + R"(@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, x: pl.Tensor[[1, 8], pl.FP32], out: pl.Out[pl.Tensor[[1, 1], pl.FP32]]):
+        a = pl.tile.full([1, 8], dtype=pl.FP32, value=2.0)
+        a = pl.set_validshape(a, 1, 1)
+        b = pl.mul(a, a)
+        for i in pl.range(2):
+            a = pl.set_validshape(b, 1, 1)
+        out = pl.tile.store(b, [0, 0], out, shapes=[1, 1])
+)");
+  auto body = flatten_body(p->find("k")->body);
+  const auto* first = as<AssignStmt>(body[0]);
+  const auto* second = as<AssignStmt>(body[1]);
+  REQUIRE((first && second));
+  CHECK(first->var != second->var);
+  const auto* t = as_tile(second->var->type);
+  REQUIRE((t && t->view && t->view->valid_shape.size() == 2));
+  CHECK(const_int_value(t->view->valid_shape[1]) == 1);
+  // The product reads the refined value.
+  const auto* mul = as<Call>(as<AssignStmt>(body[2])->value);
+  CHECK(as<Var>(mul->args[0]) == second->var.get());
+}
