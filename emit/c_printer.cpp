@@ -63,7 +63,15 @@ void CStmtPrinter::assign_scalar(const Var& v, const ExprPtr& value) {
 
 // ---- carried values: scalars are C++ variables, tensors and arrays share their handle ----
 
+// A tensor carry the loop rebinds to other buffers (ClassifyIterArgCarry) is a mutable ChipTensor.
+static bool rebinds(const Var& v) { return v.kind == NodeKind::IterArg && static_cast<const IterArg&>(v).rebind; }
+
 void CStmtPrinter::carry_in(const Var& ia, const ExprPtr& init, const Span& sp) {
+  if (as_tensor(ia.type) && rebinds(ia)) {
+    const std::string n = names_.name(&ia);
+    line(fmt::format("ChipTensor {} = {};", n, handle(init)));
+    return bind_handle(ia, n);
+  }
   if (as_tensor(ia.type) || as_array(ia.type)) return bind_handle(ia, handle(init));
   if (const auto* sc = as_scalar(ia.type)) return line(fmt::format("{} {} = {};", c_type(sc->dtype), names_.name(&ia), expr(init)));
   unreachable_form("emit", sp, fmt::format("a loop-carried value of this type in {}", where_), kFormChecks);
@@ -115,6 +123,10 @@ void CStmtPrinter::yield_updates(const YieldStmt* y, const std::vector<const Var
       const std::string tmp = names_.fresh(names_.name(&t) + "_next");
       line(fmt::format("const {} {} = {};", c_type(sc->dtype), tmp, expr(y->values[k])));
       assigns.emplace_back(names_.name(&t), tmp);
+    } else if (as_tensor(t.type) && rebinds(t)) {  // through a copy too (ping-pong swaps)
+      const std::string tmp = names_.fresh(names_.name(&t) + "_next");
+      line(fmt::format("const ChipTensor {} = {};", tmp, handle(y->values[k])));
+      assigns.emplace_back(handles_.at(&t), tmp);
     } else {
       carry_out(t, y->values[k], y->span);
     }

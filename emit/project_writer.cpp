@@ -83,7 +83,7 @@ PropertySet emit_required_properties() {
           Property::SplitIncoreOrch,      Property::TileOpsOnly,      Property::TileMemoryInferred,
           Property::MixedKernelExpanded,  Property::ReturnParamsExplicit, Property::HasMemRefs,
           Property::AllocatedMemoryAddr,  Property::CallDirectionsResolved, Property::PipeSyncInserted,
-          Property::RuntimeScopesMaterialized, Property::TensorAllocsPlanned};
+          Property::RuntimeScopesMaterialized, Property::TensorAllocsPlanned, Property::IterArgCarryClassified};
 }
 
 std::map<std::string, std::string> render_project(const Program& p, const EmitOptions& opts, const std::string& out_dir) {

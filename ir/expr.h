@@ -50,6 +50,9 @@ struct IterArg : Var {
   IterArg(std::string n, TypePtr t, ExprPtr init_, Span s)
       : Var(NodeKind::IterArg, std::move(n), std::move(t), std::move(s)), init(std::move(init_)) {}
   ExprPtr init;
+  // ClassifyIterArgCarry: an orchestration loop's tensor carry whose yield is another buffer than
+  // the one it carries in (ping-pong buffers), so the name is rebound each iteration. Not printed.
+  bool rebind = false;
 };
 using IterArgPtr = std::shared_ptr<const IterArg>;
 

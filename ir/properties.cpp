@@ -21,6 +21,7 @@ std::string_view to_string(Property p) {
     case Property::CallDirectionsResolved: return "CallDirectionsResolved";
     case Property::PipeSyncInserted: return "PipeSyncInserted";
     case Property::RuntimeScopesMaterialized: return "RuntimeScopesMaterialized";
+    case Property::IterArgCarryClassified: return "IterArgCarryClassified";
     case Property::TensorAllocsPlanned: return "TensorAllocsPlanned";
     case Property::kCount: break;
   }

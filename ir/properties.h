@@ -27,6 +27,7 @@ enum class Property : uint8_t {
   PipeSyncInserted,         // kernels carry explicit set_flag / wait_flag / barriers
   RuntimeScopesMaterialized,// orchestration bodies wrapped in runtime scopes
   TensorAllocsPlanned,      // every orchestration tensor.create names its alloc_tensors batch
+  IterArgCarryClassified,   // every orchestration loop carry marked alias or rebind (IterArg::rebind)
   kCount
 };
 

@@ -36,6 +36,7 @@ constexpr std::array<Row, static_cast<size_t>(Property::kCount)> kRules = {{
     {Property::PipeSyncInserted, nullptr},
     {Property::RuntimeScopesMaterialized, check_runtime_scopes},
     {Property::TensorAllocsPlanned, check_tensor_allocs_planned},
+    {Property::IterArgCarryClassified, check_iter_arg_carry},
 }};
 
 const Row& row(Property p) { return kRules[static_cast<size_t>(p)]; }

@@ -1,6 +1,6 @@
 // Structural and stage properties: NoRedundantBlocks, NoNestedCall, SplitIncoreOrch,
 // TileOpsOnly, MixedKernelExpanded, TensorStridesMaterialized, CallDirectionsResolved,
-// RuntimeScopesMaterialized, TensorAllocsPlanned, ReturnParamsExplicit.
+// RuntimeScopesMaterialized, TensorAllocsPlanned, ReturnParamsExplicit, IterArgCarryClassified.
 #include <fmt/format.h>
 
 #include <optional>
@@ -133,6 +133,33 @@ void check_runtime_scopes(const Env& env) {
     env.report("RuntimeScopesMaterialized", f->span,
                fmt::format("Orchestration function '{}' still has auto_scope=True", f->name),
                "MaterializeRuntimeScopes wraps the body in runtime scopes and clears auto_scope");
+  }
+}
+
+// An orchestration loop carry is a rebind exactly where its yield holds another buffer than it
+// carries in (TensorRoots' loop conflicts); kernel carries never rebind.
+void check_iter_arg_carry(const Env& env) {
+  for (const auto& f : env.program.functions) {
+    std::unordered_map<const Var*, bool> changes;  // iter_arg → whether its yield changes buffer
+    if (f->type == FunctionType::Orchestration) {
+      const TensorRoots roots(env.program, *f);
+      for (const auto& c : roots.conflicts())
+        if (c.loop) changes[c.target] = true;
+    }
+    for_each_stmt(f->body, [&](const Stmt& s) {
+      const std::vector<IterArgPtr>* ias = nullptr;
+      if (const auto* l = as<ForStmt>(&s)) ias = &l->iter_args;
+      if (const auto* l = as<WhileStmt>(&s)) ias = &l->iter_args;
+      for (const auto& ia : ias ? *ias : std::vector<IterArgPtr>{}) {
+        if (!ia) continue;  // malformed IR: TypeChecked reports it
+        const bool want = changes.count(ia.get()) > 0;
+        if (ia->rebind == want) continue;
+        env.report("IterArgCarryClassified", s.span,
+                   fmt::format("loop carry '{}' in function '{}' is marked {} but its yield {}", ia->name, f->name,
+                               ia->rebind ? "rebind" : "alias", want ? "holds another buffer" : "is the buffer it carries"),
+                   "ClassifyIterArgCarry marks each orchestration loop carry");
+      }
+    });
   }
 }
 

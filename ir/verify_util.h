@@ -54,5 +54,6 @@ void check_allocated_memory_addr(const Env&);
 void check_call_directions(const Env&);
 void check_runtime_scopes(const Env&);
 void check_tensor_allocs_planned(const Env&);
+void check_iter_arg_carry(const Env&);
 
 }  // namespace pypto::ir::verify_detail

@@ -328,6 +328,7 @@ bool IRMutator::mutate_iter_args(const std::vector<IterArgPtr>& in, std::vector<
     }
     // Keep identity semantics: a new IterArg replaces the old one everywhere in the body.
     auto fresh = std::make_shared<IterArg>(ia->name, ia->type, init, ia->span);
+    fresh->rebind = ia->rebind;
     var_map[ia.get()] = fresh;
     out.push_back(fresh);
     changed = true;

@@ -171,6 +171,7 @@ class FunctionBuilder {
   std::vector<ir::StmtPtr> subscript_write(TSNode n, TSNode target, TSNode value);
   ir::StmtPtr bind(const std::string& name, TSNode name_node, ir::ExprPtr value, ir::TypePtr ann, const ir::Span& s);
   bool sibling_rebinding(const ir::Var* old) const;
+  static bool reads_any(const ir::ExprPtr& e, const std::set<const ir::Var*>& vars);
   ir::ExprPtr cond_expr(TSNode n, const char* what);
   void parse_decorator();
   ir::TypePtr entry_param_type(TSNode ann, ir::ParamDirection* dir, const std::string& name);

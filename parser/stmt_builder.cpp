@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "parser/builder.h"
+#include "ir/visitor.h"
 
 namespace pypto::parser {
 
@@ -364,7 +365,19 @@ std::vector<StmtPtr> FunctionBuilder::assignment(TSNode n) {
     if (const auto* mt = as<MakeTuple>(value)) {
       if (mt->elems.size() != targets.size())
         fail(n, "E302", fmt::format("cannot unpack {} values into {} names", mt->elems.size(), targets.size()));
-      for (size_t i = 0; i < targets.size(); ++i) out.push_back(bind(txt(targets[i]), targets[i], mt->elems[i], nullptr, s));
+      // Python evaluates the whole right side first (`a, b = b, a` swaps): a value that reads a
+      // variable an earlier target rebinds is copied to a temporary before any target is bound.
+      std::set<const Var*> rebound;
+      std::vector<ExprPtr> vals = mt->elems;
+      for (size_t i = 0; i < targets.size(); ++i) {
+        if (i > 0 && reads_any(vals[i], rebound)) {
+          auto tmp = make_var(txt(targets[i]) + "_rhs", vals[i]->type, sp(targets[i]));
+          out.push_back(std::make_shared<AssignStmt>(tmp, vals[i], s));
+          vals[i] = tmp;
+        }
+        if (auto it = names_.find(txt(targets[i])); it != names_.end()) rebound.insert(it->second.get());
+      }
+      for (size_t i = 0; i < targets.size(); ++i) out.push_back(bind(txt(targets[i]), targets[i], vals[i], nullptr, s));
       return out;
     }
     const auto* tt = as_tuple(value->type);
@@ -390,6 +403,23 @@ std::vector<StmtPtr> FunctionBuilder::assignment(TSNode n) {
     return out;
   }
   fail(left, "E003", fmt::format("unsupported assignment target '{}'", txt(left)));
+}
+
+// Whether `e` reads one of `vars`.
+bool FunctionBuilder::reads_any(const ExprPtr& e, const std::set<const Var*>& vars) {
+  if (vars.empty() || !e) return false;
+  struct Reads : IRVisitor {
+    const std::set<const Var*>& vars;
+    bool hit = false;
+    explicit Reads(const std::set<const Var*>& v) : vars(v) {}
+    void visit_var(const Var& v) override { hit = hit || vars.count(&v) > 0; }
+    void visit_iter_arg(const IterArg& v) override {
+      hit = hit || vars.count(&v) > 0;
+      IRVisitor::visit_iter_arg(v);
+    }
+  } r(vars);
+  r.visit(e);
+  return r.hit;
 }
 
 std::vector<StmtPtr> FunctionBuilder::subscript_write(TSNode n, TSNode target, TSNode value) {

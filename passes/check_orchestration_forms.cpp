@@ -23,7 +23,8 @@
 //     table cannot describe: an element type the runtime has no DataType for, a tensor of rank
 //     above 5.
 // Each is an E501 "not supported yet" error naming the form. The program is not changed.
-// Requires RuntimeScopesMaterialized (it runs right after MaterializeRuntimeScopes).
+// Requires RuntimeScopesMaterialized and IterArgCarryClassified (a loop carry marked a rebind may
+// change buffer; any other carry that would is rejected).
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -409,7 +410,7 @@ Pass check_orchestration_forms_pass() {
               "valid_shape, unused creations / reads, calls to non-kernels, a second orchestration function, odd "
               "parameters, entry parameters of runtime-less element types or rank above 5, element types without "
               "a C++ spelling, dynamic dimensions no parameter carries); changes nothing.",
-              {{Property::RuntimeScopesMaterialized}, {}, {}},
+              {{Property::RuntimeScopesMaterialized, Property::IterArgCarryClassified}, {}, {}},
               [](const ProgramPtr& p, PassContext&) {
                 check_program(*p);
                 return p;

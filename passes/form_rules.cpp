@@ -29,8 +29,17 @@ void FormRules::check_function(const Program& p, const Function& f, std::string_
   // After the body, whose op rules name the forms more precisely.
   verify_detail::for_each_binding(f, [&](const Var& v, const Span& sp) { check_binding(v, sp); });
   const TensorRoots roots(p, f);
-  if (roots.conflicts().empty()) return;
-  const auto& c = roots.conflicts().front();
+  // A loop carry ClassifyIterArgCarry marked a rebind changes buffer by design (orchestration).
+  const TensorRoots::Conflict* first = nullptr;
+  for (const auto& c : roots.conflicts()) {
+    const auto* ia = c.loop && c.target->kind == NodeKind::IterArg ? static_cast<const IterArg*>(c.target) : nullptr;
+    if (!(ia && ia->rebind)) {
+      first = &c;
+      break;
+    }
+  }
+  if (!first) return;
+  const auto& c = *first;
   if (c.loop)
     reject(c.span, fmt::format("a loop whose carried tensor '{}' changes buffer ('{}' becomes '{}')", c.target->name,
                                c.carried->name, c.other->name),

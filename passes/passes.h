@@ -46,6 +46,7 @@ Pass expand_manual_phase_fence_pass();
 Pass check_kernel_forms_pass();
 Pass check_orchestration_forms_pass();
 Pass materialize_runtime_scopes_pass();
+Pass classify_iter_arg_carry_pass();
 Pass plan_tensor_allocs_pass();
 
 }  // namespace pypto::passes

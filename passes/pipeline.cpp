@@ -57,6 +57,7 @@ const std::vector<Pass>& default_pipeline() {
       check_task_arg_limits_pass(),        // the runtime ABI's tensor / scalar argument limits
       expand_manual_phase_fence_pass(),    // manual scopes: M submits on a whole TaskId array → one task_dummy barrier
       materialize_runtime_scopes_pass(),   // runtime scopes around orchestration bodies
+      classify_iter_arg_carry_pass(),      // orchestration loop carries: alias, or rebind (ping-pong buffers)
       check_orchestration_forms_pass(),    // orchestration forms the PTO2 back end cannot write yet
       plan_tensor_allocs_pass(),           // tensor.create → alloc_tensors batches (alloc_batch=N)
   };

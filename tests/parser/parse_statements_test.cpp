@@ -179,6 +179,31 @@ class P:
   CHECK(as<AssignStmt>(b[3])->value == ga->var);  // c = a (MakeTuple unpacked element-wise)
 }
 
+TEST_CASE("a, b = b, a evaluates the right side first (a value reading an earlier target is copied)",
+          "[parser][stmt]") {
+  // One variable per name: binding a first made `b = a` read the new a, so both names held b
+  // (the interpreter agreed with that IR, so only the pattern's semantics could catch it).
+  auto p = parse(kernel(
+      "        a: pl.Scalar[pl.INDEX] = 1\n"
+      "        b: pl.Scalar[pl.INDEX] = 2\n"
+      "        a, b = b, a\n"
+      "        c, d = a + b, a\n"
+      "        return\n"));
+  auto b = body_of(p);
+  REQUIRE(b.size() == 8);
+  const auto* copy = as<AssignStmt>(b[2]);  // b_rhs = a, before either name is rebound
+  const auto* bind_a = as<AssignStmt>(b[3]);
+  const auto* bind_b = as<AssignStmt>(b[4]);
+  REQUIRE((copy && bind_a && bind_b));
+  CHECK(copy->var->name == "b_rhs");
+  CHECK(as<Var>(copy->value) == bind_a->var.get());  // the old a (one Var per name)
+  CHECK(as<Var>(bind_a->value) == bind_b->var.get());  // a = b
+  CHECK(as<Var>(bind_b->value) == copy->var.get());    // b = the copy of the old a
+  // No target of `c, d` is read on the right: no copies.
+  CHECK(as<AssignStmt>(b[5])->var->name == "c");
+  CHECK(as<AssignStmt>(b[6])->var->name == "d");
+}
+
 TEST_CASE("a parenthesised tuple return is the same multi-value return", "[parser][stmt]") {
   // As in Python, `return (a, b)` returns the values a and b, like `return a, b` (it returned one
   // tuple, so Out parameters were not matched to the values and stayed unwritten).

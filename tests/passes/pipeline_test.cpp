@@ -26,6 +26,7 @@ TEST_CASE("default pipeline order", "[pipeline]") {
   REQUIRE(names.at(i++) == "CheckTaskArgLimits");
   REQUIRE(names.at(i++) == "ExpandManualPhaseFence");
   REQUIRE(names.at(i++) == "MaterializeRuntimeScopes");
+  REQUIRE(names.at(i++) == "ClassifyIterArgCarry");
   REQUIRE(names.at(i++) == "CheckOrchestrationForms");
   REQUIRE(names.at(i++) == "PlanTensorAllocs");
   REQUIRE(i == names.size());
