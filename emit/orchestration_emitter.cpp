@@ -47,6 +47,11 @@ std::string_view add_method(ArgDirection d) {
   return "";
 }
 
+bool runtime_output(const Call& c) {
+  const AttrValue* r = c.kwarg("runtime_output");
+  return r && std::get_if<bool>(r) && *std::get_if<bool>(r);
+}
+
 // The creations of each alloc_batch, in statement order.
 class BatchIndex : public IRVisitor {
  public:
@@ -162,8 +167,13 @@ class OrchEmitter : CStmtPrinter {
     const Var& v = *s.var;
     if (const auto* c = as<Call>(s.value)) {
       if (!c->op) return submit(*c, &v, s.span);
-      if (const OrchOpRow* row = find_orchestration_op(*c->op); row && row->form == OrchForm::Create)
+      if (const OrchOpRow* row = find_orchestration_op(*c->op); row && row->form == OrchForm::Create) {
+        if (runtime_output(*c)) {  // allocated at its writer's submit: add_output(TensorCreateInfo)
+          runtime_outputs_[&v] = &s;
+          return;
+        }
         return alloc_batch(*c, s.span);
+      }
       if (task_id_op(&v, *c, s.span)) return;
       if (array_op(&v, *c, s.span)) return;
       if (tensor_op(&v, *c, s.span)) return;
@@ -435,8 +445,19 @@ class OrchEmitter : CStmtPrinter {
     else
       line(fmt::format("CoreTaskArgs {};  // func {}: {} ({})", params, k->func_id, callee->name, k->aic ? "AIC" : "AIV"));
     std::vector<std::string> outs;
+    std::vector<const Var*> allocated;  // runtime-allocated outputs, in add_output order
     for (size_t i = 0; i < c.args.size(); ++i) {
       if (!as_tensor(c.args[i]->type)) continue;
+      const auto* av = as<Var>(c.args[i]);
+      if (auto ro = av ? runtime_outputs_.find(av) : runtime_outputs_.end(); ro != runtime_outputs_.end()) {
+        const AssignStmt& cs = *ro->second;
+        const std::string ci = create_info(*cs.var, *as<Call>(cs.value), cs.span);
+        line(fmt::format("{}.add_output({});", params, ci));
+        runtime_outputs_.erase(ro);
+        allocated.push_back(av);
+        outs.push_back(names_.name(av));  // bound from the submit's TaskOutputTensors below
+        continue;
+      }
       const std::string& t = handle(c.args[i]);
       line(fmt::format("{}.{}({});", params, add_method(tensor_arg_direction(c, *callee, i)), t));
       if (callee->param_directions[i] != ParamDirection::In) outs.push_back(t);
@@ -470,6 +491,15 @@ class OrchEmitter : CStmtPrinter {
       line(fmt::format("const MixedKernels {}{{{}, {}, {}}};", mk, k->func_id, mixed_aiv->func_id, lane1));
       submit_call = fmt::format("rt_submit_task({}, {})", mk, params);
     }
+    if (!allocated.empty()) {  // the submit returns the tensors the runtime allocated for it
+      const std::string o = names_.fresh(params + "_outs");
+      line(fmt::format("TaskOutputTensors {} = {};", o, submit_call));
+      for (size_t j = 0; j < allocated.size(); ++j) {
+        line(fmt::format("const ChipTensor& {} = {}.get_ref({});", names_.name(allocated[j]), o, j));
+        bind_handle(*allocated[j], names_.name(allocated[j]));
+      }
+      submit_call = o;
+    }
     if (c.dispatch && c.dispatch->submit) {  // `as tid`: the task's id, the last result
       const std::string tid = names_.fresh(params + "_id");
       line(fmt::format("[[maybe_unused]] const PTO2TaskId {} = {}.task_id();", tid, submit_call));  // deps-only: unread
@@ -481,7 +511,7 @@ class OrchEmitter : CStmtPrinter {
       task_ids_[result] = tid;
       return;
     }
-    line(submit_call + ";");
+    if (allocated.empty()) line(submit_call + ";");
     if (!result) return;
     if (as_tensor(result->type)) {
       if (outs.empty())
@@ -503,6 +533,8 @@ class OrchEmitter : CStmtPrinter {
   const std::unordered_map<const Var*, int> function_uses_;  // reads of each variable in the function
   std::unordered_map<const Var*, std::vector<std::string>> tuples_;
   BatchIndex index_;                            // alloc_batch → its creations
+  // runtime_output creations not yet submitted (PlanTensorAllocs leaves them out of every batch)
+  std::unordered_map<const Var*, const AssignStmt*> runtime_outputs_;
   std::unordered_set<int64_t> printed_batches_;
 };
 

@@ -110,6 +110,9 @@ void register_tensor_ops(OpRegistry& r) {
              .kw("manual_dep", AttrKind::Bool, false)
              .kw("init_value", AttrKind::Float)  // pre-fill: TensorCreateInfo::set_initial_value, filled at allocation
              .kw("alloc_batch", AttrKind::Int)  // the alloc_tensors batch, set by PlanTensorAllocs
+             // allocated by the runtime when its first writer is submitted (add_output(TensorCreateInfo)):
+             // a trailing Out tensor an orchestration call leaves out
+             .kw("runtime_output", AttrKind::Bool, false)
              .affinity(CoreAffinity::Control)
              .tile_form("tile.create", TileLowering::Create).orchestration());
   add(r, OpRow("tensor.full", {indices("shape")}, full).kw("dtype", AttrKind::DType).kw("value", AttrKind::Float)

@@ -184,6 +184,8 @@ void check_tensor_allocs_planned(const Env& env) {
       if (!a || a->value.get() != &c)
         env.report("TensorAllocsPlanned", c.span.valid() ? c.span : s.span,
                    fmt::format("a tensor.create in function '{}' is not the value of an assignment", f->name));
+      else if (const AttrValue* r = c.kwarg("runtime_output"); r && std::get_if<bool>(r) && *std::get_if<bool>(r))
+        return;  // allocated at its writer's submit, in no batch
       else if (!alloc_batch_of(s))
         env.report("TensorAllocsPlanned", s.span,
                    fmt::format("tensor.create of '{}' in function '{}' has no alloc_batch", a->var->name, f->name),

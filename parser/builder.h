@@ -151,6 +151,7 @@ class FunctionBuilder {
   // statements (stmt_builder.cpp)
   std::vector<ir::StmtPtr> block(TSNode block, int64_t prev_row, size_t skip_first = 0);
   std::vector<ir::StmtPtr> stmt(TSNode n);
+  std::vector<ir::StmtPtr> stmt_only(TSNode n);
 
  private:
   friend struct StmtImpl;
@@ -172,6 +173,7 @@ class FunctionBuilder {
   ir::StmtPtr bind(const std::string& name, TSNode name_node, ir::ExprPtr value, ir::TypePtr ann, const ir::Span& s);
   bool sibling_rebinding(const ir::Var* old) const;
   static bool reads_any(const ir::ExprPtr& e, const std::set<const ir::Var*>& vars);
+  ir::ExprPtr runtime_output(const ir::TensorType& t, const std::string& param, TSNode n);
   ir::ExprPtr cond_expr(TSNode n, const char* what);
   void parse_decorator();
   ir::TypePtr entry_param_type(TSNode ann, ir::ParamDirection* dir, const std::string& name);
@@ -196,6 +198,7 @@ class FunctionBuilder {
   bool is_method_;
   bool strict_ssa_ = false;  // the program's strict_ssa=, or the function's own
   std::shared_ptr<ir::Function> fn_;
+  std::vector<ir::StmtPtr> pending_outputs_;  // runtime_output creations for the statement being built
   std::vector<std::string> param_names_;
   std::vector<TSNode> param_nodes_;
   std::vector<size_t> pending_params_;  // bare pl.Tensor parameters of a jit dependency

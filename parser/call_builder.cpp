@@ -32,6 +32,23 @@ ExprPtr FunctionBuilder::function_call(FunctionBuilder& callee, TSNode n, bool b
   return dispatch_call(callee, n, a.pos, a.kw, CallForm::Call);
 }
 
+// A runtime-allocated output: a tensor.create marked runtime_output=True, assigned just before the
+// statement that makes the call (flush_runtime_outputs).
+ExprPtr FunctionBuilder::runtime_output(const TensorType& t, const std::string& param, TSNode n) {
+  std::vector<ExprPtr> dims;
+  std::vector<TypePtr> types;
+  const auto extents = static_shape(t.shape);  // (a named optional: a temporary would die before the loop)
+  for (int64_t d : *extents) {
+    dims.push_back(make_int(d, sp(n)));
+    types.push_back(dims.back()->type);
+  }
+  auto shape = std::make_shared<MakeTuple>(dims, std::make_shared<TupleType>(std::move(types)), sp(n));
+  auto create = make_call("tensor.create", {shape}, {{"dtype", t.dtype}, {"runtime_output", true}}, sp(n));
+  auto v = make_var(param, create->type, sp(n));
+  pending_outputs_.push_back(std::make_shared<AssignStmt>(v, create, sp(n)));
+  return v;
+}
+
 ExprPtr FunctionBuilder::dispatch_call(FunctionBuilder& callee, TSNode n, const std::vector<TSNode>& pos,
                                        const std::vector<std::pair<std::string, TSNode>>& kws, CallForm form) {
   if (!callee.sig_ok_) throw PoisonedName{};
@@ -136,9 +153,27 @@ ExprPtr FunctionBuilder::dispatch_call(FunctionBuilder& callee, TSNode n, const 
     if (slots[j]) fail(v, "E302", fmt::format("Function '{}' got multiple values for argument '{}'", name, k));
     slots[j] = expr(v);
   }
-  for (size_t i = 0; i < slots.size(); ++i)
-    if (!slots[i])
-      fail(n, "E302", fmt::format("Function '{}' missing argument '{}'", name, callee.param_names_[i]));
+  // Trailing Out tensors left out by an orchestration call are runtime-allocated outputs: the
+  // runtime allocates each when the task is submitted (add_output(TensorCreateInfo)) and the call's
+  // results name them, as simpler's submit returns them.
+  size_t given = slots.size();
+  while (given > 0 && !slots[given - 1]) --given;
+  for (size_t i = 0; i < slots.size(); ++i) {
+    if (slots[i]) continue;
+    const auto* pt = as_tensor(cf.params[i]->type);
+    const bool out = i < cf.param_directions.size() && cf.param_directions[i] == ParamDirection::Out;
+    if (i >= given && out && pt && static_shape(pt->shape) && fn_->type == FunctionType::Orchestration) {
+      slots[i] = runtime_output(*pt, callee.param_names_[i], n);
+      continue;
+    }
+    std::string hint;
+    if (i >= given && out && fn_->type == FunctionType::Orchestration)
+      hint = pt && !static_shape(pt->shape) ? "a left-out Out tensor is allocated by the runtime, which needs its static shape: pass the tensor"
+                                            : "";
+    else if (i >= given && out)
+      hint = "only an orchestration function leaves trailing Out tensors to the runtime";
+    fail(n, "E302", fmt::format("Function '{}' missing argument '{}'", name, callee.param_names_[i]), hint);
+  }
   // Bare dependency parameters take their types from the first call; the body is built after.
   callee.resolve_pending_params(slots, n, *this);
   if (!callee.ret_known_) {

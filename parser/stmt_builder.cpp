@@ -127,6 +127,17 @@ std::vector<StmtPtr> FunctionBuilder::block(TSNode blk, int64_t prev_row, size_t
 }
 
 std::vector<StmtPtr> FunctionBuilder::stmt(TSNode n) {
+  // A call in this statement that leaves trailing Out tensors to the runtime: their creations go
+  // first (a statement nested in this one flushes its own before returning).
+  std::vector<StmtPtr> out = stmt_only(n);
+  if (pending_outputs_.empty()) return out;
+  std::vector<StmtPtr> all = std::move(pending_outputs_);
+  pending_outputs_.clear();
+  all.insert(all.end(), out.begin(), out.end());
+  return all;
+}
+
+std::vector<StmtPtr> FunctionBuilder::stmt_only(TSNode n) {
   const auto k = kind(n);
   // pl.func_attr({...}) statements form the prologue; anything else starts the body proper.
   bool prologue = false;

@@ -10,8 +10,10 @@
 //     the order the generated code reaches them (a scope's batch before the statements after it),
 //     and the emitter names the batch's TaskOutputTensors `alloc_N`. An alloc_batch already
 //     present is replaced.
-// Kernels are untouched. Requires RuntimeScopesMaterialized; produces TensorAllocsPlanned (the
-// creations of one batch are consecutive statements of one body).
+// A creation marked runtime_output=True (a trailing Out tensor an orchestration call leaves out)
+// gets no batch: the runtime allocates it at its writer's submit. Kernels are untouched. Requires
+// RuntimeScopesMaterialized; produces TensorAllocsPlanned (the creations of one batch are
+// consecutive statements of one body).
 #include <fmt/format.h>
 
 #include "ir/op_registry.h"
@@ -24,11 +26,14 @@ using namespace ir;
 
 namespace {
 
-// The tensor.create call assigned by `s`, or nullptr.
+// The tensor.create call assigned by `s`, or nullptr. A runtime_output creation is none: the
+// runtime allocates it when its writer's task is submitted (add_output(TensorCreateInfo)).
 const Call* create_of(const StmtPtr& s) {
   const auto* a = as<AssignStmt>(s);
   const auto* c = a ? as<Call>(a->value) : nullptr;
-  return c && c->is_op("tensor.create") ? c : nullptr;
+  if (!c || !c->is_op("tensor.create")) return nullptr;
+  const AttrValue* r = c->kwarg("runtime_output");
+  return r && std::get_if<bool>(r) && *std::get_if<bool>(r) ? nullptr : c;
 }
 
 bool static_create(const StmtPtr& s) {

@@ -393,3 +393,51 @@ TEST_CASE("tile subscripts clamp a static upper bound, take a runtime extent as 
   REQUIRE(w->is_op("tensor.assemble"));
   CHECK(as<Call>(w->args[1])->is_op("tensor.reshape"));  // the [64] row lifted to [1, 64]
 }
+
+TEST_CASE("an orchestration call leaving out trailing Out tensors: runtime-allocated outputs", "[parser][stmt]") {
+  const std::string head = R"(import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, x: pl.Tensor[[16, 16], pl.FP32], y: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:
+        return pl.store(pl.load(x, [0, 0], [16, 16]), [0, 0], y)
+
+)";
+  auto p = parse(head + R"(    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: pl.Tensor[[16, 16], pl.FP32], o: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:
+        t = self.k(x)
+        o = self.k(t, o)
+        return o
+)");
+  auto b = flatten_body(p->find("main")->body);
+  REQUIRE(b.size() == 4);
+  const auto* create = as<AssignStmt>(b[0]);
+  const auto* call = as<AssignStmt>(b[1]);
+  REQUIRE((create && call));
+  const auto* c = as<Call>(create->value);
+  REQUIRE(c);
+  CHECK(c->is_op("tensor.create"));
+  CHECK(std::get<bool>(*c->kwarg("runtime_output")));
+  const auto* k = as<Call>(call->value);
+  REQUIRE((k && k->args.size() == 2));
+  CHECK(as<Var>(k->args[1]) == create->var.get());
+
+  // Only trailing Out tensors, only from orchestration code.
+  auto e = ptest::errors(head + R"(    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: pl.Tensor[[16, 16], pl.FP32], o: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:
+        o = self.k(y=o)
+        return o
+)");
+  REQUIRE(!e.empty());
+  CHECK(e[0].message == "Function 'k' missing argument 'x'");
+  auto op = ptest::errors(head + R"(    @pl.function
+    def helper(self, x: pl.Tensor[[16, 16], pl.FP32]) -> pl.Tensor[[16, 16], pl.FP32]:
+        t = self.k(x)
+        return t
+)");
+  REQUIRE(!op.empty());
+  CHECK(op[0].message == "Function 'k' missing argument 'y'");
+  CHECK(op[0].span.line == 11);
+  CHECK(op[0].hint == "only an orchestration function leaves trailing Out tensors to the runtime");
+}

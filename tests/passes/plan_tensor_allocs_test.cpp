@@ -111,3 +111,26 @@ TEST_CASE("TensorAllocsPlanned: a creation without a batch, a batch split by ano
   CHECK(split[0].message.find("alloc_batch 0 in function 'main' is split") != std::string::npos);
   CHECK(split[0].span.line == 19);  // b's creation in the source
 }
+
+TEST_CASE("a runtime_output creation gets no batch: the runtime allocates it at its writer's submit",
+          "[PlanTensorAllocs]") {
+  const std::string body = R"(        with pl.scope():
+            a: pl.Tensor[[16, 16], pl.FP32] = pl.create_tensor([16, 16], dtype=pl.FP32)
+            y: pl.Tensor[[16, 16], pl.FP32] = pl.create_tensor([16, 16], dtype=pl.FP32, runtime_output=True)
+            t: pl.Tensor[[16, 16], pl.FP32] = self.k(x, y)
+            a1: pl.Tensor[[16, 16], pl.FP32] = self.k(t, a)
+            o1: pl.Tensor[[16, 16], pl.FP32] = self.k(a1, out)
+        return o1
+)";
+  const std::string expected = R"(        with pl.scope():
+            a: pl.Tensor[[16, 16], pl.FP32] = pl.create_tensor([16, 16], dtype=pl.FP32, alloc_batch=0)
+            y: pl.Tensor[[16, 16], pl.FP32] = pl.create_tensor([16, 16], dtype=pl.FP32, runtime_output=True)
+            t: pl.Tensor[[16, 16], pl.FP32] = self.k(x, y)
+            a1: pl.Tensor[[16, 16], pl.FP32] = self.k(t, a)
+            o1: pl.Tensor[[16, 16], pl.FP32] = self.k(a1, out)
+        return o1
+)";
+  auto after = pass_test::run(passes::plan_tensor_allocs_pass(), pass_test::parse(kHead + body));
+  pass_test::require_equal(after, pass_test::parse(kHead + expected));
+  CHECK(planned_violations(after).empty());
+}
