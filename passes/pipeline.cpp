@@ -119,10 +119,24 @@ Pass absent_feature_pass(std::string name, std::string what, std::vector<ScopeKi
 // Reference passes for features this pipeline does not compile yet. They are not in the default
 // pipeline (`pypto passes` does not list them), but `--passes` accepts their names so that a
 // reference pass list runs: each changes nothing and rejects the feature where it appears.
+// Also the reference's name for work one of ours does under another name: run by that name, the
+// pass of ours runs.
 const std::vector<Pass>& reference_only_passes() {
-  static const std::vector<Pass> list = {
-      absent_feature_pass("OutlineHierarchyScopes", "pl.at scopes of host / hierarchy levels", {ScopeKind::Hierarchy}),
-  };
+  static const std::vector<Pass> list = [] {
+    std::vector<Pass> l = {
+        absent_feature_pass("OutlineHierarchyScopes", "pl.at scopes of host / hierarchy levels", {ScopeKind::Hierarchy}),
+    };
+    // The reference's MaterializeValidShapeSymbols gives a kernel the symbols of its valid shapes
+    // that no tensor it takes carries, as trailing scalar parameters fed by its callers: the
+    // free-symbol part of our BindKernelParamDims, which runs (early, before tiling) in its place.
+    Pass mvs = bind_kernel_param_dims_pass();
+    mvs.name = "MaterializeValidShapeSymbols";
+    mvs.description = "The reference's name for BindKernelParamDims' free-symbol step (a symbol a kernel reads that no "
+                      "tensor it takes carries becomes a scalar parameter its callers feed); run by this name, "
+                      "BindKernelParamDims runs.";
+    l.push_back(std::move(mvs));
+    return l;
+  }();
   return list;
 }
 
