@@ -80,7 +80,7 @@ bool selected(const ir::OpDef& op, const OpsOptions& o) {
 
 int cmd_ops(const OpsOptions& o) {
   std::vector<const ir::OpDef*> ops;
-  for (const ir::OpDef* op : ir::OpRegistry::instance().all())
+  for (const ir::OpDef* op : ir::OpRegistry::with_semantics().all())
     if (selected(*op, o)) ops.push_back(op);
   for (const auto& n : o.names) {
     bool found = false;

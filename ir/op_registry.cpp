@@ -1,6 +1,8 @@
 // Op registry storage and the single checked call builder (make_call).
 #include "ir/op_registry.h"
 
+#include <mutex>
+
 #include <algorithm>
 #include <array>
 #include <fmt/format.h>
@@ -40,10 +42,15 @@ OpRegistry& OpRegistry::instance() {
     register_system_ops(*r);
     register_other_ops(*r);
     r->link_counterparts();
-    install_op_semantics(*r);
     return r;
   }();
   return *reg;
+}
+
+OpRegistry& OpRegistry::with_semantics() {
+  static std::once_flag once;
+  std::call_once(once, [] { install_op_semantics(instance()); });
+  return instance();
 }
 
 void OpRegistry::set_semantics(std::string_view name, const OpSemantics* s) {

@@ -184,6 +184,10 @@ struct OpDef {
 class OpRegistry {
  public:
   static OpRegistry& instance();  // populated on first use from the ops_*.cpp tables
+  // The registry with every op's reference semantics attached (install_op_semantics, once, on the
+  // first call): what the interpreter and `pypto ops` read. Compiling needs none of them, so a
+  // build does not pay for the tables.
+  static OpRegistry& with_semantics();
   void add(OpDef def);            // throws InternalError on a duplicate name
   const OpDef* find(std::string_view name) const;
   std::vector<const OpDef*> all() const;  // sorted by name

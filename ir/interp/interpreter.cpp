@@ -37,7 +37,7 @@ int64_t to_int(double v) { return static_cast<int64_t>(v); }
 
 class Machine {
  public:
-  explicit Machine(const Program& p) : prog_(p) {}
+  explicit Machine(const Program& p) : prog_(p) { OpRegistry::with_semantics(); }  // the ops' semantics, once
 
   std::vector<Value> call(const Function& f, std::vector<Value> args, const Span& site) {
     if (++depth_ > 200) fail(site, fmt::format("call depth over 200 at '{}' (unbounded recursion?)", f.name));
