@@ -7,7 +7,9 @@
 //     as it is: the kernel reads that one element;
 //   * every other tensor op maps to its tile form as its registry entry says (OpDef::tile_op and
 //     OpDef::lowering: plain compute, compute + scratch tile (also rsqrt's high_precision), matmul,
-//     memory, compare + select, gather / scatter with flat indices, mask scatter + select); a
+//     memory, compare + select, gather / scatter with flat indices, mask scatter + select, a
+//     merge sort of 2-4 lists with a scratch as wide as the joined lists, an L1 tile of
+//     tensor.create_l1 in Mat); a
 //     binary op broadcasting a [1, C] / [R, 1] operand becomes its registry broadcast form
 //     (tile.col_expand_add / tile.row_expand_add, ...: broadcast_lowering.h);
 //     keyword attributes the tile op does not have must hold the tensor op's default; an in-place

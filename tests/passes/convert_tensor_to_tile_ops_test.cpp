@@ -1,7 +1,8 @@
 // ConvertTensorToTileOps: tensor ops in InCore functions → tile ops (entry loads, table mapping,
 // scratch tiles for row reductions and tile transposes written without one, matmul through Mat/Left/Right, tensor.assemble → tile.store,
 // returned results → new Out params allocated by callers, written In params → Out/InOut, a
-// [1, C] / [R, 1] broadcast operand → the row / col expand form) and the "not supported yet"
+// [1, C] / [R, 1] broadcast operand → the row / col expand form, mrgsort's two formats,
+// create_l1 in Mat) and the "not supported yet"
 // rejections (too large, attributes without a tile form, element writes into GM, dynamic
 // tensor.dim, broadcasts the expand forms cannot express).
 #include "pass_test_util.h"
