@@ -434,8 +434,7 @@ class KernelEmitter : CStmtPrinter {
           types.push_back(tile_alias(*as_tile(c.args[i]->type), sp));
           ops.push_back(operand(c.args[i]));
         }
-        const AttrValue* ex = c.kwarg("exhausted");
-        const bool exhausted = ex && std::get_if<bool>(ex) && *std::get_if<bool>(ex);
+        const bool exhausted = c.kwarg_true("exhausted");
         const std::string counts = names_.fresh(d + "_executed");
         line(fmt::format("MrgSortExecutedNumList {};", counts));
         return line(fmt::format("{}<{}, {}>({}, {}, {});", call, fmt::join(types, ", "), exhausted ? "true" : "false", d,

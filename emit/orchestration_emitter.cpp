@@ -47,11 +47,6 @@ std::string_view add_method(ArgDirection d) {
   return "";
 }
 
-bool runtime_output(const Call& c) {
-  const AttrValue* r = c.kwarg("runtime_output");
-  return r && std::get_if<bool>(r) && *std::get_if<bool>(r);
-}
-
 // The creations of each alloc_batch, in statement order.
 class BatchIndex : public IRVisitor {
  public:
@@ -168,7 +163,7 @@ class OrchEmitter : CStmtPrinter {
     if (const auto* c = as<Call>(s.value)) {
       if (!c->op) return submit(*c, &v, s.span);
       if (const OrchOpRow* row = find_orchestration_op(*c->op); row && row->form == OrchForm::Create) {
-        if (runtime_output(*c)) {  // allocated at its writer's submit: add_output(TensorCreateInfo)
+        if (c->kwarg_true("runtime_output")) {  // allocated at its writer's submit: add_output(TensorCreateInfo)
           runtime_outputs_[&v] = &s;
           return;
         }

@@ -83,6 +83,12 @@ const AttrValue* Call::kwarg(std::string_view n) const {
   return nullptr;
 }
 
+bool Call::kwarg_true(std::string_view n) const {
+  const AttrValue* v = kwarg(n);
+  const auto* b = v ? std::get_if<bool>(v) : nullptr;
+  return b && *b;
+}
+
 std::optional<int64_t> const_int_value(const ExprPtr& e) {
   if (const auto* c = as<ConstInt>(e)) return c->value;
   return std::nullopt;

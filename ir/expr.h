@@ -146,6 +146,7 @@ struct Call : Expr {
 
   bool is_op(std::string_view name) const;
   const AttrValue* kwarg(std::string_view name) const;
+  bool kwarg_true(std::string_view name) const;  // the keyword is the boolean true (clamp=True)
 };
 
 struct MakeTuple : Expr {

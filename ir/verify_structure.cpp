@@ -184,7 +184,7 @@ void check_tensor_allocs_planned(const Env& env) {
       if (!a || a->value.get() != &c)
         env.report("TensorAllocsPlanned", c.span.valid() ? c.span : s.span,
                    fmt::format("a tensor.create in function '{}' is not the value of an assignment", f->name));
-      else if (const AttrValue* r = c.kwarg("runtime_output"); r && std::get_if<bool>(r) && *std::get_if<bool>(r))
+      else if (c.kwarg_true("runtime_output"))
         return;  // allocated at its writer's submit, in no batch
       else if (!alloc_batch_of(s))
         env.report("TensorAllocsPlanned", s.span,

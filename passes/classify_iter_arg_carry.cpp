@@ -87,21 +87,12 @@ class Classify : public IRMutator {
 };
 
 ProgramPtr classify_program(const ProgramPtr& p) {
-  std::vector<FunctionPtr> fs;
-  bool changed = false;
-  for (const auto& f : p->functions) {
-    if (f->type != FunctionType::Orchestration) {
-      fs.push_back(f);
-      continue;
-    }
+  return map_functions(p, [&](const FunctionPtr& f) {
+    if (f->type != FunctionType::Orchestration) return f;
     const TensorRoots roots(*p, *f);
     Classify c(roots);
-    FunctionPtr g = c.mutate_function(f);
-    changed |= g != f;
-    fs.push_back(g);
-  }
-  if (!changed) return p;
-  return make_program(p->name, std::move(fs), p->dynamic_dims, p->span);
+    return c.mutate_function(f);
+  });
 }
 
 }  // namespace

@@ -31,11 +31,7 @@ std::string kw_string(const Call& c, std::string_view k, const std::string& dflt
   return s ? *s : dflt;
 }
 
-bool kw_true(const Call& c, std::string_view k) {
-  const AttrValue* v = c.kwarg(k);
-  const auto* b = v ? std::get_if<bool>(v) : nullptr;
-  return b && *b;
-}
+bool kw_true(const Call& c, std::string_view k) { return c.kwarg_true(k); }
 
 ExprPtr rebuild_call(const Call& c, std::vector<ExprPtr> args) {
   if (c.op) {

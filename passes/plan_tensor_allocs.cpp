@@ -31,9 +31,7 @@ namespace {
 const Call* create_of(const StmtPtr& s) {
   const auto* a = as<AssignStmt>(s);
   const auto* c = a ? as<Call>(a->value) : nullptr;
-  if (!c || !c->is_op("tensor.create")) return nullptr;
-  const AttrValue* r = c->kwarg("runtime_output");
-  return r && std::get_if<bool>(r) && *std::get_if<bool>(r) ? nullptr : c;
+  return c && c->is_op("tensor.create") && !c->kwarg_true("runtime_output") ? c : nullptr;
 }
 
 bool static_create(const StmtPtr& s) {
