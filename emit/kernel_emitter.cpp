@@ -210,7 +210,7 @@ class KernelEmitter : CStmtPrinter {
     const KernelOpRow* row = find_kernel_op(*c->op);
     if (row && (row->form == OpForm::Store || row->form == OpForm::Barrier || row->form == OpForm::Flag ||
                 row->form == OpForm::PipeInit || row->form == OpForm::FifoPush || row->form == OpForm::FifoFree ||
-                row->form == OpForm::Prefetch || row->form == OpForm::PrefetchWait))
+                row->form == OpForm::Prefetch || row->form == OpForm::PrefetchWait || row->form == OpForm::SyncAll))
       return op_call(nullptr, *c, s.span);
     unreachable(s.span, fmt::format("pl.{} with an unused result", c->op->name));
   }
@@ -483,6 +483,17 @@ class KernelEmitter : CStmtPrinter {
         const std::string w = fmt::format("{}.Wait({})", handle(c.args[0]), handle(c.args[1]));
         if (!dst) return line(fmt::format("(void){};", w));
         return line(fmt::format("const bool {} = {};", names_.name(dst), w));
+      }
+      case OpForm::SyncAll: {
+        const std::string_view ct = c.kwarg_string("core_type");
+        const char* who = ct == "aiv_only" ? "AIVOnly" : ct == "aic_only" ? "AICOnly" : "Mix";
+        if (c.kwarg_string("mode") != "soft") return line(fmt::format("{}<pto::SyncCoreType::{}>();", call, who));
+        const auto* t = c.args.empty() || !c.args[0] ? nullptr : as_tensor(c.args[0]->type);
+        if (!t) unreachable(sp, "a soft pl.system.syncall without its GM workspace", kTypeRule);
+        std::vector<ExprPtr> zeros(t->shape.size(), make_int(0, sp));
+        const std::string g = gm_view(c.args[0], zeros, t->shape, "syncall_ws", sp).second;
+        const std::string used = c.args.size() > 1 && c.args[1] ? expr(c.args[1]) : "0";
+        return line(fmt::format("{}<pto::SyncAllMode::Soft, pto::SyncCoreType::{}>({}, {});", call, who, g, used));
       }
       case OpForm::Planned:
       case OpForm::Barrier:

@@ -79,6 +79,7 @@ constexpr KernelOpRow kRows[] = {
     {"system.bar_v", "pipe_barrier(PIPE_V)", F::Barrier}, {"system.bar_m", "pipe_barrier(PIPE_M)", F::Barrier},
     {"system.bar_all", "pipe_barrier(PIPE_ALL)", F::Barrier},
     {"system.sync_src", "set_flag", F::Flag}, {"system.sync_dst", "wait_flag", F::Flag},
+    {"system.syncall", "pto::SYNCALL", F::SyncAll},
     // cross-core FIFO between the halves of a mixed kernel
     {"system.aic_initialize_pipe", "TPipe", F::PipeInit}, {"system.aiv_initialize_pipe", "TPipe", F::PipeInit},
     {"system.reserve_buffer", "", F::BufferAddr}, {"system.import_peer_buffer", "", F::BufferAddr},

@@ -40,6 +40,8 @@ enum class OpForm : unsigned char {
   Planned,        // nothing: the address is already planned         tile.alloc
   Barrier,        // CALL;                                           system.bar_v
   Flag,           // CALL(PIPE_src, PIPE_dst, EVENT_IDn)             system.sync_src / sync_dst
+  SyncAll,        // CALL<SyncCoreType::X>() (hard), or a GlobalTensor view of the workspace +
+                  // CALL<SyncAllMode::Soft, SyncCoreType::X>(view, used_cores)   system.syncall
   LaunchId,       // v = a trailing compute-function parameter kernel_entry fills from CALL(args)
                   //                                                 tile.get_block_idx / num, get_subblock_idx
   PipeInit,       // using P = TPipe<id, DIR, slot_size, slot_num, local_slot_num, no_split>; P p(nullptr, c2v, v2c);

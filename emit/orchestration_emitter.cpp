@@ -171,6 +171,7 @@ class OrchEmitter : CStmtPrinter {
       }
       if (task_id_op(&v, *c, s.span)) return;
       if (array_op(&v, *c, s.span)) return;
+      if (launch_query(v, *c, s.span)) return;
       if (tensor_op(&v, *c, s.span)) return;
       unreachable(s.span, fmt::format("pl.{} in orchestration code", c->op->name));
     }
@@ -377,6 +378,17 @@ class OrchEmitter : CStmtPrinter {
     return true;
   }
 
+  // The launch-shape queries: the run's cluster / AIV core count.
+  bool launch_query(const Var& dst, const Call& c, const Span& sp) {
+    const OrchOpRow* row = c.op ? find_orchestration_op(*c.op) : nullptr;
+    if (!row || row->form != OrchForm::Query) return false;
+    if (const std::string cm = source_comment(sp); !cm.empty()) line(cm);
+    const auto* st = as_scalar(dst.type);
+    if (!st) unreachable(sp, fmt::format("pl.{} without a scalar result", c.op->name), kTypeRule);
+    line(fmt::format("const {} {} = {}();", c_type(st->dtype), names_.name(&dst), row->call));
+    return true;
+  }
+
   // Arrays: a C++ stack array per pl.array.create, updated in place (CheckOrchestrationForms has
   // made sure no older value is read after an update); every value of it is its handle.
   bool array_op(const Var* dst, const Call& c, const Span& sp) {
@@ -473,7 +485,8 @@ class OrchEmitter : CStmtPrinter {
     }
     // The launch spec (pl.spmd / spmd_submit: block count, sync start) and the scheduling hint.
     if (c.dispatch && c.dispatch->core_num)
-      line(fmt::format("{}.launch_spec.set_block_num(static_cast<int16_t>({}));", params, expr(c.dispatch->core_num)));
+      line(fmt::format("{}.launch_spec.{}(static_cast<int16_t>({}));", params, soc_info(opts_.soc).launch_width_setter,
+                       expr(c.dispatch->core_num)));
     if (c.dispatch && c.dispatch->sync_start) line(fmt::format("{}.launch_spec.set_require_sync_start(true);", params));
     if (c.dispatch && c.dispatch->allow_early_resolve) line(fmt::format("{}.set_allow_early_resolve(true);", params));
     // deps=: the TaskIds the task waits on besides the tensor-derived ones.

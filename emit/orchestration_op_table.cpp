@@ -16,6 +16,8 @@ constexpr OrchOpRow kRows[] = {
     {"system.task_dummy", "rt_submit_dummy_task", F::Dummy},
     {"system.task_invalid", "PTO2TaskId::invalid", F::Invalid},
     {"system.task_is_valid", "is_valid", F::IsValid},
+    {"system.available_aiv_count", "rt_available_aiv_count", F::Query},
+    {"system.available_cluster_count", "rt_available_cluster_count", F::Query},
     {"array.create", "", F::ArrayNew},
     {"array.get_element", "", F::ArrayGet},
     {"array.update_element", "", F::ArraySet},

@@ -22,6 +22,7 @@ enum class OrchForm : unsigned char {
   Dummy,      // const PTO2TaskId v = rt_submit_dummy_task(args).task_id()  system.task_dummy
   Invalid,    // PTO2TaskId::invalid()                                  system.task_invalid
   IsValid,    // tid.is_valid()                                         system.task_is_valid
+  Query,      // const T v = rt_available_aiv_count();                  system.available_aiv_count / cluster
   ArrayNew,   // PTO2TaskId a[N]; (every slot invalid) / T a[N] = {};     array.create
   ArrayGet,   // T v = a[i];                                             array.get_element
   ArraySet,   // a[i] = v;  (the result is the same array)               array.update_element

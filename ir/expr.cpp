@@ -89,6 +89,12 @@ bool Call::kwarg_true(std::string_view n) const {
   return b && *b;
 }
 
+std::string_view Call::kwarg_string(std::string_view n) const {
+  const AttrValue* v = kwarg(n);
+  const auto* s = v ? std::get_if<std::string>(v) : nullptr;
+  return s ? std::string_view(*s) : std::string_view();
+}
+
 std::optional<int64_t> const_int_value(const ExprPtr& e) {
   if (const auto* c = as<ConstInt>(e)) return c->value;
   return std::nullopt;

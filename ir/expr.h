@@ -147,6 +147,7 @@ struct Call : Expr {
   bool is_op(std::string_view name) const;
   const AttrValue* kwarg(std::string_view name) const;
   bool kwarg_true(std::string_view name) const;  // the keyword is the boolean true (clamp=True)
+  std::string_view kwarg_string(std::string_view name) const;  // a string keyword's value, "" if none
 };
 
 struct MakeTuple : Expr {

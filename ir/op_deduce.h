@@ -47,6 +47,7 @@ class OpRow {
   OpRow& alias(std::string a) { d_.aliases.push_back(std::move(a)); return *this; }
   OpRow& affinity(CoreAffinity a) { d_.affinity = a; return *this; }
   OpRow& affinity_by_space() { d_.affinity_by_space = true; return *this; }
+  OpRow& affinity_by_core_type() { d_.affinity_by_core_type = true; return *this; }
   OpRow& out_memory(MemorySpace s) { d_.output_memory = s; return *this; }
   OpRow& out_memory_kwarg(std::string k) { d_.output_memory_kwarg = std::move(k); return *this; }
   OpRow& inherit_memory(int i) { d_.output_memory_inherit_input = i; return *this; }

@@ -375,6 +375,12 @@ std::shared_ptr<const Call> make_call(const OpDef& op, std::vector<ExprPtr> args
 
 CoreAffinity call_affinity(const Call& c) {
   if (!c.op) return CoreAffinity::Control;
+  if (c.op->affinity_by_core_type) {
+    const std::string_view who = c.kwarg_string("core_type");
+    if (who == "aiv_only") return CoreAffinity::Vector;
+    if (who == "aic_only") return CoreAffinity::Cube;
+    return CoreAffinity::Shared;
+  }
   if (!c.op->affinity_by_space) return c.op->affinity;
   auto is_cube = [](std::optional<MemorySpace> s) {
     return s && (*s == MemorySpace::Mat || *s == MemorySpace::Left || *s == MemorySpace::Right ||

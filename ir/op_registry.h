@@ -115,6 +115,9 @@ struct OpDef {
   // When set, the side is decided per call from the memory spaces involved (call_affinity):
   // any cube space (Mat/Left/Right/Acc/Bias) → Cube, otherwise Vector (tile.move).
   bool affinity_by_space = false;
+  // When set, the side is the participant set its `core_type` kwarg names (pl.system.syncall):
+  // "aiv_only" → Vector, "aic_only" → Cube, "mix" → Shared (a barrier in both halves).
+  bool affinity_by_core_type = false;
 
   // Memory-space facts.
   std::optional<MemorySpace> output_memory;           // fixed result space (e.g. matmul → Acc)

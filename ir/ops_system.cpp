@@ -24,6 +24,9 @@ TypePtr sync(const Ctx& c) {
   return void_type();
 }
 
+// syncall([gm_workspace, used_cores]; core_type=, mode=): the all-core barrier. Hard (the FFTS
+// form) takes no operands; soft polls a zero-initialised INT32 GM workspace of >= 16 elements (one
+// 64-byte line) and counts `used_cores` participants (0 or absent: the launch's block count).
 TypePtr syncall(const Ctx& c) {
   const auto* ct = c.kw("core_type");
   const auto* s = ct ? std::get_if<std::string>(ct) : nullptr;
@@ -32,8 +35,31 @@ TypePtr syncall(const Ctx& c) {
   const auto* m = c.kw("mode");
   const auto* ms = m ? std::get_if<std::string>(m) : nullptr;
   if (ms && *ms != "hard" && *ms != "soft") c.fail(fmt::format("mode \"{}\" is not \"hard\" or \"soft\"", *ms));
-  if (ms && *ms == "soft" && !c.has(0))
-    c.fail("a soft barrier needs a GM workspace", "write pl.system.syncall(workspace, used_cores, mode=\"soft\")");
+  const bool soft = ms && *ms == "soft";
+  if (!soft && (c.has(0) || c.has(1)))
+    c.fail("the hard barrier takes no operands (the FFTS hardware counts the cores)",
+           "for a barrier over a GM workspace write pl.system.syncall(mode=\"soft\", gm_workspace=ws, used_cores=N)");
+  if (soft && !c.has(0))
+    c.fail("a soft barrier needs a GM workspace", "write pl.system.syncall(mode=\"soft\", gm_workspace=ws, used_cores=N)");
+  if (soft) {
+    const auto* t = as_tensor(c.arg(0)->type);
+    if (!t || t->dtype != DataType::INT32)
+      c.fail(fmt::format("gm_workspace is {}; the soft barrier counts in an INT32 GM tensor", type_noun(c.arg(0)->type)),
+             "pass a zero-initialised pl.Tensor[[16], pl.INT32] parameter");
+    int64_t n = 1;
+    bool known = true;
+    for (const auto& d : t->shape)
+      if (auto v = const_int_value(d)) n *= *v;
+      else known = false;
+    if (known && n < 16)
+      c.fail(fmt::format("gm_workspace has {} elements; the soft barrier needs at least 16 (one 64-byte line)", n));
+  }
+  if (soft && c.has(1)) {
+    const auto* st = as_scalar(c.arg(1)->type);
+    if (!st || !dtype_is_int(st->dtype)) c.fail("used_cores is not an integer scalar");
+    if (auto v = c.const_arg(1); v && (*v < 0 || *v > 2147483647))
+      c.fail(fmt::format("used_cores = {} is outside 0 .. 2^31 - 1", *v));
+  }
   return void_type();
 }
 
@@ -154,13 +180,13 @@ void register_system_ops(OpRegistry& r) {
   const char* orchestration_side = "an orchestration-side op (manual dependencies, the task API)";
   add(r, OpRow("system.syncall", {tensor("gm_workspace", true), scalar("used_cores", true)}, syncall)
              .kw("core_type", AttrKind::String, std::string("mix")).kw("mode", AttrKind::String, std::string("hard"))
-             .kernel_deferred(cross_core));
+             .affinity_by_core_type());
   add(r, OpRow("system.task_invalid", {}, invalid_task).affinity(CoreAffinity::Control).orchestration()
              .kernel_deferred(orchestration_side));
   add(r, OpRow("system.task_is_valid", {scalar("task_id")}, task_is_valid).affinity(CoreAffinity::Control)
              .orchestration().kernel_deferred(orchestration_side));
   for (const char* n : {"system.available_cluster_count", "system.available_aiv_count"})
-    add(r, OpRow(n, {}, core_count).affinity(CoreAffinity::Control).kernel_deferred(orchestration_side));
+    add(r, OpRow(n, {}, core_count).affinity(CoreAffinity::Control).orchestration().kernel_deferred(orchestration_side));
   add(r, OpRow("system.fence", {}, none).kernel_deferred(cross_core));
   add(r, OpRow("system.task_dummy", {any("deps")}, task_dummy).affinity(CoreAffinity::Control).orchestration()
              .kernel_deferred(orchestration_side));

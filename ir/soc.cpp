@@ -37,11 +37,13 @@ constexpr Pair k950Casts[] = {
 const SocInfo k910B{.soc = Soc::Ascend910B, .cli_name = "910b", .arch = "a2a3", .vec_bytes = 184 * KiB,
                     .mat_bytes = 512 * KiB, .left_bytes = 64 * KiB, .right_bytes = 64 * KiB, .acc_bytes = 128 * KiB,
                     .bias_bytes = 1 * KiB, .scale_bytes = 0, .alignment = 32, .left_col_major = false,
-                    .native_casts = k910BCasts};
+                    .aic_cores = 24, .aiv_cores = 48,
+                    .launch_width_setter = "set_block_num", .native_casts = k910BCasts};
 const SocInfo k950{.soc = Soc::Ascend950, .cli_name = "950", .arch = "a5", .vec_bytes = 240 * KiB,
                    .mat_bytes = 512 * KiB, .left_bytes = 64 * KiB, .right_bytes = 64 * KiB, .acc_bytes = 256 * KiB,
                    .bias_bytes = 4 * KiB, .scale_bytes = 4 * KiB, .alignment = 32, .left_col_major = true,
-                   .native_casts = k950Casts};
+                   .aic_cores = 36, .aiv_cores = 72,
+                   .launch_width_setter = "set_core_num", .native_casts = k950Casts};
 }  // namespace
 
 int64_t SocInfo::capacity(MemorySpace s) const {

@@ -28,6 +28,11 @@ struct SocInfo {
   // orchestration entry.
   int task_tensor_args = 32, task_scalar_args = 16;
   int entry_tensor_args = 256, entry_scalar_args = 128;
+  // Physical cores a launch can fill (a hard pl.system.syncall needs one block on each):
+  // clusters of 1 AIC + 2 AIV on both SoCs.
+  int aic_cores = 24, aiv_cores = 48;
+  // The PTO2LaunchSpec setter of a launch's block count in simpler's headers for the SoC.
+  std::string_view launch_width_setter = "set_block_num";
 
   // The element-type pairs one TCVT converts directly (pto-isa's conversion table for the SoC;
   // LegalizeTileCast chains the others through them).

@@ -1,7 +1,8 @@
 // FlattenCallExpr — three-address form: a call may only appear as the whole right-hand side of an
 // assignment or as an expression statement. Calls nested in call arguments (also inside index
 // lists, and a task's or a scope's deps=), operators, return/yield values, if conditions, loop bounds and iter_arg inits are
-// hoisted, innermost first, into fresh temporaries assigned just before the statement.
+// hoisted, innermost first, into fresh temporaries assigned just before the statement; so are a
+// launch's core_num= (pl.spmd / pl.spmd_submit widths such as pl.system.available_aiv_count()).
 // Produces NoNestedCall; keeps SSAForm (every temporary is assigned once).
 #include "ir/op_registry.h"
 #include "passes/pass_util.h"
@@ -36,7 +37,8 @@ class Flattener {
           changed |= args.back() != a;
         }
         ExprPtr call = changed ? rebuild_call(*c, std::move(args)) : e;
-        if (c->dispatch && !c->dispatch->deps.empty()) {  // deps=[tids[i] for i in ...]: element reads
+        if (c->dispatch && (!c->dispatch->deps.empty() || c->dispatch->core_num)) {
+          // deps=[tids[i] for i in ...]: element reads; core_num=pl.system.available_aiv_count()
           auto d = std::make_shared<Dispatch>(*c->dispatch);
           bool dchanged = false;
           for (auto& x : d->deps) {
@@ -44,6 +46,9 @@ class Flattener {
             dchanged |= fx != x;
             x = fx;
           }
+          ExprPtr cn = flat(d->core_num, false, pre);
+          dchanged |= cn != d->core_num;
+          d->core_num = cn;
           if (dchanged) {
             auto n = std::make_shared<Call>(*as<Call>(call));
             n->dispatch = d;
@@ -177,11 +182,14 @@ class Flattener {
         const auto* sc = as<ScopeStmt>(s);
         bool dchanged = false;
         auto deps = flat_list(sc->deps, pre, dchanged);
+        ExprPtr core_num = flat(sc->core_num, false, pre);  // pl.spmd(pl.system.available_aiv_count())
+        dchanged |= core_num != sc->core_num;
         StmtPtr body = block(sc->body);
         if (body != sc->body || dchanged) {
           auto n = std::make_shared<ScopeStmt>(*sc);
           n->body = body;
           n->deps = std::move(deps);
+          n->core_num = core_num;
           r = n;
         }
         break;

@@ -42,6 +42,7 @@ Pass fold_no_op_reshape_pass();
 Pass fuse_create_assemble_to_slice_pass();
 Pass derive_call_directions_pass();
 Pass check_task_arg_limits_pass();
+Pass check_syncall_launches_pass();
 Pass expand_manual_phase_fence_pass();
 Pass check_kernel_forms_pass();
 Pass check_orchestration_forms_pass();

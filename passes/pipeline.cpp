@@ -42,6 +42,7 @@ const std::vector<Pass>& default_pipeline() {
       expand_mixed_kernel_pass(),          // InCore kernels → AIV / AIC; mixed ones → AIC + AIV + Group over a FIFO
       inject_gm_pipe_buffer_pass(),        // 910B: the GM slot ring of each mixed kernel's pipe, a workspace per call
       split_vector_kernel_pass(),          // pl.split: a mixed kernel's AIV half on both lanes, half a tile each
+      check_syncall_launches_pass(),       // a hard pl.system.syncall's launch fills its cores, with sync_start
       check_kernel_forms_pass(),           // kernel forms the C++ tile backend cannot write yet
       normalize_return_order_pass(),       // kernels return their Out/InOut params in order
       lower_pipeline_loops_pass(),         // pl.pipeline(stage=F): the body F times per iteration, leftover clones after

@@ -27,7 +27,8 @@ Value half(const Array& a, int axis, int k) {
 }  // namespace
 
 Gang::Gang(std::vector<std::string> names, Span site)
-    : names_(std::move(names)), site_(std::move(site)), done_(names_.size(), false), waiting_(names_.size(), -1) {
+    : names_(std::move(names)), site_(std::move(site)), done_(names_.size(), false), waiting_(names_.size(), -1),
+      barrier_gen_(names_.size(), 0) {
   for (auto& q : q_) q.resize(names_.size() > 1 ? names_.size() - 1 : 1);
 }
 
@@ -101,16 +102,47 @@ void Gang::push(int dir, Value v, const OpEval& e) {
   queue(1, lane()).push_back(std::move(v));  // AIV → AIC: per pushing lane
 }
 
+bool Gang::ready_for(int m, int d) {
+  if (d == 2) return generation_ > barrier_gen_[static_cast<size_t>(m)];
+  if (d == 0) return !queue(0, m > 0 ? m - 1 : 0).empty();  // its lane: m - 1 for an AIV lane
+  for (const auto& q : q_[1])
+    if (q.empty()) return false;
+  return true;
+}
+
+void Gang::barrier(const OpEval& e) {
+  const int me = t_member < 0 ? 0 : t_member;
+  const auto mi = static_cast<size_t>(me);
+  std::unique_lock<std::mutex> lk(m_);
+  barrier_gen_[mi] = generation_;
+  if (++arrived_ == static_cast<int>(names_.size())) {
+    arrived_ = 0;
+    ++generation_;
+    return;
+  }
+  while (!ready_for(me, 2)) {
+    bool someone = false;
+    std::vector<std::string> ended;
+    for (size_t o = 0; o < names_.size(); ++o) {
+      if (int(o) == me) continue;
+      if (done_[o]) ended.push_back(names_[o]);
+      else if (waiting_[o] < 0 || ready_for(int(o), waiting_[o])) someone = true;
+    }
+    if (!someone)
+      e.fail(fmt::format("pl.system.syncall never completes: '{}' waits at it, but {}", names_[mi],
+                         ended.empty() ? std::string("every other block waits for something else")
+                                       : fmt::format("'{}' ended without reaching it", fmt::join(ended, "', '"))),
+             "every block of the launch must reach each syncall (on the device the AICore would time out)");
+    waiting_[mi] = 2;
+    pass_turn(me);
+    wait_turn(me, lk);
+    waiting_[mi] = -1;
+  }
+}
+
 Value Gang::pop(int dir, const OpEval& e) {
   const int me = t_member < 0 ? (dir == 0 ? 1 : 0) : t_member;
   std::unique_lock<std::mutex> lk(m_);
-  // Whether member `m` (its lane: m - 1 for an AIV lane) could pop in direction `d` now.
-  auto ready_for = [&](int m, int d) {
-    if (d == 0) return !queue(0, m > 0 ? m - 1 : 0).empty();
-    for (const auto& q : q_[1])
-      if (q.empty()) return false;
-    return true;
-  };
   auto ready = [&] { return ready_for(me, dir); };
   while (!ready()) {
     // Another member that can still make progress: running, or waiting on a pop that the

@@ -5,7 +5,9 @@
 // reference semantics of order, not of ring capacity: the runtime checks capacity); a push with
 // a split mode hands each lane its half (rows for UP_DOWN, columns for LEFT_RIGHT). A pop no
 // member can ever serve — every other member finished or waits on an empty queue — is a
-// deadlock, reported naming the members and the direction.
+// deadlock, reported naming the members and the direction. The same turn-taking runs the blocks of
+// a launch whose kernel holds a pl.system.syncall: a block gives up its turn at the barrier until
+// every block has arrived.
 #pragma once
 
 #include <condition_variable>
@@ -20,9 +22,10 @@
 
 namespace pypto::ir::interp {
 
-class Gang : public CrossCoreFifo {
+class Gang : public CrossCoreFifo, public LaunchBarrier {
  public:
-  // Member 0 is the AIC half, members 1.. the AIV lanes.
+  // Member 0 is the AIC half, members 1.. the AIV lanes; or, for the blocks of a launch that
+  // holds a pl.system.syncall, member b is block b (they share no FIFO, only the barrier).
   Gang(std::vector<std::string> names, Span site);
   // Runs every member to completion; rethrows the first error.
   void run(const std::vector<std::function<void()>>& members);
@@ -30,12 +33,17 @@ class Gang : public CrossCoreFifo {
   void push(int dir, Value v, const OpEval& e) override;
   Value pop(int dir, const OpEval& e) override;
   int lane() const override;
+  // pl.system.syncall: waits (giving up the turn) until every member has arrived; a member that
+  // has finished without arriving makes it a deadlock, reported naming the members.
+  void barrier(const OpEval& e) override;
 
  private:
   struct Aborted {};
   void member(int me, const std::function<void()>& body);
   void wait_turn(int me, std::unique_lock<std::mutex>& lk);
   void pass_turn(int me);
+  // Whether member `m` could go on from what it waits for (`d`: 0 / 1 a pop direction, 2 the barrier).
+  bool ready_for(int m, int d);
   // The queue a member pops from in `dir` (C2V: its lane's; V2C: the AIC's, per lane pushed).
   std::deque<Value>& queue(int dir, int lane) { return q_[dir][static_cast<size_t>(lane)]; }
 
@@ -45,7 +53,10 @@ class Gang : public CrossCoreFifo {
   std::condition_variable cv_;
   int turn_ = 0;
   std::vector<bool> done_;
-  std::vector<int> waiting_;  // per member: the direction it waits to pop from, -1: not waiting
+  std::vector<int> waiting_;  // per member: the direction it waits to pop from, 2: the barrier, -1: not waiting
+  int arrived_ = 0;            // members at the barrier's current generation
+  uint64_t generation_ = 0;
+  std::vector<uint64_t> barrier_gen_;  // per member: the generation it waits to end
   bool abort_ = false;
   std::vector<std::deque<Value>> q_[2];  // per direction, per AIV lane
   std::exception_ptr err_;

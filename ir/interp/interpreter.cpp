@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <set>
 #include <unordered_map>
 
@@ -34,6 +35,19 @@ struct Frame {
 }
 
 int64_t to_int(double v) { return static_cast<int64_t>(v); }
+
+// What the code running on this thread is: its SPMD block, the mixed task whose FIFO it uses, the
+// launch whose barrier it meets, and the simulated core whose on-chip memory holds its tiles
+// (block * 4 + gang member). Thread-local, since the members of a gang (the halves of a mixed
+// task, the blocks of a syncall launch) are threads that take turns; a gang's threads start with
+// their parent's state.
+struct CoreState {
+  int64_t block_idx = 0, block_num = 1;
+  CrossCoreFifo* fifo = nullptr;
+  LaunchBarrier* launch = nullptr;
+  int64_t core = 0;
+};
+thread_local CoreState t_core;
 
 class Machine {
  public:
@@ -290,19 +304,22 @@ class Machine {
     std::vector<std::string> names{m.aic->name, m.aiv->name};
     if (m.aiv_lanes == 2) names.push_back(m.aiv->name + " (lane 1)");
     Gang gang(names, site);
-    CrossCoreFifo* saved = fifo_;
-    fifo_ = &gang;
+    if (t_core.launch)
+      fail(site, fmt::format("mixed kernel '{}' in a launch that holds a pl.system.syncall: the interpreter does not run "
+                             "mixed kernels' blocks together yet", g.name));
+    const CoreState parent = t_core;
     std::vector<Value> r[3];
-    std::vector<std::function<void()>> members{[&] { r[0] = call(*m.aic, args, site); },
-                                               [&] { r[1] = call(*m.aiv, args, site); }};
-    if (m.aiv_lanes == 2) members.push_back([&] { r[2] = call(*m.aiv, args, site); });
-    try {
-      gang.run(members);
-    } catch (...) {
-      fifo_ = saved;
-      throw;
-    }
-    fifo_ = saved;
+    auto member = [&](int k, const Function& f) {
+      return [&, k] {
+        t_core = parent;
+        t_core.fifo = &gang;
+        t_core.core = parent.core * 4 + k;
+        r[k] = call(f, args, site);
+      };
+    };
+    std::vector<std::function<void()>> members{member(0, *m.aic), member(1, *m.aiv)};
+    if (m.aiv_lanes == 2) members.push_back(member(2, *m.aiv));
+    gang.run(members);
     Frame fr;
     for (size_t i = 0; i < g.params.size() && i < args.size(); ++i) fr.env[g.params[i].get()] = args[i];
     for (const auto& s : flatten_body(g.body)) {
@@ -334,12 +351,8 @@ class Machine {
       // pl.spmd_submit: the kernel once per block.
       int64_t blocks = 1;
       if (c.dispatch && c.dispatch->core_num) blocks = to_int(eval(c.dispatch->core_num, fr).num);
-      const int64_t saved_idx = block_idx_, saved_num = block_num_;
-      for (int64_t b = 0; b < blocks; ++b) {
-        if (blocks > 1 || (c.dispatch && c.dispatch->spmd)) block_idx_ = b, block_num_ = blocks;
-        rs = call(*f, args, c.span);
-      }
-      block_idx_ = saved_idx, block_num_ = saved_num;
+      const bool spmd = blocks > 1 || (c.dispatch && c.dispatch->spmd);
+      run_blocks(blocks, spmd, holds_syncall(*f), c.span, [&](int64_t) { rs = call(*f, args, c.span); });
       if (c.dispatch && c.dispatch->submit) rs.push_back(Value::scalar(DataType::TASK_ID, double(next_task_++)));
       if (rs.size() == 1) return rs[0];
       if (rs.empty()) return Value{};
@@ -350,8 +363,8 @@ class Machine {
                          "`pypto ops` lists the ops the interpreter covers (column eval)");
     std::vector<Value> args;
     for (const auto& a : c.args) args.push_back(eval(a, fr));
-    OpEval oe{c, args, [this, &fr](const TypePtr& t) { return dims(t, fr); }, block_idx_, block_num_,
-              [this, &fr](const TypePtr& t) { return valid_dims(t, fr); }, fifo_};
+    OpEval oe{c, args, [this, &fr](const TypePtr& t) { return dims(t, fr); }, t_core.block_idx, t_core.block_num,
+              [this, &fr](const TypePtr& t) { return valid_dims(t, fr); }, t_core.fifo, t_core.launch};
     return c.op->semantics->fn(oe);
   }
 
@@ -414,13 +427,20 @@ class Machine {
       case NodeKind::ScopeStmt: {
         const auto* sc = as<ScopeStmt>(s);
         int64_t blocks = sc->core_num ? to_int(eval(sc->core_num, fr).num) : 1;
-        const int64_t saved_idx = block_idx_, saved_num = block_num_;
         Flow f = Flow::Normal;
-        for (int64_t b = 0; b < blocks && f == Flow::Normal; ++b) {
-          if (sc->core_num) block_idx_ = b, block_num_ = blocks;
-          f = exec(sc->body, fr);
+        if (sc->core_num && holds_syncall(sc->body)) {
+          // The blocks run together, each in its own copy of the frame; the last one's stays.
+          std::vector<Frame> frames(static_cast<size_t>(std::max<int64_t>(blocks, 1)), fr);
+          run_blocks(blocks, true, true, s->span, [&](int64_t b) { exec(sc->body, frames[static_cast<size_t>(b)]); });
+          fr = std::move(frames.back());
+        } else {
+          const CoreState saved = t_core;
+          for (int64_t b = 0; b < blocks && f == Flow::Normal; ++b) {
+            if (sc->core_num) t_core.block_idx = b, t_core.block_num = blocks;
+            f = exec(sc->body, fr);
+          }
+          t_core = saved;
         }
-        block_idx_ = saved_idx, block_num_ = saved_num;
         if (sc->task_id) fr.env[sc->task_id.get()] = Value::scalar(DataType::TASK_ID, double(next_task_++));
         return f;
       }
@@ -434,7 +454,7 @@ class Machine {
     const Value off = eval(t.memref->offset, fr);
     const int64_t addr = to_int(off.num);
     const int64_t eb = std::max(1, dtype_bits(t.dtype) / 8);
-    auto& mem = memory_[t.memref->base.get()];
+    auto& mem = memory_[{t_core.core, t.memref->base.get()}];
     if (!mem) mem = std::make_shared<std::vector<double>>();
     Array view;
     view.dtype = v.arr.dtype;
@@ -515,10 +535,63 @@ class Machine {
  private:
   const Program& prog_;
   int depth_ = 0;
-  int64_t block_idx_ = 0, block_num_ = 1;
-  CrossCoreFifo* fifo_ = nullptr;  // the mixed task being run (call_group)
   int64_t next_task_ = 0;
-  std::unordered_map<const Var*, std::shared_ptr<std::vector<double>>> memory_;  // by MemRef base
+  std::map<std::pair<int64_t, const Var*>, std::shared_ptr<std::vector<double>>> memory_;  // by (core, MemRef base)
+  std::map<const Stmt*, bool> holds_syncall_;  // by body
+
+  // Runs `body(b)` for the blocks of a launch (`spmd`: each sees its block index). Blocks whose
+  // kernel holds a pl.system.syncall run together, taking turns (a Gang of blocks: the barrier
+  // hands the turn on); others one after another.
+  void run_blocks(int64_t blocks, bool spmd, bool together, const Span& site, const std::function<void(int64_t)>& body) {
+    const CoreState parent = t_core;
+    if (!together || blocks <= 1) {
+      for (int64_t b = 0; b < blocks; ++b) {
+        if (spmd) t_core.block_idx = b, t_core.block_num = blocks;
+        body(b);
+      }
+      t_core = parent;
+      return;
+    }
+    if (parent.launch || parent.fifo)
+      fail(site, "a launch holding a pl.system.syncall inside another launch or a mixed kernel");
+    std::vector<std::string> names;
+    for (int64_t b = 0; b < blocks; ++b) names.push_back(fmt::format("block {}", b));
+    Gang gang(names, site);
+    std::vector<std::function<void()>> members;
+    for (int64_t b = 0; b < blocks; ++b)
+      members.push_back([&, b] {
+        t_core = parent;
+        t_core.block_idx = b, t_core.block_num = blocks;
+        t_core.launch = &gang;
+        t_core.core = (parent.core + b + 1) * 4;
+        body(b);
+      });
+    gang.run(members);
+  }
+
+  // Whether a body — or a function it calls — holds a pl.system.syncall.
+  bool holds_syncall(const Function& f) { return holds_syncall(f.body); }
+  bool holds_syncall(const StmtPtr& body) {
+    if (!body) return false;
+    if (auto it = holds_syncall_.find(body.get()); it != holds_syncall_.end()) return it->second;
+    holds_syncall_[body.get()] = false;  // recursion guard
+    struct Calls : IRVisitor {
+      std::vector<const Call*> calls;
+      void visit_call(const Call& c) override {
+        calls.push_back(&c);
+        IRVisitor::visit_call(c);
+      }
+    } v;
+    v.visit(body);
+    static const OpDef* syncall = OpRegistry::instance().find("system.syncall");
+    bool found = false;
+    for (const Call* c : v.calls) {
+      if (c->op == syncall) found = true;
+      else if (!c->op)
+        if (FunctionPtr g = prog_.find(c->callee)) found = found || holds_syncall(*g);
+    }
+    return holds_syncall_[body.get()] = found;
+  }
 };
 
 }  // namespace

@@ -27,6 +27,13 @@ struct CrossCoreFifo {
   virtual int lane() const = 0;  // the AIV lane running the caller (0 on the AIC)
 };
 
+// The launch whose blocks run together because a kernel of it holds pl.system.syncall (a Gang of
+// blocks, ir/interp/gang.h): syncall waits until every block has arrived. Null otherwise.
+struct LaunchBarrier {
+  virtual ~LaunchBarrier() = default;
+  virtual void barrier(const OpEval& e) = 0;
+};
+
 // One op call being evaluated.
 struct OpEval {
   const Call& call;
@@ -38,6 +45,7 @@ struct OpEval {
   // A type's valid_shape with its dims evaluated (empty: no valid_shape, the whole shape is valid).
   std::function<std::vector<int64_t>(const TypePtr&)> valid_dims;
   CrossCoreFifo* fifo = nullptr;  // inside a mixed task: its FIFO
+  LaunchBarrier* launch = nullptr;  // inside blocks that run together (a syncall launch)
 
   bool has(size_t i) const { return i < args.size() && args[i].kind != Value::Kind::None; }
   const Array& arr(size_t i) const;

@@ -1,5 +1,7 @@
-// Reference semantics of the system ops: synchronisation and barriers order nothing in a
-// sequential interpreter (they are no-ops here; the runtime's --check-syncs checks them), block
+// Reference semantics of the system ops: pipe synchronisation orders nothing in a sequential
+// interpreter (no-ops here; the runtime's --check-syncs checks them), pl.system.syncall waits for
+// the other blocks of its launch (which then run together), the launch-shape queries give
+// bin/run's default machine (2 clusters), block
 // queries read the SPMD block being run, task handles are opaque counters. The cross-core FIFO ops
 // move whole tiles through the running mixed task's FIFO (ir/interp/gang.h): a push hands over a
 // copy, a pop takes the oldest (waiting for its push), a release and the pipe set-up do nothing.
@@ -14,8 +16,18 @@ namespace pypto::ir::interp {
 
 void define_system(OpRegistry& r) {
   for (const char* f : {"system.sync_set", "system.sync_wait", "system.sync_src", "system.sync_dst", "system.bar_v",
-                        "system.bar_m", "system.bar_all", "system.fence", "system.syncall", "system.cacheinvalid"})
+                        "system.bar_m", "system.bar_all", "system.fence", "system.cacheinvalid"})
     define(r, f, [](const OpEval&) { return Value{}; });
+  // The all-core barrier: the blocks of its launch run together (the interpreter's Gang of blocks).
+  // Outside a launch of several blocks it has nobody to wait for.
+  define(r, "system.syncall", [](const OpEval& e) {
+    if (e.launch) e.launch->barrier(e);
+    return Value{};
+  });
+  // The launch geometry of the machine bin/run simulates by default (--clusters 2: 2 AIC + 4 AIV).
+  constexpr int64_t kClusters = 2;
+  define(r, "system.available_cluster_count", [](const OpEval& e) { return Value::scalar(e.result_dtype(), double(kClusters)); });
+  define(r, "system.available_aiv_count", [](const OpEval& e) { return Value::scalar(e.result_dtype(), double(2 * kClusters)); });
   for (const char* f : {"tile.get_block_idx", "tensor.get_block_idx"})
     define(r, f, [](const OpEval& e) { return Value::scalar(e.result_dtype(), double(e.block_idx)); });
   for (const char* f : {"tile.get_block_num", "tensor.get_block_num"})

@@ -42,6 +42,9 @@ public:
     constexpr PTO2LaunchSpec() = default;
     int16_t block_num() const { return block_num_; }
     void set_block_num(int16_t n) { block_num_ = n; }
+    // simpler's a5 (950) spelling of the same count
+    int16_t core_num() const { return block_num_; }
+    void set_core_num(int16_t n) { block_num_ = n; }
     bool require_sync_start() const { return require_sync_start_; }
     void set_require_sync_start(bool v) { require_sync_start_ = v; }
 

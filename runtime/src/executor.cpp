@@ -210,6 +210,7 @@ TaskOutputTensors Executor::submit(const MixedKernels& mk, const CoreTaskArgs& a
     t->id = PTO2TaskId::make(0, static_cast<uint32_t>(t->seq));
     t->mk = mk;
     t->block_num = std::max<int>(1, args.launch_spec.block_num());
+    t->sync_start = args.launch_spec.require_sync_start();
     t->submit_line = line;
     tasks_.push_back(std::move(owned));
     ++unfinished_;
@@ -287,6 +288,23 @@ void Executor::make_ready_locked(Task* t) {
         dispatch_gangs_locked();
         return;
     }
+    if (t->sync_start) {
+        int need[2] = {0, 0};
+        for (int s = 0; s < 3; ++s)
+            if (slots[s] != INVALID_KERNEL_ID) need[s == 0 ? 0 : 1] += t->block_num;
+        if (need[0] <= clusters_ && need[1] <= 2 * clusters_) {
+            ready_sync_.push_back(t);
+            dispatch_sync_locked();
+            return;
+        }
+        // Cannot start at once here: the error stops the run (the jobs below are skipped).
+        if (error_.empty())
+            error_ = task_label(*t) + ": a sync_start launch of " + std::to_string(t->block_num) + " blocks needs " +
+                     std::to_string(need[0] > clusters_ ? need[0] : need[1]) + " " +
+                     (need[0] > clusters_ ? "AIC" : "AIV") + " cores at once; this run simulates " +
+                     std::to_string(need[0] > clusters_ ? clusters_ : 2 * clusters_) + " (--clusters " +
+                     std::to_string(clusters_) + ")";
+    }
     for (int b = 0; b < t->block_num; ++b)
         for (int s = 0; s < 3; ++s) {
             if (slots[s] == INVALID_KERNEL_ID) continue;
@@ -341,6 +359,37 @@ void Executor::dispatch_gangs_locked() {
     }
 }
 
+// Start the oldest waiting sync_start task when idle workers can take all its jobs at once (as
+// mailbox jobs, like gang members: not limited by max_running). Until then the workers of its
+// core types take no pure jobs (reserved_locked), so it cannot starve.
+void Executor::dispatch_sync_locked() {
+    while (!ready_sync_.empty()) {
+        Task* t = ready_sync_.front();
+        const int32_t slots[3] = {t->mk.aic_kernel_id, t->mk.aiv0_kernel_id, t->mk.aiv1_kernel_id};
+        std::vector<int> free[2];
+        for (int w = 0; w < 3 * clusters_; ++w) {
+            const auto wi = static_cast<std::size_t>(w);
+            if (idle_[wi] && !mailbox_[wi] && !(reserved_cluster_ >= 0 && w / 3 == reserved_cluster_))
+                free[w % 3 == 0 ? 0 : 1].push_back(w);
+        }
+        int need[2] = {0, 0};
+        for (int s = 0; s < 3; ++s)
+            if (slots[s] != INVALID_KERNEL_ID) need[s == 0 ? 0 : 1] += t->block_num;
+        if (static_cast<int>(free[0].size()) < need[0] || static_cast<int>(free[1].size()) < need[1]) return;
+        ready_sync_.pop_front();
+        std::size_t next[2] = {0, 0};
+        for (int b = 0; b < t->block_num; ++b)
+            for (int s = 0; s < 3; ++s) {
+                if (slots[s] == INVALID_KERNEL_ID) continue;
+                const int k = s == 0 ? 0 : 1;
+                const auto w = static_cast<std::size_t>(free[k][next[k]++]);
+                idle_[w] = 0;
+                mailbox_[w] = Job{t, slots[s], s == 2 ? 1 : 0, b};
+                worker_cv_[w]->notify_one();
+            }
+    }
+}
+
 void Executor::wake_locked(CoreType core) {
     if (pure_running_ >= max_running_) return;  // a finishing job wakes one when a slot frees
     for (int w = 0; w < 3 * clusters_; ++w) {
@@ -361,6 +410,13 @@ void Executor::wake_all_locked() {
 
 // Whether `worker` is held for the oldest ready gang (it takes no pure job meanwhile).
 bool Executor::reserved_locked(int worker) const {
+    if (!ready_sync_.empty()) {
+        const MixedKernels& mk = ready_sync_.front()->mk;
+        const int32_t slots[3] = {mk.aic_kernel_id, mk.aiv0_kernel_id, mk.aiv1_kernel_id};
+        if (worker % 3 == 0 ? slots[0] != INVALID_KERNEL_ID
+                            : slots[1] != INVALID_KERNEL_ID || slots[2] != INVALID_KERNEL_ID)
+            return true;
+    }
     if (reserved_cluster_ < 0 || ready_gangs_.empty() || worker / 3 != reserved_cluster_) return false;
     const MixedKernels& mk = ready_gangs_.front().task->mk;
     const int32_t slots[3] = {mk.aic_kernel_id, mk.aiv0_kernel_id, mk.aiv1_kernel_id};
@@ -385,6 +441,7 @@ void Executor::worker_loop(int cluster, int role) {
     for (;;) {
         idle_[wi] = 1;
         dispatch_gangs_locked();
+        dispatch_sync_locked();
         auto pure_ok = [&] { return !queue.empty() && !reserved_locked(w) && pure_running_ < max_running_; };
         // A wake-up that finds nothing to take (another worker took the job first, or the run
         // slots filled meanwhile) leaves this worker waiting, but wakeable again: wake_locked
@@ -404,6 +461,7 @@ void Executor::worker_loop(int cluster, int role) {
             queue.pop_front();
             idle_[wi] = 0;
             pure = true;
+            job.pure = true;
             ++pure_running_;
         } else {
             return;  // shutdown
@@ -442,7 +500,7 @@ void Executor::run_job(const Job& job) {
     args[SPMD_LOCAL_CONTEXT_INDEX] = static_cast<int64_t>(reinterpret_cast<uintptr_t>(&local));
     args[SPMD_GLOBAL_CONTEXT_INDEX] = static_cast<int64_t>(reinterpret_cast<uintptr_t>(&global));
 
-    JobContext jc{this, &t, &k, job.kernel_id, job.block_idx, job.sub_block_id, {}, {}};
+    JobContext jc{this, &t, &k, job.kernel_id, job.block_idx, job.sub_block_id, job.pure, {}, {}};
     const int nviews = static_cast<int>(std::min<std::size_t>(t.tensors.size(), CORE_MAX_TENSOR_ARGS));
     for (int i = 0; i < nviews; ++i) {
         const ChipTensor& ct = t.tensors[static_cast<std::size_t>(i)];
@@ -482,6 +540,7 @@ void Executor::run_job(const Job& job) {
     }
     // After the error is recorded: the peers it wakes unwind with errors of their own, which lose.
     if (job.gang) job.gang->member_finished(job.member, failed);
+    syncall_job_ended(jc, failed);
     if (!jc.touches.empty()) {
         std::lock_guard<std::mutex> lk(mu_);
         races_.on_touches(t.seq, jc.touches);

@@ -3,12 +3,14 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <vector>
 
 #include <pto/pto_sim_context.hpp>
 
 #include "executor_gang.h"
+#include "executor_syncall.h"
 #include "pypto_rt/executor.h"
 
 namespace pypto_rt {
@@ -26,6 +28,11 @@ struct Executor::Task {
     bool done = false;
     bool mixed = false;                        // gang-scheduled (aic and aiv kernels)
     std::vector<std::unique_ptr<Gang>> gangs;  // mixed: one per block, made when it becomes ready
+    bool sync_start = false;                   // launch_spec: all blocks start together
+    // pl.system.syncall barriers, by (core type, soft), made at the first arrival; the jobs that
+    // have ended (block * 3 + slot, failed), for barriers made after them.
+    std::map<int, std::unique_ptr<BlockBarrier>> barriers;
+    std::vector<std::pair<int, bool>> ended;
     std::vector<Task*> successors;
     std::vector<Task*> producers;  // to avoid duplicate edges
     // --trace: every dependency edge (also on producers already finished), with its reasons, and
@@ -42,6 +49,7 @@ struct Executor::JobContext {
     int kernel_id;
     int block;
     int sub_block;
+    bool pure;  // holds a run slot (Job::pure)
     pto::sim::GmView views[CORE_MAX_TENSOR_ARGS];
     std::vector<GmTouch> touches;  // --check-races
 };

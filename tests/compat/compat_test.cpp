@@ -210,9 +210,9 @@ TEST_CASE("generated kernels and orchestration compile against the real pto-isa 
     // The e2e programs and the mixed AIC + AIV kernels (TPipe / TPUSH / TPOP / TFREE, MixedKernels),
     // and programs with a form no e2e one has: TMRGSORT's list form with its template arguments
     // (topk_rows), mutable ChipTensor loop carries (ping_pong), add_output(TensorCreateInfo)
-    // (runtime_outputs).
+    // (runtime_outputs), SYNCALL in both forms and rt_available_aiv_count (syncall_blocks).
     const bool listed = name.rfind("e2e_", 0) == 0 || name.rfind("mixed_", 0) == 0 || name == "topk_rows.py" ||
-                        name == "ping_pong.py" || name == "runtime_outputs.py";
+                        name == "ping_pong.py" || name == "runtime_outputs.py" || name == "syncall_blocks.py";
     if (listed && e.path().extension() == ".py") programs.push_back(e.path());
   }
   std::sort(programs.begin(), programs.end());

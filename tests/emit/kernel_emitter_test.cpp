@@ -438,3 +438,25 @@ TEST_CASE("attribute values the kernel emitter spells only in range are type err
     }
   }
 }
+
+TEST_CASE("pl.system.syncall: the hard form names its core type, the soft one views its GM workspace", "[emit]") {
+  const char* body = R"(
+    @pl.function(type=pl.FunctionType.AIV)
+    def bar(self, ws: pl.Tensor[[16], pl.INT32, pl.MemRef("mem_ddr_0", pl.const(0, pl.INT64), 64)], n: pl.Scalar[pl.INT32]):
+        pl.system.syncall(core_type="aiv_only")
+        pl.system.syncall(mode="soft", core_type="aiv_only", gm_workspace=ws, used_cores=n)
+        pl.system.syncall(mode="soft", core_type="aiv_only", gm_workspace=ws)
+        return
+)";
+  const std::string k = kernel_text(body, "bar");
+  INFO(k);
+  const auto hard = k.find("pto::SYNCALL<pto::SyncCoreType::AIVOnly>();");
+  const auto soft = k.find("pto::SYNCALL<pto::SyncAllMode::Soft, pto::SyncCoreType::AIVOnly>(syncall_ws_gm, n);");
+  const auto derived = k.find("pto::SYNCALL<pto::SyncAllMode::Soft, pto::SyncCoreType::AIVOnly>(syncall_ws_gm_1, 0);");
+  CHECK(hard != std::string::npos);
+  CHECK(soft != std::string::npos);
+  CHECK(derived != std::string::npos);
+  CHECK(k.find("syncall_ws_gm(ws)") < soft);
+  CHECK(hard < soft);
+  CHECK(soft < derived);
+}

@@ -266,7 +266,6 @@ TEST_CASE("op semantics: every tile / tensor / system / array / prefetch op is i
       {"tensor.create_l1", "L1-resident tensor (cube)"},     {"tensor.gather_row", "paged row gather"},
       {"tile.gather_row", "paged row gather"},               {"tile.gatherb", "block gather by byte offsets"},
       {"tile.random", "the hardware's counter-based generator"},
-      {"system.available_aiv_count", "a property of the SoC"}, {"system.available_cluster_count", "a property of the SoC"},
       {"system.set_ffts", "hardware cross-core sync setup"},
   };
   std::vector<std::string> missing, stale;

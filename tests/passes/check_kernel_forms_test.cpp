@@ -69,7 +69,7 @@ TEST_CASE("forms the backend cannot write are E501 errors naming the form", "[Ch
       {load + "        u = pl.tile.transpose(t, 0, 1)\n", "pl.tile.transpose without a tmp tile"},
       // The NZ / ZN dual of a Mat tile is the one transpose view the backends share.
       {load + "        u = pl.tile.transpose_view(t)\n", "pl.tile.transpose_view of a tile other than a whole Mat tile"},
-      // Ops the registry marks kernel_deferred (fence / syncall as statements reached the emitter
+      // Ops the registry marks kernel_deferred (fence as a statement reached the emitter
       // as internal errors before).
       // Windows the view cannot spell (a tile.slice is a view into its source's buffer).
       {load + "        s = pl.tile.slice(t, [8, 8], [0, 4])\n", "pl.tile.slice at column 4 (16 bytes into a row; Vec tiles start on 32-byte boundaries)"},
@@ -79,7 +79,6 @@ TEST_CASE("forms the backend cannot write are E501 errors naming the form", "[Ch
       // A pop with no peer: only the halves of a mixed kernel get a pipe (and a kernel on the other core).
       {"        got: pl.Tile[[16, 64], pl.FP32] = pl.tile.tpop_from_aic()\n",
        "pl.tile.tpop_from_aic on pipe 0, which this kernel does not initialise,"},
-      {"        pl.system.syncall()\n", "pl.system.syncall"},
       {"        v = pl.system.task_invalid()\n", "pl.system.task_invalid"},
       {"        v = pl.array.create(8, pl.INT32)\n", "pl.array.create"},
       // Rules shared with orchestration code (form_rules.h).

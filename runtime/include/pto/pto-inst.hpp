@@ -19,13 +19,15 @@
 //   pto_ops_cube.hpp    TMATMUL, TMATMUL_ACC, TMATMUL_BIAS, TGEMV
 //   pto_ops_fifo.hpp    TPipe, TPUSH TPOP TFREE (cross-core FIFOs of a mixed task; the runtime side
 //                       is pto_sim_fifo.hpp)
+//   pto_ops_syncall.hpp SYNCALL (the all-core barrier of one launch; the runtime side is
+//                       runtime/src/executor_syncall.cpp)
 //   pto_ops_async.hpp   PrefetchAsyncContext, TPREFETCH_ASYNC (an L2 prefetch: a checked no-op here)
 //   pto_instr_hooks.hpp what an instruction tells the checkers (name, line, pipe, bytes touched)
 //   pto_instr_sites.hpp call-site wrappers + macros giving each instruction its kernel line;
 //                       PYPTO_GM_LOAD (checked scalar GM reads)
 //
 // Everything runs synchronously in program order on the calling thread (TPUSH / TPOP may block
-// on the peer core of the same mixed task).
+// on the peer core of the same mixed task, SYNCALL on the other kernels of the launch).
 #pragma once
 
 #include "pto_cpu_stub.hpp"
@@ -37,6 +39,7 @@
 #include "pto_ops_layout.hpp"
 #include "pto_ops_select.hpp"
 #include "pto_ops_sort.hpp"
+#include "pto_ops_syncall.hpp"
 #include "pto_ops_vector.hpp"
 #include "pto_sim_memory.hpp"
 #include "pto_tile.hpp"

@@ -47,6 +47,8 @@ enum class SaturationMode : uint8_t { ON = 0, OFF = 1 };
 enum class CmpMode : uint8_t { EQ = 0, NE = 1, LT = 2, LE = 3, GT = 4, GE = 5 };
 enum class AtomicType : uint8_t { AtomicNone = 0, AtomicAdd = 1 };
 enum class ReluPreMode : uint8_t { NoRelu = 0, NormalRelu = 1 };
+enum class SyncAllMode : uint8_t { Hard = 0, Soft = 1 };
+enum class SyncCoreType : uint8_t { AIVOnly = 0, AICOnly = 1, Mix = 2 };
 enum class AccPhase : uint8_t { Unspecified = 0x0, Unknown = Unspecified, Partial = 0x2, Final = 0x3 };
 
 // TRANDOM's key and counter operands (Philox-4x32 state).

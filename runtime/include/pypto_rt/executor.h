@@ -25,6 +25,9 @@
 // cluster are idle, so a gang never waits for a core while holding another; the oldest ready gang
 // reserves a cluster (whose needed workers then take no pure jobs) so pure tasks cannot starve it.
 // A FIFO deadlock, or tiles left in a pipe, stops the run with an error naming the kernels.
+// A pure task launched with sync_start starts all its jobs at once (their workers idle together,
+// held from pure jobs meanwhile; more jobs than cores of the type is an error), so a hard
+// pl.system.syncall among its blocks can complete (runtime/src/executor_syncall.h).
 // Runtime-allocated tensors are zero-filled (or set to their initial value) and live until the
 // executor is destroyed.
 //
@@ -50,6 +53,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include <pto/pto_ops_syncall.hpp>
 #include <pto/pto_sim_check.hpp>
 
 #include "pto_orchestration_api.h"
@@ -137,6 +141,9 @@ public:
     void fail(const std::string& msg);  // orchestration-side error: record and abort the run
 
     static Executor* current();  // executor running an orchestration on this thread
+    // The tile API's SYNCALL (pto/pto_ops_syncall.hpp) on the calling kernel's thread: waits for the
+    // launch's other participants (runtime/src/executor_syncall.cpp).
+    static void syncall_hook(const pto::sim::SyncAllCall& c);
 
 private:
     struct Task;
@@ -147,6 +154,7 @@ private:
         int block_idx;
         Gang* gang = nullptr;  // mixed task: the block's gang, and this kernel's place in it
         int member = -1;       //   (0 AIC, 1 AIV lane 0, 2 AIV lane 1)
+        bool pure = false;     // taken from a ready_ queue (holds one of max_running_ run slots)
     };
     struct ReadyGang {
         Task* task;
@@ -173,6 +181,9 @@ private:
     void record_error(const std::string& msg);
     void worker_loop(int cluster, int role);  // role: 0 AIC, 1 / 2 AIV worker 0 / 1 of the cluster
     void dispatch_gangs_locked();
+    void dispatch_sync_locked();
+    void syncall_arrive(JobContext& jc, const pto::sim::SyncAllCall& c);
+    void syncall_job_ended(const JobContext& jc, bool failed);
     bool reserved_locked(int worker) const;
     void run_job(const Job& job);
     void finish_job_locked(Task* t);
@@ -219,6 +230,7 @@ private:
     std::condition_variable done_cv_;  // orchestration thread: a task finished
     std::deque<Job> ready_[2];         // pure-task jobs, indexed by CoreType
     std::deque<ReadyGang> ready_gangs_;  // mixed-task blocks waiting for a cluster
+    std::deque<Task*> ready_sync_;       // sync_start pure tasks waiting for all their cores at once
     std::vector<std::optional<Job>> mailbox_;  // per worker (cluster * 3 + role): a gang member
     std::vector<char> idle_;                    // per worker
     int reserved_cluster_ = -1;                 // held for ready_gangs_.front()
