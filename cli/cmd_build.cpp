@@ -48,6 +48,7 @@ int cmd_build(const BuildOptions& opts) {
     auto prog = load_program(opts.file, common, sink);
     passes::PassContext ctx;
     ctx.soc = *ir::soc_from_name(opts.soc);
+    ctx.auto_deps = opts.common.auto_deps;
     emit::EmitOptions eo;
     eo.soc = ctx.soc;
     if (const char* cxx = std::getenv("CXX"); cxx && *cxx) eo.cxx = cxx;

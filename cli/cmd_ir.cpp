@@ -26,6 +26,7 @@ int cmd_ir(const IrOptions& opts) {
     if (!opts.passes.empty()) {
       passes::PassContext ctx;
       ctx.soc = *ir::soc_from_name(opts.soc);
+      ctx.auto_deps = opts.common.auto_deps;
       std::map<std::string, std::string> dumps;
       auto after = [&](const passes::Pass& pass, size_t index, const ir::ProgramPtr& p) {
         if (!opts.dump_dir.empty()) dumps[dump_file_name(int(index) + 1, pass.name)] = ir::print_program(*p);
@@ -34,7 +35,8 @@ int cmd_ir(const IrOptions& opts) {
       if (!all) {
         for (const auto& n : opts.passes) {
           try {
-            passes::find_pass(n);
+            // Naming the off-by-default pass asks for it.
+            if (passes::find_pass(n).name == "AutoDeriveTaskDependencies") ctx.auto_deps = true;
           } catch (const std::invalid_argument& e) {
             throw UsageError(e.what());
           }

@@ -161,6 +161,7 @@ int cmd_test(const TestOptions& opts) {
     // The pipeline, keeping the IR after every pass for the bisection.
     passes::PassContext ctx;
     ctx.soc = *ir::soc_from_name(opts.soc);
+    ctx.auto_deps = opts.common.auto_deps;
     if (!opts.inject_fault.empty()) {
       try {
         ctx.fault_after = passes::find_pass(opts.inject_fault).name;

@@ -165,6 +165,7 @@ ir::ProgramPtr compile_program(const std::string& path, const CommonOptions& opt
   auto prog = load_program(path, opts, sink);
   passes::PassContext ctx;
   ctx.soc = *ir::soc_from_name(soc);
+  ctx.auto_deps = opts.auto_deps;
   prog = passes::run_pipeline(prog, ctx);
   for (auto& d : ctx.diagnostics.take()) sink.report(std::move(d));
   return prog;

@@ -30,6 +30,7 @@ struct CommonOptions {
   std::string depfile_target;              // the depfile's target (build: OUT/build.ninja)
   std::string diagnostics_format = "text"; // text | json
   std::string color = "auto";             // auto | always | never
+  bool auto_deps = false;                  // --auto-deps: run AutoDeriveTaskDependencies
 };
 
 // Thrown for command-line misuse discovered after parsing (bad -D syntax, unknown pass name...).

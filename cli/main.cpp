@@ -27,6 +27,12 @@ void add_run_values(CLI::App* cmd, RunValues& r) {
       ->type_name("NAME=[D0,D1,...]");
 }
 
+void add_auto_deps(CLI::App* cmd, CommonOptions& o) {
+  cmd->add_flag("--auto-deps", o.auto_deps,
+                "Derive explicit task edges in automatic scopes and stop tracking the arguments they cover "
+                "(AutoDeriveTaskDependencies; off by default, as in the reference)");
+}
+
 void add_common(CLI::App* cmd, CommonOptions& o, bool with_entry = true) {
   if (with_entry) {
     cmd->add_option("--entry", o.entry, "Entry to compile: a @pl.program class or @pl.jit function (default: the only one)");
@@ -113,6 +119,7 @@ int main(int argc, char** argv) {
   if (wanted("ir")) {
     ir->add_option("FILE", ir_o.file, "PyPTO source file")->required();
     add_common(ir, ir_o.common);
+    add_auto_deps(ir, ir_o.common);
     ir->add_option("--passes", ir_o.passes,
                    "Run these passes first, in order (comma-separated names as `pypto passes` lists them, or the reference's snake_case spelling such as convert_to_ssa; 'all' = the whole pipeline)")
         ->delimiter(',')
@@ -159,6 +166,7 @@ int main(int argc, char** argv) {
   if (wanted("build")) {
     build->add_option("FILE", b_o.file, "PyPTO source file")->required();
     add_common(build, b_o.common);
+    add_auto_deps(build, b_o.common);
     build->add_option("-o,--output", b_o.out_dir, "Output directory: new, empty or written by pypto before (then only changed files are rewritten); nothing is written outside it")
         ->required()
         ->type_name("OUT");
@@ -209,6 +217,7 @@ int main(int argc, char** argv) {
   if (wanted("test")) {
     test->add_option("FILE", t_o.file, "PyPTO source file")->required();
     add_common(test, t_o.common);
+    add_auto_deps(test, t_o.common);
     add_run_values(test, t_o.run);
     test->add_option("--soc", t_o.soc, "Target SoC: 910b (default) or 950")->check(CLI::IsMember({"910b", "950"}, CLI::ignore_case));
     test->add_option("--seed", t_o.seed, "Seed of the first trial's inputs (default 1)")->check(CLI::NonNegativeNumber);

@@ -8,6 +8,8 @@
 
 #include <filesystem>
 #include <fmt/format.h>
+
+#include <set>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -90,6 +92,18 @@ class OrchEmitter : CStmtPrinter {
     index_.visit_function(f_);
     indent_ = 1;
     closing_return_ = trailing_return(f_.body);  // prints nothing: the outputs are the parameters
+    // The calls other tasks name in their compiler edges (AutoDeriveTaskDependencies): each keeps
+    // its task's id.
+    struct EdgeSources : IRVisitor {
+      std::set<const Var*>* out;
+      void visit_call(const Call& c) override {
+        if (c.dispatch)
+          for (const auto& v : c.dispatch->compiler_deps) out->insert(v.get());
+        IRVisitor::visit_call(c);
+      }
+    } es;
+    es.out = &edge_sources_;
+    es.visit(f_.body);
     for (const auto& s : flatten_body(f_.body)) stmt(s);
     const std::string source =
         f_.span.valid() ? std::filesystem::path(f_.span.filename()).filename().string() : std::string("<ir>");
@@ -332,9 +346,10 @@ class OrchEmitter : CStmtPrinter {
   // The explicit dependencies of the task `params` builds (the array outlives the submit): the
   // valid ones among `deps` (pl.system.task_invalid() / None stands for "no producer").
   // A TaskId array stands for each of its slots.
-  void set_dependencies(const std::string& params, const std::vector<ExprPtr>& deps) {
+  void set_dependencies(const std::string& params, const std::vector<ExprPtr>& deps,
+                        const std::vector<std::string>& task_ids = {}) {
     const std::string arr = names_.fresh(params + "_deps"), n = names_.fresh(params + "_ndeps");
-    int64_t slots = 0;
+    int64_t slots = static_cast<int64_t>(task_ids.size());
     for (const auto& d : deps) slots += as_array(d->type) ? as_array(d->type)->extent : 1;
     line(fmt::format("PTO2TaskId {}[{}];", arr, std::max<int64_t>(slots, 1)));
     line(fmt::format("uint32_t {} = 0;", n));
@@ -348,6 +363,7 @@ class OrchEmitter : CStmtPrinter {
       if (as<Var>(d)) line(fmt::format("if ({0}.is_valid()) {1}[{2}++] = {0};", id, arr, n));
       else line(fmt::format("if (const PTO2TaskId d = {0}; d.is_valid()) {1}[{2}++] = d;", id, arr, n));
     }
+    for (const auto& id : task_ids) line(fmt::format("{1}[{2}++] = {0};  // compiler edge", id, arr, n));
     line(fmt::format("{}.set_dependencies({}, {});", params, arr, n));
   }
 
@@ -489,8 +505,15 @@ class OrchEmitter : CStmtPrinter {
                        expr(c.dispatch->core_num)));
     if (c.dispatch && c.dispatch->sync_start) line(fmt::format("{}.launch_spec.set_require_sync_start(true);", params));
     if (c.dispatch && c.dispatch->allow_early_resolve) line(fmt::format("{}.set_allow_early_resolve(true);", params));
-    // deps=: the TaskIds the task waits on besides the tensor-derived ones.
-    if (c.dispatch && !c.dispatch->deps.empty()) set_dependencies(params, c.dispatch->deps);
+    // deps= and the compiler's edges: the TaskIds the task waits on besides the tensor-derived ones.
+    std::vector<std::string> edges;
+    if (c.dispatch)
+      for (const auto& v : c.dispatch->compiler_deps) {
+        auto it = task_ids_.find(v.get());
+        if (it == task_ids_.end()) unreachable(sp, fmt::format("a compiler edge to '{}', which is no earlier task", v->name), "AutoDeriveTaskDependencies");
+        edges.push_back(it->second);
+      }
+    if (c.dispatch && (!c.dispatch->deps.empty() || !edges.empty())) set_dependencies(params, c.dispatch->deps, edges);
     std::string submit_call =
         fmt::format("{}({}, {})", k->aic ? "rt_submit_aic_task" : "rt_submit_aiv_task", k->func_id, params);
     if (mixed_aiv) {  // one task on a core group: the AIC half and one AIV lane
@@ -519,7 +542,13 @@ class OrchEmitter : CStmtPrinter {
       task_ids_[result] = tid;
       return;
     }
-    if (allocated.empty()) line(submit_call + ";");
+    if (result && edge_sources_.count(result)) {  // a later task's compiler edge names this one
+      const std::string tid = names_.fresh(params + "_id");
+      line(fmt::format("const PTO2TaskId {} = {}.task_id();", tid, submit_call));
+      task_ids_[result] = tid;
+    } else if (allocated.empty()) {
+      line(submit_call + ";");
+    }
     if (!result) return;
     if (as_tensor(result->type)) {
       if (outs.empty())
@@ -537,6 +566,7 @@ class OrchEmitter : CStmtPrinter {
   const std::vector<KernelRef>& kernels_;
   const EmitOptions& opts_;
   int task_count_ = 0;
+  std::set<const Var*> edge_sources_;  // calls named by compiler edges
   std::unordered_map<const Var*, std::string> task_ids_;  // a submit's result tuple → its TaskId variable
   const std::unordered_map<const Var*, int> function_uses_;  // reads of each variable in the function
   std::unordered_map<const Var*, std::vector<std::string>> tuples_;

@@ -70,6 +70,8 @@ std::vector<ExprPtr> Dispatch::exprs() const {
     if (d) out.push_back(d);
   for (const auto& v : dumps)
     if (v) out.push_back(v);
+  for (const auto& v : compiler_deps)
+    if (v) out.push_back(v);
   if (predicate) out.push_back(predicate);
   if (device) out.push_back(device);
   return out;

@@ -116,13 +116,17 @@ struct Dispatch {
   bool sync_start = false;          // spmd_submit: sync_start=True
   std::vector<ExprPtr> deps;        // deps=[tid, ...]: TaskIds / TaskId arrays
   std::vector<VarPtr> dumps;        // dumps=[t, ...] / pl.dump_tag(t): tensors to dump
+  // AutoDeriveTaskDependencies' edges (printed as attrs={"compiler_manual_dep_edges": [...]}):
+  // the result of each earlier task call this one must wait for (a submit's result tuple or a
+  // plain call's tensor result stands for that call's task).
+  std::vector<VarPtr> compiler_deps;
   bool allow_early_resolve = false; // allow_early_resolve=True
   ExprPtr predicate;                // predicate=<bool expression>
   std::vector<int> no_dep_args;     // argument positions marked pl.no_dep(...), ascending
   ExprPtr device;                   // device=: the device an orchestrator dispatch runs on
 
   bool empty() const {
-    return !submit && !spmd && !core_num && !sync_start && deps.empty() && dumps.empty() &&
+    return !submit && !spmd && !core_num && !sync_start && deps.empty() && dumps.empty() && compiler_deps.empty() &&
            !allow_early_resolve && !predicate && no_dep_args.empty() && !device;
   }
   // Every expression it reads (core_num, deps, dumps, predicate, device), nulls skipped.

@@ -419,6 +419,7 @@ class Printer {
       attrs.push_back("\"arg_directions\": [" + join(ds) + "]");
     }
     if (d && !submit && !d->dumps.empty()) attrs.push_back("\"dump_vars\": [" + names(d->dumps) + "]");
+    if (d && !d->compiler_deps.empty()) attrs.push_back("\"compiler_manual_dep_edges\": [" + names(d->compiler_deps) + "]");
     if (!attrs.empty()) parts.push_back("attrs={" + join(attrs) + "}");
     if (c.op) {
       if (c.op->family() == "pld") uses_pld_ = true;

@@ -174,6 +174,7 @@ class Equaler {
     if (a.no_dep_args != b.no_dep_args) return fail("dispatch no_dep argument mismatch", ls, rs);
     if (!expr_list(a.deps, b.deps, "deps", "deps count", ls, rs)) return false;
     if (!var_list(a.dumps, b.dumps, "dumps", ls, rs)) return false;
+    if (!var_list(a.compiler_deps, b.compiler_deps, "compiler_manual_dep_edges", ls, rs)) return false;
     {
       Seg c(*this, "core_num");
       if (!expr(a.core_num, b.core_num)) return false;

@@ -142,6 +142,8 @@ class Hasher {
           exprs(d->deps);
           mix(d->dumps.size());
           for (const auto& v : d->dumps) expr(v);
+          mix(d->compiler_deps.size());
+          for (const auto& v : d->compiler_deps) expr(v);
           expr(d->core_num);
           expr(d->predicate);
           expr(d->device);

@@ -239,6 +239,7 @@ DispatchPtr IRMutator::mutate_dispatch(const DispatchPtr& d) {
   auto n = std::make_shared<Dispatch>(*d);
   changed |= mutate_list(d->deps, n->deps);
   n->dumps = mutate_var_slots(*this, d->dumps, changed);
+  n->compiler_deps = mutate_var_slots(*this, d->compiler_deps, changed);
   n->core_num = mutate(d->core_num);
   n->predicate = mutate(d->predicate);
   n->device = mutate(d->device);

@@ -97,6 +97,15 @@ ExprPtr FunctionBuilder::dispatch_call(FunctionBuilder& callee, TSNode n, const 
           }
         } else if (key == "dump_vars") {
           for (const auto& t : tensor_names(lst, name, "dump_vars")) d->dumps.push_back(t);
+        } else if (key == "compiler_manual_dep_edges") {  // AutoDeriveTaskDependencies' edges
+          for (TSNode e : children(lst)) {
+            TSNode u = unparen(e);
+            auto it = is(u, "identifier") ? names_.find(txt(u)) : names_.end();
+            if (it == names_.end() || (!as_tensor(it->second->type) && !as_tuple(it->second->type)))
+              fail(e, "E302", "compiler_manual_dep_edges entries name the results of earlier task calls (tensors or "
+                              "submit results)");
+            d->compiler_deps.push_back(it->second);
+          }
         } else if (key == "arg_direction_overrides") {
           for (TSNode e : children(lst)) {
             auto c = try_const(e);
@@ -109,7 +118,7 @@ ExprPtr FunctionBuilder::dispatch_call(FunctionBuilder& callee, TSNode n, const 
         } else {
           fail(pair, "E302", fmt::format("unknown call attribute '{}'", key),
                key == "manual_dep_edges" ? "write out, tid = pl.submit(self.k, ..., deps=[...]) for explicit dependencies"
-                                         : "call attributes are arg_directions, dump_vars and arg_direction_overrides");
+                                         : "call attributes are arg_directions, dump_vars, arg_direction_overrides and compiler_manual_dep_edges");
         }
       }
       continue;

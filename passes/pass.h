@@ -28,6 +28,8 @@ struct PassContext {
   // Testing the oracle's bisection (`pypto test --inject-fault PASS`): after the pass of this
   // name, the first elementwise add of the program becomes a subtract. "" = never.
   std::string fault_after;
+  // AutoDeriveTaskDependencies runs (`pypto build --auto-deps`); off by default, as in the reference.
+  bool auto_deps = false;
 };
 
 using PassFn = std::function<ir::ProgramPtr(const ir::ProgramPtr&, PassContext&)>;

@@ -43,6 +43,7 @@ Pass fuse_create_assemble_to_slice_pass();
 Pass derive_call_directions_pass();
 Pass check_task_arg_limits_pass();
 Pass check_syncall_launches_pass();
+Pass auto_derive_task_dependencies_pass();
 Pass expand_manual_phase_fence_pass();
 Pass check_kernel_forms_pass();
 Pass check_orchestration_forms_pass();

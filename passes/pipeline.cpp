@@ -55,6 +55,7 @@ const std::vector<Pass>& default_pipeline() {
       fuse_create_assemble_to_slice_pass(),// create + single assemble in orchestration → slice view
       insert_pipe_sync_pass(),             // set/wait flags + barriers inside AIV/AIC kernels
       derive_call_directions_pass(),       // arg_directions on every function call
+      auto_derive_task_dependencies_pass(),// --auto-deps: explicit edges between conflicting tasks, covered args untracked
       check_task_arg_limits_pass(),        // the runtime ABI's tensor / scalar argument limits
       expand_manual_phase_fence_pass(),    // manual scopes: M submits on a whole TaskId array → one task_dummy barrier
       materialize_runtime_scopes_pass(),   // runtime scopes around orchestration bodies

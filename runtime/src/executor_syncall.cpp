@@ -126,16 +126,20 @@ void Executor::syncall_arrive(JobContext& jc, const pto::sim::SyncAllCall& c) {
             participants = aic_jobs + aiv_jobs, cores = 3 * clusters_, noun = "cores (AIC + AIV)";
             break;
     }
+    // A mixed task fills the machine with one block per cluster, whatever the barrier's core type.
+    const int launched = t.mixed ? t.block_num : participants;
+    const int fill = t.mixed ? clusters_ : cores;
+    const std::string unit = t.mixed ? "clusters" : noun;
     if (!c.soft) {
         if (!t.sync_start)
             pto::sim::fail(where + ": the launch lacks sync_start, so the device may start its blocks in waves and "
                            "the barrier never completes (507018); launch it with pl.spmd(..., sync_start=True)");
-        if (participants != cores)
-            pto::sim::fail(where + " needs one participant on each of this run's " + std::to_string(cores) + " " + noun +
-                           " (--clusters " + std::to_string(clusters_) + "); the launch has " +
-                           std::to_string(participants) + " (" + std::to_string(t.block_num) +
+        if (launched != fill)
+            pto::sim::fail(where + " needs one " + (t.mixed ? "block" : "participant") + " on each of this run's " +
+                           std::to_string(fill) + " " + unit + " (--clusters " + std::to_string(clusters_) +
+                           "); the launch has " + std::to_string(launched) + " (" + std::to_string(t.block_num) +
                            " blocks); size it with pl.system.available_" +
-                           (c.core_type == pto::SyncCoreType::AIVOnly ? "aiv" : "cluster") +
+                           (c.core_type == pto::SyncCoreType::AIVOnly && !t.mixed ? "aiv" : "cluster") +
                            "_count(), or use mode=\"soft\" for a partial launch");
     } else {
         if (c.used_cores > 0 && c.used_cores != participants)

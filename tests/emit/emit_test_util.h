@@ -19,12 +19,13 @@
 namespace emit_test {
 
 inline pypto::ir::ProgramPtr compile_text(const std::string& text, const std::string& name = "test.py",
-                                          pypto::ir::Soc soc = pypto::ir::Soc::Ascend910B) {
+                                          pypto::ir::Soc soc = pypto::ir::Soc::Ascend910B, bool auto_deps = false) {
   pypto::ir::DiagnosticSink sink;
   auto file = std::make_shared<pypto::ir::SourceFile>(name, text);
   auto p = pypto::parser::parse_source(file, {}, sink);
   pypto::passes::PassContext ctx;
   ctx.soc = soc;
+  ctx.auto_deps = auto_deps;
   return pypto::passes::run_pipeline(p, ctx);
 }
 
@@ -35,9 +36,10 @@ inline std::string read_file(const std::string& path) {
   return ss.str();
 }
 
-inline pypto::ir::ProgramPtr compile_program(const std::string& file, pypto::ir::Soc soc = pypto::ir::Soc::Ascend910B) {
+inline pypto::ir::ProgramPtr compile_program(const std::string& file, pypto::ir::Soc soc = pypto::ir::Soc::Ascend910B,
+                                             bool auto_deps = false) {
   const std::string path = std::string(PYPTO_TEST_PROGRAMS) + "/" + file;
-  return compile_text(read_file(path), path, soc);
+  return compile_text(read_file(path), path, soc, auto_deps);
 }
 
 inline std::vector<std::string> lines_of(const std::string& text) {

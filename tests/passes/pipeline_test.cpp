@@ -23,6 +23,7 @@ TEST_CASE("default pipeline order", "[pipeline]") {
   for (; i < expected.size(); ++i) REQUIRE(names.at(i) == expected[i]);
   if (names.at(i) == "InsertPipeSync") ++i;
   REQUIRE(names.at(i++) == "DeriveCallDirections");
+  REQUIRE(names.at(i++) == "AutoDeriveTaskDependencies");
   REQUIRE(names.at(i++) == "CheckTaskArgLimits");
   REQUIRE(names.at(i++) == "ExpandManualPhaseFence");
   REQUIRE(names.at(i++) == "MaterializeRuntimeScopes");

@@ -68,11 +68,25 @@ void k_aic_passes(int64_t* args) {  // an AIVOnly barrier in a cube kernel lets 
     data_of(args, 1)[get_block_idx(args)] = 7.0f;
 }
 
-enum { HARD, SOFT, SOFT3, SKIP0, MIX, AIC_PASSES };
+// A mixed task's kernels meet at a Mix barrier: participant p (block * 3 + 0 for the AIC, + 1 + lane
+// for the AIV lanes) writes its slot after p * 3 ms, then reads participant p + 1's.
+void mixed_part(int64_t* args, int p) {
+    const int n = 3 * get_block_num(args);
+    float* slots = data_of(args, 0);
+    std::this_thread::sleep_for(std::chrono::milliseconds(3 * p));
+    slots[p] = 100.0f + static_cast<float>(p);
+    SYNCALL<SyncCoreType::Mix>();
+    data_of(args, 1)[p] = slots[(p + 1) % n];
+}
+void k_mixed_aic(int64_t* args) { mixed_part(args, 3 * get_block_idx(args)); }
+void k_mixed_aiv(int64_t* args) { mixed_part(args, 3 * get_block_idx(args) + 1 + get_sub_block_id(args)); }
+
+enum { HARD, SOFT, SOFT3, SKIP0, MIX, AIC_PASSES, MIXED_AIC, MIXED_AIV };
 std::vector<KernelInfo> kernels() {
     return {{HARD, "hard", CoreType::AIV, k_hard},       {SOFT, "soft", CoreType::AIV, k_soft},
             {SOFT3, "soft_three", CoreType::AIV, k_soft_three}, {SKIP0, "skip0", CoreType::AIV, k_skip0},
-            {MIX, "mix", CoreType::AIV, k_mix},          {AIC_PASSES, "aic_passes", CoreType::AIC, k_aic_passes}};
+            {MIX, "mix", CoreType::AIV, k_mix},          {AIC_PASSES, "aic_passes", CoreType::AIC, k_aic_passes},
+            {MIXED_AIC, "mixed_aic", CoreType::AIC, k_mixed_aic}, {MIXED_AIV, "mixed_aiv", CoreType::AIV, k_mixed_aiv}};
 }
 
 struct Buf {
@@ -94,7 +108,10 @@ bool launch(Executor& ex, int kernel, int blocks, bool sync_start, Buf& slots, B
         a.launch_spec.set_block_num(static_cast<int16_t>(blocks));
         a.launch_spec.set_require_sync_start(sync_start);
         const bool cube = kernel == AIC_PASSES;
-        rt_submit_task(MixedKernels{cube ? kernel : INVALID_KERNEL_ID, cube ? INVALID_KERNEL_ID : kernel, INVALID_KERNEL_ID}, a);
+        if (kernel == MIXED_AIC)
+            rt_submit_task(MixedKernels{MIXED_AIC, MIXED_AIV, MIXED_AIV}, a);
+        else
+            rt_submit_task(MixedKernels{cube ? kernel : INVALID_KERNEL_ID, cube ? INVALID_KERNEL_ID : kernel, INVALID_KERNEL_ID}, a);
     });
 }
 
@@ -115,6 +132,26 @@ TEST_CASE("a hard barrier over a full sync_start launch orders the blocks' GM ex
         REQUIRE(launch(ex, HARD, n, true, slots, out));
         for (int b = 0; b < n; ++b) CHECK(out.v[b] == 100.0f + static_cast<float>((b + 1) % n));
     }
+}
+
+TEST_CASE("a mix barrier joins the AIC and both AIV kernels of every block of a mixed launch", "[syncall]") {
+    for (int clusters : {1, 2}) {
+        ExecutorOptions o;
+        o.clusters = clusters;
+        Executor ex(kernels(), o);
+        const int n = 3 * clusters;
+        Buf slots(n), out(n);
+        REQUIRE(launch(ex, MIXED_AIC, clusters, true, slots, out));
+        for (int p = 0; p < n; ++p) CHECK(out.v[p] == 100.0f + static_cast<float>((p + 1) % n));
+    }
+    ExecutorOptions o;
+    o.clusters = 2;
+    Executor ex(kernels(), o);
+    Buf slots(3), out(3);
+    CHECK_FALSE(launch(ex, MIXED_AIC, 1, true, slots, out));
+    INFO(ex.error());
+    CHECK_THAT(ex.error(), Catch::Contains("needs one block on each of this run's 2 clusters") &&
+                               Catch::Contains("available_cluster_count()"));
 }
 
 TEST_CASE("a soft barrier over a partial launch completes with one run slot", "[syncall]") {
