@@ -2,7 +2,8 @@
 //   * constant folding of scalar arithmetic, comparisons and logic (Python floor semantics for
 //     // and %), plus the identities x+0, x-0, x*1, x*0 on integers;
 //   * the same folding inside types (tile/tensor shapes, views) of every bound Var;
-//   * `pl.tensor.dim(x, axis)` of a static extent becomes that constant;
+//   * `pl.tensor.dim(x, axis)` of a static extent becomes that constant, and inside a type one of
+//     a symbolic extent (pl.dynamic) that symbol;
 //   * scalar-constant propagation: `x = 5` makes every later `x` read the constant;
 //   * tuple forwarding: `t = (a, b)` (an inlined helper's several results) makes `t[1]` read b
 //     and `return t` return a, b;
@@ -157,6 +158,16 @@ class Simplifier : public BindingMutator {
     ExprPtr m = BindingMutator::mutate_call(e);
     const auto* c = as<Call>(m);
     if (ExprPtr f = c ? fold_dim(*c, c->args) : nullptr) return f;
+    // Inside a type, the extent query of a symbolic extent is that symbol (a creation's shape
+    // [pl.tensor.dim(x, 0), 64] gives its Var the type [N, 64]; a call left in a type is no
+    // three-address form).
+    if (in_type_ && c && c->is_op("tensor.dim") && c->args.size() == 2)
+      if (const auto* t = as_shaped(c->args[0]->type); t)
+        if (auto axis = const_int_value(c->args[1])) {
+          const int64_t a = *axis < 0 ? *axis + static_cast<int64_t>(t->shape.size()) : *axis;
+          if (a >= 0 && a < static_cast<int64_t>(t->shape.size()) && as<Var>(t->shape[static_cast<size_t>(a)]))
+            return t->shape[static_cast<size_t>(a)];
+        }
     return m;
   }
   ExprPtr mutate_binary(const std::shared_ptr<const Binary>& e) override {
@@ -217,6 +228,7 @@ class Simplifier : public BindingMutator {
     return it == tuples_.end() ? nullptr : it->second.get();
   }
   std::unordered_map<const Var*, std::shared_ptr<const MakeTuple>> tuples_;
+  bool in_type_ = false;  // folding the shape / view of a bound Var's type
 
   // Types: fold shape / view expressions of every bound Var.
   VarPtr rebind(const VarPtr& v) override {
@@ -228,10 +240,13 @@ class Simplifier : public BindingMutator {
     auto fold_list = [&](const std::vector<ExprPtr>& in, std::vector<ExprPtr>& out) {
       bool ch = false;
       out.clear();
+      const bool saved = in_type_;
+      in_type_ = true;
       for (const auto& e : in) {
         out.push_back(mutate(e));
         ch |= out.back() != e;
       }
+      in_type_ = saved;
       return ch;
     };
     if (const auto* tt = as_tensor(t)) {

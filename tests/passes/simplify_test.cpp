@@ -1,4 +1,4 @@
-// Simplify: constant folding (also in types), scalar-constant propagation, tuple forwarding, dead scalar
+// Simplify: constant folding (also in types; extent queries of symbols there), scalar-constant propagation, tuple forwarding, dead scalar
 // assignment elimination; calls are never removed.
 #include "ir/verifier.h"
 #include "pass_test_util.h"
@@ -115,6 +115,35 @@ class P:
         return n
 )");
   pass_test::require_equal(pass_test::run(passes::simplify_pass(), before), expected);
+}
+
+TEST_CASE("inside a type, pl.tensor.dim of a dynamic extent becomes its symbol", "[Simplify]") {
+  // The creation's shape names the extent query; its Var's type then held a call (no three-address
+  // form: an internal error in the orchestration emitter). The call's own argument stays (the
+  // DSL cannot spell the mixed form, so this checks the result's type).
+  auto before = pass_test::parse(R"(
+import pypto.language as pl
+
+M = pl.dynamic("M")
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def f(self, x: pl.Tensor[[M, 48], pl.FP32]) -> pl.Tensor[[M, 48], pl.FP32]:
+        t = pl.create_tensor([pl.tensor.dim(x, 0), 48], dtype=pl.FP32)
+        return x
+)");
+  auto after = pass_test::run(passes::simplify_pass(), before);
+  const auto& f = *after->find("f");
+  const auto* a = ir::as<ir::AssignStmt>(ir::flatten_body(f.body).front());
+  REQUIRE(a);
+  const auto* t = ir::as_tensor(a->var->type);
+  REQUIRE(t);
+  const auto* m = ir::as<ir::Var>(t->shape[0]);
+  REQUIRE(m);
+  CHECK(m->name == "M");
+  CHECK(m == ir::as<ir::Var>(ir::as_tensor(f.params[0]->type)->shape[0]));
+  CHECK(ir::const_int_value(t->shape[1]) == 48);
 }
 
 TEST_CASE("a tuple bound to a variable is forwarded to its element reads and its return", "[Simplify]") {

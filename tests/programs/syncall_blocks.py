@@ -54,8 +54,7 @@ class SyncallBlocks:
         out: pl.Out[pl.Tensor[[pl.dynamic("N"), COLS], pl.FP32]],
         part: pl.Out[pl.Tensor[[PART * ROWS, COLS], pl.FP32]],
     ) -> tuple[pl.Tensor[[pl.dynamic("N"), COLS], pl.FP32], pl.Tensor[[PART * ROWS, COLS], pl.FP32]]:
-        rows = pl.tensor.dim(x, 0)
-        stage = pl.create_tensor([rows, COLS], dtype=pl.FP32)
+        stage = pl.create_tensor([pl.tensor.dim(x, 0), COLS], dtype=pl.FP32)
         with pl.spmd(pl.system.available_aiv_count(), sync_start=True):
             staged, out = self.exchange(x, stage, out)
         stage2 = pl.create_tensor([PART * ROWS, COLS], dtype=pl.FP32)
