@@ -57,6 +57,19 @@ bool same_expr(const ir::ExprPtr& a, const ir::ExprPtr& b) {
     const auto* y = ir::as<ir::Binary>(b);
     return x->op == y->op && same_expr(x->a, y->a) && same_expr(x->b, y->b);
   }
+  if (const auto* x = ir::as<ir::Unary>(a)) {
+    const auto* y = ir::as<ir::Unary>(b);
+    return x->op == y->op && same_expr(x->a, y->a);
+  }
+  // An extent query written in an annotation, pl.Tensor[[pl.tensor.dim(x, 0), 64], ...]: the same
+  // op on the same operands.
+  if (const auto* x = ir::as<ir::Call>(a)) {
+    const auto* y = ir::as<ir::Call>(b);
+    if (x->op != y->op || x->callee != y->callee || x->args.size() != y->args.size() || x->kwargs != y->kwargs) return false;
+    for (size_t i = 0; i < x->args.size(); ++i)
+      if (!same_expr(x->args[i], y->args[i])) return false;
+    return true;
+  }
   return false;  // distinct Vars / other nodes
 }
 
