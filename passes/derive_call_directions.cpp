@@ -2,7 +2,9 @@
 // (Call::arg_directions), which the runtime uses to order tasks (ir-and-passes.md §6):
 //   phase 1: every Var is mapped to its buffer root — a parameter, a tensor created in the
 //            function, or (through a kernel's return convention, ReturnParamsExplicit) the
-//            argument the callee writes; copies, loop carries and if results follow their source;
+//            argument the callee writes; copies, loop carries and if results follow their source,
+//            except a loop result whose yield names another buffer than its carry (ping-pong) and
+//            an if result whose arms yield different buffers: its own root, counted as written;
 //   phase 2: statements are scanned top-down with the set of roots already written in the current
 //            scope (copied into loop / if bodies; a body's writes are added after it);
 //   phase 3: scalar arguments → scalar; a pl.no_dep(...) argument → no_dep; callee In → input; callee InOut → inout; callee Out →
@@ -145,21 +147,46 @@ class Deriver : public IRMutator {
     }
   }
 
+  // A result that may name another buffer than it started with (a loop yielding a buffer other
+  // than the one it carries — ping-pong —, an if whose arms yield different buffers) is its own
+  // root, and counts as written: a later call writing it may follow the loop's / arm's writer.
+  void rebound(const Var* rv) {
+    root_[rv] = rv;
+    seen_.insert(rv);
+    written_.insert(rv);
+  }
+  template <class Loop>
+  void rebound_carries(const Loop& l) {
+    const YieldStmt* y = trailing_yield(l.body);
+    for (size_t i = 0; y && i < l.iter_args.size() && i < l.return_vars.size() && i < y->values.size(); ++i)
+      if (as_tensor(l.return_vars[i]->type) && root_of(y->values[i]) != root_of(l.iter_args[i])) rebound(l.return_vars[i].get());
+  }
+
   StmtPtr mutate_for(const std::shared_ptr<const ForStmt>& s) override {
     carry_roots(s->iter_args, s->return_vars);
-    return nested(s->kind != ForKind::Parallel, [&] { return IRMutator::mutate_for(s); });
+    StmtPtr r = nested(s->kind != ForKind::Parallel, [&] { return IRMutator::mutate_for(s); });
+    rebound_carries(*s);
+    return r;
   }
   StmtPtr mutate_while(const std::shared_ptr<const WhileStmt>& s) override {
     carry_roots(s->iter_args, s->return_vars);
-    return nested(true, [&] { return IRMutator::mutate_while(s); });
+    StmtPtr r = nested(true, [&] { return IRMutator::mutate_while(s); });
+    rebound_carries(*s);
+    return r;
   }
   StmtPtr mutate_if(const std::shared_ptr<const IfStmt>& s) override {
     ExprPtr c = mutate(s->cond);
     StmtPtr t = nested(false, [&] { return mutate(s->then_body); });
     StmtPtr e = nested(false, [&] { return mutate(s->else_body); });
     auto y = split_trailing_yield(s->then_body).second;
-    for (size_t i = 0; y && i < s->return_vars.size() && i < y->values.size(); ++i)
-      if (const Var* r = root_of(y->values[i])) root_[s->return_vars[i].get()] = r;
+    auto ye = s->else_body ? split_trailing_yield(s->else_body).second : nullptr;
+    for (size_t i = 0; y && i < s->return_vars.size() && i < y->values.size(); ++i) {
+      const Var* r = root_of(y->values[i]);
+      if (ye && i < ye->values.size() && as_tensor(s->return_vars[i]->type) && root_of(ye->values[i]) != r)
+        rebound(s->return_vars[i].get());
+      else if (r)
+        root_[s->return_vars[i].get()] = r;
+    }
     if (c == s->cond && t == s->then_body && e == s->else_body) return s;
     return with_comments(std::make_shared<IfStmt>(c, t, e, s->return_vars, s->span), *s);
   }

@@ -1,6 +1,7 @@
 // DeriveCallDirections: the direction matrix (In → input, scalar → scalar, Out outside loops →
 // output_existing, Out in a sequential loop / after an earlier writer / on an InOut param →
-// inout, InOut → inout), parallel loops, idempotence and explicit directions kept.
+// inout, InOut → inout), parallel loops, idempotence and explicit directions kept; a ping-pong
+// loop result counts as written.
 #include "ir/visitor.h"
 #include "pass_test_util.h"
 
@@ -91,4 +92,37 @@ class P:
 )");
   auto q = pass_test::run(passes::derive_call_directions_pass(), explicit_dirs);
   CHECK(directions(q).at(0) == std::vector<ir::ArgDirection>{ir::ArgDirection::input, ir::ArgDirection::inout});
+}
+
+TEST_CASE("a loop result that names another buffer than its carry counts as written", "[DeriveCallDirections]") {
+  // Ping-pong: the loop yields the buffer a kernel wrote in the loop, not `initial`. The call after
+  // the loop writes that buffer: InOut (it follows the loop's writer), not OutputExisting (which
+  // the device's runtime orders only after the buffer's creator).
+  auto text = [](const char* last) {
+    return std::string(R"(
+import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.AIV)
+    def kernel(self, x: pl.Tensor[[64], pl.FP32], out: pl.Out[pl.Tensor[[64], pl.FP32]]) -> pl.Tensor[[64], pl.FP32]:
+        return out
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: pl.Tensor[[64], pl.FP32]) -> pl.Tensor[[64], pl.FP32]:
+        initial: pl.Tensor[[64], pl.FP32] = pl.tensor.create([64], dtype=pl.FP32)
+        for i, (carried,) in pl.range(4, init_values=(initial,)):
+            fresh: pl.Tensor[[64], pl.FP32] = pl.tensor.create([64], dtype=pl.FP32)
+            fresh_result: pl.Tensor[[64], pl.FP32] = self.kernel(x, fresh, attrs={"arg_directions": [pl.adir.input, pl.adir.inout]})
+            carried_rv = pl.yield_(fresh_result)
+        result: pl.Tensor[[64], pl.FP32] = self.kernel(x, carried_rv, attrs={"arg_directions": [pl.adir.input, pl.adir.)") +
+           last + R"(]})
+        return result
+)";
+  };
+  std::string b = text("inout");  // the loop call's directions given, the last one left to derive
+  const std::string tail = ", attrs={\"arg_directions\": [pl.adir.input, pl.adir.inout]})\n        return result";
+  b.replace(b.find(tail), tail.size(), ")\n        return result");
+  auto p = pass_test::parse(b);
+  pass_test::require_equal(pass_test::run(passes::derive_call_directions_pass(), p), pass_test::parse(text("inout")));
 }
