@@ -297,13 +297,8 @@ void Executor::make_ready_locked(Task* t) {
             dispatch_sync_locked();
             return;
         }
-        // Cannot start at once here: the error stops the run (the jobs below are skipped).
-        if (error_.empty())
-            error_ = task_label(*t) + ": a sync_start launch of " + std::to_string(t->block_num) + " blocks needs " +
-                     std::to_string(need[0] > clusters_ ? need[0] : need[1]) + " " +
-                     (need[0] > clusters_ ? "AIC" : "AIV") + " cores at once; this run simulates " +
-                     std::to_string(need[0] > clusters_ ? clusters_ : 2 * clusters_) + " (--clusters " +
-                     std::to_string(clusters_) + ")";
+        // More blocks than this run's cores of the type: they run in waves, as without sync_start
+        // (the device has more cores); a barrier among them reports that it cannot complete.
     }
     for (int b = 0; b < t->block_num; ++b)
         for (int s = 0; s < 3; ++s) {

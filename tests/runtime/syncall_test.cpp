@@ -4,8 +4,9 @@
 // the writers are delayed, so a barrier that let a reader through early reads the old value); a
 // soft barrier over a partial launch with one run slot; and every condition under which the
 // device's barrier would hang stops the run with a message, quickly: no sync_start, a launch that
-// does not fill the cores, a block that skips the barrier, a wrong participant count, more
-// sync_start blocks than cores, a mix barrier without AIC kernels.
+// does not fill the cores, a block that skips the barrier, a wrong participant count, a barrier in
+// a sync_start launch larger than the run (its blocks run in waves), a mix barrier without AIC
+// kernels. A sync_start launch larger than the run without a barrier runs in waves.
 #include <catch2/catch.hpp>
 
 #include <chrono>
@@ -164,6 +165,15 @@ TEST_CASE("a soft barrier over a partial launch completes with one run slot", "[
     for (int b = 0; b < 3; ++b) CHECK(out.v[b] == 100.0f + static_cast<float>((b + 1) % 3));
 }
 
+TEST_CASE("a sync_start launch larger than the run's cores runs in waves", "[syncall]") {
+    ExecutorOptions o;
+    o.clusters = 1;
+    Executor ex(kernels(), o);
+    Buf slots(4), out(4);
+    REQUIRE(launch(ex, AIC_PASSES, 4, true, slots, out));  // 4 AIC blocks on 1 AIC core, no barrier among them
+    for (int b = 0; b < 4; ++b) CHECK(out.v[b] == 7.0f);
+}
+
 TEST_CASE("an AIVOnly barrier lets a cube kernel through", "[syncall]") {
     Executor ex(kernels(), {1});
     Buf slots(1), out(1);
@@ -183,7 +193,7 @@ TEST_CASE("a barrier the device could not complete stops the run, naming why", "
         {SKIP0, 4, true, false, {"can never complete", "block 0 ('skip0') ended without reaching barrier 1"}},
         {SOFT3, 2, false, true, {"soft syncall(aiv_only)", "used_cores = 3", "launch has 2", "never complete"}},
         {SOFT, 5, false, true, {"has 5 participants but this run has 4 AIV cores"}},
-        {HARD, 8, true, false, {"a sync_start launch of 8 blocks needs 8 AIV cores at once; this run simulates 4"}},
+        {HARD, 8, true, false, {"needs one participant on each of this run's 4 AIV cores", "the launch has 8"}},
         {MIX, 4, true, false, {"mix barrier", "runs no AIC kernel", "core_type=\"aiv_only\""}},
     };
     for (const Case& c : cases) {

@@ -26,8 +26,9 @@
 // reserves a cluster (whose needed workers then take no pure jobs) so pure tasks cannot starve it.
 // A FIFO deadlock, or tiles left in a pipe, stops the run with an error naming the kernels.
 // A pure task launched with sync_start starts all its jobs at once (their workers idle together,
-// held from pure jobs meanwhile; more jobs than cores of the type is an error), so a hard
-// pl.system.syncall among its blocks can complete (runtime/src/executor_syncall.h).
+// held from pure jobs meanwhile), so a hard pl.system.syncall among its blocks can complete
+// (runtime/src/executor_syncall.h); one with more jobs than this run's cores of the type runs in
+// waves (a barrier among them is reported as one that cannot complete).
 // Runtime-allocated tensors are zero-filled (or set to their initial value) and live until the
 // executor is destroyed.
 //
