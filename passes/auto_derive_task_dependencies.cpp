@@ -17,8 +17,6 @@
 // anything is unknowable: a tensor of unknown root anywhere in the function, an access it cannot
 // name a task for (an expression-statement call, an orchestration tensor.read / write). Runs after
 // DeriveCallDirections (it reads and rewrites arg_directions), before ExpandManualPhaseFence.
-#include <fmt/format.h>
-
 #include <map>
 #include <set>
 
@@ -41,6 +39,30 @@ bool is_task_call(const Program& p, const Call* c) {
                f->type == FunctionType::InCore);
 }
 
+// The tensor operands a call reads or writes, as (operand, writes). A task call's follow its
+// argument directions (none derived yet: taken as written). An orchestration op's follow its
+// registry entry: a writer (written_tensor) writes that operand and reads the others; a creation
+// or a view (an orchestration op whose result is a tensor of its own, TensorRoots' rule) and an
+// extent query touch no data; a load-tier op (tensor.read) reads; anything else is taken to write.
+std::vector<std::pair<ExprPtr, bool>> accesses(const Program& p, const Call& c) {
+  std::vector<std::pair<ExprPtr, bool>> out;
+  if (is_task_call(p, &c)) {
+    for (size_t i = 0; i < c.args.size(); ++i) {
+      if (!c.args[i] || !as_tensor(c.args[i]->type)) continue;
+      const ArgDirection d = c.arg_directions.size() == c.args.size() ? c.arg_directions[i] : ArgDirection::inout;
+      if (d != ArgDirection::scalar) out.emplace_back(c.args[i], d != ArgDirection::input && d != ArgDirection::no_dep);
+    }
+    return out;
+  }
+  if (!c.op) return out;
+  const int written = c.op->written_tensor;
+  if (written < 0 && ((c.op->orchestration && as_tensor(c.type)) || c.op->lowering == TileLowering::Scalar)) return out;
+  for (size_t i = 0; i < c.args.size(); ++i)
+    if (c.args[i] && as_tensor(c.args[i]->type))
+      out.emplace_back(c.args[i], written >= 0 ? int(i) == written : c.op->io_tier != IoTier::Load);
+  return out;
+}
+
 class Analysis {
  public:
   Analysis(const Program& p, const Function& f) : p_(p), roots_(p, f) {
@@ -54,8 +76,7 @@ class Analysis {
     } d;
     d.out = &defs_;
     d.visit(f.body);
-    region_ = next_region_++;
-    scan(f.body, false);
+    scan(f.body);
   }
 
   // The buffer behind a tensor expression: its root, views followed to what they view.
@@ -64,8 +85,10 @@ class Analysis {
     for (int hops = 0; r && hops < 16; ++hops) {
       auto it = defs_.find(r);
       const auto* c = it == defs_.end() ? nullptr : as<Call>(it->second);
-      static const std::set<std::string> views = {"tensor.slice", "tensor.reshape", "tensor.transpose"};
-      if (!c || !c->op || !views.count(c->op->name) || c->args.empty()) break;
+      // A view: an orchestration op giving a tensor of its own from a tensor operand, no writer.
+      if (!c || !c->op || !c->op->orchestration || c->op->written_tensor >= 0 || c->args.empty() ||
+          !as_tensor(c->args[0]->type))
+        break;
       const Var* src = roots_.root(c->args[0]);
       if (!src || src == r) break;
       r = src;
@@ -73,8 +96,8 @@ class Analysis {
     return r;
   }
 
-  // Where each buffer is touched: the blocks (region ids) of its accesses.
-  std::map<const Var*, std::set<int>> regions_of;
+  // Where each buffer is touched: the blocks (their bodies) of its accesses.
+  std::map<const Var*, std::set<const Stmt*>> regions_of;
   std::set<const Var*> written;  // buffers some access writes
   bool unknown_ = false;   // some access's buffer is unknown: no demotion anywhere
 
@@ -87,42 +110,30 @@ class Analysis {
     if (b && write) written.insert(b);
   }
 
-  void scan(const StmtPtr& body, bool manual) {
+  void scan(const StmtPtr& body) {
+    const Stmt* saved = region_;
+    region_ = body.get();
     for (const auto& s : flatten_body(body)) {
       const Call* c = nullptr;
       if (const auto* a = as<AssignStmt>(s)) c = as<Call>(a->value);
       if (const auto* ev = as<EvalStmt>(s)) c = as<Call>(ev->expr);
-      const bool task = c && is_task_call(p_, c);
-      if (c && (task || (c->op && c->op->name != "tensor.create" && c->op->name != "tensor.slice" &&
-                         c->op->name != "tensor.reshape" && c->op->name != "tensor.transpose" &&
-                         c->op->name != "tensor.dim")))
-        for (size_t i = 0; i < c->args.size(); ++i) {
-          if (!c->args[i]) continue;
-          const bool read_only = task ? i < c->arg_directions.size() && (c->arg_directions[i] == ArgDirection::input ||
-                                                                         c->arg_directions[i] == ArgDirection::no_dep)
-                                      : c->op->name == "tensor.read";
-          touch(c->args[i], !read_only);
-        }
-      auto nested = [&](const StmtPtr& b, bool m) {
-        const int saved = region_;
-        region_ = next_region_++;
-        scan(b, m);
-        region_ = saved;
-      };
-      if (const auto* f = as<ForStmt>(s)) nested(f->body, manual);
-      if (const auto* w = as<WhileStmt>(s)) nested(w->body, manual);
+      if (c)
+        for (const auto& [e, write] : accesses(p_, *c)) touch(e, write);
+      if (const auto* f = as<ForStmt>(s)) scan(f->body);
+      if (const auto* w = as<WhileStmt>(s)) scan(w->body);
       if (const auto* i = as<IfStmt>(s)) {
-        nested(i->then_body, manual);
-        nested(i->else_body, manual);
+        scan(i->then_body);
+        if (i->else_body) scan(i->else_body);
       }
-      if (const auto* sc = as<ScopeStmt>(s)) nested(sc->body, manual || sc->manual);
+      if (const auto* sc = as<ScopeStmt>(s)) scan(sc->body);
     }
+    region_ = saved;
   }
 
   const Program& p_;
   TensorRoots roots_;
   std::map<const Var*, ExprPtr> defs_;
-  int region_ = 0, next_region_ = 0;
+  const Stmt* region_ = nullptr;  // the block being scanned
 };
 
 class Deriver {
@@ -130,7 +141,7 @@ class Deriver {
   Deriver(const Program& p, const Function& f) : p_(p), a_(p, f) {}
 
   StmtPtr run(const StmtPtr& body) {
-    region_ = next_region_++;
+    region_ = body.get();
     return block(body, false);
   }
 
@@ -155,9 +166,9 @@ class Deriver {
   }
 
   StmtPtr nested(const StmtPtr& b, bool manual, bool loop = false) {
-    const int saved = region_;
+    const Stmt* saved = region_;
     const bool saved_loop = in_loop_;
-    region_ = next_region_++;
+    region_ = b.get();
     in_loop_ = in_loop_ || loop;
     StmtPtr r = block(b, manual);
     region_ = saved;
@@ -198,17 +209,13 @@ class Deriver {
     const auto* ev = as<EvalStmt>(s);
     const Call* c = as_ ? as<Call>(as_->value) : ev ? as<Call>(ev->expr) : nullptr;
     if (!c) return s;
-    if (!is_task_call(p_, c)) {
-      static const std::set<std::string> silent = {"tensor.create", "tensor.slice", "tensor.reshape", "tensor.transpose",
-                                                   "tensor.dim"};
-      if (c->op && !silent.count(c->op->name))
-        for (const auto& a : c->args)
-          if (a && as_tensor(a->type)) seen.push_back({a_.buffer(a), c->op->name != "tensor.read", nullptr});
-      return s;
-    }
-    VarPtr self = as_ ? as_->var : nullptr;
-    if (manual || c->arg_directions.size() != c->args.size()) {
-      record(*c, self, seen);
+    // Every access is recorded after the call's own hazards are looked at; an op's names no task.
+    const VarPtr self = as_ && is_task_call(p_, c) ? as_->var : nullptr;
+    auto record = [&] {
+      for (const auto& [e, write] : accesses(p_, *c)) seen.push_back({a_.buffer(e), write, self});
+    };
+    if (!is_task_call(p_, c) || manual || c->arg_directions.size() != c->args.size()) {
+      record();
       return s;
     }
     std::set<const Var*> user;  // tasks the call's deps= already waits for
@@ -241,14 +248,14 @@ class Deriver {
       // block that runs once (a loop body's tasks also follow the previous iteration's) — or, for a
       // read, a buffer nothing writes.
       const auto rs = b ? a_.regions_of.find(b) : a_.regions_of.end();
-      const bool local = rs != a_.regions_of.end() && rs->second == std::set<int>{region_} && !in_loop_;
+      const bool local = rs != a_.regions_of.end() && rs->second == std::set<const Stmt*>{region_} && !in_loop_;
       const bool read_only = b && !a_.written.count(b);
       if (covered && !a_.unknown_) {
         if (d == ArgDirection::input && (local || read_only)) dirs[i] = ArgDirection::no_dep;
         if (d == ArgDirection::inout && local) dirs[i] = ArgDirection::output_existing;
       }
     }
-    record(*c, self, seen);
+    record();
     const bool same_edges = c->dispatch ? edges == c->dispatch->compiler_deps : edges.empty();
     if (same_edges && dirs == c->arg_directions) return s;
     auto nc = std::make_shared<Call>(*c);
@@ -258,16 +265,6 @@ class Deriver {
     nc->arg_directions = std::move(dirs);
     if (as_) return with_comments(std::make_shared<AssignStmt>(as_->var, nc, s->span), *s);
     return with_comments(std::make_shared<EvalStmt>(nc, s->span), *s);
-  }
-
-  // The accesses of a task call `c` whose result is `self` (null: an expression statement).
-  void record(const Call& c, const VarPtr& self, std::vector<Access>& seen) {
-    for (size_t i = 0; i < c.args.size(); ++i) {
-      if (!c.args[i] || !as_tensor(c.args[i]->type)) continue;
-      const ArgDirection d = i < c.arg_directions.size() ? c.arg_directions[i] : ArgDirection::inout;
-      if (d == ArgDirection::scalar) continue;
-      seen.push_back({a_.buffer(c.args[i]), d != ArgDirection::input && d != ArgDirection::no_dep, self});
-    }
   }
 
  public:
@@ -291,7 +288,7 @@ class Deriver {
   const Program& p_;
   Analysis a_;
   std::map<const Var*, const Var*> tid_source_;
-  int region_ = 0, next_region_ = 0;
+  const Stmt* region_ = nullptr;  // the block being rewritten (its body, as Analysis names it)
   bool in_loop_ = false;  // the block runs once per iteration of an enclosing loop
 };
 

@@ -53,10 +53,8 @@ std::vector<const Call*> hard_syncalls(const Function& f) {
   return out;
 }
 
-std::string_view core_type_of(const Call& c) {
-  const std::string_view s = c.kwarg_string("core_type");
-  return s.empty() ? "mix" : s;
-}
+// The barrier's participant set (the registry fills in the default, "mix").
+std::string_view core_type_of(const Call& c) { return c.kwarg_string("core_type"); }
 
 // What a launch width is: a literal, one of the two launch-shape queries, or unknown.
 struct Width {

@@ -139,8 +139,9 @@ ExprPtr fold_unary(const Unary& e, const ExprPtr& a) {
   return nullptr;
 }
 
-// tensor.dim(x, axis) whose extent is a constant: that constant (INDEX); nullptr otherwise.
-ExprPtr fold_dim(const Call& c, const std::vector<ExprPtr>& args) {
+// tensor.dim(x, axis) whose extent is a constant: that constant (INDEX); with `symbols`, one whose
+// extent is a symbol (pl.dynamic): that symbol; nullptr otherwise.
+ExprPtr fold_dim(const Call& c, const std::vector<ExprPtr>& args, bool symbols = false) {
   if (!c.is_op("tensor.dim") || args.size() != 2) return nullptr;
   const auto* t = as_shaped(args[0]->type);
   auto axis = const_int_value(args[1]);
@@ -148,8 +149,9 @@ ExprPtr fold_dim(const Call& c, const std::vector<ExprPtr>& args) {
   const auto rank = static_cast<int64_t>(t->shape.size());
   const int64_t a = *axis < 0 ? *axis + rank : *axis;
   if (a < 0 || a >= rank) return nullptr;  // the type rule reports it
-  auto extent = const_int_value(t->shape[a]);
-  return extent ? make_int(*extent, c.span, DataType::INDEX) : nullptr;
+  const ExprPtr& d = t->shape[static_cast<size_t>(a)];
+  if (auto extent = const_int_value(d)) return make_int(*extent, c.span, DataType::INDEX);
+  return symbols && as<Var>(d) ? d : nullptr;
 }
 
 class Simplifier : public BindingMutator {
@@ -157,17 +159,10 @@ class Simplifier : public BindingMutator {
   ExprPtr mutate_call(const std::shared_ptr<const Call>& e) override {
     ExprPtr m = BindingMutator::mutate_call(e);
     const auto* c = as<Call>(m);
-    if (ExprPtr f = c ? fold_dim(*c, c->args) : nullptr) return f;
-    // Inside a type, the extent query of a symbolic extent is that symbol (a creation's shape
+    // Inside a type, the extent query of a symbolic extent is that symbol too (a creation's shape
     // [pl.tensor.dim(x, 0), 64] gives its Var the type [N, 64]; a call left in a type is no
     // three-address form).
-    if (in_type_ && c && c->is_op("tensor.dim") && c->args.size() == 2)
-      if (const auto* t = as_shaped(c->args[0]->type); t)
-        if (auto axis = const_int_value(c->args[1])) {
-          const int64_t a = *axis < 0 ? *axis + static_cast<int64_t>(t->shape.size()) : *axis;
-          if (a >= 0 && a < static_cast<int64_t>(t->shape.size()) && as<Var>(t->shape[static_cast<size_t>(a)]))
-            return t->shape[static_cast<size_t>(a)];
-        }
+    if (ExprPtr f = c ? fold_dim(*c, c->args, in_type_) : nullptr) return f;
     return m;
   }
   ExprPtr mutate_binary(const std::shared_ptr<const Binary>& e) override {

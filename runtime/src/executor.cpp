@@ -465,9 +465,10 @@ void Executor::worker_loop(int cluster, int role) {
         ++running_jobs_;
         stats_.max_concurrent_jobs = std::max(stats_.max_concurrent_jobs, running_jobs_);
         lk.unlock();
+        bool failed = true;
         if (!skip) {
             const uint64_t t0 = opts_.trace ? now_ns() : 0;
-            run_job(job);
+            failed = run_job(job);
             if (opts_.trace)
                 trace_[wi].push_back(TraceSlice{job.task, job.kernel_id, job.block_idx, job.sub_block_id, t0, now_ns()});
         } else if (job.gang) {
@@ -475,14 +476,31 @@ void Executor::worker_loop(int cluster, int role) {
         }
         lk.lock();
         --running_jobs_;
-        if (pure && pure_running_-- == max_running_)  // a run slot is free again
-            for (CoreType c : {CoreType::AIC, CoreType::AIV})
-                if (!ready_[static_cast<int>(c)].empty()) wake_locked(c);
+        if (pure) release_run_slot_locked();
+        // Other jobs of the task may wait at a pl.system.syncall this one will never reach.
+        if (job.task->jobs_left > 1) {
+            const int place = barrier_place(job);
+            job.task->ended.emplace_back(place, failed);
+            if (!job.task->barriers.empty()) {
+                std::vector<BlockBarrier*> bs;
+                for (auto& [key, b] : job.task->barriers) bs.push_back(b.get());
+                lk.unlock();  // a barrier's report takes mu_
+                for (BlockBarrier* b : bs) b->finished(place, failed);
+                lk.lock();
+            }
+        }
         finish_job_locked(job.task);
     }
 }
 
-void Executor::run_job(const Job& job) {
+// A free run slot (max_running_) wakes a worker for a waiting pure job.
+void Executor::release_run_slot_locked() {
+    if (pure_running_-- == max_running_)
+        for (CoreType c : {CoreType::AIC, CoreType::AIV})
+            if (!ready_[static_cast<int>(c)].empty()) wake_locked(c);
+}
+
+bool Executor::run_job(const Job& job) {
     const Task& t = *job.task;
     const KernelInfo& k = kernels_[job.kernel_id];
     int64_t args[64] = {};
@@ -535,11 +553,11 @@ void Executor::run_job(const Job& job) {
     }
     // After the error is recorded: the peers it wakes unwind with errors of their own, which lose.
     if (job.gang) job.gang->member_finished(job.member, failed);
-    syncall_job_ended(jc, failed);
     if (!jc.touches.empty()) {
         std::lock_guard<std::mutex> lk(mu_);
         races_.on_touches(t.seq, jc.touches);
     }
+    return failed;
 }
 
 void Executor::scope_begin(PTO2ScopeMode mode) {

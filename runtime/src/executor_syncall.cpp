@@ -106,7 +106,7 @@ void Executor::syncall_arrive(JobContext& jc, const pto::sim::SyncAllCall& c) {
     const bool cube = kernels_[static_cast<std::size_t>(jc.kernel_id)].core == CoreType::AIC;
     // A kernel outside the participant set passes through, as the hardware's SYNCALL does.
     if ((c.core_type == pto::SyncCoreType::AIVOnly && cube) || (c.core_type == pto::SyncCoreType::AICOnly && !cube)) return;
-    const int who = jc.block * 3 + (cube ? 0 : 1 + jc.sub_block);
+    const int who = jc.block * 3 + (cube ? 0 : 1 + jc.sub_block);  // as barrier_place
     const int aic_slots = t.mk.aic_kernel_id != INVALID_KERNEL_ID ? 1 : 0;
     const int aiv_slots = (t.mk.aiv0_kernel_id != INVALID_KERNEL_ID ? 1 : 0) + (t.mk.aiv1_kernel_id != INVALID_KERNEL_ID ? 1 : 0);
     const int aic_jobs = t.block_num * aic_slots, aiv_jobs = t.block_num * aiv_slots;
@@ -172,33 +172,25 @@ void Executor::syncall_arrive(JobContext& jc, const pto::sim::SyncAllCall& c) {
         b = slot.get();
         // Waiting at the barrier holds the simulated core but no run slot: the rest of the launch
         // may need it to arrive.
-        if (jc.pure && pure_running_-- == max_running_)
-            for (CoreType ct : {CoreType::AIC, CoreType::AIV})
-                if (!ready_[static_cast<int>(ct)].empty()) wake_locked(ct);
+        if (jc.pure) release_run_slot_locked();
     }
     for (const auto& [w, failed] : ended_before) b->finished(w, failed);
+    auto take_slot_back = [&] {
+        std::lock_guard<std::mutex> lk(mu_);
+        if (jc.pure) ++pure_running_;
+    };
     try {
         b->arrive(who);
     } catch (...) {
-        std::lock_guard<std::mutex> lk(mu_);
-        if (jc.pure) ++pure_running_;
+        take_slot_back();
         throw;
     }
-    std::lock_guard<std::mutex> lk(mu_);
-    if (jc.pure) ++pure_running_;
+    take_slot_back();
 }
 
-void Executor::syncall_job_ended(const JobContext& jc, bool failed) {
-    Task& t = *const_cast<Task*>(jc.task);
-    const bool cube = kernels_[static_cast<std::size_t>(jc.kernel_id)].core == CoreType::AIC;
-    const int who = jc.block * 3 + (cube ? 0 : 1 + jc.sub_block);
-    std::vector<BlockBarrier*> bs;
-    {
-        std::lock_guard<std::mutex> lk(mu_);
-        t.ended.emplace_back(who, failed);
-        for (auto& [key, b] : t.barriers) bs.push_back(b.get());
-    }
-    for (BlockBarrier* b : bs) b->finished(who, failed);
+int Executor::barrier_place(const Job& job) const {
+    const bool cube = kernels_[static_cast<std::size_t>(job.kernel_id)].core == CoreType::AIC;
+    return job.block_idx * 3 + (cube ? 0 : 1 + job.sub_block_id);
 }
 
 }  // namespace pypto_rt

@@ -184,9 +184,11 @@ private:
     void dispatch_gangs_locked();
     void dispatch_sync_locked();
     void syncall_arrive(JobContext& jc, const pto::sim::SyncAllCall& c);
-    void syncall_job_ended(const JobContext& jc, bool failed);
+    // A job's place among its task's barrier participants: block * 3 + slot (0 AIC, 1 / 2 AIV lane).
+    int barrier_place(const Job& job) const;
+    void release_run_slot_locked();
     bool reserved_locked(int worker) const;
-    void run_job(const Job& job);
+    bool run_job(const Job& job);  // true: the kernel failed
     void finish_job_locked(Task* t);
     void make_ready_locked(Task* t);
     void add_dep_locked(Task* t, Task* producer, uint8_t why);
