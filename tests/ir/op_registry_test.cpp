@@ -331,3 +331,27 @@ TEST_CASE("misuse is reported as E302 naming the op and operand", "[ops][errors]
   CHECK_THAT(error_of("system.sync_dst", {}, {{"event_id", int64_t(0)}}), Catch::Contains("missing set_pipe"));
   CHECK_THAT(error_of("system.sync_src", {}, {{"set_pipe", EnumLit{"Color", "red"}}}), Catch::Contains("wrong kind"));
 }
+
+TEST_CASE("pl.system.syncall: the side follows core_type; operands by mode", "[ops][errors]") {
+  auto ws = tensor_var("ws", {16}, DataType::INT32);
+  auto used = make_var("n", std::make_shared<ScalarType>(DataType::INT32));
+  // The side of the barrier is its participant set (mix: both halves of a mixed kernel).
+  CHECK(call_affinity(*make_call("system.syncall", {}, {{"core_type", std::string("aiv_only")}}, Span{})) ==
+        CoreAffinity::Vector);
+  CHECK(call_affinity(*make_call("system.syncall", {}, {{"core_type", std::string("aic_only")}}, Span{})) ==
+        CoreAffinity::Cube);
+  auto mix = make_call("system.syncall", {}, {}, Span{});
+  CHECK(call_affinity(*mix) == CoreAffinity::Shared);
+  CHECK(mix->kwarg_string("core_type") == "mix");  // the registry's default, filled in
+  CHECK(error_of("system.syncall", {ws, used}, {{"mode", std::string("soft")}}).empty());
+  CHECK(error_of("system.syncall", {ws}, {{"mode", std::string("soft")}}).empty());
+  CHECK(error_of("system.syncall", {}, {{"core_type", std::string("all")}}).find("is not one of") != std::string::npos);
+  CHECK(error_of("system.syncall", {ws}).find("the hard barrier takes no operands") != std::string::npos);
+  CHECK(error_of("system.syncall", {}, {{"mode", std::string("soft")}}).find("needs a GM workspace") != std::string::npos);
+  CHECK(error_of("system.syncall", {tensor_var("f", {16})}, {{"mode", std::string("soft")}})
+            .find("counts in an INT32 GM tensor") != std::string::npos);
+  CHECK(error_of("system.syncall", {tensor_var("w8", {8}, DataType::INT32)}, {{"mode", std::string("soft")}})
+            .find("has 8 elements; the soft barrier needs at least 16") != std::string::npos);
+  CHECK(error_of("system.syncall", {ws, make_int(-1)}, {{"mode", std::string("soft")}})
+            .find("used_cores = -1 is outside") != std::string::npos);
+}
