@@ -142,8 +142,9 @@ class KernelEmitter : CStmtPrinter {
     return *off;
   }
 
-  // Declares the Tile object of `v` at its planned address (once).
-  void declare_tile(const Var& v, const Span& sp) {
+  // Declares the Tile object of `v` at its planned address (once), or at `at` (a window of a
+  // fractal-layout tile: its source's address plus its origin's offset in that layout).
+  void declare_tile(const Var& v, const Span& sp, const std::string& at = {}) {
     if (declared_.count(&v)) return;
     declared_.insert(&v);
     const auto* t = as_tile(v.type);
@@ -159,6 +160,8 @@ class KernelEmitter : CStmtPrinter {
     std::string addr = std::to_string(tile_addr(*t, sp));
     if (t->view && t->view->start_offset && const_int_value(t->view->start_offset) != 0)
       addr = fmt::format("({} + ({}) * {})", addr, expr(t->view->start_offset), dtype_bits(t->dtype) / 8);
+    if (!at.empty()) addr = at;
+    addrs_[&v] = addr;
     line(fmt::format("{} {}({}, {}); TASSIGN({}, (uint64_t){});", a, n, vr, vc, n, addr));
   }
 
@@ -314,6 +317,20 @@ class KernelEmitter : CStmtPrinter {
         const auto* src = as_tile(c.args[0]->type);
         if (!dst || !as_tile(dst->type) || tile_addr(*src, sp) != tile_addr(*as_tile(dst->type), sp))
           unreachable(sp, fmt::format("pl.{} whose result does not share its source's buffer", c.op->name), kAddressRule);
+        const auto* dt = as_tile(dst->type);
+        if (dt->view && !dt->view->buffer_shape.empty()) {
+          // A window of a fractal-layout tile: its origin's offset in the source's layout, as
+          // the tile API computes it (GetTileOffset), from the source's own address.
+          const auto* offs = c.args.size() > 2 ? as<MakeTuple>(c.args[2]) : nullptr;
+          if (!offs || offs->elems.size() != 2) unreachable(sp, "a window without 2 offsets", kTypeRule);
+          const auto* sv = as<Var>(c.args[0]);
+          const auto it = sv ? addrs_.find(sv) : addrs_.end();
+          const std::string base = it != addrs_.end() ? it->second : std::to_string(tile_addr(*src, sp));
+          declare_tile(*dst, sp,
+                       fmt::format("({} + GetTileOffset<{}>({}, {}) * {})", base, tile_alias(*src, sp), expr(offs->elems[0]),
+                                   expr(offs->elems[1]), dtype_bits(src->dtype) / 8));
+          return;
+        }
         dst_tile();
         return;
       }
@@ -713,6 +730,7 @@ class KernelEmitter : CStmtPrinter {
   std::vector<std::string> alias_defs_;
   std::map<std::string, std::string> alias_by_text_;
   std::set<const Var*> declared_;
+  std::map<const Var*, std::string> addrs_;  // each declared tile's address expression
 };
 
 }  // namespace

@@ -58,7 +58,14 @@ TypeSpelling tile_type_spelling(const TileType& t, const SocInfo& soc, const Spa
   const auto shape = static_shape(t.shape);
   if (!shape || shape->size() != 2) unreachable(sp, "a tile that is not 2-D with a static shape");
   const MemorySpace space = t.space.value_or(MemorySpace::Vec);
-  const int64_t R = (*shape)[0], C = tile_row_pitch(t, sp);
+  int64_t R = (*shape)[0], C = tile_row_pitch(t, sp);
+  // A window of a fractal-layout tile (Acc, Mat) is that tile's Tile type (InitMemRef's
+  // buffer_shape); its own extents are the valid shape the declaration gives.
+  if (t.view && t.view->buffer_shape.size() == 2) {
+    const auto br = const_int_value(t.view->buffer_shape[0]), bc = const_int_value(t.view->buffer_shape[1]);
+    if (!br || !bc) unreachable(sp, "a window of a tile without a static shape");
+    R = *br, C = *bc;
+  }
   // The view's layouts, else the implicit ones of the space (ir-and-passes.md §1.3).
   const TileLayouts l = effective_layouts(t, soc.left_col_major);
   const TileLayout b = l.blayout, s = l.slayout;

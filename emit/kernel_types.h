@@ -21,7 +21,7 @@ struct TypeSpelling {
 
 // The Tile<...> of `t`: its Cols is the row pitch, so a window of a wider tile (tile.slice, whose
 // TileView stride InitMemRef sets) is a Tile as wide as its source holding its own shape as the
-// valid extent.
+// valid extent. A window of an Acc / Mat tile (TileView buffer_shape) is its source's Tile.
 TypeSpelling tile_type_spelling(const ir::TileType& t, const ir::SocInfo& soc, const ir::Span& sp);
 
 // Elements between two rows of `t` in its buffer: the TileView's row stride, else its columns.

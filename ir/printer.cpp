@@ -491,6 +491,7 @@ class Printer {
     if (!v.valid_shape.empty()) f.push_back("valid_shape=" + list(v.valid_shape));
     if (!v.stride.empty()) f.push_back("stride=" + list(v.stride));
     if (v.start_offset) f.push_back("start_offset=" + expr(v.start_offset));
+    if (!v.buffer_shape.empty()) f.push_back("buffer_shape=" + list(v.buffer_shape));
     if (v.blayout) f.push_back(fmt::format("blayout=pl.TileLayout.{}", to_string(*v.blayout)));
     if (v.slayout) f.push_back(fmt::format("slayout=pl.TileLayout.{}", to_string(*v.slayout)));
     if (v.fractal) f.push_back(fmt::format("fractal={}", *v.fractal));

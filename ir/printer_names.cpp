@@ -89,6 +89,7 @@ void Scan::type(const TypePtr& t) {
       exprs(tl->view->valid_shape);
       exprs(tl->view->stride);
       expr(tl->view->start_offset);
+      exprs(tl->view->buffer_shape);
     }
   } else if (const auto* tu = as_tuple(t)) {
     for (const auto& e : tu->elems) type(e);

@@ -466,6 +466,7 @@ class Equaler {
       Seg o(*this, "start_offset");
       if (!expr(a->start_offset, b->start_offset)) return false;
     }
+    if (!expr_list(a->buffer_shape, b->buffer_shape, "buffer_shape", "TileView buffer_shape rank", ls, rs)) return false;
     if (a->blayout != b->blayout)
       return fail(fmt::format("TileView blayout mismatch ({} != {})", opt_name(a->blayout), opt_name(b->blayout)), ls, rs);
     if (a->slayout != b->slayout)

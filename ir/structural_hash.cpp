@@ -259,6 +259,7 @@ class Hasher {
         exprs(tl.view->valid_shape);
         exprs(tl.view->stride);
         expr(tl.view->start_offset);
+        exprs(tl.view->buffer_shape);
         opt(tl.view->blayout);
         opt(tl.view->slayout);
         mix(tl.view->fractal ? 1 + static_cast<uint64_t>(*tl.view->fractal) : 0);

@@ -120,11 +120,16 @@ TileLayouts implicit_layouts(MemorySpace space, int64_t rows, int64_t cols, bool
 
 TileLayouts effective_layouts(const TileType& t, bool left_col_major) {
   const auto shape = static_shape(t.shape);
-  const int64_t r = shape && shape->size() == 2 ? (*shape)[0] : 0;
+  int64_t r = shape && shape->size() == 2 ? (*shape)[0] : 0;
   int64_t c = shape && shape->size() == 2 ? (*shape)[1] : 0;
   // A window of a wider tile (tile.slice) is laid out with its parent's row pitch.
   if (t.view && t.view->stride.size() == 2)
     if (const auto p = const_int_value(t.view->stride[0])) c = *p;
+  // A window of a fractal-layout tile is laid out as that tile.
+  if (t.view && t.view->buffer_shape.size() == 2) {
+    const auto br = const_int_value(t.view->buffer_shape[0]), bc = const_int_value(t.view->buffer_shape[1]);
+    if (br && bc) r = *br, c = *bc;
+  }
   TileLayouts l = implicit_layouts(t.space.value_or(MemorySpace::Vec), r, c, left_col_major);
   if (t.view) {
     if (t.view->blayout) l.blayout = *t.view->blayout;

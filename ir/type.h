@@ -56,6 +56,11 @@ struct TileView {
   std::vector<ExprPtr> valid_shape;
   std::vector<ExprPtr> stride;
   ExprPtr start_offset;
+  // A window (tile.slice) of a tile in a fractal layout (Acc, Mat): the physical [rows, cols] of
+  // the tile whose buffer it views. Its Tile is that tile's type with the window's extents as the
+  // valid shape, placed at the source's address plus the offset of its origin in that layout
+  // (InitMemRef sets it; stride / start_offset describe row-major windows only).
+  std::vector<ExprPtr> buffer_shape;
   std::optional<TileLayout> blayout, slayout;
   std::optional<int64_t> fractal;
   std::optional<PadValue> pad;

@@ -120,6 +120,7 @@ void for_each_type_var(const TypePtr& t, const std::function<void(const Var&)>& 
     exprs(tl->view->stride);
     exprs(tl->view->valid_shape);
     one(tl->view->start_offset);
+    exprs(tl->view->buffer_shape);
   }
 }
 

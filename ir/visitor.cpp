@@ -180,6 +180,7 @@ TypePtr IRMutator::mutate_type(const TypePtr& t) {
       changed |= mutate_list(tl->view->stride, view->stride);
       view->start_offset = mutate(tl->view->start_offset);
       changed |= view->start_offset != tl->view->start_offset;
+      changed |= mutate_list(tl->view->buffer_shape, view->buffer_shape);
     }
     std::optional<MemRef> mr;
     changed |= mutate_memref(*this, tl->memref, mr);

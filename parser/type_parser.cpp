@@ -170,10 +170,12 @@ static ir::TensorView parse_tensor_view(FunctionBuilder& b, TSNode call) {
 static ir::TileView parse_tile_view(FunctionBuilder& b, TSNode call) {
   ir::TileView v;
   auto kw = view_kwargs(b, call, "pl.TileView",
-                        {"valid_shape", "stride", "start_offset", "blayout", "slayout", "fractal", "pad", "compact"});
+                        {"valid_shape", "stride", "start_offset", "buffer_shape", "blayout", "slayout", "fractal", "pad",
+                         "compact"});
   if (kw.count("valid_shape")) v.valid_shape = expr_list(b, kw["valid_shape"], "a valid_shape entry");
   if (kw.count("stride")) v.stride = expr_list(b, kw["stride"], "a stride");
   if (kw.count("start_offset")) v.start_offset = b.index_expr(kw["start_offset"], "start_offset");
+  if (kw.count("buffer_shape")) v.buffer_shape = expr_list(b, kw["buffer_shape"], "a buffer_shape entry");
   if (kw.count("blayout")) v.blayout = enum_arg<ir::TileLayout>(b, kw["blayout"], "TileLayout", ir::tile_layout_from_name);
   if (kw.count("slayout")) v.slayout = enum_arg<ir::TileLayout>(b, kw["slayout"], "TileLayout", ir::tile_layout_from_name);
   if (kw.count("pad")) v.pad = enum_arg<ir::PadValue>(b, kw["pad"], "PadValue", ir::pad_value_from_name);

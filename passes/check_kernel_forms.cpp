@@ -12,8 +12,9 @@
 //     static 2-D shape, a 2-D tile stored into a 1-D tensor, an atomic mode other than none / add;
 //   * element access (`tile.read` / `tile.write`) and `tile.assemble` offsets with other than two
 //     indices, a `tile.transpose` without its tmp tile, a `tile.transpose_view` of anything but a
-//     whole Mat tile in the NZ or ZN layout; a `tile.slice` window it cannot view (a
-//     source outside Vec, pad_value / clamp, a runtime or unaligned first column);
+//     whole Mat tile in the NZ or ZN layout; a `tile.slice` window it cannot view (pad_value /
+//     clamp; of a Vec tile, a first column not known to be 32-byte aligned; of an Acc / Mat
+//     tile, an origin off the NZ fractal grid; any other source);
 //   * an equal-shape elementwise op (registry same_shapes: tile.add, tile.and, ...) on tiles of
 //     different shapes (broadcasting; the hint names the op's row / col expand form);
 //   * a cross-core push / pop / free on a pipe the kernel does not initialise (no peer kernel);
@@ -30,10 +31,12 @@
 // changed. Requires MixedKernelExpanded (kernels are AIV / AIC functions).
 #include <fmt/format.h>
 
+#include <memory>
 #include <set>
 
 #include "ir/op_registry.h"
 #include "ir/verify_util.h"
+#include "passes/divisibility.h"
 #include "passes/form_rules.h"
 #include "passes/pass_util.h"
 #include "passes/passes.h"
@@ -123,25 +126,54 @@ class FormChecker : public FormRules {
     if (t->view && t->view->layout != TensorLayout::ND) reject(c.span, fmt::format("pl.{} on a non-ND tensor layout", n));
   }
 
-  // A tile.slice is a view into its source's buffer (a Tile as wide as the source, at an element
-  // offset, with the valid extents its valid_shape gives): a Vec source, 2-D offsets, no pad /
-  // clamp, and a first column the 32-byte alignment of Vec tiles allows.
+  // A tile.slice is a view into its source's buffer. Of a Vec tile: a Tile as wide as the source,
+  // at an element offset, with the valid extents its valid_shape gives — 2-D offsets, no pad /
+  // clamp, and a first column the 32-byte alignment of Vec tiles allows (a constant, or a runtime
+  // offset known to be a multiple of it). Of a tile in the NZ
+  // fractal layout (Acc, a Mat tile): the source's Tile at the offset of the window's origin in
+  // that layout, which needs the origin on the fractal grid: rows a multiple of 16 and columns a
+  // multiple of the fractal's width (16 elements of Acc, 32 bytes of Mat), constants or runtime
+  // offsets known to be such multiples (Divisibility).
   void check_window(const Call& c) {
     const Span& sp = c.span;
     const auto* src = as_tile(c.args[0]->type);
-    if (!src || src->space != MemorySpace::Vec)
-      reject(sp, "pl.tile.slice of a tile outside Vec memory", "slice the tile in Vec memory, or load the window from GM");
     if (list_size(c.args[2]) != 2) reject(sp, "pl.tile.slice with other than 2 offsets");
     const AttrValue* pad = c.kwarg("pad_value");
     if (pad && std::get_if<PadValue>(pad) && *std::get_if<PadValue>(pad) != PadValue::null)
       reject(sp, "pl.tile.slice with a pad_value");
     if (kw_true(c, "clamp")) reject(sp, "pl.tile.slice(clamp=True)");
     const auto* offs = as<MakeTuple>(c.args[2]);
+    if (src && src->space.value_or(MemorySpace::Vec) != MemorySpace::Vec) return check_fractal_window(c, *src, *offs);
+    if (!src) reject(sp, "pl.tile.slice of a value that is not a tile");
     const auto col = const_int_value(offs->elems[1]);
-    if (!col) reject(sp, "pl.tile.slice at a runtime column offset", "slice at a constant first column");
-    if ((*col * dtype_bits(src->dtype) / 8) % 32 != 0)
+    const int64_t bits = dtype_bits(src->dtype);
+    if (col && (*col * bits / 8) % 32 != 0)
       reject(sp, fmt::format("pl.tile.slice at column {} ({} bytes into a row; Vec tiles start on 32-byte boundaries)", *col,
-                             *col * dtype_bits(src->dtype) / 8));
+                             *col * bits / 8));
+    // A runtime first column: one known to be a multiple of 32 bytes of elements.
+    if (!col && (bits <= 0 || 256 % bits != 0 || !div_->multiple_of(offs->elems[1], 256 / bits)))
+      reject(sp, fmt::format("pl.tile.slice at a runtime column offset not known to be a multiple of {} (32 bytes of {})",
+                             bits > 0 ? 256 / bits : 0, dtype_name(src->dtype)),
+             "slice at a constant first column, or at a loop index stepping by a multiple of 32 bytes");
+  }
+
+  void check_fractal_window(const Call& c, const TileType& src, const MakeTuple& offs) {
+    const Span& sp = c.span;
+    const std::string space = fmt::format("{} {}", *src.space == MemorySpace::Acc ? "an" : "a", to_string(*src.space));
+    const TileLayouts l = effective_layouts(src, false);
+    const bool nz = l.blayout == TileLayout::col_major && l.slayout == TileLayout::row_major;
+    if ((src.space != MemorySpace::Acc && src.space != MemorySpace::Mat) || !nz)
+      reject(sp, fmt::format("pl.tile.slice of {} tile{}", space, nz ? "" : " outside the NZ layout"),
+             "slice the tile in Vec memory, or load the window from GM");
+    const int64_t elem_bytes = std::max(1, dtype_bits(src.dtype) / 8);
+    const int64_t inner_cols = l.fractal / (16 * elem_bytes);
+    if (!div_->multiple_of(offs.elems[0], 16))
+      reject(sp, fmt::format("pl.tile.slice of {} tile at a first row not known to be a multiple of 16", space),
+             "start the window on the 16-row fractal grid (a constant, or a loop index stepping by a multiple of 16)");
+    if (inner_cols <= 0 || !div_->multiple_of(offs.elems[1], inner_cols))
+      reject(sp, fmt::format("pl.tile.slice of {} tile at a first column not known to be a multiple of {} (the fractal's "
+                             "width in {} elements)", space, inner_cols, dtype_name(src.dtype)),
+             fmt::format("start the window on a multiple of {} columns", inner_cols));
   }
 
   // An equal-shape elementwise instruction (registry same_shapes: TADD, TAND, ...) on tiles of
@@ -283,10 +315,14 @@ class FormChecker : public FormRules {
  private:
   std::vector<std::pair<const TileType*, Span>> valid_shaped_;
   std::set<int64_t> pipes_;
+
+ public:
+  std::unique_ptr<Divisibility> div_;  // of the function being checked (window origins)
 };
 
 void check_function(const Program& p, const Function& f) {
   FormChecker checker;
+  checker.div_ = std::make_unique<Divisibility>(f);
   checker.note_pipes(f);
   checker.check_function(p, f, "kernel parameter");
   checker.check_valid_shapes();

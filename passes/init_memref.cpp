@@ -13,7 +13,9 @@
 //   * a window (tile.slice) shares its source's buffer and gets TileView stride [pitch, 1] and
 //     start_offset (its first element: row offset × pitch + column offset, summed through
 //     windows of windows); a view of a window (pl.set_validshape, a reshape of a contiguous
-//     window) starts where the window starts;
+//     window) starts where the window starts. A window of an Acc / Mat tile (NZ fractal layout)
+//     gets instead TileView buffer_shape, the physical shape of the tile it views (of the root,
+//     through windows of windows): the kernel places it at its origin in that layout;
 //   * first, copies where that sharing would clobber a value that is still read (SSA values must
 //     survive; memref_copies.h decides on a liveness model of the kernel). A buffer may hold
 //     several values over time only if every write into it — an op result, an in-place op, the
@@ -150,8 +152,12 @@ std::string space_tag(MemorySpace s) {
 
 // Windows of a tile (tile.slice): the row pitch of the buffer they sit in and their first
 // element, as the TileView's stride [pitch, 1] and start_offset. A window of a window adds up.
+// A window of a tile in a fractal layout (a non-Vec source) keeps instead the physical shape of
+// the tile it views (TileView buffer_shape); its origin is the slice's offsets, which the kernel
+// turns into an address in that layout.
 struct Window {
   ExprPtr pitch, start;
+  std::vector<ExprPtr> buffer;
 };
 // a + b and a * b over index expressions, folding constants (0 + x, 1 * x, c1 op c2).
 ExprPtr index_op(BinOp op, const ExprPtr& a, const ExprPtr& b, const Span& sp) {
@@ -177,7 +183,12 @@ class WindowScan : public IRVisitor {
     const auto* src = slice ? as<Var>(c->args[0]) : nullptr;
     const auto* st = src ? as_tile(src->type) : nullptr;
     const auto* offs = slice ? as<MakeTuple>(c->args[2]) : nullptr;
-    if (st && offs && st->shape.size() == 2 && offs->elems.size() == 2) {
+    if (st && offs && st->shape.size() == 2 && offs->elems.size() == 2 && st->space.value_or(MemorySpace::Vec) != MemorySpace::Vec) {
+      Window w;
+      if (auto it = windows.find(src); it != windows.end()) w.buffer = it->second.buffer;
+      else w.buffer = st->shape;
+      windows[s.var.get()] = w;
+    } else if (st && offs && st->shape.size() == 2 && offs->elems.size() == 2) {
       Window w;
       if (auto it = windows.find(src); it != windows.end()) w = it->second;
       else w = {st->shape[1], make_int(0, s.span, DataType::INDEX)};
@@ -193,6 +204,11 @@ class WindowScan : public IRVisitor {
       const auto* vt = as_tile(vsrc->type);
       if (rt && vt && rt->shape.size() == 2 && vt->shape.size() == 2) {
         const auto same = static_shape(rt->shape) == static_shape(vt->shape);
+        if (!w.buffer.empty() && !same)
+          throw CompileError("E501", s.span,
+                             fmt::format("pl.{} of a window of a {} tile is not supported yet", c->op->name,
+                                         to_string(vt->space.value_or(MemorySpace::Vec))),
+                             "reshape the whole source tile");
         if (same) {
           windows[s.var.get()] = w;
         } else {
@@ -295,8 +311,12 @@ FunctionPtr init_function(const FunctionPtr& in, Soc soc) {
     if (auto w = ws.windows.find(&v); w != ws.windows.end()) {
       auto tl = std::make_shared<TileType>(*as_tile(v.type));
       TileView view = tl->view.value_or(TileView{});
-      view.stride = {w->second.pitch, make_int(1, v.span, DataType::INDEX)};
-      view.start_offset = w->second.start;
+      if (!w->second.buffer.empty()) {
+        view.buffer_shape = w->second.buffer;
+      } else {
+        view.stride = {w->second.pitch, make_int(1, v.span, DataType::INDEX)};
+        view.start_offset = w->second.start;
+      }
       tl->view = std::move(view);
       t = tl;
     }

@@ -7,6 +7,8 @@
 //   * scalar-constant propagation: `x = 5` makes every later `x` read the constant;
 //   * tuple forwarding: `t = (a, b)` (an inlined helper's several results) makes `t[1]` read b
 //     and `return t` return a, b;
+//   * an if whose condition folds to a constant becomes the branch it takes (its results read
+//     the values that branch yields);
 //   * dead scalar assignment elimination: a scalar (or tuple) assignment nobody reads, whose value
 //     calls nothing, is removed.
 // Requires SSAForm (a name has one value), keeps it.
@@ -199,6 +201,25 @@ class Simplifier : public BindingMutator {
     }
     if (!changed) return s;
     return with_comments(std::make_shared<ReturnStmt>(std::move(vals), s->span), *s);
+  }
+  // An if whose condition folds to a constant is the branch it takes: that branch's statements in
+  // its place, and its results read the values the branch yields (a module-constant guard such
+  // as `if PADDED > TOPK:` whose other branch holds a tile Python never builds).
+  StmtPtr mutate_if(const std::shared_ptr<const IfStmt>& s) override {
+    ExprPtr c = mutate(s->cond);
+    std::optional<bool> k;
+    if (const auto* b = as<ConstBool>(c)) k = b->value;
+    else if (auto i = const_int_value(c)) k = *i != 0;
+    if (!k) return BindingMutator::mutate_if(s);
+    const StmtPtr& taken = *k ? s->then_body : s->else_body;
+    std::vector<StmtPtr> body = taken ? flatten_body(taken) : std::vector<StmtPtr>{};
+    const auto* y = !body.empty() ? as<YieldStmt>(body.back()) : nullptr;
+    const size_t n = y ? y->values.size() : 0;
+    if (n != s->return_vars.size()) return BindingMutator::mutate_if(s);
+    std::vector<StmtPtr> out;
+    for (size_t i = 0; i + (y ? 1 : 0) < body.size(); ++i) out.push_back(mutate(body[i]));
+    for (size_t i = 0; i < n; ++i) var_map[s->return_vars[i].get()] = mutate(y->values[i]);
+    return std::make_shared<SeqStmts>(std::move(out), s->span);
   }
   StmtPtr mutate_assign(const std::shared_ptr<const AssignStmt>& s) override {
     ExprPtr v = mutate(s->value);

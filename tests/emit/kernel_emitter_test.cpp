@@ -460,3 +460,30 @@ TEST_CASE("pl.system.syncall: the hard form names its core type, the soft one vi
   CHECK(hard < soft);
   CHECK(soft < derived);
 }
+
+TEST_CASE("a window of an Acc tile is the Acc tile's Tile at its origin's offset in that layout", "[emit]") {
+  // w: rows n.. of c_acc; v: columns 16.. of w (a window of a window, placed from w's address).
+  const std::string body = R"(
+    @pl.function(type=pl.FunctionType.AIC)
+    def mm(self, a: pl.Tensor[[32, 32], pl.FP16, pl.MemRef("mem_ddr_0", pl.const(0, pl.INT64), 2048)], n: pl.Scalar[pl.INDEX], out: pl.Out[pl.Tensor[[16, 16], pl.FP32, pl.MemRef("mem_ddr_2", pl.const(0, pl.INT64), 1024)]]) -> pl.Tensor[[16, 16], pl.FP32]:
+        mem_mat_3: pl.Ptr = pl.tile.alloc(memory_space=pl.Mem.Mat, size=2048)
+        mem_left_5: pl.Ptr = pl.tile.alloc(memory_space=pl.Mem.Left, size=2048)
+        mem_right_6: pl.Ptr = pl.tile.alloc(memory_space=pl.Mem.Right, size=2048)
+        mem_acc_7: pl.Ptr = pl.tile.alloc(memory_space=pl.Mem.Acc, size=4096)
+        a_l1: pl.Tile[[32, 32], pl.FP16, pl.MemRef(mem_mat_3, pl.const(0, pl.INT64), 2048), pl.Mem.Mat] = pl.tile.load(a, [0, 0], [32, 32], target_memory=pl.Mem.Mat)
+        a_l0a: pl.Tile[[32, 32], pl.FP16, pl.MemRef(mem_left_5, pl.const(0, pl.INT64), 2048), pl.Mem.Left] = pl.tile.move(a_l1, target_memory=pl.Mem.Left)
+        b_l0b: pl.Tile[[32, 32], pl.FP16, pl.MemRef(mem_right_6, pl.const(0, pl.INT64), 2048), pl.Mem.Right] = pl.tile.move(a_l1, target_memory=pl.Mem.Right)
+        c_acc: pl.Tile[[32, 32], pl.FP32, pl.MemRef(mem_acc_7, pl.const(0, pl.INT64), 4096), pl.Mem.Acc] = pl.tile.matmul(a_l0a, b_l0b)
+        w: pl.Tile[[16, 32], pl.FP32, pl.MemRef(mem_acc_7, pl.const(0, pl.INT64), 4096), pl.Mem.Acc, pl.TileView(buffer_shape=[32, 32])] = pl.tile.slice(c_acc, [16, 32], [n, 0])
+        v: pl.Tile[[16, 16], pl.FP32, pl.MemRef(mem_acc_7, pl.const(0, pl.INT64), 4096), pl.Mem.Acc, pl.TileView(buffer_shape=[32, 32])] = pl.tile.slice(w, [16, 16], [0, 16])
+        out_1: pl.Tensor[[16, 16], pl.FP32, pl.MemRef("mem_ddr_2", pl.const(0, pl.INT64), 1024)] = pl.tile.store(v, [0, 0], out)
+        return out_1
+)";
+  const std::string k = kernel_text(body, "mm");
+  INFO(k);
+  CHECK(k.find("Acc_float_32x32 w(16, 32); TASSIGN(w, (uint64_t)(0 + GetTileOffset<Acc_float_32x32>(n, 0) * 4));") !=
+        std::string::npos);
+  CHECK(k.find("Acc_float_32x32 v(16, 16); TASSIGN(v, (uint64_t)((0 + GetTileOffset<Acc_float_32x32>(n, 0) * 4) + "
+               "GetTileOffset<Acc_float_32x32>(0, 16) * 4));") != std::string::npos);
+  CHECK(k.find("TSTORE(v_gm, v);") != std::string::npos);
+}

@@ -73,7 +73,9 @@ TEST_CASE("forms the backend cannot write are E501 errors naming the form", "[Ch
       // as internal errors before).
       // Windows the view cannot spell (a tile.slice is a view into its source's buffer).
       {load + "        s = pl.tile.slice(t, [8, 8], [0, 4])\n", "pl.tile.slice at column 4 (16 bytes into a row; Vec tiles start on 32-byte boundaries)"},
-      {load + "        s = pl.tile.slice(t, [8, 8], [0, n])\n", "pl.tile.slice at a runtime column offset"},
+      {load + "        s = pl.tile.slice(t, [8, 8], [0, n])\n", "pl.tile.slice at a runtime column offset not known to be a multiple of 8 (32 bytes of FP32)"},
+      {load + "        for i in pl.range(0, 16, 4):\n            s = pl.tile.slice(t, [8, 4], [0, i])\n            u = pl.add(s, s)\n",
+       "pl.tile.slice at a runtime column offset not known to be a multiple of 8 (32 bytes of FP32)"},
       {"        c = pl.tile.ci(0, [16, 16], dtype=pl.INT32)\n", "pl.tile.ci of a tile with more than one row"},
       {"        pl.system.fence()\n", "pl.system.fence"},
       // A pop with no peer: only the halves of a mixed kernel get a pipe (and a kernel on the other core).
@@ -228,4 +230,72 @@ TEST_CASE("an equal-shape elementwise op on broadcasting tiles is an E501 error 
   // Equal shapes pass.
   auto ok = pass_test::parse(kernel_with(params, loads + "        s = pl.tile.add(t, t)\n        e = pl.tile.col_expand_add(t, v)\n"));
   CHECK(pass_test::compile_error_of([&] { pass_test::run(passes::check_kernel_forms_pass(), ok); }).empty());
+}
+
+namespace {
+// An AIC kernel with a matmul result `acc` [64, 64] FP32 in Acc, then `body`.
+std::string acc_kernel(const std::string& body) {
+  return "import pypto.language as pl\n\n@pl.program\nclass P:\n    @pl.function(type=pl.FunctionType.AIC)\n"
+         "    def k(self, a: pl.Tensor[[64, 64], pl.FP16], n: pl.Scalar[pl.INDEX], o: pl.Out[pl.Tensor[[64, 64], pl.FP32]])"
+         " -> pl.Tensor[[64, 64], pl.FP32]:\n"
+         "        am: pl.Tile[[64, 64], pl.FP16, pl.Mem.Mat] = pl.load(a, [0, 0], [64, 64], target_memory=pl.Mem.Mat)\n"
+         "        l: pl.Tile[[64, 64], pl.FP16, pl.Mem.Left] = pl.move(am, target_memory=pl.Mem.Left)\n"
+         "        r: pl.Tile[[64, 64], pl.FP16, pl.Mem.Right] = pl.move(am, target_memory=pl.Mem.Right)\n"
+         "        acc: pl.Tile[[64, 64], pl.FP32, pl.Mem.Acc] = pl.tile.matmul(l, r, out_dtype=pl.FP32)\n" +
+         body + "        return o\n";
+}
+}  // namespace
+
+TEST_CASE("windows of an Acc tile on the NZ fractal grid are kernel forms the backend writes", "[CheckKernelForms]") {
+  // Constant origins, a loop index stepping by 16, a scalar computed from one, a window of a window.
+  const std::string body =
+      "        w = pl.tile.slice(acc, [16, 64], [16, 0])\n"
+      "        o1 = pl.store(w, [0, 0], o)\n"
+      "        for i in pl.range(0, 64, 16):\n"
+      "            c = pl.tile.slice(acc, [64, 16], [0, i])\n"
+      "            o2 = pl.store(c, [0, i], o)\n"
+      "        for j in pl.range(0, 4):\n"
+      "            r0: pl.Scalar[pl.INDEX] = j * 16\n"
+      "            b = pl.tile.slice(acc, [16, 64], [r0, 0])\n"
+      "            b2 = pl.tile.slice(b, [16, 16], [0, 32])\n"
+      "            o3 = pl.store(b2, [r0, 32], o)\n";
+  auto before = pass_test::parse(acc_kernel(body));
+  auto expected = pass_test::parse(acc_kernel(body));
+  pass_test::require_equal(pass_test::run(passes::check_kernel_forms_pass(), before), expected);
+}
+
+TEST_CASE("a window of an Acc tile off the fractal grid is an E501 error saying which origin", "[CheckKernelForms]") {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"        w = pl.tile.slice(acc, [8, 64], [8, 0])\n",
+       "pl.tile.slice of an Acc tile at a first row not known to be a multiple of 16"},
+      {"        w = pl.tile.slice(acc, [16, 8], [0, 8])\n",
+       "pl.tile.slice of an Acc tile at a first column not known to be a multiple of 16 (the fractal's width in FP32 elements)"},
+      // A runtime origin nothing shows to be aligned (a scalar parameter; a loop stepping by 8).
+      {"        w = pl.tile.slice(acc, [16, 64], [n, 0])\n",
+       "pl.tile.slice of an Acc tile at a first row not known to be a multiple of 16"},
+      {"        for i in pl.range(0, 64, 8):\n            w = pl.tile.slice(acc, [16, 16], [0, i])\n"
+       "            o2 = pl.store(w, [0, 0], o)\n",
+       "pl.tile.slice of an Acc tile at a first column not known to be a multiple of 16"},
+      // Left / Right tiles have no window view.
+      {"        w = pl.tile.slice(l, [16, 16], [0, 0])\n", "pl.tile.slice of a Left tile"},
+  };
+  for (const auto& [body, what] : cases) {
+    auto p = pass_test::parse(acc_kernel(body));
+    const std::string msg = pass_test::compile_error_of([&] { pass_test::run(passes::check_kernel_forms_pass(), p); });
+    INFO(body << "\n→ " << msg);
+    CHECK(msg.find(what) != std::string::npos);
+    CHECK(msg.find("is not supported yet in a kernel") != std::string::npos);
+  }
+}
+
+TEST_CASE("a Vec window at a loop index stepping by 32 bytes of columns is a kernel form the backend writes", "[CheckKernelForms]") {
+  const std::string body =
+      "        t: pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec] = pl.load(x, [0, 0], [16, 16])\n"
+      "        for i in pl.range(0, 16, 8):\n"
+      "            s = pl.tile.slice(t, [16, 8], [0, i])\n"
+      "            u = pl.add(s, s)\n"
+      "            r = pl.store(u, [0, i], o)\n";
+  auto before = pass_test::parse(kernel(body));
+  auto expected = pass_test::parse(kernel(body));
+  pass_test::require_equal(pass_test::run(passes::check_kernel_forms_pass(), before), expected);
 }

@@ -281,6 +281,50 @@ class P:
   pass_test::require_equal(after, expected);
 }
 
+TEST_CASE("a window of an Acc tile shares its buffer and records the tile it views", "[InitMemRef]") {
+  // w = rows n.. of c; v = columns 16.. of w: both are laid out as c's [32, 32] NZ tile (its
+  // buffer_shape), with no row-major stride / start_offset (the kernel places them at their
+  // origin's offset in the fractal layout).
+  auto before = pass_test::parse(R"(
+import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.AIC)
+    def k(self, a: pl.Tensor[[32, 32], pl.FP16], n: pl.Scalar[pl.INDEX], o: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:
+        am: pl.Tile[[32, 32], pl.FP16, pl.Mem.Mat] = pl.load(a, [0, 0], [32, 32], target_memory=pl.Mem.Mat)
+        al: pl.Tile[[32, 32], pl.FP16, pl.Mem.Left] = pl.move(am, target_memory=pl.Mem.Left)
+        br: pl.Tile[[32, 32], pl.FP16, pl.Mem.Right] = pl.move(am, target_memory=pl.Mem.Right)
+        c: pl.Tile[[32, 32], pl.FP32, pl.Mem.Acc] = pl.matmul(al, br)
+        w: pl.Tile[[16, 32], pl.FP32, pl.Mem.Acc] = pl.tile.slice(c, [16, 32], [n, 0])
+        v: pl.Tile[[16, 16], pl.FP32, pl.Mem.Acc] = pl.tile.slice(w, [16, 16], [0, 16])
+        r: pl.Tensor[[16, 16], pl.FP32] = pl.store(v, [0, 0], o)
+        return r
+)");
+  auto after = init(before);
+  ir::DiagnosticSink sink;
+  CHECK(ir::verify(*after, {ir::Property::HasMemRefs}, sink));
+  std::map<std::string, const ir::TileType*> tiles;
+  for (const auto& s : ir::flatten_body(after->functions[0]->body))
+    if (const auto* a = ir::as<ir::AssignStmt>(s))
+      if (const auto* t = ir::as_tile(a->var->type)) tiles[a->var->name] = t;
+  REQUIRE((tiles.count("c") && tiles.count("w") && tiles.count("v")));
+  for (const char* n : {"w", "v"}) {
+    INFO(n);
+    const auto* t = tiles[n];
+    CHECK(t->memref->base == tiles["c"]->memref->base);
+    REQUIRE(t->view);
+    REQUIRE(t->view->buffer_shape.size() == 2);
+    CHECK(ir::const_int_value(t->view->buffer_shape[0]) == 32);
+    CHECK(ir::const_int_value(t->view->buffer_shape[1]) == 32);
+    CHECK(t->view->stride.empty());
+    CHECK(!t->view->start_offset);
+  }
+  // The printed form reads back (pass dumps).
+  auto reread = pass_test::parse(ir::print_program(*after));
+  pass_test::require_equal(reread, after);
+}
+
 TEST_CASE("a view of a window starts where the window starts; a non-contiguous window is not reshaped",
           "[InitMemRef]") {
   // r = row 2 of t ([1, 64] at element 128), reshaped to [64, 1]: the column starts at element

@@ -185,3 +185,45 @@ def f(n: pl.Scalar[pl.INDEX]):
   ir::DiagnosticSink sink;
   CHECK(ir::verify(*after, {ir::Property::TypeChecked}, sink));
 }
+
+TEST_CASE("an if whose condition folds to a constant is the branch it takes", "[Simplify]") {
+  // `if A > B` of two constants: the false one goes with the zero-width tensor it would build (an
+  // allocation of size 0 downstream); its result reads the else branch's value. A true condition
+  // without results keeps its body.
+  auto before = pass_test::parse(R"(
+import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def f(self, x: pl.Tensor[[8, 128], pl.FP32], y: pl.Out[pl.Tensor[[8, 128], pl.FP32]]) -> pl.Tensor[[8, 128], pl.FP32]:
+        a: pl.Scalar[pl.INDEX] = 128
+        y_1: pl.Tensor[[8, 128], pl.FP32] = pl.tensor.assemble(y, pl.tensor.adds(x, 1.0), [0, 0])
+        if a > 128:
+            y_2: pl.Tensor[[8, 128], pl.FP32] = pl.tensor.assemble(y_1, pl.tensor.full([8, 0], dtype=pl.FP32, value=2.0), [0, 128])
+            y_3 = pl.yield_(y_2)
+        else:
+            y_3 = pl.yield_(y_1)
+        if a == 128:
+            y_4: pl.Tensor[[8, 128], pl.FP32] = pl.tensor.assemble(y_3, pl.tensor.adds(x, 3.0), [0, 0])
+            y_5 = pl.yield_(y_4)
+        else:
+            y_5 = pl.yield_(y_3)
+        return y_5
+)");
+  auto expected = pass_test::parse(R"(
+import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def f(self, x: pl.Tensor[[8, 128], pl.FP32], y: pl.Out[pl.Tensor[[8, 128], pl.FP32]]) -> pl.Tensor[[8, 128], pl.FP32]:
+        y_1: pl.Tensor[[8, 128], pl.FP32] = pl.tensor.assemble(y, pl.tensor.adds(x, 1.0), [0, 0])
+        y_4: pl.Tensor[[8, 128], pl.FP32] = pl.tensor.assemble(y_1, pl.tensor.adds(x, 3.0), [0, 0])
+        return y_4
+)");
+  auto after = pass_test::run(passes::simplify_pass(), before);
+  after = pass_test::run(passes::normalize_stmt_structure_pass(), after);
+  expected = pass_test::run(passes::normalize_stmt_structure_pass(), expected);
+  pass_test::require_equal(after, expected);
+}

@@ -165,12 +165,30 @@ using TileRight = Tile<TileType::Right, T, R, C, BLayout::RowMajor, RV, CV, SLay
 template <typename T, int R, int C, int RV = R, int CV = C>
 using TileAcc = Tile<TileType::Acc, T, R, C, BLayout::ColMajor, RV, CV, SLayout::RowMajor, 1024>;
 
-// Place `tile` at byte offset `addr` of its memory space on the calling core.
+// The storage offset (in elements) of element (row, col) of a TileT, in this runtime's storage
+// convention (above); pto-isa's function of the same name gives the NPU's fractal layouts. A
+// window of a fractal-layout tile is declared with its source's Tile type at
+// source + GetTileOffset<Source>(r0, c0) * sizeof(T), which addresses the same elements on both.
+template <typename TileT>
+    requires is_tile_v<TileT>
+inline std::size_t GetTileOffset(int row, int col) {
+    if constexpr (TileT::ColumnStored) return static_cast<std::size_t>(col) * TileT::Rows + row;
+    else return static_cast<std::size_t>(row) * TileT::Cols + col;
+}
+
+// Place `tile` at byte offset `addr` of its memory space on the calling core. The bytes its valid
+// region reaches must lie inside the space: a window declared with its source's Tile type (see
+// GetTileOffset) may have a static extent past the end of the buffer it views.
 template <typename TileT, typename AddrT>
     requires is_tile_v<TileT>
 inline void TASSIGN(TileT& tile, AddrT addr) {
     const uint64_t a = static_cast<uint64_t>(addr);
-    uint8_t* p = sim::resolve(TileT::Loc, a, TileT::Bytes, alignof(typename TileT::DType));
+    const std::size_t vr = tile.GetValidRow(), vc = tile.GetValidCol();
+    std::size_t reach = TileT::Bytes;
+    if (vr == 0 || vc == 0) reach = 0;
+    else if constexpr (TileT::ColumnStored) reach = ((vc - 1) * TileT::Rows + vr) * sizeof(typename TileT::DType);
+    else reach = ((vr - 1) * TileT::Cols + vc) * sizeof(typename TileT::DType);
+    uint8_t* p = sim::resolve(TileT::Loc, a, reach, alignof(typename TileT::DType));
     tile.bind_(a, reinterpret_cast<typename TileT::DType*>(p));
 }
 
