@@ -18,6 +18,8 @@
 // "rint" does), so the chain stays on the cube. Other rounding modes keep the vector cast.
 // Not supported yet (E501 at the matmul): a larger-than-L0C result used otherwise, operands with a
 // valid shape, extents no aligned block divides.
+// An operand the vector core computes (a Vec tile moved to Left / Right) is first moved to Mat,
+// where ExpandMixedKernel's pop places it, and its blocks are extracted from there.
 // The K loop is sequential (the reference emits a two-stage pipeline). Runs on SSA tile code
 // before InferTileMemorySpace; keeps SSAForm and TileOpsOnly.
 #include <fmt/format.h>
@@ -90,6 +92,7 @@ struct Site {
   bool scratch = false;               // a tile.store to GM, or (true) a tile.assemble into a Mat tile
   Block blk;
   int64_t M, N, K;
+  ExprPtr A, B;  // the Mat operands the blocks are extracted from
 };
 
 class Tiler : public IRMutator {
@@ -127,6 +130,7 @@ class Tiler : public IRMutator {
   }
 
   StmtPtr mutate_assign(const std::shared_ptr<const AssignStmt>& s) override {
+    if (auto it = staged_.find(s.get()); it != staged_.end()) return it->second;
     if (dropped_.count(s.get())) return std::make_shared<SeqStmts>(std::vector<StmtPtr>{}, s->span);
     if (auto it = at_stmt_.find(s.get()); it != at_stmt_.end()) return lower(*it->second);
     return IRMutator::mutate_assign(s);
@@ -149,8 +153,10 @@ class Tiler : public IRMutator {
     const AssignStmt* rm = rv && defs_.count(rv) ? defs_.at(rv) : nullptr;
     const Call* lc = call_of(lm, "tile.move");
     const Call* rc = call_of(rm, "tile.move");
-    // Only the compiler's own Mat → Left / Right moves, read by this matmul alone.
-    if (!lc || !rc || !in_space(lc->args[0], MemorySpace::Mat) || !in_space(rc->args[0], MemorySpace::Mat)) return;
+    // Only the compiler's own moves to Left / Right, read by this matmul alone, of Mat tiles or of
+    // tiles the vector core computes (staged in Mat first: ExpandMixedKernel pops them there).
+    auto movable = [](const Call* c) { return c && (in_space(c->args[0], MemorySpace::Mat) || in_space(c->args[0], MemorySpace::Vec)); };
+    if (!movable(lc) || !movable(rc)) return;
     if (!in_space(mm->args[o], MemorySpace::Left) || !in_space(mm->args[o + 1], MemorySpace::Right)) return;
     if (uses_[lv] != 1 || uses_[rv] != 1) return;
     const auto* lt = as_tile(lc->args[0]->type);
@@ -174,7 +180,18 @@ class Tiler : public IRMutator {
     if (!blk)
       reject(sp, fmt::format("no L0 block fits the [{}, {}] x [{}, {}] matmul: its extents need 16-aligned M / N "
                              "blocks and a 32-byte-aligned K block that divide them", M, K, K, N), hint);
-    Site site{lm, rm, &s, nullptr, false, *blk, M, N, K};
+    Site site{lm, rm, &s, nullptr, false, *blk, M, N, K, lc->args[0], rc->args[0]};
+    // A Vec operand: `<name>_mat = tile.move(v, target_memory=Mat)` in place of its L0 move.
+    for (auto [move, mat] : {std::pair{lm, &site.A}, std::pair{rm, &site.B}}) {
+      if (!in_space(*mat, MemorySpace::Vec)) continue;
+      auto mt = std::make_shared<TileType>(*as_tile((*mat)->type));
+      mt->space = MemorySpace::Mat;
+      mt->view.reset();
+      auto v = make_var(move->var->name + "_mat", mt, move->span);
+      staged_[move] = std::make_shared<AssignStmt>(
+          v, make_call("tile.move", {*mat}, {{"target_memory", MemorySpace::Mat}}, move->span), move->span);
+      *mat = v;
+    }
     const bool tiles_output = blk->m != M || blk->n != N;
     if (tiles_output && acc)
       reject(sp, fmt::format("the [{}, {}] accumulator of this matmul_acc does not fit one Acc tile ({} bytes)", M, N,
@@ -231,7 +248,7 @@ class Tiler : public IRMutator {
   VarPtr k_loop(const Site& s, const ExprPtr& row, const ExprPtr& col, VarPtr result, std::vector<StmtPtr>& out) {
     const Span& sp = s.matmul->span;
     const Call* mm = as<Call>(s.matmul->value);
-    const ExprPtr A = as<Call>(s.lhs_move->value)->args[0], B = as<Call>(s.rhs_move->value)->args[0];
+    const ExprPtr A = s.A, B = s.B;
     const std::string base = s.matmul->var->name;
     const Block& b = s.blk;
     ExprPtr l0 = extract(A, row, make_int(0, sp), b.m, b.k, MemorySpace::Left, sp, out, base + "_l0a");
@@ -316,6 +333,7 @@ class Tiler : public IRMutator {
   std::unordered_map<const Var*, const AssignStmt*> store_of_, scratch_of_;
   std::vector<std::unique_ptr<Site>> sites_;
   std::unordered_set<const AssignStmt*> dropped_;
+  std::unordered_map<const AssignStmt*, StmtPtr> staged_;  // a Vec operand's L0 move → its move to Mat
   std::unordered_map<const AssignStmt*, const Site*> at_stmt_;
 };
 

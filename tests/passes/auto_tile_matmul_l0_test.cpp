@@ -4,7 +4,7 @@
 // tensor, or assembled block by block into a Mat tile; a matmul result narrowed with
 // mode="rint" for another matmul is assembled into a Mat tile instead of cast on the vector core
 // (other modes keep the cast); a larger-than-L0C result used otherwise than by one store or one
-// Mat assemble is E501 at the matmul.
+// Mat assemble is E501 at the matmul; an operand computed in Vec is moved to Mat and tiled there.
 #include "pass_test_util.h"
 
 using namespace pypto;
@@ -217,4 +217,48 @@ class P:
   CHECK(text.find("pl.tile.move(bm") == std::string::npos);  // no whole-operand move is left
   CHECK(text.find("c_k0: pl.Tile[[16, 256], pl.FP32, pl.Mem.Acc] = pl.tile.matmul_acc(c0, c_l0a, c_l0b)") != std::string::npos);
   CHECK(text.find("pl.tile.matmul_acc(c_acc, ") != std::string::npos);
+}
+
+TEST_CASE("an operand the vector core computes is moved to Mat and its blocks extracted from there", "[AutoTileMatmulL0]") {
+  // e [32, 128] BF16 is computed in Vec; w [128, 512] BF16 is 128 KiB (L0B 64 KiB): m = 32,
+  // n = 512, k = 64. e's move to Left becomes a move to Mat (ExpandMixedKernel pops it there).
+  auto before = pass_test::parse(R"(
+import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, x: pl.Tensor[[32, 128], pl.FP32], w: pl.Tensor[[128, 512], pl.BF16], o: pl.Out[pl.Tensor[[32, 512], pl.FP32]]) -> pl.Tensor[[32, 512], pl.FP32]:
+        xv: pl.Tile[[32, 128], pl.FP32, pl.Mem.Vec] = pl.tile.load(x, [0, 0], [32, 128])
+        e: pl.Tile[[32, 128], pl.BF16, pl.Mem.Vec] = pl.tile.cast(xv, target_type=pl.BF16, mode="rint")
+        wm: pl.Tile[[128, 512], pl.BF16, pl.Mem.Mat] = pl.tile.load(w, [0, 0], [128, 512], target_memory=pl.Mem.Mat)
+        l: pl.Tile[[32, 128], pl.BF16, pl.Mem.Left] = pl.tile.move(e, target_memory=pl.Mem.Left)
+        r: pl.Tile[[128, 512], pl.BF16, pl.Mem.Right] = pl.tile.move(wm, target_memory=pl.Mem.Right)
+        c: pl.Tile[[32, 512], pl.FP32, pl.Mem.Acc] = pl.tile.matmul(l, r, out_dtype=pl.FP32)
+        o_1: pl.Tensor[[32, 512], pl.FP32] = pl.tile.store(c, [0, 0], o)
+        return o_1
+)");
+  auto expected = pass_test::parse(R"(
+import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, x: pl.Tensor[[32, 128], pl.FP32], w: pl.Tensor[[128, 512], pl.BF16], o: pl.Out[pl.Tensor[[32, 512], pl.FP32]]) -> pl.Tensor[[32, 512], pl.FP32]:
+        xv: pl.Tile[[32, 128], pl.FP32, pl.Mem.Vec] = pl.tile.load(x, [0, 0], [32, 128])
+        e: pl.Tile[[32, 128], pl.BF16, pl.Mem.Vec] = pl.tile.cast(xv, target_type=pl.BF16, mode="rint")
+        wm: pl.Tile[[128, 512], pl.BF16, pl.Mem.Mat] = pl.tile.load(w, [0, 0], [128, 512], target_memory=pl.Mem.Mat)
+        em: pl.Tile[[32, 128], pl.BF16, pl.Mem.Mat] = pl.tile.move(e, target_memory=pl.Mem.Mat)
+        l0: pl.Tile[[32, 64], pl.BF16, pl.Mem.Left] = pl.tile.extract(em, 0, 0, [32, 64], target_memory=pl.Mem.Left)
+        r0: pl.Tile[[64, 512], pl.BF16, pl.Mem.Right] = pl.tile.extract(wm, 0, 0, [64, 512], target_memory=pl.Mem.Right)
+        c0: pl.Tile[[32, 512], pl.FP32, pl.Mem.Acc] = pl.tile.matmul(l0, r0, out_dtype=pl.FP32)
+        for kb, (acc,) in pl.range(1, 2, init_values=(c0,)):
+            lk: pl.Tile[[32, 64], pl.BF16, pl.Mem.Left] = pl.tile.extract(em, 0, kb * 64, [32, 64], target_memory=pl.Mem.Left)
+            rk: pl.Tile[[64, 512], pl.BF16, pl.Mem.Right] = pl.tile.extract(wm, kb * 64, 0, [64, 512], target_memory=pl.Mem.Right)
+            nxt: pl.Tile[[32, 512], pl.FP32, pl.Mem.Acc] = pl.tile.matmul_acc(acc, lk, rk)
+            c = pl.yield_(nxt)
+        o_1: pl.Tensor[[32, 512], pl.FP32] = pl.tile.store(c, [0, 0], o)
+        return o_1
+)");
+  pass_test::require_equal(tile(before), expected);
 }
