@@ -8,9 +8,9 @@
 //   * tuple forwarding: `t = (a, b)` (an inlined helper's several results) makes `t[1]` read b
 //     and `return t` return a, b;
 //   * an if whose condition folds to a constant becomes the branch it takes (its results read
-//     the values that branch yields);
+//     the values that branch yields); a loop carry the body yields unchanged is its init;
 //   * dead scalar assignment elimination: a scalar (or tuple) assignment nobody reads, whose value
-//     calls nothing, is removed.
+//     calls nothing (a tuple: nothing but reads of tensor handles), is removed.
 // Requires SSAForm (a name has one value), keeps it.
 #include <cmath>
 #include <optional>
@@ -221,6 +221,42 @@ class Simplifier : public BindingMutator {
     for (size_t i = 0; i < n; ++i) var_map[s->return_vars[i].get()] = mutate(y->values[i]);
     return std::make_shared<SeqStmts>(std::move(out), s->span);
   }
+  // A loop carry whose body yields it unchanged is its initial value: the iter_arg and the
+  // result read the init, and the carry goes (what remains of a carry whose writes sat in a
+  // branch that folded away; left, it would make an unwritten tensor look written).
+  StmtPtr mutate_for(const std::shared_ptr<const ForStmt>& s) override {
+    // The body first: folding inside it (an if) may be what leaves a carry unchanged.
+    const StmtPtr m = BindingMutator::mutate_for(s);
+    const auto* f = as<ForStmt>(m);
+    if (!f) return m;
+    std::vector<StmtPtr> body = flatten_body(f->body);
+    const auto* y = !body.empty() ? as<YieldStmt>(body.back()) : nullptr;
+    if (!y || y->values.size() != f->iter_args.size() || f->return_vars.size() != f->iter_args.size() ||
+        s->return_vars.size() != f->return_vars.size())
+      return m;
+    std::vector<IterArgPtr> ias;
+    std::vector<ExprPtr> vals;
+    std::vector<VarPtr> rvs;
+    for (size_t k = 0; k < f->iter_args.size(); ++k) {
+      if (y->values[k].get() == f->iter_args[k].get() && !f->iter_args[k]->rebind) {
+        const ExprPtr& init = f->iter_args[k]->init;
+        var_map[f->iter_args[k].get()] = init;
+        var_map[f->return_vars[k].get()] = init;
+        var_map[s->return_vars[k].get()] = init;
+        continue;
+      }
+      ias.push_back(f->iter_args[k]);
+      vals.push_back(y->values[k]);
+      rvs.push_back(f->return_vars[k]);
+    }
+    if (ias.size() == f->iter_args.size()) return m;
+    body.pop_back();
+    if (!vals.empty()) body.push_back(std::make_shared<YieldStmt>(std::move(vals), y->span));
+    auto loop = std::make_shared<ForStmt>(f->loop_var, f->start, f->stop, f->step, std::move(ias),
+                                          make_body(std::move(body), f->body->span), std::move(rvs), f->kind, f->span,
+                                          f->stage);
+    return BindingMutator::mutate_for(with_comments(loop, *f));
+  }
   StmtPtr mutate_assign(const std::shared_ptr<const AssignStmt>& s) override {
     ExprPtr v = mutate(s->value);
     if (as<MakeTuple>(v)) tuples_[s->var.get()] = std::static_pointer_cast<const MakeTuple>(v);
@@ -298,6 +334,20 @@ bool has_call(const ExprPtr& e) {
   return v.found;
 }
 
+// Whether every call in `e` reads and changes nothing: element reads, views, extent queries and
+// creations on tensor handles (registry: orchestration ops that write no tensor operand).
+bool calls_are_reads(const ExprPtr& e) {
+  struct V : IRVisitor {
+    bool ok = true;
+    void visit_call(const Call& c) override {
+      if (!c.op || !c.op->orchestration || c.op->written_tensor >= 0 || c.op->family() == "system") ok = false;
+      IRVisitor::visit_call(c);
+    }
+  } v;
+  v.visit(e);
+  return v.ok;
+}
+
 // Uses of Vars in statements and in the types of bound Vars (shapes, views).
 class AllUses : public IRVisitor {
  public:
@@ -330,7 +380,10 @@ class DeadScalarRemover : public IRMutator {
  protected:
   bool dead(const StmtPtr& s) {
     const auto* a = as<AssignStmt>(s);
-    if (!a || !(as_scalar(a->var->type) || as<MakeTuple>(a->value)) || has_call(a->value)) return false;
+    if (!a || !(as_scalar(a->var->type) || as<MakeTuple>(a->value))) return false;
+    // A tuple's calls were forwarded to the reads of its elements; an unread one goes when they
+    // only read (an inlined helper's `return t, pl.array.get_element(ids, 0)`).
+    if (has_call(a->value) && !(as<MakeTuple>(a->value) && calls_are_reads(a->value))) return false;
     auto it = uses.find(a->var.get());
     return it == uses.end() || it->second == 0;
   }

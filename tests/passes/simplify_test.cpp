@@ -227,3 +227,69 @@ class P:
   expected = pass_test::run(passes::normalize_stmt_structure_pass(), expected);
   pass_test::require_equal(after, expected);
 }
+
+TEST_CASE("an unread tuple whose calls only read tensor handles goes once its elements are forwarded", "[Simplify]") {
+  // An inlined helper's `return x, pl.tensor.read(x, [0])`: the read is forwarded to its use, the
+  // tuple is dead. A tuple holding a call that writes stays (the call would be lost).
+  auto before = pass_test::parse(R"(
+import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def f(self, x: pl.Tensor[[8], pl.FP32]) -> pl.Scalar[pl.FP32]:
+        t: pl.Tuple[pl.Tensor[[8], pl.FP32], pl.Scalar[pl.FP32]] = [x, pl.tensor.read(x, [0])]
+        s: pl.Scalar[pl.FP32] = t[1]
+        return s
+)");
+  auto expected = pass_test::parse(R"(
+import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def f(self, x: pl.Tensor[[8], pl.FP32]) -> pl.Scalar[pl.FP32]:
+        s: pl.Scalar[pl.FP32] = pl.tensor.read(x, [0])
+        return s
+)");
+  pass_test::require_equal(pass_test::run(passes::simplify_pass(), before), expected);
+}
+
+TEST_CASE("a loop carry the body yields unchanged is its initial value", "[Simplify]") {
+  // The write of `b` sat in a branch that folds away: b's carry is yielded unchanged, so the loop
+  // stops carrying it and its result reads the init (a kernel would otherwise return an
+  // unwritten In tensor as a result).
+  auto before = pass_test::parse(R"(
+import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def f(self, a: pl.Tensor[[8], pl.FP32], b: pl.Tensor[[8], pl.FP32]) -> tuple[pl.Tensor[[8], pl.FP32], pl.Tensor[[8], pl.FP32]]:
+        for i, (a_1, b_1) in pl.range(4, init_values=(a, b)):
+            a_2: pl.Tensor[[8], pl.FP32] = pl.tensor.adds(a_1, 1.0)
+            if 2 > 3:
+                b_2: pl.Tensor[[8], pl.FP32] = pl.tensor.adds(b_1, 1.0)
+                b_3 = pl.yield_(b_2)
+            else:
+                b_3 = pl.yield_(b_1)
+            a_3, b_4 = pl.yield_(a_2, b_3)
+        return a_3, b_4
+)");
+  auto expected = pass_test::parse(R"(
+import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def f(self, a: pl.Tensor[[8], pl.FP32], b: pl.Tensor[[8], pl.FP32]) -> tuple[pl.Tensor[[8], pl.FP32], pl.Tensor[[8], pl.FP32]]:
+        for i, (a_1,) in pl.range(4, init_values=(a,)):
+            a_2: pl.Tensor[[8], pl.FP32] = pl.tensor.adds(a_1, 1.0)
+            a_3 = pl.yield_(a_2)
+        return a_3, b
+)");
+  auto after = pass_test::run(passes::simplify_pass(), before);
+  after = pass_test::run(passes::normalize_stmt_structure_pass(), after);
+  expected = pass_test::run(passes::normalize_stmt_structure_pass(), expected);
+  pass_test::require_equal(after, expected);
+}
