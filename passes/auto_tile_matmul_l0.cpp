@@ -16,8 +16,9 @@
 // mode="rint")` read only by moves to Left / Right, is not cast on the vector core: `cb` becomes a
 // Mat tile that `c` is assembled into (the cube's FIXPIPE write-back narrows, half to even, as
 // "rint" does), so the chain stays on the cube. Other rounding modes keep the vector cast.
-// Not supported yet (E501 at the matmul): a larger-than-L0C result used otherwise, operands with a
-// valid shape, extents no aligned block divides.
+// Operands with a valid shape on M / N are tiled as whole blocks. Not supported yet (E501 at the
+// matmul): a larger-than-L0C result used otherwise, a valid shape short of K, extents no aligned
+// block divides.
 // An operand the vector core computes (a Vec tile moved to Left / Right) is first moved to Mat,
 // where ExpandMixedKernel's pop places it, and its blocks are extracted from there.
 // The K loop is sequential (the reference emits a two-stage pipeline). Runs on SSA tile code
@@ -173,8 +174,16 @@ class Tiler : public IRMutator {
     const Span& sp = s.span;
     const std::string hint = "tile the matmul by hand at tile level (pl.load windows into Mat, pl.tile.extract "
                              "L0 blocks, pl.matmul / pl.matmul_acc), or use smaller operands";
-    if ((lt->view && !lt->view->valid_shape.empty()) || (rt->view && !rt->view->valid_shape.empty()))
-      reject(sp, "automatic L0 tiling of a matmul whose operands have a valid shape is not supported yet", hint);
+    // A valid shape on M (the lhs rows) or N (the rhs columns) leaves the blocks whole: a row of
+    // the result reads one row of the lhs, so rows past the valid ones hold garbage only there,
+    // as the untiled matmul's do. A K extent short of the operand's would sum garbage: rejected.
+    auto k_valid = [K](const TileType* t, size_t k_dim) {
+      if (!t->view || t->view->valid_shape.empty()) return true;
+      return t->view->valid_shape.size() == 2 && const_int_value(t->view->valid_shape[k_dim]) == K;
+    };
+    if (!k_valid(lt, 1) || !k_valid(rt, 0))
+      reject(sp, "automatic L0 tiling of a matmul whose operands have a valid shape short of K is not supported yet",
+             "give the operands their whole K extent valid (pad K with zeros), or " + hint);
     if (in_bytes <= 0 || acc_bytes <= 0) return;
     auto blk = choose_block(M, N, K, in_bytes, acc_bytes, soc_);
     if (!blk)

@@ -262,3 +262,35 @@ class P:
 )");
   pass_test::require_equal(tile(before), expected);
 }
+
+TEST_CASE("an operand with valid rows is tiled in whole blocks; valid columns short of K are E501", "[AutoTileMatmulL0]") {
+  // am [64, 1024] FP16 with 20 valid rows (128 KiB: L0A is 64 KiB): the K loop extracts whole
+  // blocks, as for a fully valid operand. The same operand with 1000 valid columns (of K = 1024)
+  // would sum the garbage columns: rejected at the matmul.
+  auto program = [](const std::string& valid) {
+    return R"(
+import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, a: pl.Tensor[[64, 1024], pl.FP16], b: pl.Tensor[[1024, 64], pl.FP16], o: pl.Out[pl.Tensor[[64, 64], pl.FP32]]) -> pl.Tensor[[64, 64], pl.FP32]:
+        am: pl.Tile[[64, 1024], pl.FP16, pl.Mem.Mat, pl.TileView(valid_shape=)" + valid + R"()] = pl.tile.load(a, [0, 0], [64, 1024], )" + valid + R"(, target_memory=pl.Mem.Mat)
+        bm: pl.Tile[[1024, 64], pl.FP16, pl.Mem.Mat] = pl.tile.load(b, [0, 0], [1024, 64], target_memory=pl.Mem.Mat)
+        l: pl.Tile[[64, 1024], pl.FP16, pl.Mem.Left, pl.TileView(valid_shape=)" + valid + R"()] = pl.tile.move(am, target_memory=pl.Mem.Left)
+        r: pl.Tile[[1024, 64], pl.FP16, pl.Mem.Right] = pl.tile.move(bm, target_memory=pl.Mem.Right)
+        c: pl.Tile[[64, 64], pl.FP32, pl.Mem.Acc] = pl.tile.matmul(l, r, out_dtype=pl.FP32)
+        o_1: pl.Tensor[[64, 64], pl.FP32] = pl.tile.store(c, [0, 0], o)
+        return o_1
+)";
+  };
+  auto rows = tile(pass_test::parse(program("[20, 1024]")));
+  const std::string text = ir::print_program(*rows);
+  INFO(text);
+  CHECK(text.find("pl.tile.extract(am, 0, 0, [64, 512], target_memory=pl.Mem.Left)") != std::string::npos);
+  CHECK(text.find("pl.tile.matmul_acc(") != std::string::npos);
+  auto cols = pass_test::parse(program("[64, 1000]"));
+  const std::string msg = pass_test::compile_error_of([&] { tile(cols); });
+  CHECK(msg.find("automatic L0 tiling of a matmul whose operands have a valid shape short of K is not supported yet") !=
+        std::string::npos);
+}
