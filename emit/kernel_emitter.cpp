@@ -377,6 +377,7 @@ class KernelEmitter : CStmtPrinter {
         return line(fmt::format("{}({}, {}, {}, {});", call, dst_tile(), operand(c.args[0]), operand(c.args[1]),
                                 operand(c.args[2])));
       case OpForm::Load: return load(dst, c, sp);
+      case OpForm::GatherRow: return gather_row(dst, c, sp);
       case OpForm::Store: return store(dst, c, sp);
       case OpForm::Read: {
         if (!dst || !as_scalar(dst->type)) unreachable(sp, "pl.tile.read without a scalar result", kTypeRule);
@@ -590,6 +591,32 @@ class KernelEmitter : CStmtPrinter {
     if (!offs) unreachable(sp, "pl.tile.load with non-literal offsets");
     const std::string g = gm_view(c.args[0], offs->elems, extents, t, sp).second;
     line(fmt::format("TLOAD({}, {});", t, g));
+  }
+
+  // tile.gather_row(dst, src, dst_offset, src_offset, shapes[, valid_shape]): the result is dst
+  // (the same buffer); a window of it at dst_offset — dst's Tile at GetTileOffset, as a window of
+  // a fractal tile is placed — TLOADs the GM rows at src_offset.
+  void gather_row(const Var* dst, const Call& c, const Span& sp) {
+    if (!dst || !as_tile(dst->type)) unreachable(sp, "pl.tile.gather_row without a tile result", kTypeRule);
+    const auto* dt = as_tile(c.args[0]->type);
+    const auto* doffs = as<MakeTuple>(c.args[2]);
+    const auto* soffs = as<MakeTuple>(c.args[3]);
+    if (!dt || !doffs || !soffs || doffs->elems.size() != 2) unreachable(sp, "pl.tile.gather_row with non-literal offsets");
+    std::vector<ExprPtr> extents = int_list(const_list(c.args[4], sp, "gather_row shapes"));
+    if (c.args.size() > 5 && c.args[5]) {
+      const auto* v = as<MakeTuple>(c.args[5]);
+      if (!v || v->elems.size() != 2) unreachable(sp, "pl.tile.gather_row with a valid_shape of another rank", kTypeRule);
+      extents = v->elems;
+    }
+    declare_tile(*dst, sp);
+    const std::string d = names_.name(dst);
+    const std::string a = tile_alias(*dt, sp);
+    const std::string w = d + "_rows";
+    line(fmt::format("{} {}({}, {}); TASSIGN({}, (uint64_t)({} + GetTileOffset<{}>({}, {}) * {}));", a, w, expr(extents[0]),
+                     expr(extents[1]), w, addrs_.at(dst), a, expr(doffs->elems[0]), expr(doffs->elems[1]),
+                     dtype_bits(dt->dtype) / 8));
+    const std::string g = gm_view(c.args[1], soffs->elems, extents, w, sp).second;
+    line(fmt::format("TLOAD({}, {});", w, g));
   }
 
   void store(const Var* dst, const Call& c, const Span& sp) {

@@ -68,7 +68,7 @@ constexpr KernelOpRow kRows[] = {
     {"tile.get_subblock_idx", "get_sub_block_id", F::LaunchId}, {"tile.assemble", "TINSERT", F::Assemble}, {"tile.reshape", "TRESHAPE", F::View},
     {"tile.transpose_view", "TRESHAPE", F::View},
     {"tile.slice", "", F::SubView}, {"tile.set_validshape", "", F::SubView},
-    {"tile.create", "", F::DeclareOnly}, {"tile.alloc", "", F::Planned},
+    {"tile.create", "", F::DeclareOnly}, {"tile.gather_row", "TLOAD", F::GatherRow}, {"tile.alloc", "", F::Planned},
     // element access
     {"tile.read", "", F::Read}, {"tile.write", "", F::Write},
     {"tensor.read", "", F::GmRead}, {"tensor.write", "", F::GmWrite},

@@ -26,6 +26,7 @@ enum class OpForm : unsigned char {
   Read,           // scalar = tile.GetValue(flat)
   Write,          // dst.SetValue(flat, value), dst shares the tile
   DeclareOnly,    // a Tile declaration, no instruction              tile.create
+  GatherRow,      // dst declared; a window of it (dst's Tile at GetTileOffset of dst_offset) TLOADed from a GlobalTensor view  tile.gather_row
   View,           // CALL(dst, src) where dst shares src's bytes     tile.reshape
   GmRead,         // T v = gm[flat index]: a scalar load from a GM tensor   tensor.read
   GmWrite,        // gm[flat index] = v: a scalar store into a GM tensor    tensor.write

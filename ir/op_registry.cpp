@@ -175,6 +175,7 @@ std::string_view lowering_name(TileLowering l) {
     case TileLowering::MatmulAcc: return "matmul_acc";
     case TileLowering::Scalar: return "scalar";
     case TileLowering::Compare: return "compare+select";
+    case TileLowering::GatherRow: return "row gather (TLOAD into a window)";
     case TileLowering::Gather: return "flat-index gather";
     case TileLowering::Scatter: return "flat-index scatter+select";
     case TileLowering::ScatterMask: return "mask scatter+select";

@@ -83,6 +83,8 @@ enum class TileLowering : uint8_t {
   MatmulAcc,   // acc (a matmul result) + lhs/rhs as for Matmul → tile.matmul_acc
   Scalar,      // a scalar query (tensor.dim): kept as it is, its result is a scalar
   Compare,     // tensor.cmp: tile.cmp / cmps into a bit mask, then tile.sel of 1 / 0 → 0/1 values
+  GatherRow,   // tensor.gather_row: the accumulator as its tile (Mat from create_l1, else Vec), the GM
+               // source kept → tile.gather_row (TLOAD into a window of the accumulator)
   Gather,      // tensor.gather along the last axis: column indices → flat indices, then tile.gather
   Scatter,     // tensor.scatter along the last axis: flat indices, tile.scatter of the values and of
                // a 1-mask into zeroed tiles, then tile.sel keeps the input where nothing was written

@@ -167,7 +167,7 @@ void register_tensor_ops(OpRegistry& r) {
              .kw("transpose", AttrKind::Bool, false).tile_form("tile.create", TileLowering::CreateMat));
   add(r, OpRow("tensor.gather_row", {tensor("acc"), tensor("src"), indices("dst_offset"), indices("src_offset"),
                                      indices("shapes"), indices("valid_shape", true)}, gather_row)
-             .kw("transpose", AttrKind::Bool, false));
+             .kw("transpose", AttrKind::Bool, false).tile_form("tile.gather_row", TileLowering::GatherRow));
   // Matmul (whole GEMM; tiled by passes).
   add(r, OpRow("tensor.matmul", {tensor("lhs"), tensor("rhs")}, tensor_matmul).kw("out_dtype", AttrKind::DType)
              .kw("a_trans", AttrKind::Bool, false).kw("b_trans", AttrKind::Bool, false)

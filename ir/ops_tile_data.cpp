@@ -56,7 +56,7 @@ void register_tile_data_ops(OpRegistry& r) {
   add(r, OpRow("tile.gather_row", {tile("dst"), tensor("src"), indices("dst_offset"), indices("src_offset"),
                                    indices("shapes"), indices("valid_shape", true)}, gather_row)
              .kw("transpose", AttrKind::Bool, false).inherit_memory(0).reuses_input(0).pipe(Pipe::MTE2)
-             .kernel_deferred("cube issue: GM rows into a Mat / Vec accumulator (paged attention)"));
+             .affinity_by_space());
   add(r, vec_row("tile.gatherb", {tile("src"), tile("offset")}, gatherb).kw("output_dtype", AttrKind::DType)
              .not_inplace_safe());
   add(r, vec_row("tile.gather_mask", {tile("src")}, gather_mask).kw("mask_pattern", AttrKind::Int)

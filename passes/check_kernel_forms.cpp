@@ -176,6 +176,29 @@ class FormChecker : public FormRules {
              fmt::format("start the window on a multiple of {} columns", inner_cols));
   }
 
+  // tile.gather_row TLOADs GM rows into a window of its destination, placed as a tile.slice
+  // window is: a Vec or NZ Mat destination, its first column on the 32-byte / fractal grid (any
+  // row: the rows of both layouts start 32 bytes apart), constant extents, a 2-D GM source.
+  void check_gather_row(const Call& c) {
+    const Span& sp = c.span;
+    if (kw_true(c, "transpose")) reject(sp, "pl.tile.gather_row(transpose=True)");
+    const auto* dst = as_tile(c.args[0]->type);
+    const auto* src = as_tensor(c.args[1]->type);
+    if (!src || src->shape.size() != 2) reject(sp, "pl.tile.gather_row from a GM tensor that is not 2-D");
+    if (!static_list(c.args[4])) reject(sp, "pl.tile.gather_row with a runtime shape", "gather a constant [rows, cols] block");
+    const auto* offs = as<MakeTuple>(c.args[2]);
+    const MemorySpace space = dst && dst->space ? *dst->space : MemorySpace::Vec;
+    const TileLayouts l = dst ? effective_layouts(*dst, false) : TileLayouts{};
+    const bool nz = l.blayout == TileLayout::col_major && l.slayout == TileLayout::row_major;
+    if (!dst || !offs || (space != MemorySpace::Vec && !(space == MemorySpace::Mat && nz)))
+      reject(sp, fmt::format("pl.tile.gather_row into a {} tile", to_string(space)), "gather into a Mat (pl.create_l1) or Vec tile");
+    const int64_t elem_bytes = std::max(1, dtype_bits(dst->dtype) / 8);
+    const int64_t cols = space == MemorySpace::Mat ? l.fractal / (16 * elem_bytes) : 32 / elem_bytes;
+    if (cols <= 0 || !div_->multiple_of(offs->elems[1], cols))
+      reject(sp, fmt::format("pl.tile.gather_row at a first column not known to be a multiple of {}", cols),
+             fmt::format("write the rows from a column that is a multiple of {}", cols));
+  }
+
   // An equal-shape elementwise instruction (registry same_shapes: TADD, TAND, ...) on tiles of
   // different shapes: the type rule's numpy broadcasting, which the instruction does not compute.
   void check_same_shapes(const Call& c) {
@@ -297,6 +320,8 @@ class FormChecker : public FormRules {
       if (list_size(c.args[2]) != 2) reject(sp, "pl.tile.assemble with other than 2 offsets");
     } else if (n == "tile.slice") {
       check_window(c);
+    } else if (n == "tile.gather_row") {
+      check_gather_row(c);
     } else if (n == "tile.transpose_view") {
       // The CPU runtime and the NPU agree on one dual pair: a Mat tile's NZ and ZN layouts.
       const auto* src = as_tile(c.args[0]->type);

@@ -647,6 +647,19 @@ class Converter : public IRMutator {
                                                          {{"dtype", DataType::UINT8}}, sp), sp);
         return make_call("tile.sel", {mask, one, zero, tmp}, {}, sp);
       }
+      case TileLowering::GatherRow: {
+        // Rows of a GM tensor copied into a window of an accumulator the kernel holds (a Mat tile
+        // from pl.create_l1, or a Vec tile).
+        if (is_gm(c.args[0]) || !is_gm(c.args[1]))
+          throw CompileError("E501", sp, fmt::format("'pl.{}' {} inside a kernel is not supported yet", c.op->name,
+                                                     is_gm(c.args[0]) ? "into a GM tensor" : "from a tensor the kernel computes"),
+                             "gather rows of a GM tensor into a pl.create_l1 (or pl.create_tensor) accumulator");
+        ExprPtr acc = mutate(c.args[0]);
+        if (!as_tile(acc->type)) acc = tile_operand(c.args[0], MemorySpace::Vec, sp);
+        args = {acc};
+        for (size_t i = 1; i < c.args.size(); ++i) args.push_back(mutate(c.args[i]));
+        break;
+      }
       case TileLowering::Gather: return gather(c, *tile, name);
       case TileLowering::Scatter: return scatter(c, *tile, name);
       case TileLowering::ScatterMask: return scatter_mask(c, *tile, kw, name);

@@ -242,6 +242,22 @@ Value assemble(const OpEval& e, bool in_place) {
   return Value::array(out);
 }
 
+// gather_row(dst, src, dst_offset, src_offset, shapes[, valid_shape]): dst with the block of src
+// at src_offset (its valid extents, else shapes) copied to dst_offset.
+Value gather_row(const OpEval& e) {
+  if (e.kw_bool("transpose", false)) e.fail("pl.gather_row(transpose=True) has no reference semantics yet");
+  const Array& dst = e.arr(0);
+  const Array& src = e.arr(1);
+  const auto doff = e.list(2), soff = e.list(3);
+  const auto ext = e.has(5) ? e.list(5) : e.list(4);
+  check_window(e, src, full_rank(soff, src.shape.size(), 0), full_rank(ext, src.shape.size(), 1), "the source rows of pl.gather_row");
+  check_window(e, dst, full_rank(doff, dst.shape.size(), 0), full_rank(ext, dst.shape.size(), 1),
+               "the destination of pl.gather_row");
+  Array out = dst.copy();
+  write_window(out, doff, read_window(src, soff, ext, dst.dtype, ext), ext);
+  return Value::array(out);
+}
+
 std::vector<int64_t> checked_index(const OpEval& e, const Array& a, std::vector<int64_t> idx) {
   if (idx.size() == 1 && a.rank() > 1) {  // a flat index
     int64_t f = idx[0];
@@ -319,6 +335,8 @@ void define_data_movement(OpRegistry& r) {
   define(r, "tile.slice", [](const OpEval& e) { return slice(e, false); });
   define(r, "tensor.assemble", [](const OpEval& e) { return assemble(e, true); });
   define(r, "tile.assemble", [](const OpEval& e) { return assemble(e, false); });
+  define(r, "tensor.gather_row", gather_row);
+  define(r, "tile.gather_row", gather_row);
   define(r, "tensor.reshape", [](const OpEval& e) { return reshape(e, true); });
   define(r, "tile.reshape", [](const OpEval& e) { return reshape(e, false); });
   define(r, "tensor.transpose", transpose);

@@ -236,6 +236,11 @@ void define_elementwise(OpRegistry& r) {
     }
   }
   define(r, "tile.create", [](const OpEval& e) { return fill(e, 0); });
+  // An L1 staging tensor (uninitialised on the hardware, as tile.create is): zeros.
+  define(r, "tensor.create_l1", [](const OpEval& e) {
+    if (e.kw_bool("transpose", false)) e.fail("pl.create_l1(transpose=True) has no reference semantics yet");
+    return fill(e, 0);
+  });
   define(r, "tile.cmp", [](const OpEval& e) { return compare_mask(e, false); });
   define(r, "tile.cmps", [](const OpEval& e) { return compare_mask(e, true); });
   define(r, "tile.sel", [](const OpEval& e) {

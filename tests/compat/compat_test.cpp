@@ -210,9 +210,12 @@ TEST_CASE("generated kernels and orchestration compile against the real pto-isa 
     // The e2e programs and the mixed AIC + AIV kernels (TPipe / TPUSH / TPOP / TFREE, MixedKernels),
     // and programs with a form no e2e one has: TMRGSORT's list form with its template arguments
     // (topk_rows), mutable ChipTensor loop carries (ping_pong), add_output(TensorCreateInfo)
-    // (runtime_outputs), SYNCALL in both forms and rt_available_aiv_count (syncall_blocks).
+    // (runtime_outputs), SYNCALL in both forms and rt_available_aiv_count (syncall_blocks), TLOAD
+    // into a GetTileOffset window of a Mat tile (gather_rows_l1), a window of an Acc tile in a
+    // kernel of its own (matmul_valid_rows).
     const bool listed = name.rfind("e2e_", 0) == 0 || name.rfind("mixed_", 0) == 0 || name == "topk_rows.py" ||
-                        name == "ping_pong.py" || name == "runtime_outputs.py" || name == "syncall_blocks.py";
+                        name == "ping_pong.py" || name == "runtime_outputs.py" || name == "syncall_blocks.py" ||
+                        name == "gather_rows_l1.py" || name == "matmul_valid_rows.py";
     if (listed && e.path().extension() == ".py") programs.push_back(e.path());
   }
   std::sort(programs.begin(), programs.end());

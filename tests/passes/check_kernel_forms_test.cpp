@@ -299,3 +299,30 @@ TEST_CASE("a Vec window at a loop index stepping by 32 bytes of columns is a ker
   auto expected = pass_test::parse(kernel(body));
   pass_test::require_equal(pass_test::run(passes::check_kernel_forms_pass(), before), expected);
 }
+
+TEST_CASE("pl.tile.gather_row forms the backend cannot write are E501 errors", "[CheckKernelForms]") {
+  const std::string head =
+      "import pypto.language as pl\n\n@pl.program\nclass P:\n    @pl.function(type=pl.FunctionType.AIC)\n"
+      "    def k(self, kv: pl.Tensor[[256, 128], pl.BF16], n: pl.Scalar[pl.INDEX], o: pl.Out[pl.Tensor[[64, 128], pl.BF16]])"
+      " -> pl.Tensor[[64, 128], pl.BF16]:\n";
+  const std::string mat = "        t: pl.Tile[[64, 128], pl.BF16, pl.Mem.Mat] = pl.tile.create([64, 128], dtype=pl.BF16, target_memory=pl.Mem.Mat)\n";
+  const std::string vec = "        t: pl.Tile[[64, 128], pl.BF16, pl.Mem.Vec] = pl.tile.create([64, 128], dtype=pl.BF16)\n";
+  // Accepted: any row of a Mat tile at column 0, a runtime source row.
+  {
+    auto p = pass_test::parse(head + mat + "        u = pl.tile.gather_row(t, kv, [n, 0], [n, 0], [1, 128])\n        return o\n");
+    CHECK_NOTHROW(pass_test::run(passes::check_kernel_forms_pass(), p));
+  }
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {mat + "        u = pl.tile.gather_row(t, kv, [0, 0], [0, 0], [1, 128], transpose=True)\n", "pl.tile.gather_row(transpose=True)"},
+      {mat + "        u = pl.tile.gather_row(t, kv, [0, 8], [0, 0], [1, 64])\n",
+       "pl.tile.gather_row at a first column not known to be a multiple of 16"},
+      {vec + "        u = pl.tile.gather_row(t, kv, [0, n], [0, 0], [1, 64])\n",
+       "pl.tile.gather_row at a first column not known to be a multiple of 16"},
+  };
+  for (const auto& [body, what] : cases) {
+    auto p = pass_test::parse(head + body + "        return o\n");
+    const std::string msg = pass_test::compile_error_of([&] { pass_test::run(passes::check_kernel_forms_pass(), p); });
+    INFO(body << "\n→ " << msg);
+    CHECK(msg.find(what + " is not supported yet in a kernel") != std::string::npos);
+  }
+}
