@@ -310,6 +310,10 @@ TypePtr slice(const Ctx& c) {
   // what is read): the bound checked is the valid extent where one is given.
   std::vector<ExprPtr> valid_extent = c.has(3) ? c.list(3) : std::vector<ExprPtr>{};
   for (size_t k = 0; k < shape.size(); ++k) {
+    // A reversed window (x[8:4], a start past its stop): a negative extent.
+    if (auto e = const_int_value(shape[k]); e && *e < 0)
+      c.fail(fmt::format("window extent {} of dimension {} is negative", *e, k),
+             "a slice start:stop needs start <= stop");
     const ExprPtr& ext = k < valid_extent.size() ? valid_extent[k] : shape[k];
     auto o = const_int_value(offset[k]), s = const_int_value(ext), d = const_int_value(t.shape[k]);
     if (o && s && d && (*o < 0 || *o + *s > *d))

@@ -6,7 +6,8 @@
 // so the runtime sees each iteration's tasks on the buffers they really touch. Every buffer a
 // rebinding carry takes must exist before the loop (a parameter or a tensor made outside it): one
 // the loop body makes belongs to that iteration's runtime scope, which ends while the carry still
-// names it — that is a located error. Kernel loops are untouched (their carries never change
+// names it — that is a located error, as is a carry taking the result of an inner loop whose
+// carry changes buffer (a nest of rebinding loops). Kernel loops are untouched (their carries never change
 // buffer; CheckKernelForms rejects one that would). Requires RuntimeScopesMaterialized (it runs
 // right after MaterializeRuntimeScopes, as the reference's does); produces IterArgCarryClassified.
 #include <fmt/format.h>
@@ -59,6 +60,7 @@ class Classify : public IRMutator {
       auto it = changes_.find(ia.get());
       const bool rebind = it != changes_.end();
       if (rebind) require_outside(*it->second, body);
+      require_not_nested_rebind(*ia, body, in);
       if (init == ia->init && rebind == ia->rebind) {
         out.push_back(ia);
         continue;
@@ -81,6 +83,40 @@ class Classify : public IRMutator {
                                        "carried tensor that changes buffer must take buffers that exist before "
                                        "the loop", c.target->name, c.other->name),
                            "create the buffers before the loop and alternate between them (src, dst = dst, src)");
+  }
+
+  // A carry whose yield is the result of an inner loop whose own carry changes buffer: that
+  // carry's handle lives in this loop's body (its runtime scope), so the nest is rejected.
+  void require_not_nested_rebind(const IterArg& ia, const StmtPtr& body, const std::vector<IterArgPtr>& carries) {
+    const std::vector<StmtPtr> stmts = body ? flatten_body(body) : std::vector<StmtPtr>{};
+    const auto* y = stmts.empty() ? nullptr : as<YieldStmt>(stmts.back());
+    size_t k = 0;
+    while (k < carries.size() && carries[k].get() != &ia) ++k;
+    if (!y || k >= y->values.size()) return;
+    const auto* v = as<Var>(y->values[k]);
+    struct Inner : IRVisitor {
+      const Var* target = nullptr;
+      const IterArg* carry = nullptr;
+      void loop(const std::vector<VarPtr>& rvs, const std::vector<IterArgPtr>& ias) {
+        for (size_t i = 0; i < rvs.size() && i < ias.size(); ++i)
+          if (rvs[i].get() == target) carry = ias[i].get();
+      }
+      void visit_for(const ForStmt& f) override {
+        loop(f.return_vars, f.iter_args);
+        IRVisitor::visit_for(f);
+      }
+      void visit_while(const WhileStmt& w) override {
+        loop(w.return_vars, w.iter_args);
+        IRVisitor::visit_while(w);
+      }
+    } inner;
+    inner.target = v;
+    if (v) inner.visit(body);
+    if (inner.carry && changes_.count(inner.carry))
+      throw CompileError("E501", y->span,
+                         fmt::format("the loop carrying '{}' yields '{}', the result of an inner loop whose carried "
+                                     "tensor changes buffer; such a nest is not supported yet", ia.name, v->name),
+                         "alternate the buffers in one loop, or keep each carried tensor in its own buffer");
   }
 
   std::unordered_map<const Var*, const TensorRoots::Conflict*> changes_;

@@ -44,6 +44,8 @@ TEST_CASE("statement and expression errors", "[parser][errors]") {
       {"        if n:\n            pass\n", "E106", "if condition must be a Bool-typed scalar expression, got pl.Scalar[pl.INDEX]", 7, 12},
       {"        if 1:\n            pass\n", "E106", "if condition must be a Bool-typed scalar expression", 7, 12},
       {"        break\n", "E011", "'break' outside loop", 7, 9},
+      // A reversed window (start past stop): a negative extent, at the subscript.
+      {"        y = x[8:4, 0:16]\n", "E302", "window extent -4 of dimension 0 is negative", 7, 13},
       {"        for i in pl.parallel(4):\n            break\n", "E011", "'break' not supported in parallel loops", 8, 13},
       {"        for i in pl.unroll(4):\n            continue\n", "E011", "'continue' not supported in unroll loops", 8, 13},
       {"        for i in pl.unroll(n):\n            pass\n", "E302", "pl.unroll() requires compile-time constant integer bounds", 7, 18},

@@ -97,3 +97,23 @@ TEST_CASE("a rebinding carry that takes a tensor made in the loop body is a loca
   CHECK(d.message.find("yields 'n', a tensor made in the loop body") != std::string::npos);
   CHECK(d.span.line == 19);  // the yield
 }
+
+TEST_CASE("a carry taking the result of an inner loop whose carry changes buffer is a located error",
+          "[ClassifyIterArgCarry]") {
+  // The inner loop alternates 'acc' between s1 and o (a rebind); the outer loop carries its result,
+  // whose handle lives in the outer body's runtime scope (an internal error of the emitter before).
+  auto p = pass_test::parse(std::string(kKernel) + R"(    @pl.function(type=pl.FunctionType.Orchestration, auto_scope=False)
+    def main(self, x: pl.Tensor[[16, 16], pl.FP32], o: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:
+        s: pl.Tensor[[16, 16], pl.FP32] = pl.tensor.create([16, 16], dtype=pl.FP32)
+        s1: pl.Tensor[[16, 16], pl.FP32] = self.k(x, s)
+        for i, (outer,) in pl.range(2, init_values=(s1,)):
+            for j, (inner,) in pl.range(2, init_values=(outer,)):
+                o1: pl.Tensor[[16, 16], pl.FP32] = self.k(inner, o)
+                r = pl.yield_(o1)
+            res = pl.yield_(r)
+        return res
+)");
+  const auto d = pass_test::first_diagnostic_of([&] { classify(p); });
+  CHECK(d.code == "E501");
+  CHECK(d.message.find("the result of an inner loop whose carried tensor changes buffer") != std::string::npos);
+}
