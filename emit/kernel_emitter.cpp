@@ -142,6 +142,15 @@ class KernelEmitter : CStmtPrinter {
     return *off;
   }
 
+  // The address of the window at `origin` of a tile of type `t` at `base`: the origin's offset
+  // in t's layout as the tile API computes it (GetTileOffset, which gives the NZ fractal
+  // offset on the NPU and the CPU runtime's storage offset there).
+  std::string window_address(const std::string& base, const TileType& t, const std::vector<ExprPtr>& origin,
+                             const Span& sp) {
+    return fmt::format("({} + GetTileOffset<{}>({}, {}) * {})", base, tile_alias(t, sp), expr(origin[0]), expr(origin[1]),
+                       dtype_bits(t.dtype) / 8);
+  }
+
   // Declares the Tile object of `v` at its planned address (once), or at `at` (a window of a
   // fractal-layout tile: its source's address plus its origin's offset in that layout).
   void declare_tile(const Var& v, const Span& sp, const std::string& at = {}) {
@@ -326,9 +335,7 @@ class KernelEmitter : CStmtPrinter {
           const auto* sv = as<Var>(c.args[0]);
           const auto it = sv ? addrs_.find(sv) : addrs_.end();
           const std::string base = it != addrs_.end() ? it->second : std::to_string(tile_addr(*src, sp));
-          declare_tile(*dst, sp,
-                       fmt::format("({} + GetTileOffset<{}>({}, {}) * {})", base, tile_alias(*src, sp), expr(offs->elems[0]),
-                                   expr(offs->elems[1]), dtype_bits(src->dtype) / 8));
+          declare_tile(*dst, sp, window_address(base, *src, offs->elems, sp));
           return;
         }
         dst_tile();
@@ -572,17 +579,21 @@ class KernelEmitter : CStmtPrinter {
     return fmt::format("RoundMode::{}", kNames[idx]);
   }
 
+  // The extents a TLOAD reads: the window `shape` (argument `shape_arg`), or the valid_shape
+  // after it when given (the valid region: the GM view's extents; the tile's type carries them).
+  std::vector<ExprPtr> load_extents(const Call& c, size_t shape_arg, const Span& sp) {
+    const std::string what = fmt::format("pl.{} shape", c.op->name);
+    const auto window = const_list(c.args[shape_arg], sp, what.c_str());
+    if (c.args.size() <= shape_arg + 1 || !c.args[shape_arg + 1]) return int_list(window);
+    const auto* v = as<MakeTuple>(c.args[shape_arg + 1]);
+    if (!v || v->elems.size() != window.size())
+      unreachable(sp, fmt::format("pl.{} with a valid_shape of another rank", c.op->name), kTypeRule);
+    return v->elems;
+  }
+
   void load(const Var* dst, const Call& c, const Span& sp) {
     if (!dst || !as_tile(dst->type)) unreachable(sp, "pl.tile.load without a tile result", kTypeRule);
-    const auto window = const_list(c.args[2], sp, "load shape");
-    // With a valid_shape, TLOAD reads the valid region (the GM view's extents) into the tile,
-    // whose valid extents its type carries.
-    std::vector<ExprPtr> extents = int_list(window);
-    if (c.args.size() > 3 && c.args[3]) {
-      const auto* v = as<MakeTuple>(c.args[3]);
-      if (!v || v->elems.size() != window.size()) unreachable(sp, "pl.tile.load with a valid_shape of another rank", kTypeRule);
-      extents = v->elems;
-    }
+    const std::vector<ExprPtr> extents = load_extents(c, 2, sp);
     if (c.kwarg("clamp") && std::get_if<bool>(c.kwarg("clamp")) && *std::get_if<bool>(c.kwarg("clamp")))
       unreachable(sp, "pl.tile.load(clamp=True)");
     declare_tile(*dst, sp);
@@ -602,19 +613,12 @@ class KernelEmitter : CStmtPrinter {
     const auto* doffs = as<MakeTuple>(c.args[2]);
     const auto* soffs = as<MakeTuple>(c.args[3]);
     if (!dt || !doffs || !soffs || doffs->elems.size() != 2) unreachable(sp, "pl.tile.gather_row with non-literal offsets");
-    std::vector<ExprPtr> extents = int_list(const_list(c.args[4], sp, "gather_row shapes"));
-    if (c.args.size() > 5 && c.args[5]) {
-      const auto* v = as<MakeTuple>(c.args[5]);
-      if (!v || v->elems.size() != 2) unreachable(sp, "pl.tile.gather_row with a valid_shape of another rank", kTypeRule);
-      extents = v->elems;
-    }
+    const std::vector<ExprPtr> extents = load_extents(c, 4, sp);
+    if (extents.size() != 2) unreachable(sp, "pl.tile.gather_row with a block of other than 2 extents", kTypeRule);
     declare_tile(*dst, sp);
-    const std::string d = names_.name(dst);
-    const std::string a = tile_alias(*dt, sp);
-    const std::string w = d + "_rows";
-    line(fmt::format("{} {}({}, {}); TASSIGN({}, (uint64_t)({} + GetTileOffset<{}>({}, {}) * {}));", a, w, expr(extents[0]),
-                     expr(extents[1]), w, addrs_.at(dst), a, expr(doffs->elems[0]), expr(doffs->elems[1]),
-                     dtype_bits(dt->dtype) / 8));
+    const std::string w = names_.name(dst) + "_rows";
+    line(fmt::format("{} {}({}, {}); TASSIGN({}, (uint64_t){});", tile_alias(*dt, sp), w, expr(extents[0]), expr(extents[1]),
+                     w, window_address(addrs_.at(dst), *dt, doffs->elems, sp)));
     const std::string g = gm_view(c.args[1], soffs->elems, extents, w, sp).second;
     line(fmt::format("TLOAD({}, {});", w, g));
   }

@@ -31,7 +31,6 @@
 // changed. Requires MixedKernelExpanded (kernels are AIV / AIC functions).
 #include <fmt/format.h>
 
-#include <memory>
 #include <set>
 
 #include "ir/op_registry.h"
@@ -86,8 +85,15 @@ bool spelled_space(std::optional<MemorySpace> s) {
   }
 }
 
+// Whether `l` is the NZ fractal layout (column-major blocks of row-major 16-row fractals: Acc,
+// and Mat tiles), and the width of its fractal in elements of `dt` (16 FP32 in Acc, 32 bytes in Mat).
+bool nz_layout(const TileLayouts& l) { return l.blayout == TileLayout::col_major && l.slayout == TileLayout::row_major; }
+int64_t nz_fractal_cols(const TileLayouts& l, DataType dt) { return l.fractal / (16 * std::max(1, dtype_bits(dt) / 8)); }
+
 class FormChecker : public FormRules {
  public:
+  explicit FormChecker(const Function& f) : div_(f) {}
+
   [[noreturn]] void reject(const Span& sp, const std::string& what, const std::string& hint = {}) override {
     throw CompileError("E501", sp, what + " is not supported yet in a kernel", hint);
   }
@@ -151,7 +157,7 @@ class FormChecker : public FormRules {
       reject(sp, fmt::format("pl.tile.slice at column {} ({} bytes into a row; Vec tiles start on 32-byte boundaries)", *col,
                              *col * bits / 8));
     // A runtime first column: one known to be a multiple of 32 bytes of elements.
-    if (!col && (bits <= 0 || 256 % bits != 0 || !div_->multiple_of(offs->elems[1], 256 / bits)))
+    if (!col && (bits <= 0 || 256 % bits != 0 || !div_.multiple_of(offs->elems[1], 256 / bits)))
       reject(sp, fmt::format("pl.tile.slice at a runtime column offset not known to be a multiple of {} (32 bytes of {})",
                              bits > 0 ? 256 / bits : 0, dtype_name(src->dtype)),
              "slice at a constant first column, or at a loop index stepping by a multiple of 32 bytes");
@@ -161,16 +167,15 @@ class FormChecker : public FormRules {
     const Span& sp = c.span;
     const std::string space = fmt::format("{} {}", *src.space == MemorySpace::Acc ? "an" : "a", to_string(*src.space));
     const TileLayouts l = effective_layouts(src, false);
-    const bool nz = l.blayout == TileLayout::col_major && l.slayout == TileLayout::row_major;
+    const bool nz = nz_layout(l);
     if ((src.space != MemorySpace::Acc && src.space != MemorySpace::Mat) || !nz)
       reject(sp, fmt::format("pl.tile.slice of {} tile{}", space, nz ? "" : " outside the NZ layout"),
              "slice the tile in Vec memory, or load the window from GM");
-    const int64_t elem_bytes = std::max(1, dtype_bits(src.dtype) / 8);
-    const int64_t inner_cols = l.fractal / (16 * elem_bytes);
-    if (!div_->multiple_of(offs.elems[0], 16))
+    const int64_t inner_cols = nz_fractal_cols(l, src.dtype);
+    if (!div_.multiple_of(offs.elems[0], 16))
       reject(sp, fmt::format("pl.tile.slice of {} tile at a first row not known to be a multiple of 16", space),
              "start the window on the 16-row fractal grid (a constant, or a loop index stepping by a multiple of 16)");
-    if (inner_cols <= 0 || !div_->multiple_of(offs.elems[1], inner_cols))
+    if (inner_cols <= 0 || !div_.multiple_of(offs.elems[1], inner_cols))
       reject(sp, fmt::format("pl.tile.slice of {} tile at a first column not known to be a multiple of {} (the fractal's "
                              "width in {} elements)", space, inner_cols, dtype_name(src.dtype)),
              fmt::format("start the window on a multiple of {} columns", inner_cols));
@@ -189,12 +194,10 @@ class FormChecker : public FormRules {
     const auto* offs = as<MakeTuple>(c.args[2]);
     const MemorySpace space = dst && dst->space ? *dst->space : MemorySpace::Vec;
     const TileLayouts l = dst ? effective_layouts(*dst, false) : TileLayouts{};
-    const bool nz = l.blayout == TileLayout::col_major && l.slayout == TileLayout::row_major;
-    if (!dst || !offs || (space != MemorySpace::Vec && !(space == MemorySpace::Mat && nz)))
+    if (!dst || !offs || (space != MemorySpace::Vec && !(space == MemorySpace::Mat && nz_layout(l))))
       reject(sp, fmt::format("pl.tile.gather_row into a {} tile", to_string(space)), "gather into a Mat (pl.create_l1) or Vec tile");
-    const int64_t elem_bytes = std::max(1, dtype_bits(dst->dtype) / 8);
-    const int64_t cols = space == MemorySpace::Mat ? l.fractal / (16 * elem_bytes) : 32 / elem_bytes;
-    if (cols <= 0 || !div_->multiple_of(offs->elems[1], cols))
+    const int64_t cols = space == MemorySpace::Mat ? nz_fractal_cols(l, dst->dtype) : 32 / std::max(1, dtype_bits(dst->dtype) / 8);
+    if (cols <= 0 || !div_.multiple_of(offs->elems[1], cols))
       reject(sp, fmt::format("pl.tile.gather_row at a first column not known to be a multiple of {}", cols),
              fmt::format("write the rows from a column that is a multiple of {}", cols));
   }
@@ -326,7 +329,7 @@ class FormChecker : public FormRules {
       // The CPU runtime and the NPU agree on one dual pair: a Mat tile's NZ and ZN layouts.
       const auto* src = as_tile(c.args[0]->type);
       const TileLayouts l = src ? effective_layouts(*src, false) : TileLayouts{};
-      const bool nz = l.blayout == TileLayout::col_major && l.slayout == TileLayout::row_major;
+      const bool nz = nz_layout(l);
       const bool zn = l.blayout == TileLayout::row_major && l.slayout == TileLayout::col_major;
       if (!src || src->space != MemorySpace::Mat || !(nz || zn) || (src->view && !src->view->stride.empty()))
         reject(sp, "pl.tile.transpose_view of a tile other than a whole Mat tile",
@@ -340,14 +343,11 @@ class FormChecker : public FormRules {
  private:
   std::vector<std::pair<const TileType*, Span>> valid_shaped_;
   std::set<int64_t> pipes_;
-
- public:
-  std::unique_ptr<Divisibility> div_;  // of the function being checked (window origins)
+  const Divisibility div_;  // of the function being checked (window origins)
 };
 
 void check_function(const Program& p, const Function& f) {
-  FormChecker checker;
-  checker.div_ = std::make_unique<Divisibility>(f);
+  FormChecker checker(f);
   checker.note_pipes(f);
   checker.check_function(p, f, "kernel parameter");
   checker.check_valid_shapes();

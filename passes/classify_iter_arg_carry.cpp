@@ -54,13 +54,13 @@ class Classify : public IRMutator {
  private:
   // The loop's carries with their classification; true when one changed.
   bool classify(const std::vector<IterArgPtr>& in, const StmtPtr& body, std::vector<IterArgPtr>& out) {
+    require_no_nested_rebind(in, body);
     bool changed = false;
     for (const auto& ia : in) {
       ExprPtr init = mutate(ia->init);
       auto it = changes_.find(ia.get());
       const bool rebind = it != changes_.end();
       if (rebind) require_outside(*it->second, body);
-      require_not_nested_rebind(*ia, body, in);
       if (init == ia->init && rebind == ia->rebind) {
         out.push_back(ia);
         continue;
@@ -87,19 +87,15 @@ class Classify : public IRMutator {
 
   // A carry whose yield is the result of an inner loop whose own carry changes buffer: that
   // carry's handle lives in this loop's body (its runtime scope), so the nest is rejected.
-  void require_not_nested_rebind(const IterArg& ia, const StmtPtr& body, const std::vector<IterArgPtr>& carries) {
+  void require_no_nested_rebind(const std::vector<IterArgPtr>& carries, const StmtPtr& body) const {
     const std::vector<StmtPtr> stmts = body ? flatten_body(body) : std::vector<StmtPtr>{};
     const auto* y = stmts.empty() ? nullptr : as<YieldStmt>(stmts.back());
-    size_t k = 0;
-    while (k < carries.size() && carries[k].get() != &ia) ++k;
-    if (!y || k >= y->values.size()) return;
-    const auto* v = as<Var>(y->values[k]);
+    if (!y) return;
+    // Each inner loop's results, with the carries they leave the loop through.
     struct Inner : IRVisitor {
-      const Var* target = nullptr;
-      const IterArg* carry = nullptr;
+      std::unordered_map<const Var*, const IterArg*> carry_of;
       void loop(const std::vector<VarPtr>& rvs, const std::vector<IterArgPtr>& ias) {
-        for (size_t i = 0; i < rvs.size() && i < ias.size(); ++i)
-          if (rvs[i].get() == target) carry = ias[i].get();
+        for (size_t i = 0; i < rvs.size() && i < ias.size(); ++i) carry_of[rvs[i].get()] = ias[i].get();
       }
       void visit_for(const ForStmt& f) override {
         loop(f.return_vars, f.iter_args);
@@ -110,13 +106,16 @@ class Classify : public IRMutator {
         IRVisitor::visit_while(w);
       }
     } inner;
-    inner.target = v;
-    if (v) inner.visit(body);
-    if (inner.carry && changes_.count(inner.carry))
-      throw CompileError("E501", y->span,
-                         fmt::format("the loop carrying '{}' yields '{}', the result of an inner loop whose carried "
-                                     "tensor changes buffer; such a nest is not supported yet", ia.name, v->name),
-                         "alternate the buffers in one loop, or keep each carried tensor in its own buffer");
+    inner.visit(body);
+    for (size_t k = 0; k < carries.size() && k < y->values.size(); ++k) {
+      const auto* v = as<Var>(y->values[k]);
+      auto it = v ? inner.carry_of.find(v) : inner.carry_of.end();
+      if (it != inner.carry_of.end() && changes_.count(it->second))
+        throw CompileError("E501", y->span,
+                           fmt::format("the loop carrying '{}' yields '{}', the result of an inner loop whose carried "
+                                       "tensor changes buffer; such a nest is not supported yet", carries[k]->name, v->name),
+                           "alternate the buffers in one loop, or keep each carried tensor in its own buffer");
+    }
   }
 
   std::unordered_map<const Var*, const TensorRoots::Conflict*> changes_;

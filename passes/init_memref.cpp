@@ -183,12 +183,13 @@ class WindowScan : public IRVisitor {
     const auto* src = slice ? as<Var>(c->args[0]) : nullptr;
     const auto* st = src ? as_tile(src->type) : nullptr;
     const auto* offs = slice ? as<MakeTuple>(c->args[2]) : nullptr;
-    if (st && offs && st->shape.size() == 2 && offs->elems.size() == 2 && st->space.value_or(MemorySpace::Vec) != MemorySpace::Vec) {
+    const bool window = st && offs && st->shape.size() == 2 && offs->elems.size() == 2;
+    if (window && st->space.value_or(MemorySpace::Vec) != MemorySpace::Vec) {
       Window w;
       if (auto it = windows.find(src); it != windows.end()) w.buffer = it->second.buffer;
       else w.buffer = st->shape;
       windows[s.var.get()] = w;
-    } else if (st && offs && st->shape.size() == 2 && offs->elems.size() == 2) {
+    } else if (window) {
       Window w;
       if (auto it = windows.find(src); it != windows.end()) w = it->second;
       else w = {st->shape[1], make_int(0, s.span, DataType::INDEX)};

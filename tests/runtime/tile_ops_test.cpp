@@ -540,3 +540,25 @@ TEST_CASE("a ZN Mat tile TRESHAPEd over an NZ Mat tile reads its transpose (b_tr
     TRESHAPE(back, mkt);
     CHECK(back.at(3, 7).bits == half(val(5 * (3 * K + 7) + 2)).bits);
 }
+
+TEST_CASE("a window declared with its source's Tile type at GetTileOffset: same elements, bounds of its valid region",
+          "[memory]") {
+    ThrowOnFail guard;
+    // An Acc [32, 32] tile and its window at (16, 16) with valid [16, 16]: window (r, c) is
+    // source (16 + r, 16 + c) in the runtime's storage.
+    using Acc = Tile<TileType::Acc, float, 32, 32, BLayout::ColMajor, -1, -1, SLayout::RowMajor, 1024>;
+    const uint64_t cap = sim::capacity(sim::Space::L0C);
+    const uint64_t base = cap - Acc::Bytes;  // the source ends where L0C ends
+    Acc src(32, 32);
+    TASSIGN(src, base);
+    for (int r = 0; r < 32; ++r)
+        for (int c = 0; c < 32; ++c) src.SetValue(static_cast<uint32_t>(r * 32 + c), float(100 * r + c));
+    Acc win(16, 16);
+    // Its static extent (32 x 32) reaches past L0C; its valid region does not.
+    CHECK_NOTHROW(TASSIGN(win, base + GetTileOffset<Acc>(16, 16) * sizeof(float)));
+    CHECK(win.at(0, 0) == float(100 * 16 + 16));
+    CHECK(win.at(15, 15) == float(100 * 31 + 31));
+    // A valid region one row taller would end past L0C.
+    Acc tall(17, 16);
+    CHECK_THROWS_WITH(TASSIGN(tall, base + GetTileOffset<Acc>(16, 16) * sizeof(float)), Catch::Contains("exceeds"));
+}

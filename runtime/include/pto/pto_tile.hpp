@@ -183,11 +183,9 @@ template <typename TileT, typename AddrT>
     requires is_tile_v<TileT>
 inline void TASSIGN(TileT& tile, AddrT addr) {
     const uint64_t a = static_cast<uint64_t>(addr);
-    const std::size_t vr = tile.GetValidRow(), vc = tile.GetValidCol();
-    std::size_t reach = TileT::Bytes;
-    if (vr == 0 || vc == 0) reach = 0;
-    else if constexpr (TileT::ColumnStored) reach = ((vc - 1) * TileT::Rows + vr) * sizeof(typename TileT::DType);
-    else reach = ((vr - 1) * TileT::Cols + vc) * sizeof(typename TileT::DType);
+    const int vr = static_cast<int>(tile.GetValidRow()), vc = static_cast<int>(tile.GetValidCol());
+    const std::size_t reach =
+        vr == 0 || vc == 0 ? 0 : (GetTileOffset<TileT>(vr - 1, vc - 1) + 1) * sizeof(typename TileT::DType);
     uint8_t* p = sim::resolve(TileT::Loc, a, reach, alignof(typename TileT::DType));
     tile.bind_(a, reinterpret_cast<typename TileT::DType*>(p));
 }
