@@ -10,6 +10,7 @@
 #include "cli/driver.h"
 #include "pypto_rt/npy.h"
 #include "pypto_rt/random_fill.h"
+#include "pto/pto_float.hpp"
 
 namespace pypto::cli {
 
@@ -31,6 +32,8 @@ namespace {
     case ir::DataType::UINT32: return ::DataType::UINT32;
     case ir::DataType::UINT64: return ::DataType::UINT64;
     case ir::DataType::BOOL: return ::DataType::BOOL;
+    case ir::DataType::FP8E4M3FN: return ::DataType::FP8E4M3FN;
+    case ir::DataType::FP8E8M0: return ::DataType::FP8E8M0;
     default: throw UsageError(fmt::format("tensors of dtype {} cannot travel as .npy", ir::dtype_name(dt)));
   }
 }
@@ -134,8 +137,15 @@ Array seeded_array(ir::DataType dt, const std::vector<int64_t>& shape, uint64_t 
   Array out = Array::zeros(dt, shape);
   const ::DataType rt = runtime_dtype(dt);
   const auto raw = pypto_rt::random_fill(rt, static_cast<uint64_t>(out.numel()), seed, index);
-  // BF16 arrives as 16-bit bf16 patterns, the others in their .npy layout.
+  // BF16 arrives as 16-bit bf16 patterns, FP8 as its 8-bit codes, the others in their .npy layout.
   const std::string descr = rt == ::DataType::BFLOAT16 ? "" : pypto_rt::npy_descr_for(rt);
+  if (rt == ::DataType::FP8E4M3FN || rt == ::DataType::FP8E8M0) {
+    for (int64_t i = 0; i < out.numel(); ++i) {
+      const uint8_t b = raw[static_cast<size_t>(i)];
+      out.set(i, rt == ::DataType::FP8E4M3FN ? float(float8_e4m3_t::from_bits(b)) : float(float8_e8m0_t::from_bits(b)));
+    }
+    return out;
+  }
   const uint64_t w = raw.size() / std::max<uint64_t>(1, static_cast<uint64_t>(out.numel()));
   for (int64_t i = 0; i < out.numel(); ++i) {
     const uint8_t* p = raw.data() + static_cast<uint64_t>(i) * w;

@@ -75,6 +75,9 @@ constexpr KernelOpRow kRows[] = {
     // cube
     {"tile.matmul", "TMATMUL", F::DstArgs}, {"tile.matmul_acc", "TMATMUL_ACC", F::MatmulAcc},
     {"tile.matmul_bias", "TMATMUL_BIAS", F::DstArgs}, {"tile.gemv", "TGEMV", F::DstArgs},
+    {"tile.matmul_mx", "TMATMUL_MX", F::DstArgs}, {"tile.matmul_mx_acc", "TMATMUL_MX", F::DstArgs},
+    {"tile.matmul_mx_bias", "TMATMUL_MX", F::DstArgs},
+    {"tile.tget_scale_addr", "", F::DeclareOnly},  // the memory plan placed the scale at its data tile's address / 16
     // synchronisation
     {"system.bar_v", "pipe_barrier(PIPE_V)", F::Barrier}, {"system.bar_m", "pipe_barrier(PIPE_M)", F::Barrier},
     {"system.bar_all", "pipe_barrier(PIPE_ALL)", F::Barrier},

@@ -24,6 +24,8 @@ std::string_view tile_type_name(MemorySpace s, const Span& sp) {
     case MemorySpace::Right: return "Right";
     case MemorySpace::Acc: return "Acc";
     case MemorySpace::Bias: return "Bias";
+    case MemorySpace::LeftScale: return "ScaleLeft";
+    case MemorySpace::RightScale: return "ScaleRight";
     default: unreachable(sp, fmt::format("a tile in memory space {}", to_string(s)));
   }
 }
@@ -39,6 +41,27 @@ std::string_view pad_text(PadValue p) {
     case PadValue::min: return "PadValue::Min";
     default: return "PadValue::Null";
   }
+}
+
+// A window of an MX scale tensor (logical [M, G] in MX_A_ZZ, [G, N] in MX_B_NN; the type rule
+// keeps extents constant and windows on the 16 x 2 / 2 x 16 boxes). pto-isa describes the packed
+// order as five dimensions: <1, boxes along M (N), box pairs along G, 16, 2> with strides
+// <-, G * 16, 32, 2, 1> of the whole tensor's G. A window origin (r, c) is r * G + c * 16 elements
+// in (A) or r * 16 + c * G (B): the `strides` the caller multiplies the offsets by.
+GmViewSpelling mx_view_spelling(const TensorType& t, const std::vector<ExprPtr>& window, const Span& sp) {
+  const bool a = t.view->layout == TensorLayout::MX_A_ZZ;
+  const auto full = static_shape(t.shape);
+  const auto w = static_shape(window);
+  if (!full || !w || full->size() != 2) unreachable(sp, "an MX scale window without constant 2-D extents");
+  const int64_t G = a ? (*full)[1] : (*full)[0];
+  const int64_t boxes = a ? (*w)[0] / 16 : (*w)[1] / 16, pairs = a ? (*w)[1] / 2 : (*w)[0] / 2;
+  const std::string ty = c_type(t.dtype), lay = a ? "MX_A_ZZ" : "MX_B_NN";
+  GmViewSpelling r;
+  r.type = {fmt::format("Gm_{}_{}_{}x{}", ty, lay, (*w)[0], (*w)[1]),
+            fmt::format("GlobalTensor<{}, pto::Shape<1, {}, {}, 16, 2>, pto::Stride<{}, {}, 32, 2, 1>, pto::Layout::{}>", ty,
+                        boxes, pairs, (*full)[0] * (*full)[1], G * 16, lay)};
+  r.strides = a ? std::vector<std::string>{std::to_string(G), "16"} : std::vector<std::string>{"16", std::to_string(G)};
+  return r;
 }
 
 }  // namespace
@@ -88,6 +111,8 @@ GmViewSpelling gm_view_spelling(const TensorType& t, const std::vector<ExprPtr>&
   const size_t n = t.shape.size();
   if (n == 0 || n > 5 || window.size() != n)
     unreachable(sp, "a GM window whose rank differs from the tensor's (or is above 5)");
+  if (t.view && (t.view->layout == TensorLayout::MX_A_ZZ || t.view->layout == TensorLayout::MX_B_NN))
+    return mx_view_spelling(t, window, sp);
   if (t.view && t.view->layout != TensorLayout::ND) unreachable(sp, "a non-ND tensor layout in a kernel");
   // Strides: a constant, or the C++ expression of a dynamic one.
   std::vector<std::optional<int64_t>> cs(n);

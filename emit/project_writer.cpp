@@ -36,7 +36,7 @@ std::string absolute_dir(const std::string& d) {
 // The .npy element type bin/run reads / writes for a tensor of `dt` (BF16 travels as float32).
 std::string npy_descr(DataType dt) {
   switch (dt) {
-    case DataType::FP32: case DataType::BF16: return "<f4";
+    case DataType::FP32: case DataType::BF16: case DataType::FP8E4M3FN: case DataType::FP8E8M0: return "<f4";
     case DataType::FP16: return "<f2";
     case DataType::INT8: return "|i1";
     case DataType::INT16: return "<i2";

@@ -401,7 +401,11 @@ std::pair<std::vector<ExprPtr>, DataType> creation(const Ctx& c) {
 
 TypePtr create_tile(const Ctx& c) {
   auto [shape, dt] = creation(c);
-  return std::make_shared<TileType>(dt, std::move(shape), c.kw_space("target_memory"));
+  const auto space = c.kw_space("target_memory");
+  if (space && (*space == MemorySpace::LeftScale || *space == MemorySpace::RightScale))
+    c.fail(fmt::format("cannot create a tile in pl.Mem.{}", to_string(*space)),
+           "load the scales into pl.Mem.Mat with pl.load(..., target_memory=pl.Mem.Mat) and pl.move them");
+  return std::make_shared<TileType>(dt, std::move(shape), space);
 }
 
 TypePtr create_tensor(const Ctx& c) {

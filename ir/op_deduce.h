@@ -80,6 +80,7 @@ class OpRow {
   OpRow& kernel_deferred(std::string why) { d_.kernel_deferred = std::move(why); return *this; }
   // A composite op: a kernel never holds it, a pass expands it into primitive ops first.
   OpRow& composite() { d_.composite = true; return *this; }
+  OpRow& internal() { d_.internal = true; return *this; }
   // Finishes the row: wraps the rule so it sees the op name and argument names.
   OpDef build() &&;
 
@@ -186,5 +187,18 @@ TypePtr tensor_matmul_acc(const Ctx& c);
 TypePtr tile_matmul_bias(const Ctx& c);  // (lhs, rhs, bias [1, N]) → Acc [M, N]
 TypePtr tile_gemv(const Ctx& c);         // Left [1, K] × Right [K, N] → Acc [1, N]
 TypePtr tile_batch_matmul(const Ctx& c); // [B.., M, K] × [B.., K, N] → Acc [B.., M, N]
+// MX matmuls (op_deduce_mx.cpp): FP8E4M3FN data with FP8E8M0 scales per 32 elements of K.
+TypePtr tile_matmul_mx(const Ctx& c);       // (lhs, lhs_scale, rhs, rhs_scale) → FP32 Acc [M, N]
+TypePtr tile_matmul_mx_acc(const Ctx& c);   // (acc, lhs, lhs_scale, rhs, rhs_scale) → acc
+TypePtr tile_matmul_mx_bias(const Ctx& c);  // (lhs, lhs_scale, rhs, rhs_scale, bias [1, N]) → FP32 Acc [M, N]
+TypePtr tile_tget_scale_addr(const Ctx& c); // (dst_scale, src data) → dst_scale: LeftScale↔Left, RightScale↔Right
+// tile.load of an MX scale tensor (layout MX_A_ZZ / MX_B_NN): checks the load (FP8E8M0 / UINT8,
+// 2-D, into Mat, windows on the packing's boxes) and returns the Mat tile's box layout; nullopt
+// for other tensors.
+std::optional<TileView> mx_load_view(const Ctx& c, const TensorType& t, const std::vector<ExprPtr>& offsets,
+                                     const std::vector<ExprPtr>& shapes, std::optional<MemorySpace> space);
+// tile.move into LeftScale / RightScale: a 2-D FP8E8M0 (or UINT8) Mat tile in the matching box
+// layout, no layout overrides. Other targets pass.
+void check_scale_move(const Ctx& c, MemorySpace target);
 
 }  // namespace pypto::ir::deduce

@@ -163,6 +163,9 @@ struct OpDef {
   // kernels are checked, LowerCompositeOps expands every call into primitive tile ops by the
   // recipe its rule table keeps for this op (a test proves marker and table agree).
   bool composite = false;
+  // Inserted by a pass, never written by users (tile.tget_scale_addr): the unified `pl.X`
+  // spelling does not reach it; the qualified `pl.tile.X` does, so printed IR reads back.
+  bool internal = false;
 
   // Shapes of elementwise binary ops. `same_shapes`: the op's instruction needs its Tile operands
   // in one shape (TADD, TAND, ...; the type rule accepts numpy broadcasting, the instruction does

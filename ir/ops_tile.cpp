@@ -30,7 +30,14 @@ TypePtr load(const Ctx& c) {
   if (space && *space != MS::Vec && *space != MS::Mat)
     c.fail(fmt::format("cannot load into pl.Mem.{}", to_string(*space)),
            "load into pl.Mem.Vec or pl.Mem.Mat, then pl.move to other on-chip spaces");
-  return make_like(TileType(t.dtype, {}), t.dtype, std::move(shapes), space, std::move(valid));
+  std::optional<TileView> mx;
+  if (t.kind == TypeKind::Tensor) mx = mx_load_view(c, static_cast<const TensorType&>(t), offsets, shapes, space);
+  auto out = make_like(TileType(t.dtype, {}), t.dtype, std::move(shapes), space, std::move(valid));
+  if (!mx) return out;
+  const auto& tl = *as_tile(out);
+  TileView v = tl.view.value_or(TileView{});
+  v.blayout = mx->blayout, v.slayout = mx->slayout, v.fractal = mx->fractal;
+  return std::make_shared<TileType>(tl.dtype, tl.shape, tl.space, std::move(v));
 }
 
 TypePtr store(const Ctx& c) {
@@ -55,6 +62,9 @@ TypePtr move(const Ctx& c) {
   const auto& t = c.shaped(0);
   auto space = c.kw_space("target_memory");
   if (!space) c.fail("missing target_memory", "write pl.move(tile, target_memory=pl.Mem.Left)");
+  check_scale_move(c, *space);
+  if (*space == MS::LeftScale || *space == MS::RightScale)  // UINT8 bytes become FP8E8M0 exponents
+    return std::make_shared<TileType>(DataType::FP8E8M0, t.shape, space);
   std::optional<TileView> view;
   auto bl = c.kw("blayout"), sl = c.kw("slayout");
   const auto* b = bl ? std::get_if<TileLayout>(bl) : nullptr;
@@ -221,6 +231,23 @@ void register_tile_ops(OpRegistry& r) {
              .kw("acc_phase", AttrKind::String, std::string("unspecified")).affinity(CoreAffinity::Cube)
              .out_memory(MS::Acc).reuses_input(0).in_memory(0, {MS::Acc}).in_memory(1, {MS::Left})
              .in_memory(2, {MS::Right}).pipe(Pipe::M).kernel_deferred("cube issue: the CPU runtime has no TGEMV_ACC yet"));
+  // MX matmuls (950): the scales at LeftScale / RightScale; tget_scale_addr (inserted by
+  // InsertMxScaleAddr, not written by users) binds a scale tile to the data tile whose address the
+  // hardware derives it from — no instruction: the memory plan places the scale there.
+  add(r, OpRow("tile.matmul_mx", {tile("lhs"), tile("lhs_scale"), tile("rhs"), tile("rhs_scale")}, tile_matmul_mx)
+             .affinity(CoreAffinity::Cube).out_memory(MS::Acc).in_memory(0, {MS::Left}).in_memory(1, {MS::LeftScale})
+             .in_memory(2, {MS::Right}).in_memory(3, {MS::RightScale}).pipe(Pipe::M));
+  add(r, OpRow("tile.matmul_mx_acc", {tile("acc"), tile("lhs"), tile("lhs_scale"), tile("rhs"), tile("rhs_scale")},
+               tile_matmul_mx_acc)
+             .affinity(CoreAffinity::Cube).out_memory(MS::Acc).reuses_input(0).in_memory(0, {MS::Acc})
+             .in_memory(1, {MS::Left}).in_memory(2, {MS::LeftScale}).in_memory(3, {MS::Right})
+             .in_memory(4, {MS::RightScale}).pipe(Pipe::M));
+  add(r, OpRow("tile.matmul_mx_bias", {tile("lhs"), tile("lhs_scale"), tile("rhs"), tile("rhs_scale"), tile("bias")},
+               tile_matmul_mx_bias)
+             .affinity(CoreAffinity::Cube).out_memory(MS::Acc).in_memory(0, {MS::Left}).in_memory(1, {MS::LeftScale})
+             .in_memory(2, {MS::Right}).in_memory(3, {MS::RightScale}).in_memory(4, {MS::Bias}).pipe(Pipe::M));
+  add(r, OpRow("tile.tget_scale_addr", {tile("dst_scale"), tile("src")}, tile_tget_scale_addr)
+             .affinity(CoreAffinity::Cube).inherit_memory(0).reuses_input(0).internal().no_instruction());
   add(r, OpRow("tile.batch_matmul", {tile("lhs"), tile("rhs")}, tile_batch_matmul).kw("out_dtype", AttrKind::DType)
              .affinity(CoreAffinity::Cube).out_memory(MS::Acc).pipe(Pipe::M)
              .kernel_deferred("cube issue: FlattenTileNdTo2D unrolls the batch into tile.matmul"));

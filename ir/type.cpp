@@ -114,6 +114,9 @@ TileLayouts implicit_layouts(MemorySpace space, int64_t rows, int64_t cols, bool
       return {left_col_major ? TileLayout::col_major : TileLayout::row_major, TileLayout::row_major, 512};
     case MemorySpace::Right: return {TileLayout::row_major, TileLayout::col_major, 512};
     case MemorySpace::Acc: return {TileLayout::col_major, TileLayout::row_major, 1024};
+    // MX scales: boxes of 16 rows x 2 (row-major) / 2 x 16 columns (column-major), 32 bytes each.
+    case MemorySpace::LeftScale: return {TileLayout::row_major, TileLayout::row_major, 32};
+    case MemorySpace::RightScale: return {TileLayout::col_major, TileLayout::col_major, 32};
     default: return {TileLayout::row_major, TileLayout::none_box, 512};
   }
 }

@@ -407,6 +407,7 @@ ExprPtr FunctionBuilder::call_expr(TSNode n) {
   // Unified dispatch: pl.X → tensor.X / tile.X by the first operand, aliases, scalar forms.
   const OpDef* t_op = reg.find("tensor." + rest);
   const OpDef* l_op = reg.find("tile." + rest);
+  if (l_op && l_op->internal) l_op = nullptr;  // a pass inserts it; no user spelling
   if (auto it = alias_map().find(rest); it != alias_map().end()) {
     for (const OpDef* op : it->second) {
       if (op->family() == "tensor" && !t_op) t_op = op;

@@ -6,10 +6,15 @@
 // buffer crossed the limit with its source line. Cross-core FIFO slot windows
 // (system.reserve_buffer, mixed kernels) are placed first, from 0 in the kernel's receive space
 // (Vec on an AIV, Mat on the AIC), and their address is written into base= — and into the peer
-// kernel's system.import_peer_buffer of the same name. Produces AllocatedMemoryAddr.
+// kernel's system.import_peer_buffer of the same name. An MX scale buffer bound to a data tile
+// (memref_util.h scale_bindings) is not bumped: the cube reads it at the data tile's address / 16,
+// so it is placed there (data buffers with bound scales start on 512 bytes, the scale space's
+// 32-byte alignment); a scale bound to data tiles at two addresses is an error. Produces
+// AllocatedMemoryAddr.
 #include <fmt/format.h>
 
 #include <map>
+#include <set>
 
 #include "ir/op_registry.h"
 #include "ir/soc.h"
@@ -138,15 +143,55 @@ FunctionPtr allocate_function(const FunctionPtr& f0, const SocInfo& soc, std::ma
   std::unordered_map<const Var*, int64_t> addr;
   std::vector<AllocInfo> allocs;
   const FunctionPtr f = place_windows(f0, soc, next, used, windows);
+  const auto bindings = scale_bindings(*f);
+  std::unordered_map<const Var*, const ScaleBinding*> scale_of;  // scale buffer → its first binding
+  std::set<const Var*> scaled_data;
+  for (const auto& b : bindings) {
+    scale_of.emplace(b.scale_base, &b);
+    scaled_data.insert(b.data_base);
+  }
+  std::vector<AllocInfo> derived, late;  // bound scales; unbound ones, bumped after them
+  auto bump = [&](const AllocInfo& a) {
+    int64_t& cur = next[a.space];
+    if (scaled_data.count(a.base.get())) cur = align_up(cur, 512);
+    addr[a.base.get()] = cur;
+    used[a.space] = std::max(used[a.space], cur + a.size);
+    cur = align_up(cur + a.size, soc.alignment);
+  };
   for (const auto& s : flatten_body(f->body)) {
     auto a = as_alloc(s);
     if (!a) continue;
-    int64_t& cur = next[a->space];
-    addr[a->base.get()] = cur;
-    used[a->space] = std::max(used[a->space], cur + a->size);
-    cur = align_up(cur + a->size, soc.alignment);
     allocs.push_back(*a);
+    if (scale_of.count(a->base.get())) {
+      derived.push_back(*a);
+      continue;
+    }
+    if (a->space == MemorySpace::LeftScale || a->space == MemorySpace::RightScale) {
+      late.push_back(*a);
+      continue;
+    }
+    bump(*a);
   }
+  for (const auto& a : derived) {
+    std::optional<int64_t> at;
+    for (const auto& b : bindings) {
+      if (b.scale_base != a.base.get()) continue;
+      auto d = addr.find(b.data_base);
+      if (d == addr.end()) throw InternalError("AllocateMemoryAddr", "an MX data tile without a buffer", b.span);
+      const int64_t here = (d->second + const_int_value(b.data_offset).value_or(0)) / 16;
+      if (at && *at != here)
+        throw CompileError("E602", b.span,
+                           fmt::format("the MX scale tile '{}' is bound to data tiles at two L0 addresses, but the cube "
+                                       "reads a data tile's scales at its own address / 16",
+                                       b.scale_name),
+                           fmt::format("move the scales again for '{}' (one pl.move per data tile)", b.data_name));
+      at = here;
+    }
+    addr[a.base.get()] = *at;
+    used[a.space] = std::max(used[a.space], *at + a.size);
+    next[a.space] = std::max(next[a.space], align_up(*at + a.size, soc.alignment));
+  }
+  for (const auto& a : late) bump(a);
   for (const auto& a : allocs) {
     int64_t start = addr[a.base.get()];
     int64_t cap = soc.capacity(a.space);

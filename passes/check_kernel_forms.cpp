@@ -80,7 +80,9 @@ bool spelled_space(std::optional<MemorySpace> s) {
     case MemorySpace::Left:
     case MemorySpace::Right:
     case MemorySpace::Acc:
-    case MemorySpace::Bias: return true;
+    case MemorySpace::Bias:
+    case MemorySpace::LeftScale:
+    case MemorySpace::RightScale: return true;
     default: return false;
   }
 }
@@ -129,7 +131,10 @@ class FormChecker : public FormRules {
     if (rank == 0 || rank > 5) reject(c.span, fmt::format("pl.{} on a tensor of rank {} (GM views have rank 1..5)", n, rank));
     if (window_rank != rank)
       reject(c.span, fmt::format("pl.{} with a {}-D window into a {}-D tensor", n, window_rank, rank));
-    if (t->view && t->view->layout != TensorLayout::ND) reject(c.span, fmt::format("pl.{} on a non-ND tensor layout", n));
+    const bool mx = t->view && (t->view->layout == TensorLayout::MX_A_ZZ || t->view->layout == TensorLayout::MX_B_NN);
+    if (mx && n != "tile.load") reject(c.span, fmt::format("pl.{} on an MX scale tensor (only loads of its scales)", n));
+    if (t->view && t->view->layout != TensorLayout::ND && !mx)
+      reject(c.span, fmt::format("pl.{} on a non-ND tensor layout", n));
   }
 
   // A tile.slice is a view into its source's buffer. Of a Vec tile: a Tile as wide as the source,

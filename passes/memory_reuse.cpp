@@ -9,6 +9,9 @@
 //   * guards: the result of a `not_inplace_safe` op never shares with its tile inputs, a
 //     `forbid_output_alias(i)` op's result never with input i, a widening tile.cast's result never
 //     with its input;
+//   * MX scales (memref_util.h scale_bindings): a bound scale buffer is never shared (its address
+//     is its data buffer's / 16), and its data buffer lives at least as long as it, so that two
+//     scales alive together sit under two data buffers alive together;
 //   * rewrite: every member's MemRef points at the group's first (largest) base, its alloc size is
 //     the largest member's; allocations left without members are removed.
 // Requires HasMemRefs (keeps it).
@@ -70,6 +73,13 @@ FunctionPtr reuse_function(const FunctionPtr& f) {
   Conflicts conflicts;
   lt.on_assign = [&](const AssignStmt& s) { record_conflicts(s, allocs, conflicts); };
   lt.visit(f->body);
+  std::set<const Var*> pinned;  // bound MX scale buffers
+  for (const auto& b : scale_bindings(*f)) {
+    if (!lt.def.count(b.scale_base) || !lt.def.count(b.data_base)) continue;
+    pinned.insert(b.scale_base);
+    lt.def[b.data_base] = std::min(lt.def[b.data_base], lt.def[b.scale_base]);
+    lt.last[b.data_base] = std::max(lt.last[b.data_base], lt.last[b.scale_base]);
+  }
 
   // Group per space, first-fit-decreasing.
   std::map<MemorySpace, std::vector<const Var*>> per_space;
@@ -86,6 +96,7 @@ FunctionPtr reuse_function(const FunctionPtr& f) {
     for (const Var* b : bases) {
       bool placed = false;
       for (auto& g : groups) {
+        if (pinned.count(b) || pinned.count(g.front())) continue;
         bool ok = true;
         for (const Var* m : g) {
           bool disjoint = lt.last[m] <= lt.def[b] || lt.last[b] <= lt.def[m];

@@ -104,4 +104,27 @@ std::unordered_map<const Var*, FifoWindow> fifo_windows(const Function& f) {
   return out;
 }
 
+std::vector<ScaleBinding> scale_bindings(const Function& f) {
+  static const OpDef* tget = OpRegistry::instance().find("tile.tget_scale_addr");
+  std::vector<ScaleBinding> out;
+  struct W : IRVisitor {
+    std::vector<ScaleBinding>* out;
+    void visit_assign(const AssignStmt& a) override {
+      const auto* c = as<Call>(a.value);
+      if (c && c->op == tget && c->args.size() == 2) {
+        const MemRef* s = memref_of(c->args[0]->type);
+        const MemRef* d = memref_of(c->args[1]->type);
+        const auto* sv = as<Var>(c->args[0]);
+        const auto* dv = as<Var>(c->args[1]);
+        if (s && d && s->base && d->base)
+          out->push_back({s->base.get(), d->base.get(), d->offset, a.span, sv ? sv->name : "", dv ? dv->name : ""});
+      }
+      IRVisitor::visit_assign(a);
+    }
+  } w;
+  w.out = &out;
+  if (f.body) w.visit(f.body);
+  return out;
+}
+
 }  // namespace pypto::passes

@@ -43,4 +43,17 @@ struct FifoWindow {
 };
 std::unordered_map<const ir::Var*, FifoWindow> fifo_windows(const ir::Function& f);
 
+// MX scale bindings (`b = tile.tget_scale_addr(scale, data)`, InsertMxScaleAddr): the cube reads
+// a data tile's scales at its L0 address / 16, so the scale's buffer is placed there
+// (AllocateMemoryAddr) and lives as long as its data buffer (MemoryReuse). One per binding, in
+// program order, with the MemRefs of both tiles (bases of tile.alloc buffers).
+struct ScaleBinding {
+  const ir::Var* scale_base;  // the LeftScale / RightScale buffer
+  const ir::Var* data_base;   // the Left / Right buffer
+  ir::ExprPtr data_offset;    // the data tile's offset in its buffer
+  ir::Span span;
+  std::string scale_name, data_name;
+};
+std::vector<ScaleBinding> scale_bindings(const ir::Function& f);
+
 }  // namespace pypto::passes

@@ -38,6 +38,7 @@ const std::vector<Pass>& default_pipeline() {
       auto_tile_matmul_l0_pass(),          // matmuls overflowing L0A / L0B / L0C → L0 blocks, K loops
       infer_tile_memory_space_pass(),      // memory space for every tile, tile.move at mismatches
       canonicalize_tile_slice_pass(),      // a Mat tile's window moved to Left / Right → one tile.extract
+      insert_mx_scale_addr_pass(),         // MX matmuls: scale tiles bound to their data tiles (950 only)
       resolve_backend_op_layouts_pass(),   // row-major-only ops on [N,1] tiles (class a: check)
       expand_mixed_kernel_pass(),          // InCore kernels → AIV / AIC; mixed ones → AIC + AIV + Group over a FIFO
       inject_gm_pipe_buffer_pass(),        // 910B: the GM slot ring of each mixed kernel's pipe, a workspace per call

@@ -128,6 +128,22 @@ Value load(const OpEval& e) {
   check_window(e, t, full_rank(off, t.shape.size(), 0), full_rank(valid, t.shape.size(), 1), "pl.tile.load");
   Array out = Array::zeros(e.result_dtype(), e.result_shape());
   fill_outside(out, std::vector<int64_t>(out.shape.size(), 0), undefined_number(e));
+  if (const auto* tt = as_tensor(e.call.args[0]->type);
+      tt && tt->view && (tt->view->layout == TensorLayout::MX_A_ZZ || tt->view->layout == TensorLayout::MX_B_NN)) {
+    // An MX scale tensor holds its [M, G] (A) / [G, N] (B) scales in the packed box order: logical
+    // (r, c) is element (r/16)*G*16 + (c/2)*32 + (r%16)*2 + c%2 of A's storage, and
+    // (c/16)*G*16 + (r/2)*32 + (c%16)*2 + r%2 of B's.
+    const bool a = tt->view->layout == TensorLayout::MX_A_ZZ;
+    const int64_t G = a ? t.shape[1] : t.shape[0];
+    for (int64_t i = 0; i < valid[0]; ++i)
+      for (int64_t j = 0; j < valid[1]; ++j) {
+        const int64_t r = off[0] + i, c = off[1] + j;
+        const int64_t at = a ? (r / 16) * G * 16 + (c / 2) * 32 + (r % 16) * 2 + c % 2
+                             : (c / 16) * G * 16 + (r / 2) * 32 + (c % 16) * 2 + r % 2;
+        out.set({i, j}, t.at(at));
+      }
+    return Value::array(out);
+  }
   if (out.shape.size() < valid.size()) {
     // A 2-D tile of an N-D window (FlattenTileNdTo2D): the window's rows, stacked. Valid shapes
     // stay on 2-D windows, so the window is read whole.
@@ -357,7 +373,15 @@ void define_data_movement(OpRegistry& r) {
     return Value::array(a);
   });
   // Moves between memories keep the values (tile.move also re-lays out, invisible here).
-  define(r, "tile.move", [](const OpEval& e) { return Value::array(e.arr(0).copy()); });
+  define(r, "tile.move", [](const OpEval& e) {
+    // UINT8 scale bytes moved to LeftScale / RightScale are read as FP8E8M0 exponents: 2^(e-127).
+    if (e.result_dtype() == DataType::FP8E8M0 && e.arr(0).dtype == DataType::UINT8) {
+      Array out = Array::zeros(DataType::FP8E8M0, e.arr(0).shape);
+      for (int64_t i = 0; i < out.numel(); ++i) out.set(i, std::ldexp(1.0, static_cast<int>(e.arr(0).at(i)) - 127));
+      return Value::array(out);
+    }
+    return Value::array(e.arr(0).copy());
+  });
   for (const char* f : {"tensor.dim"})
     define(r, f, [](const OpEval& e) {
       const Array& a = e.arr(0);

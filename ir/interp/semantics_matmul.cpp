@@ -2,7 +2,10 @@
 // result rounded once to the output dtype (the cube unit accumulates in FP32; the oracle is more
 // precise, so comparisons use the dtype tolerance). matmul_acc adds to an accumulator, matmul_bias
 // adds a bias row; batch_matmul runs over the leading dim; gemv is a matmul with one row.
-// Transposes (a_trans / b_trans) are read from the kwargs of the tensor form.
+// Transposes (a_trans / b_trans) are read from the kwargs of the tensor form. The MX matmuls
+// (950) weigh each product by its row's and column's scales for its group of 32 along K:
+// C[i][j] = Σ_p A[i][p]·B[p][j]·SA[i][p/32]·SB[p/32][j] (the FP8E8M0 scale tiles hold 2^(e-127));
+// tget_scale_addr, an address binding, passes its scale through.
 #include <fmt/format.h>
 
 #include "ir/interp/op_semantics.h"
@@ -69,9 +72,29 @@ Value matmul(const OpEval& e, int acc_arg, int bias_arg) {
   return Value::array(out);
 }
 
+// (lhs, lhs_scale, rhs, rhs_scale) at arguments b..b+3, plus an accumulator / bias operand.
+Value matmul_mx(const OpEval& e, size_t b, int acc_arg, int bias_arg) {
+  Array out = e.result();
+  const Array &A = e.arr(b), &SA = e.arr(b + 1), &B = e.arr(b + 2), &SB = e.arr(b + 3);
+  const int64_t m = A.shape[0], k = A.shape[1], n = B.shape[1];
+  if (B.shape[0] != k) e.fail(fmt::format("MX matmul of {} and {}: inner extents differ", shape_text(A.shape), shape_text(B.shape)));
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j) {
+      double s = acc_arg >= 0 ? e.arr(static_cast<size_t>(acc_arg)).at({i, j}) : 0.0;
+      if (bias_arg >= 0) s += e.arr(static_cast<size_t>(bias_arg)).at({0, j});
+      for (int64_t p = 0; p < k; ++p) s += A.at({i, p}) * B.at({p, j}) * SA.at({i, p / 32}) * SB.at({p / 32, j});
+      out.set({i, j}, s);
+    }
+  return Value::array(out);
+}
+
 }  // namespace
 
 void define_matmul(OpRegistry& r) {
+  define(r, "tile.matmul_mx", [](const OpEval& e) { return matmul_mx(e, 0, -1, -1); });
+  define(r, "tile.matmul_mx_acc", [](const OpEval& e) { return matmul_mx(e, 1, 0, -1); });
+  define(r, "tile.matmul_mx_bias", [](const OpEval& e) { return matmul_mx(e, 0, -1, 4); });
+  define(r, "tile.tget_scale_addr", [](const OpEval& e) { return e.args[0]; });
   for (const char* f : {"tensor.matmul", "tile.matmul", "tile.batch_matmul", "tile.gemv"})
     define(r, f, [](const OpEval& e) { return matmul(e, -1, -1); });
   for (const char* f : {"tensor.matmul_acc", "tile.matmul_acc", "tile.batch_matmul_acc", "tile.gemv_acc"})

@@ -1,6 +1,7 @@
 // Interpreter values: element rounding per dtype and strided array access (see value.h).
 #include "ir/interp/value.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -65,6 +66,16 @@ double round_to(DataType dt, double v) {
     case DataType::FP32: return round_binary(v, 23, -126, 3.4028234663852886e38);
     case DataType::FP16: return round_binary(v, 10, -14, 65504.0);
     case DataType::BF16: return round_binary(v, 7, -126, 3.3895313892515355e38);
+    case DataType::FP8E4M3FN: {  // no infinities: beyond the largest finite value (448) is NaN
+      const double r = round_binary(v, 3, -6, 448.0);
+      return std::isinf(r) ? NAN : r;
+    }
+    case DataType::FP8E8M0: {  // a power of two 2^-127 .. 2^127: the binary exponent of v (truncated)
+      if (!(v > 0) || std::isinf(v)) return NAN;
+      int ex = 0;
+      std::frexp(v, &ex);
+      return std::ldexp(1.0, std::clamp(ex - 1, -127, 127));
+    }
     case DataType::BOOL: return v != 0 ? 1 : 0;
     case DataType::INT8: return wrap_int(v, 8, true);
     case DataType::INT16: return wrap_int(v, 16, true);
@@ -78,7 +89,7 @@ double round_to(DataType dt, double v) {
     case DataType::UINT64: return wrap_int(v, 64, false);
     default:
       throw CompileError("E601", {}, fmt::format("the interpreter does not model dtype {}", dtype_name(dt)),
-                         "pypto eval covers BOOL, the integer types, FP16, BF16 and FP32");
+                         "pypto eval covers BOOL, the integer types, FP8E4M3FN, FP8E8M0, FP16, BF16 and FP32");
   }
 }
 

@@ -16,7 +16,8 @@ namespace pypto::ir::interp {
 
 // Rounds `v` once to what an element of `dt` can hold: FP32 / FP16 / BF16 to nearest even,
 // integers wrap to their width (after truncation toward zero), BOOL to 0 / 1. INDEX and TASK_ID
-// are 64-bit integers. The narrow float formats (FP8, FP4, HF*) are not modelled: they raise.
+// are 64-bit integers; FP8E4M3FN rounds to nearest even (beyond 448: NaN), FP8E8M0 to the power
+// of two at or below. FP8E5M2, FP4 and HF* are not modelled: they raise.
 double round_to(DataType dt, double v);
 // pl.cast's rounding modes: to nearest even (none / rint), half away from zero (round), floor,
 // ceil, toward zero (trunc), to odd (odd: an inexact result gets an odd last bit).

@@ -53,7 +53,8 @@ void usage(const ProgramInfo& p) {
         "           [--check-syncs] [--trace FILE.json] [--quiet]\n"
         "Runs '%s' on the pypto CPU runtime.\n"
         "  --inputs DIR     read <param>.npy for every In/InOut tensor parameter\n"
-        "  --seed N         generate missing inputs deterministically (floats in [-1,1), ints in [-8,8])\n"
+        "  --seed N         generate missing inputs deterministically (floats in [-1,1), ints in [-8,8],\n"
+        "                   float8_e8m0 scales in 2^-2 .. 2^2)\n"
         "  --outputs DIR    write every Out/InOut tensor (and generated inputs) as <param>.npy\n"
         "  --scalar N=V     value of scalar parameter N (required for every scalar)\n"
         "  --shape T=[D,..] shape of tensor T, for a dynamic dim no scalar or input file gives\n"
@@ -71,7 +72,9 @@ void usage(const ProgramInfo& p) {
         "                   creator, deps); FILE.svg: a picture of the same run\n"
         "  --quiet          no progress line (shown on a terminal for runs longer than a second)\n"
         "Every GM access of a kernel is checked against the tensors it was given.\n"
-        "float16 travels as <f2, bfloat16 as <f4 (rounded to nearest even on input).\n",
+        "float16 travels as <f2; bfloat16 and float8_e4m3fn as <f4 (rounded to nearest even on input;\n"
+        "float8_e4m3fn: beyond +-448 becomes NaN); float8_e8m0 as <f4 (on input the power of two\n"
+        "2^floor(log2 x); x <= 0, inf, NaN become NaN).\n",
         p.name);
     std::printf("tensor parameters:");
     for (int i = 0; i < p.num_tensors; ++i) {
@@ -103,6 +106,8 @@ uint64_t parse_scalar(const ScalarParamInfo& sp, const std::string& text) {
             case DataType::FLOAT32: bits = to_u64(std::stof(text, &used)); break;
             case DataType::FLOAT16: bits = to_u64(half(std::stof(text, &used)).bits); break;
             case DataType::BFLOAT16: bits = to_u64(bfloat16_t(std::stof(text, &used)).bits); break;
+            case DataType::FP8E4M3FN: bits = to_u64(float8_e4m3_t(std::stof(text, &used)).bits); break;
+            case DataType::FP8E8M0: bits = to_u64(float8_e8m0_t(std::stof(text, &used)).bits); break;
             case DataType::BOOL:
                 if (text == "true" || text == "True" || text == "1") bits = 1, used = text.size();
                 else if (text == "false" || text == "False" || text == "0") bits = 0, used = text.size();
@@ -173,18 +178,30 @@ struct HostTensor {
     std::vector<uint8_t> initial;  // generated InOut input, written as <param>.input.npy
 };
 
-// Convert an .npy payload into device layout (BF16: float32 -> bf16 RNE).
+// Convert an .npy payload into device layout (BF16: float32 -> bf16 RNE; FP8E4M3FN: float32 ->
+// E4M3 RNE; FP8E8M0: float32 -> its exponent; pto_float.hpp).
 std::vector<uint8_t> from_npy(NpyArray&& a, DataType dt) {
-    if (dt != DataType::BFLOAT16) return std::move(a.data);  // no copy of the file's bytes
     const uint64_t n = a.numel();
-    std::vector<uint8_t> out(n * 2);
-    for (uint64_t i = 0; i < n; ++i) {
+    auto f32 = [&a](uint64_t i) {
         float f;
         std::memcpy(&f, a.data.data() + i * 4, 4);
-        const uint16_t b = bfloat16_t(f).bits;
-        std::memcpy(out.data() + i * 2, &b, 2);
+        return f;
+    };
+    if (dt == DataType::BFLOAT16) {
+        std::vector<uint8_t> out(n * 2);
+        for (uint64_t i = 0; i < n; ++i) {
+            const uint16_t b = bfloat16_t(f32(i)).bits;
+            std::memcpy(out.data() + i * 2, &b, 2);
+        }
+        return out;
     }
-    return out;
+    if (dt == DataType::FP8E4M3FN || dt == DataType::FP8E8M0) {
+        std::vector<uint8_t> out(n);
+        for (uint64_t i = 0; i < n; ++i)
+            out[i] = dt == DataType::FP8E4M3FN ? float8_e4m3_t(f32(i)).bits : float8_e8m0_t(f32(i)).bits;
+        return out;
+    }
+    return std::move(a.data);  // no copy of the file's bytes
 }
 
 void write_tensor(const fs::path& dir, const std::string& name, const TensorParamInfo& tp,
@@ -198,6 +215,13 @@ void write_tensor(const fs::path& dir, const std::string& name, const TensorPara
             std::memcpy(&b, data.data() + i * 2, 2);
             f[i] = bfloat16_t::from_bits(b);
         }
+        write_npy(path, "<f4", shape, f.data(), n * 4);
+    } else if (tp.dtype == DataType::FP8E4M3FN || tp.dtype == DataType::FP8E8M0) {
+        const uint64_t n = data.size();
+        std::vector<float> f(n);
+        for (uint64_t i = 0; i < n; ++i)
+            f[i] = tp.dtype == DataType::FP8E4M3FN ? float(float8_e4m3_t::from_bits(data[i]))
+                                                   : float(float8_e8m0_t::from_bits(data[i]));
         write_npy(path, "<f4", shape, f.data(), n * 4);
     } else {
         write_npy(path, npy_descr_for(tp.dtype), shape, data.data(), data.size());

@@ -28,7 +28,9 @@ uint64_t npy_item_size(const std::string& descr) {
 std::string npy_descr_for(DataType dtype) {
     switch (dtype) {
         case DataType::FLOAT32:
-        case DataType::BFLOAT16: return "<f4";
+        case DataType::BFLOAT16:
+        case DataType::FP8E4M3FN:
+        case DataType::FP8E8M0: return "<f4";  // converted on the way in and out (runtime/src/main.cpp)
         case DataType::FLOAT16: return "<f2";
         case DataType::INT8: return "|i1";
         case DataType::INT16: return "<i2";

@@ -44,7 +44,10 @@ std::vector<uint8_t> random_fill(DataType dtype, uint64_t count, uint64_t seed, 
             case DataType::UINT32: put(out, i, static_cast<uint32_t>(u)); break;
             case DataType::UINT64: put(out, i, u); break;
             case DataType::BOOL: put(out, i, static_cast<uint8_t>(x >> 63)); break;
-            default: break;  // FP8 / FP4: left zero
+            case DataType::FP8E4M3FN: put(out, i, float8_e4m3_t(f).bits); break;
+            // MX scales 2^-2 .. 2^2, so that scaled products stay in range.
+            case DataType::FP8E8M0: put(out, i, static_cast<uint8_t>(125 + (x >> 32) % 5)); break;
+            default: break;  // FP4: left zero
         }
     }
     return out;

@@ -77,8 +77,21 @@ const char* kBatchPrelude =
     "    def k(self, x3: pl.Tensor[[2, 16, 16], pl.FP16], out: pl.Out[pl.Tensor[[16, 16], pl.FP32]]):\n"
     "        t3 = pl.load(x3, [0, 0, 0], [2, 16, 16])\n"
     "        acc3 = pl.tile.batch_matmul(t3, t3)\n";
+// MX matmul operands (950): FP8 data and FP8E8M0 scales in Left / LeftScale / Right / RightScale,
+// an FP32 accumulator and bias.
+const char* kMxPrelude =
+    "import pypto.language as pl\n\n@pl.program\nclass P:\n    @pl.function(type=pl.FunctionType.InCore)\n"
+    "    def k(self, x: pl.Tensor[[16, 64], pl.FP8E4M3FN], xs: pl.Tensor[[16, 2], pl.FP8E8M0, pl.MX_A_ZZ],\n"
+    "          y: pl.Tensor[[64, 32], pl.FP8E4M3FN], ys: pl.Tensor[[2, 32], pl.FP8E8M0, pl.MX_B_NN],\n"
+    "          zb: pl.Tensor[[1, 32], pl.FP32], out: pl.Out[pl.Tensor[[16, 32], pl.FP32]]):\n"
+    "        l = pl.move(pl.load(x, [0, 0], [16, 64], target_memory=pl.Mem.Mat), target_memory=pl.Mem.Left)\n"
+    "        ls = pl.move(pl.load(xs, [0, 0], [16, 2], target_memory=pl.Mem.Mat), target_memory=pl.Mem.LeftScale)\n"
+    "        r = pl.move(pl.load(y, [0, 0], [64, 32], target_memory=pl.Mem.Mat), target_memory=pl.Mem.Right)\n"
+    "        rs = pl.move(pl.load(ys, [0, 0], [2, 32], target_memory=pl.Mem.Mat), target_memory=pl.Mem.RightScale)\n"
+    "        bias = pl.move(pl.load(zb, [0, 0], [1, 32], target_memory=pl.Mem.Mat), target_memory=pl.Mem.Bias)\n"
+    "        acc = pl.matmul_mx(l, ls, r, rs)\n";
 
-enum class Ctx { Vec, Cube, Batch };
+enum class Ctx { Vec, Cube, Batch, Mx };
 struct Case {
   std::string op, good, bad;
   Ctx ctx = Ctx::Vec;
@@ -188,6 +201,12 @@ std::vector<Case> make_cases() {
   c.push_back({"tensor.create_l1", "v = pl.tensor.create_l1([16, 16], pl.FP16)", "v = pl.tensor.create_l1([16], pl.FP16)"});
   // Extra cube ops.
   c.push_back({"tile.matmul_bias", "v = pl.tile.matmul_bias(l, r, bias)", "v = pl.tile.matmul_bias(l, r, l)", Ctx::Cube});
+  c.push_back({"tile.matmul_mx", "v = pl.tile.matmul_mx(l, ls, r, rs)", "v = pl.tile.matmul_mx(l, rs, r, rs)", Ctx::Mx});
+  c.push_back({"tile.matmul_mx_acc", "v = pl.tile.matmul_mx_acc(acc, l, ls, r, rs)",
+               "v = pl.tile.matmul_mx_acc(bias, l, ls, r, rs)", Ctx::Mx});
+  c.push_back({"tile.matmul_mx_bias", "v = pl.tile.matmul_mx_bias(l, ls, r, rs, bias)",
+               "v = pl.tile.matmul_mx_bias(l, ls, r, rs, acc)", Ctx::Mx});
+  c.push_back({"tile.tget_scale_addr", "v = pl.tile.tget_scale_addr(ls, l)", "v = pl.tile.tget_scale_addr(ls, r)", Ctx::Mx});
   c.push_back({"tile.gemv", "v = pl.tile.gemv(l1, r)", "v = pl.tile.gemv(l, r)", Ctx::Cube});
   c.push_back({"tile.gemv_acc", "v = pl.tile.gemv_acc(acc1, l1, r)", "v = pl.tile.gemv_acc(acc, l, r)", Ctx::Cube});
   c.push_back({"tile.batch_matmul", "v = pl.tile.batch_matmul(t3, t3)", "v = pl.tile.batch_matmul(t3)", Ctx::Batch});
@@ -320,7 +339,12 @@ const std::vector<Case>& cases() {
 }
 
 const char* prelude_of(const Case& c) {
-  return c.ctx == Ctx::Cube ? kCubePrelude : c.ctx == Ctx::Batch ? kBatchPrelude : kVecPrelude;
+  switch (c.ctx) {
+    case Ctx::Cube: return kCubePrelude;
+    case Ctx::Batch: return kBatchPrelude;
+    case Ctx::Mx: return kMxPrelude;
+    default: return kVecPrelude;
+  }
 }
 
 std::string program_of(const Case& c, bool good) {
@@ -506,7 +530,8 @@ TEST_CASE("the CPU runtime has every instruction the kernel table names (one tra
     emit::EmitOptions opts;
     ProgramPtr p;
     try {
-      p = emit_test::compile_text(program_of(c, true), "case.py");
+      // MX matmuls are the 950's.
+      p = emit_test::compile_text(program_of(c, true), "case.py", c.ctx == Ctx::Mx ? Soc::Ascend950 : Soc::Ascend910B);
     } catch (const CompileError& e) {
       FAIL_CHECK((e.diagnostics().empty() ? std::string("error") : e.diagnostics()[0].message));
       continue;

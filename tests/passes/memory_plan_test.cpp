@@ -106,7 +106,9 @@ TEST_CASE("every program's plan fits its capacities and never overlaps live tile
               const bool bytes = x.addr < y.addr + y.size && y.addr < x.addr + x.size;
               INFO(x.name << " in " << x.buffer << " [" << x.addr << ", +" << x.size << ") vs " << y.name << " in "
                           << y.buffer << " [" << y.addr << ", +" << y.size << ")");
-              if (bytes) CHECK(x.buffer == y.buffer);
+              // Bytes two tiles share: the same buffer, or lifetimes apart (MX scale buffers are
+              // placed under their data buffers, which may share bytes at other times).
+              if (bytes && x.buffer != y.buffer) CHECK((x.last <= y.def || y.last <= x.def));
               if (x.buffer == y.buffer) CHECK(x.addr == y.addr);
             }
           }

@@ -3,20 +3,22 @@
 //
 //   pto_cpu_stub.hpp    pipes, event ids, set_flag / wait_flag / pipe_barrier (ordering nothing;
 //                       fed to the --check-syncs pipe model)
-//   pto_float.hpp       half, bfloat16_t
+//   pto_float.hpp       half, bfloat16_t, float8_e4m3_t, float8_e8m0_t
 //   pto_types.hpp       enums (TileType, BLayout, ..., RoundMode), element conversion rules
 //   pto_sim_context.hpp the running kernel as the executor describes it, the error channel
 //   pto_sim_check.hpp   the checkers: GM bounds of every TLOAD / TSTORE / scalar GM read, the
 //                       --check-syncs pipe model
 //   pto_sim_memory.hpp  per-core simulated UB / L1 / L0A / L0B / L0C / Bias
 //   pto_tile.hpp        Tile, TASSIGN, Shape, Stride, GlobalTensor (storage convention here)
-//   pto_ops_memory.hpp  TLOAD TSTORE TMOV TEXTRACT TINSERT TRESHAPE
+//   pto_ops_memory.hpp  TLOAD TSTORE TMOV TEXTRACT TINSERT TRESHAPE (TLOAD also of the MX scale
+//                       layouts MX_A_ZZ / MX_B_NN)
 //   pto_ops_vector.hpp  elementwise / scalar / unary / bitwise / remainder ops, TCVT, TEXPANDS, TCI,
 //                       reductions (incl. arg-max / arg-min), expands, TTRANS
 //   pto_ops_select.hpp  TCMP TCMPS TSEL TSELS (packed predicate masks)
 //   pto_ops_layout.hpp  TCONCAT TGATHER TGATHERB TSCATTER TTRI TFILLPAD* TPART* TSUBVIEW TRANDOM
 //   pto_ops_sort.hpp    TSORT32 TMRGSORT
 //   pto_ops_cube.hpp    TMATMUL, TMATMUL_ACC, TMATMUL_BIAS, TGEMV
+//   pto_ops_cube_mx.hpp TMATMUL_MX (the 950's MX matmul: FP8 operands with e8m0 scales)
 //   pto_ops_fifo.hpp    TPipe, TPUSH TPOP TFREE (cross-core FIFOs of a mixed task; the runtime side
 //                       is pto_sim_fifo.hpp)
 //   pto_ops_syncall.hpp SYNCALL (the all-core barrier of one launch; the runtime side is
@@ -34,6 +36,7 @@
 #include "pto_float.hpp"
 #include "pto_ops_async.hpp"
 #include "pto_ops_cube.hpp"
+#include "pto_ops_cube_mx.hpp"
 #include "pto_ops_fifo.hpp"
 #include "pto_ops_memory.hpp"
 #include "pto_ops_layout.hpp"

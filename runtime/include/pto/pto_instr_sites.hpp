@@ -69,6 +69,7 @@ inline void gm_store(T* p, I index, V value, uint32_t line) {
     X(TLOAD, Load, 0) X(TSTORE, Store, 0)                                                              \
     X(TMOV, Move, 0) X(TEXTRACT, Move, 0) X(TINSERT, Move, 0)                                          \
     X(TMATMUL, Cube, 0) X(TMATMUL_ACC, Cube, 0) X(TMATMUL_BIAS, Cube, 0) X(TGEMV, Cube, 0)             \
+    X(TMATMUL_MX, Cube, 0)                                                                             \
     X(TADD, Vector, 0) X(TSUB, Vector, 0) X(TMUL, Vector, 0) X(TDIV, Vector, 0) X(TMAX, Vector, 0)     \
     X(TMIN, Vector, 0) X(TAND, Vector, 0) X(TOR, Vector, 0) X(TSHL, Vector, 0) X(TSHR, Vector, 0)     \
     X(TXOR, Vector, 3) X(TREM, Vector, 3) X(TFMOD, Vector, 0) X(TPRELU, Vector, 3)                     \
@@ -128,6 +129,7 @@ template <typename TileT, typename AddrT>
 #define TMATMUL_ACC(...) TMATMUL_ACC(::pto::sim::Site{__LINE__}, __VA_ARGS__)
 #define TMATMUL_BIAS(...) TMATMUL_BIAS(::pto::sim::Site{__LINE__}, __VA_ARGS__)
 #define TGEMV(...) TGEMV(::pto::sim::Site{__LINE__}, __VA_ARGS__)
+#define TMATMUL_MX(...) TMATMUL_MX(::pto::sim::Site{__LINE__}, __VA_ARGS__)
 #define TADD(...) TADD(::pto::sim::Site{__LINE__}, __VA_ARGS__)
 #define TSUB(...) TSUB(::pto::sim::Site{__LINE__}, __VA_ARGS__)
 #define TMUL(...) TMUL(::pto::sim::Site{__LINE__}, __VA_ARGS__)

@@ -86,6 +86,8 @@ constexpr const char* fifo_dtype_name() {
     if constexpr (std::is_same_v<T, float>) return "float32";
     else if constexpr (std::is_same_v<T, half>) return "float16";
     else if constexpr (std::is_same_v<T, bfloat16_t>) return "bfloat16";
+    else if constexpr (std::is_same_v<T, float8_e4m3_t>) return "float8_e4m3";
+    else if constexpr (std::is_same_v<T, float8_e8m0_t>) return "float8_e8m0";
     else if constexpr (std::is_same_v<T, double>) return "float64";
     else if constexpr (std::is_same_v<T, int8_t>) return "int8";
     else if constexpr (std::is_same_v<T, uint8_t>) return "uint8";

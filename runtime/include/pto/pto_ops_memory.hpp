@@ -7,6 +7,12 @@
 //   DN: tile row r = dim 3, tile col c spans dims 4, 2, 1, 0 (d4 fastest); rows = d3, cols = d0*d1*d2*d4
 //   NZ: r = i2*d3 + i3, c = (i0*d1 + i1)*d4 + i4;                rows = d2*d3, cols = d0*d1*d4
 // The tile's valid region must match the view's shape; a mismatch fails with a message.
+// The MX scale layouts (TLOAD only, into a float8_e8m0_t / uint8_t Mat tile of fractal size 32)
+// pack [16, 2] boxes, shape <d0, d1, d2, 16, 2>:
+//   MX_A_ZZ ([M, K/32] scales of a Left operand): r = (i0*d1 + i1)*16 + i3, c = i2*2 + i4
+//   MX_B_NN ([K/32, N] scales of a Right operand): r = i2*2 + i4,            c = (i0*d1 + i1)*16 + i3
+// The view may be larger than the valid region (whole boxes; only the valid region is loaded)
+// but must cover it, and must fit in the tile's static shape.
 // TLOAD writes only the valid region, unless the tile has a PadValue other than Null, in which
 // case the rest of the tile is filled with it first. Both check the GM bytes they touch against
 // the kernel's tensor arguments first (pto_sim_check.hpp: gm_access).
@@ -29,9 +35,59 @@ inline std::string dims_str(const int64_t (&d)[5]) {
            std::to_string(d[3]) + "," + std::to_string(d[4]) + "]";
 }
 
+inline const char* layout_name(Layout l) {
+    switch (l) {
+        case Layout::ND: return "ND";
+        case Layout::DN: return "DN";
+        case Layout::NZ: return "NZ";
+        case Layout::MX_A_ZZ: return "MX_A_ZZ";
+        case Layout::MX_B_NN: return "MX_B_NN";
+    }
+    return "?";
+}
+
+template <Layout L>
+inline constexpr bool is_mx_layout_v = L == Layout::MX_A_ZZ || L == Layout::MX_B_NN;
+
+// Element offsets of the valid region of an MX scale view (the layouts in the header comment).
+template <typename TileT, typename GT>
+std::vector<int64_t> mx_gm_offsets(const TileT& t, const GT& g, const char* op) {
+    int64_t d[5], s[5];
+    for (int i = 0; i < 5; ++i) {
+        d[i] = g.GetShape(i);
+        s[i] = g.GetStride(i);
+    }
+    const bool a_side = GT::layout == Layout::MX_A_ZZ;
+    const std::string what = std::string(op) + ": " + layout_name(GT::layout) + " GlobalTensor shape " + dims_str(d);
+    if (d[3] != 16 || d[4] != 2) sim::fail(what + ": the MX scale layouts pack [16, 2] boxes (dims 3 and 4)");
+    const int64_t boxes = d[0] * d[1];
+    const int64_t gm_rows = a_side ? boxes * 16 : d[2] * 2, gm_cols = a_side ? d[2] * 2 : boxes * 16;
+    const int64_t rows = t.GetValidRow(), cols = t.GetValidCol();
+    if (gm_rows > TileT::Rows || gm_cols > TileT::Cols)
+        sim::fail(what + " spans " + std::to_string(gm_rows) + "x" + std::to_string(gm_cols) +
+                  " scales, more than the " + sim::tile_type_name(TileT::Loc) + " tile " +
+                  std::to_string(TileT::Rows) + "x" + std::to_string(TileT::Cols));
+    if (gm_rows < rows || gm_cols < cols)
+        sim::fail(what + " spans " + std::to_string(gm_rows) + "x" + std::to_string(gm_cols) +
+                  " scales, less than the tile's valid shape " + std::to_string(rows) + "x" + std::to_string(cols));
+    std::vector<int64_t> off(static_cast<std::size_t>(rows * cols));
+    std::size_t k = 0;
+    for (int64_t r = 0; r < rows; ++r) {
+        for (int64_t c = 0; c < cols; ++c) {
+            const int64_t in_box = a_side ? r : c;  // along the 16 of the box
+            const int64_t along_k = a_side ? c : r;  // along the 2 of the box
+            const int64_t box = in_box / 16;
+            off[k++] = (box / d[1]) * s[0] + (box % d[1]) * s[1] + (along_k / 2) * s[2] + (in_box % 16) * s[3] +
+                       (along_k % 2) * s[4];
+        }
+    }
+    return off;
+}
+
 // Element offsets (relative to gt.data()) of the valid region, row-major over (r, c).
 template <typename TileT, typename GT>
 std::vector<int64_t> gm_offsets(const TileT& t, const GT& g, const char* op) {
+    if constexpr (is_mx_layout_v<GT::layout>) return mx_gm_offsets(t, g, op);
     int64_t d[5], s[5];
     for (int i = 0; i < 5; ++i) {
         d[i] = g.GetShape(i);
@@ -50,7 +106,7 @@ std::vector<int64_t> gm_offsets(const TileT& t, const GT& g, const char* op) {
     if (!ok)
         sim::fail(std::string(op) + ": " + sim::tile_type_name(TileT::Loc) + " tile valid shape " +
                   std::to_string(rows) + "x" + std::to_string(cols) + " does not match GlobalTensor shape " +
-                  dims_str(d) + (GT::layout == Layout::ND ? " (ND)" : GT::layout == Layout::DN ? " (DN)" : " (NZ)"));
+                  dims_str(d) + " (" + layout_name(GT::layout) + ")");
     std::vector<int64_t> off(static_cast<std::size_t>(rows * cols));
     std::size_t k = 0;
     const bool nd_colmajor_form = GT::layout == Layout::ND && !(d[0] * d[1] * d[2] * d[3] == rows && d[4] == cols);
@@ -167,6 +223,23 @@ template <typename TileData, typename GlobalData, typename... WaitEvents>
 RecordEvent TLOAD(TileData& dst, GlobalData& src, WaitEvents&...) {
     using T = typename TileData::DType;
     static_assert(sizeof(T) == sizeof(typename GlobalData::RawDType), "TLOAD: tile and GM element sizes differ");
+    if constexpr (detail::is_mx_layout_v<GlobalData::layout>) {
+        using G = typename GlobalData::RawDType;
+        constexpr bool a_side = GlobalData::layout == Layout::MX_A_ZZ;
+        static_assert((std::is_same_v<T, float8_e8m0_t> || std::is_same_v<T, uint8_t>) &&
+                          (std::is_same_v<G, float8_e8m0_t> || std::is_same_v<G, uint8_t>),
+                      "TLOAD: an MX_A_ZZ / MX_B_NN view holds float8_e8m0_t (or uint8_t) scales");
+        static_assert(TileData::Loc == TileType::Mat && TileData::SFractalSize == 32,
+                      "TLOAD: MX scales load into a Mat tile of fractal size 32");
+        static_assert(!a_side || (TileData::isRowMajor && TileData::SFractal == SLayout::RowMajor),
+                      "TLOAD: MX_A_ZZ loads into a BLayout::RowMajor, SLayout::RowMajor (ZZ) Mat tile");
+        static_assert(a_side || (!TileData::isRowMajor && TileData::SFractal == SLayout::ColMajor),
+                      "TLOAD: MX_B_NN loads into a BLayout::ColMajor, SLayout::ColMajor (NN) Mat tile");
+        constexpr int64_t box_rows = GlobalData::ShapeType::staticShape[3];
+        constexpr int64_t box_cols = GlobalData::ShapeType::staticShape[4];
+        static_assert((box_rows == 16 || box_rows == DYNAMIC) && (box_cols == 2 || box_cols == DYNAMIC),
+                      "TLOAD: an MX_A_ZZ / MX_B_NN view has the [16, 2] box as its dims 3 and 4");
+    }
     const auto rows_at = detail::gm_row_starts(dst, src);
     const auto off = rows_at.empty() ? detail::gm_offsets(dst, src, "TLOAD") : std::vector<int64_t>{};
     sim::gm_access(sim::gm_access_of(src, false), "TLOAD");
@@ -191,6 +264,7 @@ template <AtomicType Atomic, typename TileData, typename GlobalData>
 void tstore_impl(GlobalData& dst, TileData& src) {
     using TT = typename TileData::DType;
     using GT = typename GlobalData::RawDType;
+    static_assert(!is_mx_layout_v<GlobalData::layout>, "TSTORE: the MX scale layouts are load-only (TLOAD)");
     const auto rows_at = Atomic == AtomicType::AtomicNone ? gm_row_starts(src, dst) : std::vector<int64_t>{};
     const auto off = rows_at.empty() ? gm_offsets(src, dst, "TSTORE") : std::vector<int64_t>{};
     sim::gm_access(sim::gm_access_of(dst, true), Atomic == AtomicType::AtomicAdd ? "TSTORE (atomic add)" : "TSTORE");
@@ -238,10 +312,21 @@ RecordEvent TSTORE(GlobalData& dst, TileData& src, WaitEvents&...) {
 }
 
 // TMOV: element copy (with dtype conversion, e.g. Acc float -> Vec/Mat half) of the region
-// min(dst valid, src valid).
+// min(dst valid, src valid). Into a ScaleLeft / ScaleRight tile only from a Mat tile of the same
+// static shape and element type (float8_e8m0_t or uint8_t), as pto-isa requires.
 template <typename DstTileData, typename SrcTileData, typename... WaitEvents>
     requires(is_tile_v<DstTileData> && is_tile_v<SrcTileData> && all_events_v<WaitEvents...>)
 RecordEvent TMOV(DstTileData& dst, SrcTileData& src, WaitEvents&...) {
+    if constexpr (DstTileData::Loc == TileType::ScaleLeft || DstTileData::Loc == TileType::ScaleRight) {
+        using T = typename DstTileData::DType;
+        static_assert(SrcTileData::Loc == TileType::Mat,
+                      "TMOV: a ScaleLeft / ScaleRight tile is filled from a Mat tile");
+        static_assert(std::is_same_v<T, typename SrcTileData::DType> &&
+                          (std::is_same_v<T, float8_e8m0_t> || std::is_same_v<T, uint8_t>),
+                      "TMOV: Mat -> ScaleLeft / ScaleRight moves float8_e8m0_t (or uint8_t) scales of one type");
+        static_assert(SrcTileData::Rows == DstTileData::Rows && SrcTileData::Cols == DstTileData::Cols,
+                      "TMOV: Mat -> ScaleLeft / ScaleRight needs equal static shapes");
+    }
     const unsigned rows = std::min(dst.GetValidRow(), src.GetValidRow());
     const unsigned cols = std::min(dst.GetValidCol(), src.GetValidCol());
     if (detail::copy_rows(dst, src, rows, cols)) return {};

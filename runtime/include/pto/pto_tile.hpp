@@ -51,6 +51,12 @@ struct Tile {
                   "Tile: valid dims must be -1 (dynamic) or within [0, Rows] x [0, Cols]");
     static_assert(SFractalSize_ == 512 || SFractalSize_ == 1024 || SFractalSize_ == 32,
                   "Tile: SFractalSize must be 512, 1024 or 32");
+    // Fractal size 32 (MX scale tiles, one byte per element): the box is 16x2 for SLayout::RowMajor
+    // and 2x16 for SLayout::ColMajor; as in pto-isa, Rows need not be a multiple of the box rows.
+    static_assert(SFractalSize_ != 32 || SFractal_ == SLayout::NoneBox ||
+                      Cols % (SFractal_ == SLayout::RowMajor ? 2 : 16) == 0,
+                  "Tile: a fractal-32 (MX scale) tile needs Cols to be a multiple of its box's columns "
+                  "(2 for SLayout::RowMajor, 16 for SLayout::ColMajor)");
     static_assert(SFractal_ != SLayout::NoneBox || !isRowMajor || (Cols * sizeof(DType)) % 32 == 0,
                   "Tile: RowMajor non-boxed tile needs Cols * sizeof(T) to be a multiple of 32 bytes");
     static_assert(SFractal_ != SLayout::NoneBox || isRowMajor || (Rows * sizeof(DType)) % 32 == 0,
@@ -164,6 +170,11 @@ template <typename T, int R, int C, int RV = R, int CV = C>
 using TileRight = Tile<TileType::Right, T, R, C, BLayout::RowMajor, RV, CV, SLayout::ColMajor, 512>;
 template <typename T, int R, int C, int RV = R, int CV = C>
 using TileAcc = Tile<TileType::Acc, T, R, C, BLayout::ColMajor, RV, CV, SLayout::RowMajor, 1024>;
+// The MX scale tiles (float8_e8m0_t [M, K/32] for a Left tile, [K/32, N] for a Right tile).
+template <typename T, int R, int C, int RV = R, int CV = C>
+using TileLeftScale = Tile<TileType::ScaleLeft, T, R, C, BLayout::RowMajor, RV, CV, SLayout::RowMajor, 32>;
+template <typename T, int R, int C, int RV = R, int CV = C>
+using TileRightScale = Tile<TileType::ScaleRight, T, R, C, BLayout::ColMajor, RV, CV, SLayout::ColMajor, 32>;
 
 // The storage offset (in elements) of element (row, col) of a TileT, in this runtime's storage
 // convention (above); pto-isa's function of the same name gives the NPU's fractal layouts. A

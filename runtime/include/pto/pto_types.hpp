@@ -2,7 +2,9 @@
 // conversion rules every instruction uses (`pto::cvt::to<T>(x)`, `pto::cvt::round_to<T>(x, mode)`).
 //
 // Conversion conventions (documented deviations from the NPU are marked "CPU:"):
-//   * float-like types (float, half, bfloat16_t) convert through float; narrowing rounds RNE.
+//   * float-like types (float, half, bfloat16_t, float8_e4m3_t, float8_e8m0_t) convert through
+//     float; narrowing rounds RNE (E8M0 keeps the exponent; pto_float.hpp). CPU: TCVT to an FP8
+//     type uses that conversion whatever the RoundMode / SaturationMode.
 //   * float -> integer (plain cast, e.g. TSTORE of an int tile from float): truncate toward zero,
 //     saturate to the integer range, NaN -> 0.
 //   * TCVT with a RoundMode: CAST_NONE/CAST_RINT ties-to-even, CAST_ROUND ties-away, FLOOR, CEIL,
@@ -28,7 +30,9 @@ constexpr int DYNAMIC = -1;
 enum class TileType { Vec, Mat, Left, Right, Acc, Bias, Scaling, ScaleLeft, ScaleRight, Ctrl };
 enum class BLayout { RowMajor = 0, ColMajor = 1 };
 enum class SLayout { NoneBox = 0, RowMajor = 1, ColMajor = 2 };
-enum class Layout { ND, DN, NZ };
+// MX_A_ZZ / MX_B_NN: the packed GM order of MX scale tensors (pto_ops_memory.hpp); the values are
+// pto-isa's (its other layouts, SCALE, MX_A_ND, ..., are not implemented here).
+enum class Layout { ND = 0, DN = 1, NZ = 2, MX_A_ZZ = 6, MX_B_NN = 9 };
 // Custom pad values: CustomBase | (bit pattern of the value, low 32 bits), as in pto-isa.
 enum class PadValue : uint64_t { Null = 0, Zero = 1, Max = 2, Min = 3, CustomBase = 0x100000000ULL };
 enum class TFillPadMode : uint8_t { Normal = 0, InPlace = 1, Expand = 2 };
@@ -75,8 +79,10 @@ template <typename... E>
 inline constexpr bool all_events_v = (std::is_base_of_v<Event, std::remove_cv_t<E>> && ...);
 
 template <typename T>
+inline constexpr bool is_fp8_v = std::is_same_v<T, float8_e4m3_t> || std::is_same_v<T, float8_e8m0_t>;
+template <typename T>
 inline constexpr bool is_float_like_v = std::is_floating_point_v<T> || std::is_same_v<T, half> ||
-                                        std::is_same_v<T, bfloat16_t>;
+                                        std::is_same_v<T, bfloat16_t> || is_fp8_v<T>;
 
 namespace cvt {
 
@@ -206,6 +212,8 @@ inline To round_to(From v, RoundMode mode, SaturationMode sat) {
             return half::from_bits(static_cast<uint16_t>(round_to_format(d, 5, 10, mode, saturate)));
         } else if constexpr (std::is_same_v<To, bfloat16_t>) {
             return bfloat16_t::from_bits(static_cast<uint16_t>(round_to_format(d, 8, 7, mode, saturate)));
+        } else if constexpr (is_fp8_v<To>) {
+            return To(d);  // CPU: the FP8 types' own conversion (pto_float.hpp), whatever the mode
         } else if constexpr (std::is_same_v<From, float>) {
             return static_cast<To>(round_integral(d, mode));  // float -> float: TCVT rounds to an integral value
         } else {

@@ -30,7 +30,8 @@ void write_npy(const std::string& path, const std::string& descr, const std::vec
 // Bytes per element of a descr ("<f4" -> 4); 0 if malformed.
 uint64_t npy_item_size(const std::string& descr);
 
-// The .npy descr a tensor of `dtype` travels as (BFLOAT16 travels as "<f4"); "" if unsupported.
+// The .npy descr a tensor of `dtype` travels as (BFLOAT16, FP8E4M3FN and FP8E8M0 travel as "<f4");
+// "" if unsupported.
 std::string npy_descr_for(DataType dtype);
 
 }  // namespace pypto_rt

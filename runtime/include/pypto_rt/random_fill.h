@@ -5,6 +5,8 @@
 //                                           to FLOAT16 / BFLOAT16
 //   signed ints: (x >> 32) % 17 - 8      -> [-8, 8];   unsigned ints: (x >> 32) % 17 -> [0, 16]
 //   BOOL:        x >> 63                 -> 0 / 1
+//   FP8E4M3FN:   the float value above rounded RNE to E4M3 (1-byte codes)
+//   FP8E8M0:     exponent code 125 + (x >> 32) % 5 -> scales 2^-2 .. 2^2 (keeps MX products in range)
 #pragma once
 
 #include <cstdint>
@@ -16,7 +18,8 @@ namespace pypto_rt {
 
 uint64_t splitmix64_next(uint64_t& state);
 
-// `count` elements of `dtype` in device layout (BFLOAT16 as 16-bit bf16 patterns).
+// `count` elements of `dtype` in device layout (BFLOAT16 as 16-bit bf16 patterns, FP8 as 8-bit
+// codes).
 std::vector<uint8_t> random_fill(DataType dtype, uint64_t count, uint64_t seed, int param_index);
 
 }  // namespace pypto_rt
