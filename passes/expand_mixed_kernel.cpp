@@ -128,11 +128,38 @@ Side leaf_side(const StmtPtr& s) {
   return Side::Shared;
 }
 
+// The GM tensor a statement writes (its op's written_tensor operand) when the statement binds
+// the updated tensor, else nullptr.
+const Call* tensor_write(const StmtPtr& s) {
+  const auto* a = as<AssignStmt>(s);
+  const auto* c = a ? as<Call>(a->value) : nullptr;
+  if (!c || !c->op || c->op->written_tensor < 0 || size_t(c->op->written_tensor) >= c->args.size()) return nullptr;
+  return as_tensor(a->var->type) ? c : nullptr;
+}
+
+// The roots of the GM tensors each side writes. A write that runs on neither side by its operands
+// (pl.write of a scalar into GM) runs on the cube side if only cube statements write that tensor
+// otherwise, else on the vector side: one side writes it, not both.
+struct SideWrites {
+  std::set<const Var*> cube, vector;
+  std::set<const Var*> shared_on_cube;  // roots whose scalar writes run on the cube side
+};
+SideWrites side_writes(const std::vector<StmtPtr>& body, const TensorRoots& roots);
+
 // One side's copy of the body: the other side's statements left out, crossings turned into
 // pushes and pops. Records the bytes of every tile crossing.
+//   A GM tensor both sides write: the updated tensor the other side's store binds is, on this
+// side, the tensor it updated (the halves share the buffer; the SSA versions only order the
+// stores of one side), substituted in this side's statements. Ordering ends there: neither side
+// may read data from a tensor the other side writes (E504 — no cross-core sync orders GM), and
+// the two sides' writes must touch different elements (ExpandMixedKernel warns, W504). A tensor
+// only the other side writes stays the other side's: this side neither updates nor returns it.
 class Splitter {
  public:
-  Splitter(Side side, Soc soc) : side_(side), soc_(soc) {}
+  Splitter(Side side, Soc soc, const TensorRoots& roots, const SideWrites& writes, const HalfContext& cx)
+      : side_(side), soc_(soc), roots_(roots), writes_(writes),
+        own_writes_(side == Side::Cube ? writes.cube : writes.vector),
+        other_writes_(side == Side::Cube ? writes.vector : writes.cube), cx_(cx) {}
   int64_t slot_bytes = 0;
   bool c2v = false, v2c = false;
 
@@ -140,6 +167,15 @@ class Splitter {
     std::vector<StmtPtr> out;
     for (const auto& s : in) stmt(s, out);
     return out;
+  }
+
+  // The body with the other side's tensor updates replaced by the tensors they update.
+  StmtPtr split(const std::vector<StmtPtr>& in, const Span& span) {
+    StmtPtr b = make_body(block(in), span);
+    if (alias_.empty()) return b;
+    IRMutator sub;
+    sub.var_map = alias_;
+    return sub.mutate(b);
   }
 
  private:
@@ -185,8 +221,19 @@ class Splitter {
     switch (s->kind) {
       case NodeKind::AssignStmt:
       case NodeKind::EvalStmt: {
-        const Side side = leaf_side(s);
-        if (side == Side::Shared || side == side_) out.push_back(s);
+        Side side = leaf_side(s);
+        if (const Call* w = tensor_write(s); w && side == Side::Shared)
+          side = writes_.shared_on_cube.count(roots_.root(w->args[size_t(w->op->written_tensor)])) ? Side::Cube
+                                                                                                  : Side::Vector;
+        if (side == Side::Shared || side == side_) {
+          check_reads(s);
+          return out.push_back(s);
+        }
+        if (const Call* w = tensor_write(s); w && own_writes_.count(roots_.root(w->args[size_t(w->op->written_tensor)]))) {
+          ExprPtr before = w->args[size_t(w->op->written_tensor)];
+          if (const auto* v = as<Var>(before); v && alias_.count(v)) before = alias_.at(v);
+          alias_[static_cast<const AssignStmt&>(*s).var.get()] = before;
+        }
         return;
       }
       case NodeKind::SeqStmts:
@@ -215,9 +262,60 @@ class Splitter {
     }
   }
 
+  // A statement of this side reading data of a GM tensor the other side writes.
+  void check_reads(const StmtPtr& s) const {
+    const Call* c = nullptr;
+    if (const auto* a = as<AssignStmt>(s)) c = as<Call>(a->value);
+    if (const auto* e = as<EvalStmt>(s)) c = as<Call>(e->expr);
+    if (!c || other_writes_.empty()) return;
+    for (size_t i = 0; i < c->args.size(); ++i) {
+      if (c->op && int(i) == c->op->written_tensor) continue;
+      if (!c->args[i] || !as_tensor(c->args[i]->type)) continue;
+      const Var* r = roots_.root(c->args[i]);
+      if (!r || !other_writes_.count(r)) continue;
+      throw CompileError("E504", s->span,
+                         fmt::format("in mixed kernel '{}', this {} statement reads '{}', which the {} side writes; "
+                                     "nothing orders the two halves' GM accesses",
+                                     cx_.kernel, cx_.side, r->name, cx_.other),
+                         "hand the data over as a tile (an Acc tile moved to Vec, a Vec tile to Mat), or split the "
+                         "work into two pl.at scopes");
+    }
+  }
+
   Side side_;
   Soc soc_;
+  const TensorRoots& roots_;
+  const SideWrites& writes_;
+  const std::set<const Var*>& own_writes_;
+  const std::set<const Var*>& other_writes_;
+  const HalfContext& cx_;
+  std::unordered_map<const Var*, ExprPtr> alias_;
 };
+
+SideWrites side_writes(const std::vector<StmtPtr>& body, const TensorRoots& roots) {
+  struct W : IRVisitor {
+    const TensorRoots& roots;
+    SideWrites out;
+    std::set<const Var*> shared;
+    explicit W(const TensorRoots& r) : roots(r) {}
+    void visit_assign(const AssignStmt& a) override {
+      auto self = std::make_shared<AssignStmt>(a);
+      if (const Call* c = tensor_write(self))
+        if (const Var* r = roots.root(c->args[size_t(c->op->written_tensor)])) {
+          const Side side = leaf_side(self);
+          (side == Side::Cube ? out.cube : side == Side::Vector ? out.vector : shared).insert(r);
+        }
+      IRVisitor::visit_assign(a);
+    }
+  } w(roots);
+  for (const auto& s : body) w.visit(s);
+  for (const Var* r : w.shared) {
+    const bool cube = w.out.cube.count(r) && !w.out.vector.count(r);
+    if (cube) w.out.shared_on_cube.insert(r);
+    (cube ? w.out.cube : w.out.vector).insert(r);
+  }
+  return w.out;
+}
 
 struct PipePlan {
   bool c2v = false, v2c = false;
@@ -230,6 +328,7 @@ struct PipePlan {
 
 // reserve / import of the slot windows, then the pipe initialisation, before `body`.
 StmtPtr with_prologue(const StmtPtr& body, bool cube, const PipePlan& pp, const std::string& peer, const Span& sp) {
+  if (!pp.c2v && !pp.v2c) return body;  // the halves exchange no tiles: no pipe
   std::vector<StmtPtr> out;
   auto zero = make_int(0, sp, DataType::INT32);
   ExprPtr bufs[2] = {zero, zero};  // c2v, v2c consumer buffers
@@ -315,13 +414,22 @@ FunctionPtr demote_unwritten_outputs(const Program& prog, const FunctionPtr& g) 
   return changed ? out : g;
 }
 
-void split_function(const Program& prog, const FunctionPtr& f, Soc soc, std::vector<FunctionPtr>& out) {
+void split_function(const Program& prog, const FunctionPtr& f, Soc soc, std::vector<FunctionPtr>& out,
+                    DiagnosticSink& sink) {
   const std::string aic_name = unused_name(prog, f->name + "_aic"), aiv_name = unused_name(prog, f->name + "_aiv");
-  Splitter cube(Side::Cube, soc), vec(Side::Vector, soc);
-  const auto body = flatten_body(f->body);
-  auto cube_body = make_body(cube.block(body), f->body->span);
-  auto vec_body = make_body(vec.block(body), f->body->span);
   const HalfContext ccx{f->name, "cube", "vector"}, vcx{f->name, "vector", "cube"};
+  const auto body = flatten_body(f->body);
+  const TensorRoots roots(prog, *f);
+  const SideWrites writes = side_writes(body, roots);
+  for (const Var* r : writes.cube)
+    if (writes.vector.count(r))
+      sink.warning("W504", f->span,
+                   fmt::format("both halves of mixed kernel '{}' write '{}', and nothing orders their writes: they "
+                               "must write different elements",
+                               f->name, r->name));
+  Splitter cube(Side::Cube, soc, roots, writes, ccx), vec(Side::Vector, soc, roots, writes, vcx);
+  auto cube_body = cube.split(body, f->body->span);
+  auto vec_body = vec.split(body, f->body->span);
   std::vector<size_t> cube_ret, vec_ret;
   cube_body = remove_dead_code(repair_half(cube_body, f->body, f->params, ccx, cube_ret));
   vec_body = remove_dead_code(repair_half(vec_body, f->body, f->params, vcx, vec_ret));
@@ -416,7 +524,7 @@ Pass expand_mixed_kernel_pass() {
                   Classifier c;
                   c.visit_function(*f);
                   if (c.vector && c.cube) {
-                    split_function(*p, f, ctx.soc, fns);
+                    split_function(*p, f, ctx.soc, fns, ctx.diagnostics);
                     continue;
                   }
                   auto g = std::make_shared<Function>(*f);

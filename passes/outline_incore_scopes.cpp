@@ -93,8 +93,17 @@ class Bindings : public IRVisitor {
   }
 
  public:
+  // An if's return var k: the values its two branches yield for it.
+  std::unordered_map<const Var*, std::pair<ExprPtr, ExprPtr>> phis;
   void visit_if(const IfStmt& s) override {
     for (const auto& rv : s.return_vars) bound.insert(rv.get());
+    auto yield_of = [](const StmtPtr& b) -> const YieldStmt* {
+      const auto stmts = b ? flatten_body(b) : std::vector<StmtPtr>{};
+      return stmts.empty() ? nullptr : as<YieldStmt>(stmts.back());
+    };
+    const YieldStmt *t = yield_of(s.then_body), *e = yield_of(s.else_body);
+    for (size_t k = 0; t && e && k < s.return_vars.size() && k < t->values.size() && k < e->values.size(); ++k)
+      phis[s.return_vars[k].get()] = {t->values[k], e->values[k]};
     IRVisitor::visit_if(s);
   }
 };
@@ -341,12 +350,26 @@ class Outliner : public IRMutator {
     return out;
   }
 
-  // Follows `v` back through write results (to the written operand), copies and loops that carry
-  // it (to the iter_arg's init, when each iteration's yield writes into the iter_arg) until
-  // `stop` holds; returns that Var, or nullptr when the chain ends before.
+  // Follows `v` back through write results (to the written operand), copies, ifs whose branches
+  // both write into one Var (to that Var) and loops that carry it (to the iter_arg's init, when
+  // each iteration's yield writes into the iter_arg) until `stop` holds; returns that Var, or
+  // nullptr when the chain ends before.
   static const Var* follow_writes(const Var* v, const Bindings& defs, const std::function<bool(const Var*)>& stop) {
     for (int guard = 0; v && guard < 10000; ++guard) {
       if (stop(v)) return v;
+      if (auto p = defs.phis.find(v); p != defs.phis.end()) {
+        // The Var both branches start from: where their write chains end.
+        auto start = [&](const ExprPtr& e) {
+          const Var* x = as<Var>(e);
+          return x ? follow_writes(x, defs, [&](const Var* u) {
+            return stop(u) || (!defs.def.count(u) && !defs.carried.count(u) && !defs.phis.count(u));
+          }) : nullptr;
+        };
+        const Var* a = start(p->second.first);
+        if (!a || a != start(p->second.second)) return nullptr;
+        v = a;
+        continue;
+      }
       if (auto c = defs.carried.find(v); c != defs.carried.end()) {
         const Var* y = as<Var>(c->second.yielded);
         const Var* ia = c->second.iter_arg;

@@ -297,3 +297,110 @@ class P:
     CHECK(f->param_directions[1] == ir::ParamDirection::Out);
   }
 }
+
+// Both halves write one output, each its own rows (a block's result from the cube, zeros for an
+// empty block from the vector side): on each side the other side's store is the tensor it
+// updated, so each half keeps the loop, the branch and its own store; no tiles cross, so there is
+// no pipe; W504 says that nothing orders the two halves' writes.
+TEST_CASE("both halves writing one output each keep their own stores, with W504", "[ExpandMixedKernel]") {
+  auto before = pass_test::parse(R"(import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, a: pl.Tensor[[16, 16], pl.FP16], m: pl.Tensor[[2], pl.INT32], o: pl.Out[pl.Tensor[[32, 16], pl.FP32]]) -> pl.Tensor[[32, 16], pl.FP32]:
+        for i, (o1,) in pl.range(2, init_values=(o,)):
+            f: pl.Scalar[pl.INT32] = pl.tensor.read(m, [i])
+            r: pl.Scalar[pl.INDEX] = i * 16
+            if f > 0:
+                am: pl.Tile[[16, 16], pl.FP16, pl.Mem.Mat] = pl.load(a, [0, 0], [16, 16], target_memory=pl.Mem.Mat)
+                al: pl.Tile[[16, 16], pl.FP16, pl.Mem.Left] = pl.move(am, target_memory=pl.Mem.Left)
+                br: pl.Tile[[16, 16], pl.FP16, pl.Mem.Right] = pl.move(am, target_memory=pl.Mem.Right)
+                c: pl.Tile[[16, 16], pl.FP32, pl.Mem.Acc] = pl.matmul(al, br)
+                o2: pl.Tensor[[32, 16], pl.FP32] = pl.store(c, [r, 0], o1)
+                o4: pl.Tensor[[32, 16], pl.FP32] = pl.yield_(o2)
+            else:
+                z: pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec] = pl.tile.full([16, 16], dtype=pl.FP32, value=0.0)
+                o3: pl.Tensor[[32, 16], pl.FP32] = pl.store(z, [r, 0], o1)
+                o4: pl.Tensor[[32, 16], pl.FP32] = pl.yield_(o3)
+            o5: pl.Tensor[[32, 16], pl.FP32] = pl.yield_(o4)
+        return o5
+)");
+  auto expected = pass_test::parse(R"(
+import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.AIC, level=pl.Level.AIC, role=pl.Role.SubWorker)
+    def k_aic(a: pl.Tensor[[16, 16], pl.FP16], m: pl.Tensor[[2], pl.INT32], o: pl.Out[pl.Tensor[[32, 16], pl.FP32]]) -> pl.Tensor[[32, 16], pl.FP32]:
+        for i, (o1,) in pl.range(2, init_values=(o,)):
+            f: pl.Scalar[pl.INT32] = pl.tensor.read(m, [i])
+            r: pl.Scalar[pl.INDEX] = i * 16
+            if f > 0:
+                am: pl.Tile[[16, 16], pl.FP16, pl.Mem.Mat] = pl.tile.load(a, [0, 0], [16, 16], target_memory=pl.Mem.Mat)
+                al: pl.Tile[[16, 16], pl.FP16, pl.Mem.Left] = pl.tile.move(am, target_memory=pl.Mem.Left)
+                br: pl.Tile[[16, 16], pl.FP16, pl.Mem.Right] = pl.tile.move(am, target_memory=pl.Mem.Right)
+                c: pl.Tile[[16, 16], pl.FP32, pl.Mem.Acc] = pl.tile.matmul(al, br)
+                o2: pl.Tensor[[32, 16], pl.FP32] = pl.tile.store(c, [r, 0], o1)
+                o4: pl.Tensor[[32, 16], pl.FP32] = pl.yield_(o2)
+            else:
+                o4: pl.Tensor[[32, 16], pl.FP32] = pl.yield_(o1)
+            o5: pl.Tensor[[32, 16], pl.FP32] = pl.yield_(o4)
+        return o5
+
+    @pl.function(type=pl.FunctionType.AIV, level=pl.Level.AIV, role=pl.Role.SubWorker)
+    def k_aiv(a: pl.Tensor[[16, 16], pl.FP16], m: pl.Tensor[[2], pl.INT32], o: pl.Out[pl.Tensor[[32, 16], pl.FP32]]) -> pl.Tensor[[32, 16], pl.FP32]:
+        for i, (o1,) in pl.range(2, init_values=(o,)):
+            f: pl.Scalar[pl.INT32] = pl.tensor.read(m, [i])
+            r: pl.Scalar[pl.INDEX] = i * 16
+            if f > 0:
+                o4: pl.Tensor[[32, 16], pl.FP32] = pl.yield_(o1)
+            else:
+                z: pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec] = pl.tile.full([16, 16], dtype=pl.FP32, value=0.0)
+                o3: pl.Tensor[[32, 16], pl.FP32] = pl.tile.store(z, [r, 0], o1)
+                o4: pl.Tensor[[32, 16], pl.FP32] = pl.yield_(o3)
+            o5: pl.Tensor[[32, 16], pl.FP32] = pl.yield_(o4)
+        return o5
+
+    @pl.function(type=pl.FunctionType.Group, level=pl.Level.CORE_GROUP, role=pl.Role.SubWorker)
+    def k(a: pl.Tensor[[16, 16], pl.FP16], m: pl.Tensor[[2], pl.INT32], o: pl.Out[pl.Tensor[[32, 16], pl.FP32]]) -> pl.Tensor[[32, 16], pl.FP32]:
+        k_aic_out: pl.Tensor[[32, 16], pl.FP32] = self.k_aic(a, m, o)
+        k_aiv_out: pl.Tensor[[32, 16], pl.FP32] = self.k_aiv(a, m, o)
+        return k_aic_out
+)");
+  passes::PassContext ctx;
+  auto after = passes::expand_mixed_kernel_pass().run(prep(ir::print_program(*before)), ctx);
+  pass_test::require_equal(after, expected);
+  REQUIRE(ctx.diagnostics.diagnostics().size() == 1);
+  CHECK(ctx.diagnostics.diagnostics()[0].code == "W504");
+  CHECK(ctx.diagnostics.diagnostics()[0].message.find("both halves of mixed kernel 'k' write 'o'") != std::string::npos);
+}
+
+TEST_CASE("a half reading a tensor the other half writes is rejected", "[ExpandMixedKernel]") {
+  // The vector side reloads what the cube stored: nothing orders the cube's store before the load.
+  auto p = prep(R"(
+import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, a: pl.Tensor[[16, 16], pl.FP16], o: pl.InOut[pl.Tensor[[16, 16], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:
+        am: pl.Tile[[16, 16], pl.FP16, pl.Mem.Mat] = pl.load(a, [0, 0], [16, 16], target_memory=pl.Mem.Mat)
+        al: pl.Tile[[16, 16], pl.FP16, pl.Mem.Left] = pl.move(am, target_memory=pl.Mem.Left)
+        br: pl.Tile[[16, 16], pl.FP16, pl.Mem.Right] = pl.move(am, target_memory=pl.Mem.Right)
+        c: pl.Tile[[16, 16], pl.FP32, pl.Mem.Acc] = pl.matmul(al, br)
+        o2: pl.Tensor[[16, 16], pl.FP32] = pl.store(c, [0, 0], o)
+        t: pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec] = pl.load(o, [0, 0], [16, 16])
+        u: pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec] = pl.exp(t)
+        o3: pl.Tensor[[16, 16], pl.FP32] = pl.store(u, [0, 0], o2)
+        return o3
+)");
+  try {
+    pass_test::run(passes::expand_mixed_kernel_pass(), p);
+    FAIL("expected E504");
+  } catch (const ir::CompileError& e) {
+    CHECK(e.diagnostics().at(0).code == "E504");
+  }
+  const std::string err = pass_test::compile_error_of([&] { pass_test::run(passes::expand_mixed_kernel_pass(), p); });
+  CHECK(err.find("this vector statement reads 'o', which the cube side writes") != std::string::npos);
+}

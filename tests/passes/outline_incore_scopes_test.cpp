@@ -167,6 +167,57 @@ class P:
   pass_test::require_equal(pass_test::run(passes::outline_incore_scopes_pass(), before), expected);
 }
 
+TEST_CASE("a loop whose branches both write the carried param returns the loop's result for it",
+          "[OutlineIncoreScopes]") {
+  // Paged attention's shape: a block's rows come from one branch or the other; the if's result
+  // is the carried param written, so no copy of the whole tensor is appended (it was, before).
+  auto before = pass_test::parse(R"(
+import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: pl.Tensor[[16, 64], pl.FP32], n: pl.Scalar[pl.INDEX], o: pl.Out[pl.Tensor[[16, 64], pl.FP32]]) -> pl.Tensor[[16, 64], pl.FP32]:
+        with pl.at(level=pl.Level.CORE_GROUP):
+            for c, (acc,) in pl.range(4, init_values=(o,)):
+                t: pl.Tensor[[16, 16], pl.FP32] = pl.tensor.slice(x, [16, 16], [0, c * 16])
+                if c < n:
+                    u: pl.Tensor[[16, 16], pl.FP32] = pl.tensor.adds(t, 1.0)
+                    acc_1: pl.Tensor[[16, 64], pl.FP32] = pl.tensor.assemble(acc, u, [0, c * 16])
+                    acc_3 = pl.yield_(acc_1)
+                else:
+                    acc_2: pl.Tensor[[16, 64], pl.FP32] = pl.tensor.assemble(acc, t, [0, c * 16])
+                    acc_3 = pl.yield_(acc_2)
+                acc_4 = pl.yield_(acc_3)
+        return acc_4
+)");
+  auto expected = pass_test::parse(R"(
+import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def main_incore_0(self, o: pl.Out[pl.Tensor[[16, 64], pl.FP32]], x: pl.Tensor[[16, 64], pl.FP32], n: pl.Scalar[pl.INDEX]) -> pl.Tensor[[16, 64], pl.FP32]:
+        for c, (acc,) in pl.range(4, init_values=(o,)):
+            t: pl.Tensor[[16, 16], pl.FP32] = pl.tensor.slice(x, [16, 16], [0, c * 16])
+            if c < n:
+                u: pl.Tensor[[16, 16], pl.FP32] = pl.tensor.adds(t, 1.0)
+                acc_1: pl.Tensor[[16, 64], pl.FP32] = pl.tensor.assemble(acc, u, [0, c * 16])
+                acc_3 = pl.yield_(acc_1)
+            else:
+                acc_2: pl.Tensor[[16, 64], pl.FP32] = pl.tensor.assemble(acc, t, [0, c * 16])
+                acc_3 = pl.yield_(acc_2)
+            acc_4 = pl.yield_(acc_3)
+        return acc_4
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: pl.Tensor[[16, 64], pl.FP32], n: pl.Scalar[pl.INDEX], o: pl.Out[pl.Tensor[[16, 64], pl.FP32]]) -> pl.Tensor[[16, 64], pl.FP32]:
+        acc_4: pl.Tensor[[16, 64], pl.FP32] = self.main_incore_0(o, x, n)
+        return acc_4
+)");
+  pass_test::require_equal(pass_test::run(passes::outline_incore_scopes_pass(), before), expected);
+}
+
 TEST_CASE("`as tid` / deps= make the call a submit whose last result is the TaskId, with the deps",
           "[OutlineIncoreScopes]") {
   auto before = pass_test::parse(R"(
