@@ -95,6 +95,7 @@ class Bindings : public IRVisitor {
  public:
   // An if's return var k: the values its two branches yield for it.
   std::unordered_map<const Var*, std::pair<ExprPtr, ExprPtr>> phis;
+  mutable std::unordered_map<const Var*, const Var*> origins;  // Outliner::origin's memo
   void visit_if(const IfStmt& s) override {
     for (const auto& rv : s.return_vars) bound.insert(rv.get());
     auto yield_of = [](const StmtPtr& b) -> const YieldStmt* {
@@ -350,41 +351,71 @@ class Outliner : public IRMutator {
     return out;
   }
 
-  // Follows `v` back through write results (to the written operand), copies, ifs whose branches
-  // both write into one Var (to that Var) and loops that carry it (to the iter_arg's init, when
-  // each iteration's yield writes into the iter_arg) until `stop` holds; returns that Var, or
-  // nullptr when the chain ends before.
-  static const Var* follow_writes(const Var* v, const Bindings& defs, const std::function<bool(const Var*)>& stop) {
-    for (int guard = 0; v && guard < 10000; ++guard) {
-      if (stop(v)) return v;
-      if (auto p = defs.phis.find(v); p != defs.phis.end()) {
-        // The Var both branches start from: where their write chains end.
-        auto start = [&](const ExprPtr& e) {
-          const Var* x = as<Var>(e);
-          return x ? follow_writes(x, defs, [&](const Var* u) {
-            return stop(u) || (!defs.def.count(u) && !defs.carried.count(u) && !defs.phis.count(u));
-          }) : nullptr;
-        };
-        const Var* a = start(p->second.first);
-        if (!a || a != start(p->second.second)) return nullptr;
-        v = a;
-        continue;
+  // Where `v`'s chain of writes starts: back through write results (to the written operand),
+  // copies, ifs whose branches both start from one Var, and loops each of whose iterations writes
+  // into the carried value (to the iter_arg's init), to the first Var that is none of these (a
+  // param, an iter_arg, a computed value). Memoised: chains of ifs share their prefixes.
+  static const Var* origin(const Var* v, const Bindings& defs) {
+    std::vector<const Var*> path;
+    const Var* out = v;
+    for (int guard = 0; guard < 100000; ++guard) {
+      if (auto c = defs.origins.find(v); c != defs.origins.end()) {
+        out = c->second;
+        break;
       }
+      path.push_back(v);
+      const Var* next = nullptr;
       if (auto c = defs.carried.find(v); c != defs.carried.end()) {
         const Var* y = as<Var>(c->second.yielded);
-        const Var* ia = c->second.iter_arg;
-        if (!y || !follow_writes(y, defs, [ia](const Var* u) { return u == ia; })) return nullptr;
-        v = as<Var>(c->second.iter_arg->init);
-        continue;
+        if (y && origin(y, defs) == c->second.iter_arg) next = as<Var>(c->second.iter_arg->init);
+      } else if (auto p = defs.phis.find(v); p != defs.phis.end()) {
+        const Var* a = as<Var>(p->second.first);
+        const Var* b = as<Var>(p->second.second);
+        if (a && b && origin(a, defs) == origin(b, defs)) next = origin(a, defs);
+      } else if (auto d = defs.def.find(v); d != defs.def.end()) {
+        if (const auto* c = as<Call>(d->second)) {
+          int w = written_operand(*c);
+          next = w >= 0 && w < int(c->args.size()) ? as<Var>(c->args[size_t(w)]) : nullptr;
+        } else {
+          next = as<Var>(d->second);
+        }
       }
-      auto d = defs.def.find(v);
-      if (d == defs.def.end()) return nullptr;
-      if (const auto* c = as<Call>(d->second)) {
-        int w = written_operand(*c);
-        v = w >= 0 && w < int(c->args.size()) ? as<Var>(c->args[size_t(w)]) : nullptr;
-      } else {
-        v = as<Var>(d->second);
+      if (!next) {
+        out = v;
+        break;
       }
+      v = next;
+    }
+    for (const Var* p : path) defs.origins[p] = out;
+    return out;
+  }
+
+  // Follows `v` back along its chain of writes (see origin) until `stop` holds; returns that Var,
+  // or nullptr when the chain ends before.
+  static const Var* follow_writes(const Var* v, const Bindings& defs, const std::function<bool(const Var*)>& stop) {
+    for (int guard = 0; v && guard < 100000; ++guard) {
+      if (stop(v)) return v;
+      const Var* next = nullptr;
+      if (auto c = defs.carried.find(v); c != defs.carried.end()) {
+        const Var* y = as<Var>(c->second.yielded);
+        if (!y || origin(y, defs) != c->second.iter_arg) return nullptr;
+        next = as<Var>(c->second.iter_arg->init);
+      } else if (auto p = defs.phis.find(v); p != defs.phis.end()) {
+        const Var* a = as<Var>(p->second.first);
+        const Var* b = as<Var>(p->second.second);
+        if (!a || !b || origin(a, defs) != origin(b, defs)) return nullptr;
+        // The branches write into the Var they both start from; `stop` may hold on the way.
+        next = follow_writes(a, defs, [&](const Var* u) { return stop(u) || u == origin(a, defs); });
+        if (next && stop(next)) return next;
+      } else if (auto d = defs.def.find(v); d != defs.def.end()) {
+        if (const auto* c = as<Call>(d->second)) {
+          int w = written_operand(*c);
+          next = w >= 0 && w < int(c->args.size()) ? as<Var>(c->args[size_t(w)]) : nullptr;
+        } else {
+          next = as<Var>(d->second);
+        }
+      }
+      v = next;
     }
     return nullptr;
   }

@@ -21,6 +21,7 @@ Pass outline_cluster_scopes_pass();
 Pass bind_kernel_param_dims_pass();
 Pass canonicalize_tile_slice_pass();
 Pass insert_mx_scale_addr_pass();
+Pass skew_cross_core_pipeline_pass();
 Pass convert_tensor_to_tile_ops_pass();
 Pass optimize_orch_tensors_pass();
 Pass lower_composite_ops_pass();

@@ -46,6 +46,7 @@ const std::vector<Pass>& default_pipeline() {
       check_syncall_launches_pass(),       // a hard pl.system.syncall's launch fills its cores, with sync_start
       check_kernel_forms_pass(),           // kernel forms the C++ tile backend cannot write yet
       normalize_return_order_pass(),       // kernels return their Out/InOut params in order
+      skew_cross_core_pipeline_pass(),     // pipeline loops sending then receiving a tile: the sends run ahead
       lower_pipeline_loops_pass(),         // pl.pipeline(stage=F): the body F times per iteration, leftover clones after
       canonicalize_io_order_pass(),        // pipeline bodies ordered scalar → load → compute → store; loops sequential
       materialize_tensor_strides_pass(),   // packed row-major strides on every TensorView

@@ -16,7 +16,7 @@ TEST_CASE("default pipeline order", "[pipeline]") {
   std::vector<std::string> expected = {
       "CheckProgramForms", "InlineFunctions", "CtrlFlowTransform", "UnrollLoops", "ConvertToSSA", "Simplify", "CheckWindowBounds", "NormalizeStmtStructure", "FlattenCallExpr",
       "OutlineIncoreScopes", "OutlineClusterScopes", "BindKernelParamDims", "ConvertTensorToTileOps", "OptimizeOrchTensors", "LowerCompositeOps", "LegalizeTileCast", "FlattenTileNdTo2D", "AutoTileMatmulL0", "InferTileMemorySpace", "CanonicalizeTileSlice",
-      "InsertMxScaleAddr", "ResolveBackendOpLayouts", "ExpandMixedKernel", "InjectGMPipeBuffer", "SplitVectorKernel", "CheckSyncallLaunches", "CheckKernelForms", "NormalizeReturnOrder", "LowerPipelineLoops", "CanonicalizeIOOrder", "MaterializeTensorStrides",
+      "InsertMxScaleAddr", "ResolveBackendOpLayouts", "ExpandMixedKernel", "InjectGMPipeBuffer", "SplitVectorKernel", "CheckSyncallLaunches", "CheckKernelForms", "NormalizeReturnOrder", "SkewCrossCorePipeline", "LowerPipelineLoops", "CanonicalizeIOOrder", "MaterializeTensorStrides",
       "InitMemRef", "MemoryReuse", "AllocateMemoryAddr", "FoldNoOpReshape", "FuseCreateAssembleToSlice"};
   // An InsertPipeSync pass may sit right before DeriveCallDirections.
   size_t i = 0;

@@ -1,0 +1,252 @@
+// SkewCrossCorePipeline — the cube and vector halves of a mixed kernel hand tiles to each other
+// inside `pl.pipeline(stage=F)` loops (attention's QK → softmax → PV per block). Replicating such
+// a body (LowerPipelineLoops) overlaps nothing: each copy still waits for the other core's answer
+// before the next copy starts. A half whose loop body sends one tile and then receives one (the
+// producer of a round trip) is skewed instead: the iterations' sending parts (the statements the
+// send depends on, "produce") run D iterations ahead of their receiving parts ("consume"):
+//     produce(0) .. produce(D-1)
+//     for k in range(start + D*step, start + trip*step, D*step):
+//         produce(k) .. produce(k + (D-1)*step)     consume(k - D*step) .. consume(k - step)
+//     consume(trip - D) .. consume(trip - 1)
+// so the other core always has D tiles to work on while this one computes. Loop-carried values
+// thread through the consume parts only; a scalar the consume part needs from the produce part
+// (an offset) is recomputed there. D is the largest depth up to max(2, F - 1) that divides the trip
+// count with room for two groups, and at most the ring's depth less one (the sender must not run
+// further ahead than the FIFO's slots: pl.cross_core_slot(slot_num=N) deepens it). Every other
+// pipeline loop with a tile crossing — stage=1, the receiving half (its produce part would be the
+// received tile itself), more than one send or receive per iteration, a crossing inside a nested
+// block, runtime bounds or step — runs its iterations one after another (a plain loop: never
+// replicated); pipeline loops without crossings are left to LowerPipelineLoops. Inner loops first.
+// Runs after NormalizeReturnOrder, before LowerPipelineLoops (where the reference runs it).
+#include <fmt/format.h>
+
+#include <set>
+
+#include "ir/op_registry.h"
+#include "passes/pass_util.h"
+#include "passes/passes.h"
+
+namespace pypto::passes {
+
+using namespace ir;
+
+namespace {
+
+enum class Cross { None, Push, Pop };
+
+Cross crossing(const StmtPtr& s) {
+  const Call* c = nullptr;
+  if (const auto* a = as<AssignStmt>(s)) c = as<Call>(a->value);
+  if (const auto* e = as<EvalStmt>(s)) c = as<Call>(e->expr);
+  if (!c || !c->op) return Cross::None;
+  const std::string& n = c->op->name;
+  if (n == "tile.tpush_to_aiv" || n == "tile.tpush_to_aic") return Cross::Push;
+  if (n == "tile.tpop_from_aiv" || n == "tile.tpop_from_aic") return Cross::Pop;
+  return Cross::None;
+}
+
+StmtPtr demote(const ForStmt& f) {
+  auto n = std::make_shared<ForStmt>(f);
+  n->kind = ForKind::Sequential;
+  n->stage = 0;
+  return n;
+}
+
+// The ring depth of the function's cross-core pipe (its initialize_pipe's slot_num), or 0.
+int64_t ring_depth(const Function& fn) {
+  int64_t depth = 0;
+  struct V : IRVisitor {
+    int64_t* depth;
+    void visit_call(const Call& c) override {
+      if (c.op && (c.op->name == "system.aic_initialize_pipe" || c.op->name == "system.aiv_initialize_pipe"))
+        *depth = std::max(*depth, kw_int(c, "slot_num", 2));
+      IRVisitor::visit_call(c);
+    }
+  } v;
+  v.depth = &depth;
+  if (fn.body) v.visit(fn.body);
+  return depth;
+}
+
+class Skewer : public IRMutator {
+ public:
+  explicit Skewer(int64_t ring) : ring_(ring) {}
+
+ protected:
+  StmtPtr mutate_seq(const std::shared_ptr<const SeqStmts>& s) override {
+    return mutate_seq_splicing(*this, s, [](const StmtPtr& c) { return as<ForStmt>(c) != nullptr; });
+  }
+
+  StmtPtr mutate_for(const std::shared_ptr<const ForStmt>& s) override {
+    StmtPtr inner = IRMutator::mutate_for(s);  // inner loops first
+    const auto* f = as<ForStmt>(inner);
+    if (!f || f->kind != ForKind::Pipeline || f->stage < 1) return inner;
+    auto [stmts, yield] = split_trailing_yield(f->body);
+    int pushes = 0, pops = 0;
+    for (const auto& st : stmts) {
+      const Cross x = crossing(st);
+      pushes += x == Cross::Push;
+      pops += x == Cross::Pop;
+    }
+    if (pushes == 0 || pops == 0) return inner;  // no round trip at this level: LowerPipelineLoops' loop
+    const auto a = const_int_value(f->start), b = const_int_value(f->stop), st = const_int_value(f->step);
+    if (f->stage == 1 || !a || !b || !st || *st == 0 || pushes != 1 || pops != 1) return demote(*f);
+    StmtPtr skewed = skew(*f, stmts, yield ? yield->values : std::vector<ExprPtr>{}, *a, *b, *st);
+    return skewed ? skewed : demote(*f);
+  }
+
+ private:
+  // The skewed form of `f`, or nullptr when the body does not split into produce / consume parts.
+  StmtPtr skew(const ForStmt& f, const std::vector<StmtPtr>& body, const std::vector<ExprPtr>& yields, int64_t a,
+               int64_t b, int64_t step) {
+    const int64_t trip = step > 0 ? (b > a ? (b - a + step - 1) / step : 0) : (a > b ? (a - b - step - 1) / -step : 0);
+    if (trip < 2) return nullptr;
+    const size_t n = body.size();
+    // Where each Var of the body is bound (nested bindings count for their top-level statement),
+    // and what each statement reads.
+    std::unordered_map<const Var*, size_t> def;
+    std::vector<std::unordered_map<const Var*, int>> uses(n);
+    size_t lead = n;
+    for (size_t i = 0; i < n; ++i) {
+      for (const auto& v : collect_assigned(body[i])) def[v.get()] = i;
+      collect_uses(body[i], uses[i]);
+      if (lead == n && crossing(body[i]) != Cross::None) lead = i;
+    }
+    // Produce: the lead crossing and everything it depends on.
+    std::vector<bool> produce(n, false);
+    std::vector<size_t> work = {lead};
+    produce[lead] = true;
+    while (!work.empty()) {
+      const size_t i = work.back();
+      work.pop_back();
+      for (const auto& [v, cnt] : uses[i])
+        if (auto d = def.find(v); d != def.end() && !produce[d->second]) {
+          produce[d->second] = true;
+          work.push_back(d->second);
+        }
+    }
+    size_t np = 0;
+    std::set<const Var*> carries;
+    for (const auto& ia : f.iter_args) carries.insert(ia.get());
+    for (size_t i = 0; i < n; ++i) {
+      if (!produce[i]) continue;
+      ++np;
+      for (const auto& [v, cnt] : uses[i])
+        if (carries.count(v)) return nullptr;  // the produce part must not depend on a carried value
+    }
+    if (np == n) return nullptr;
+    // What the consume part reads of the produce part must be scalar arithmetic it can redo.
+    std::vector<bool> consume(n);
+    for (size_t i = 0; i < n; ++i) consume[i] = !produce[i];
+    for (size_t i = 0; i < n; ++i) {
+      if (produce[i]) continue;
+      for (const auto& [v, cnt] : uses[i]) {
+        auto d = def.find(v);
+        if (d == def.end() || !produce[d->second]) continue;
+        if (!recomputable(body, def, d->second, consume)) return nullptr;
+      }
+    }
+    // The depth: up to max(2, F - 1) and the ring's run-ahead, dividing the trip with two groups.
+    int64_t want = std::max<int64_t>(2, f.stage - 1);
+    if (ring_ > 0) want = std::min(want, std::max<int64_t>(1, ring_ - 1));
+    int64_t D = 1;
+    for (int64_t d = want; d >= 1; --d)
+      if (trip % d == 0 && trip >= 2 * d) {
+        D = d;
+        break;
+      }
+    const Span& sp = f.span;
+    const auto* lt = as_scalar(f.loop_var->type);
+    const DataType dt = lt ? lt->dtype : DataType::INDEX;
+    auto idx = [&](int64_t v) { return make_int(v, sp, dt); };
+    auto offset = [&](const ExprPtr& k, int64_t by) -> ExprPtr {
+      if (by == 0) return k;
+      return std::make_shared<Binary>(by > 0 ? BinOp::Add : BinOp::Sub, k, idx(by > 0 ? by : -by), scalar_type(dt), sp);
+    };
+    // One copy of a part with the loop variable at `index` (and the carries at `carried`), fresh
+    // Vars; returns the copy's yielded values (consume part only).
+    auto part = [&](const std::vector<bool>& which, const ExprPtr& index, const std::vector<ExprPtr>& carried,
+                    std::vector<StmtPtr>& out) {
+      FreshCloner fc;
+      fc.var_map[f.loop_var.get()] = index;
+      for (size_t j = 0; j < f.iter_args.size() && j < carried.size(); ++j) fc.var_map[f.iter_args[j].get()] = carried[j];
+      for (size_t i = 0; i < n; ++i)
+        if (which[i])
+          for (const auto& c : flatten_body(fc.mutate(body[i]))) out.push_back(c);
+      std::vector<ExprPtr> next;
+      for (const auto& y : yields) next.push_back(fc.mutate(y));
+      return next;
+    };
+    std::vector<StmtPtr> out;
+    std::vector<ExprPtr> inits;
+    for (const auto& ia : f.iter_args) inits.push_back(ia->init);
+    for (int64_t i = 0; i < D; ++i) part(produce, idx(a + i * step), {}, out);
+    // The steady loop.
+    auto k = copy_var_with_type(*f.loop_var, f.loop_var->type);
+    std::vector<IterArgPtr> ias;
+    std::vector<ExprPtr> cur;
+    for (const auto& ia : f.iter_args) {
+      ias.push_back(std::make_shared<IterArg>(ia->name, ia->type, ia->init, ia->span));
+      cur.push_back(ias.back());
+    }
+    std::vector<StmtPtr> steady;
+    for (int64_t i = 0; i < D; ++i) part(produce, offset(k, i * step), {}, steady);
+    for (int64_t i = 0; i < D; ++i) cur = part(consume, offset(k, -(D - i) * step), cur, steady);
+    if (!ias.empty()) steady.push_back(std::make_shared<YieldStmt>(cur, sp));
+    std::vector<VarPtr> results;
+    for (const auto& rv : f.return_vars) results.push_back(copy_var_with_type(*rv, rv->type, rv->name + "_swp"));
+    auto loop = std::make_shared<ForStmt>(k, idx(a + D * step), idx(a + trip * step), idx(D * step), ias,
+                                          make_body(std::move(steady), sp), results, ForKind::Sequential, sp, 0);
+    out.push_back(with_comments(loop, f));
+    // The epilogue: the last D consume parts.
+    cur.clear();
+    for (const auto& r : results) cur.push_back(r);
+    if (results.empty()) cur = inits;
+    for (int64_t i = 0; i < D; ++i) cur = part(consume, idx(a + (trip - D + i) * step), cur, out);
+    for (size_t j = 0; j < f.return_vars.size() && j < cur.size(); ++j)
+      out.push_back(std::make_shared<AssignStmt>(f.return_vars[j], cur[j], sp));
+    ++skewed_;
+    return make_body(std::move(out), sp);
+  }
+
+  // Whether statement `i` and what it reads in the body are scalar arithmetic (no calls): then
+  // they are also put in the consume part (`consume`), which recomputes them.
+  static bool recomputable(const std::vector<StmtPtr>& body, const std::unordered_map<const Var*, size_t>& def,
+                           size_t i, std::vector<bool>& consume) {
+    const auto* s = as<AssignStmt>(body[i]);
+    if (!s || !as_scalar(s->var->type) || as<Call>(s->value)) return false;
+    if (consume[i]) return true;
+    consume[i] = true;
+    std::unordered_map<const Var*, int> u;
+    collect_uses(s->value, u);
+    for (const auto& [v, cnt] : u)
+      if (auto d = def.find(v); d != def.end() && !recomputable(body, def, d->second, consume)) return false;
+    return true;
+  }
+
+  int64_t ring_;
+
+ public:
+  int skewed_ = 0;
+};
+
+}  // namespace
+
+Pass skew_cross_core_pipeline_pass() {
+  return Pass{"SkewCrossCorePipeline",
+              "In a mixed kernel's half, a pl.pipeline loop whose body sends one tile to the other core and then "
+              "receives one runs its sending part D iterations ahead of its receiving part (prologue, steady loop, "
+              "epilogue), D up to max(2, F - 1) within the FIFO's depth; other pipeline loops with crossings run "
+              "their iterations one after another.",
+              {{Property::SSAForm, Property::MixedKernelExpanded}, {}, {}},
+              [](const ProgramPtr& p, PassContext&) {
+                return map_functions(p, [](const FunctionPtr& f) -> FunctionPtr {
+                  if (!f->body || (f->type != FunctionType::AIC && f->type != FunctionType::AIV)) return f;
+                  Skewer s(ring_depth(*f));
+                  auto g = s.mutate_function(f);
+                  return g;
+                });
+              }};
+}
+
+}  // namespace pypto::passes
