@@ -30,6 +30,7 @@
 
 #include <algorithm>
 
+#include <map>
 #include <set>
 
 #include "ir/op_registry.h"
@@ -143,6 +144,7 @@ const Call* tensor_write(const StmtPtr& s) {
 struct SideWrites {
   std::set<const Var*> cube, vector;
   std::set<const Var*> shared_on_cube;  // roots whose scalar writes run on the cube side
+  std::map<const Var*, Span> cube_at, vector_at;  // a write of each root, per side (diagnostics)
 };
 SideWrites side_writes(const std::vector<StmtPtr>& body, const TensorRoots& roots);
 
@@ -304,6 +306,7 @@ SideWrites side_writes(const std::vector<StmtPtr>& body, const TensorRoots& root
         if (const Var* r = roots.root(c->args[size_t(c->op->written_tensor)])) {
           const Side side = leaf_side(self);
           (side == Side::Cube ? out.cube : side == Side::Vector ? out.vector : shared).insert(r);
+          if (side != Side::Shared) (side == Side::Cube ? out.cube_at : out.vector_at).emplace(r, a.span);
         }
       IRVisitor::visit_assign(a);
     }
@@ -421,12 +424,18 @@ void split_function(const Program& prog, const FunctionPtr& f, Soc soc, std::vec
   const auto body = flatten_body(f->body);
   const TensorRoots roots(prog, *f);
   const SideWrites writes = side_writes(body, roots);
-  for (const Var* r : writes.cube)
-    if (writes.vector.count(r))
-      sink.warning("W504", f->span,
-                   fmt::format("both halves of mixed kernel '{}' write '{}', and nothing orders their writes: they "
-                               "must write different elements",
-                               f->name, r->name));
+  for (const Var* r : writes.cube) {
+    if (!writes.vector.count(r)) continue;
+    Diagnostic d{Severity::Warning, "W504",
+                 fmt::format("both halves of mixed kernel '{}' write '{}', and nothing orders their writes: they must "
+                             "write different elements",
+                             f->name, r->name),
+                 f->span, "", {}};
+    if (auto c = writes.cube_at.find(r); c != writes.cube_at.end()) d.notes.push_back({c->second, "the cube half writes it here"});
+    if (auto v = writes.vector_at.find(r); v != writes.vector_at.end())
+      d.notes.push_back({v->second, "the vector half writes it here"});
+    sink.report(std::move(d));
+  }
   Splitter cube(Side::Cube, soc, roots, writes, ccx), vec(Side::Vector, soc, roots, writes, vcx);
   auto cube_body = cube.split(body, f->body->span);
   auto vec_body = vec.split(body, f->body->span);

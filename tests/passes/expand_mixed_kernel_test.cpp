@@ -374,6 +374,10 @@ class P:
   REQUIRE(ctx.diagnostics.diagnostics().size() == 1);
   CHECK(ctx.diagnostics.diagnostics()[0].code == "W504");
   CHECK(ctx.diagnostics.diagnostics()[0].message.find("both halves of mixed kernel 'k' write 'o'") != std::string::npos);
+  // Its notes point at a write of each half.
+  REQUIRE(ctx.diagnostics.diagnostics()[0].notes.size() == 2);
+  CHECK(ctx.diagnostics.diagnostics()[0].notes[0].second == "the cube half writes it here");
+  CHECK(ctx.diagnostics.diagnostics()[0].notes[1].second == "the vector half writes it here");
 }
 
 TEST_CASE("a half reading a tensor the other half writes is rejected", "[ExpandMixedKernel]") {
