@@ -123,7 +123,7 @@ TypePtr tile_matmul_mx_acc(const Ctx& c) {
     if (compare_dim(acc.shape[d], out->shape[d]) == DimEq::Different)
       c.fail(fmt::format("accumulator {} has shape {} but the product is [{}, {}]", c.name(0), shape_str(acc.shape),
                          dim_str(out->shape[0]), dim_str(out->shape[1])));
-    const ExprPtr want = out->view && !out->view->valid_shape.empty() ? out->view->valid_shape[d] : out->shape[d];
+    const ExprPtr want = valid_dim(*out, d);
     if (compare_dim(valid_dim(acc, d), want) == DimEq::Different)
       c.fail(fmt::format("accumulator {} has valid {} = {} but the product's is {}", c.name(0), d ? "cols" : "rows",
                          dim_str(valid_dim(acc, d)), dim_str(want)));

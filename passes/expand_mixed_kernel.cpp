@@ -111,7 +111,7 @@ Cross crossing(const StmtPtr& s) {
   return Cross::None;
 }
 
-Side leaf_side(const StmtPtr& s) {
+Side leaf_side(const Stmt* s) {
   const Call* c = nullptr;
   if (const auto* a = as<AssignStmt>(s)) c = as<Call>(a->value);
   if (const auto* e = as<EvalStmt>(s)) c = as<Call>(e->expr);
@@ -131,7 +131,7 @@ Side leaf_side(const StmtPtr& s) {
 
 // The GM tensor a statement writes (its op's written_tensor operand) when the statement binds
 // the updated tensor, else nullptr.
-const Call* tensor_write(const StmtPtr& s) {
+const Call* tensor_write(const Stmt* s) {
   const auto* a = as<AssignStmt>(s);
   const auto* c = a ? as<Call>(a->value) : nullptr;
   if (!c || !c->op || c->op->written_tensor < 0 || size_t(c->op->written_tensor) >= c->args.size()) return nullptr;
@@ -223,15 +223,15 @@ class Splitter {
     switch (s->kind) {
       case NodeKind::AssignStmt:
       case NodeKind::EvalStmt: {
-        Side side = leaf_side(s);
-        if (const Call* w = tensor_write(s); w && side == Side::Shared)
+        Side side = leaf_side(s.get());
+        if (const Call* w = tensor_write(s.get()); w && side == Side::Shared)
           side = writes_.shared_on_cube.count(roots_.root(w->args[size_t(w->op->written_tensor)])) ? Side::Cube
                                                                                                   : Side::Vector;
         if (side == Side::Shared || side == side_) {
           check_reads(s);
           return out.push_back(s);
         }
-        if (const Call* w = tensor_write(s); w && own_writes_.count(roots_.root(w->args[size_t(w->op->written_tensor)]))) {
+        if (const Call* w = tensor_write(s.get()); w && own_writes_.count(roots_.root(w->args[size_t(w->op->written_tensor)]))) {
           ExprPtr before = w->args[size_t(w->op->written_tensor)];
           if (const auto* v = as<Var>(before); v && alias_.count(v)) before = alias_.at(v);
           alias_[static_cast<const AssignStmt&>(*s).var.get()] = before;
@@ -301,10 +301,9 @@ SideWrites side_writes(const std::vector<StmtPtr>& body, const TensorRoots& root
     std::set<const Var*> shared;
     explicit W(const TensorRoots& r) : roots(r) {}
     void visit_assign(const AssignStmt& a) override {
-      auto self = std::make_shared<AssignStmt>(a);
-      if (const Call* c = tensor_write(self))
+      if (const Call* c = tensor_write(&a))
         if (const Var* r = roots.root(c->args[size_t(c->op->written_tensor)])) {
-          const Side side = leaf_side(self);
+          const Side side = leaf_side(&a);
           (side == Side::Cube ? out.cube : side == Side::Vector ? out.vector : shared).insert(r);
           if (side != Side::Shared) (side == Side::Cube ? out.cube_at : out.vector_at).emplace(r, a.span);
         }

@@ -22,13 +22,21 @@ using namespace ir;
 
 namespace {
 
-// The (data, scale) argument positions of an MX matmul, empty for other calls.
+// The (data, scale) argument positions of an MX matmul, empty for other calls: the registry's
+// input spaces pair the LeftScale operand with the Left one, the RightScale with the Right.
 std::vector<std::pair<size_t, size_t>> mx_pairs(const Call* c) {
   if (!c || !c->op) return {};
-  const std::string& n = c->op->name;
-  if (n == "tile.matmul_mx" || n == "tile.matmul_mx_bias") return {{0, 1}, {2, 3}};
-  if (n == "tile.matmul_mx_acc") return {{1, 2}, {3, 4}};
-  return {};
+  auto arg_in = [&](MemorySpace sp) -> std::optional<size_t> {
+    for (const auto& [i, spaces] : c->op->input_memory)
+      if (spaces.size() == 1 && spaces[0] == sp) return size_t(i);
+    return std::nullopt;
+  };
+  std::vector<std::pair<size_t, size_t>> out;
+  for (const auto& [data, scale] : {std::pair{MemorySpace::Left, MemorySpace::LeftScale},
+                                    std::pair{MemorySpace::Right, MemorySpace::RightScale}})
+    if (auto s = arg_in(scale))
+      if (auto d = arg_in(data)) out.push_back({*d, *s});
+  return out;
 }
 
 class Binder : public IRMutator {

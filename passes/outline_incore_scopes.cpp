@@ -20,7 +20,6 @@
 // reported as "not supported yet". Produces SplitIncoreOrch.
 #include <fmt/format.h>
 
-#include <functional>
 #include <unordered_set>
 
 #include "ir/op_registry.h"
@@ -390,41 +389,12 @@ class Outliner : public IRMutator {
     return out;
   }
 
-  // Follows `v` back along its chain of writes (see origin) until `stop` holds; returns that Var,
-  // or nullptr when the chain ends before.
-  static const Var* follow_writes(const Var* v, const Bindings& defs, const std::function<bool(const Var*)>& stop) {
-    for (int guard = 0; v && guard < 100000; ++guard) {
-      if (stop(v)) return v;
-      const Var* next = nullptr;
-      if (auto c = defs.carried.find(v); c != defs.carried.end()) {
-        const Var* y = as<Var>(c->second.yielded);
-        if (!y || origin(y, defs) != c->second.iter_arg) return nullptr;
-        next = as<Var>(c->second.iter_arg->init);
-      } else if (auto p = defs.phis.find(v); p != defs.phis.end()) {
-        const Var* a = as<Var>(p->second.first);
-        const Var* b = as<Var>(p->second.second);
-        if (!a || !b || origin(a, defs) != origin(b, defs)) return nullptr;
-        // The branches write into the Var they both start from; `stop` may hold on the way.
-        next = follow_writes(a, defs, [&](const Var* u) { return stop(u) || u == origin(a, defs); });
-        if (next && stop(next)) return next;
-      } else if (auto d = defs.def.find(v); d != defs.def.end()) {
-        if (const auto* c = as<Call>(d->second)) {
-          int w = written_operand(*c);
-          next = w >= 0 && w < int(c->args.size()) ? as<Var>(c->args[size_t(w)]) : nullptr;
-        } else {
-          next = as<Var>(d->second);
-        }
-      }
-      v = next;
-    }
-    return nullptr;
-  }
-
   // The kernel param a live-out writes (it is a write result / copy of a live-in, or a loop's
   // result carrying one: the loop starts from it and each iteration writes into it), or nullptr.
   static const Var* write_root(const Var* v, const Bindings& defs, const std::unordered_map<const Var*, VarPtr>& param_of) {
-    const Var* root = follow_writes(v, defs, [&](const Var* u) { return param_of.count(u) > 0; });
-    return root ? param_of.at(root).get() : nullptr;
+    // A live-in is bound outside the scope, so a chain of writes into it starts there.
+    auto it = param_of.find(origin(v, defs));
+    return it != param_of.end() ? it->second.get() : nullptr;
   }
 
   static std::unordered_set<const Var*> to_set(const std::vector<VarPtr>& vs) {

@@ -205,7 +205,6 @@ class Skewer : public IRMutator {
     for (int64_t i = 0; i < D; ++i) cur = part(consume, idx(a + (trip - D + i) * step), cur, out);
     for (size_t j = 0; j < f.return_vars.size() && j < cur.size(); ++j)
       out.push_back(std::make_shared<AssignStmt>(f.return_vars[j], cur[j], sp));
-    ++skewed_;
     return make_body(std::move(out), sp);
   }
 
@@ -225,9 +224,6 @@ class Skewer : public IRMutator {
   }
 
   int64_t ring_;
-
- public:
-  int skewed_ = 0;
 };
 
 }  // namespace
@@ -242,9 +238,7 @@ Pass skew_cross_core_pipeline_pass() {
               [](const ProgramPtr& p, PassContext&) {
                 return map_functions(p, [](const FunctionPtr& f) -> FunctionPtr {
                   if (!f->body || (f->type != FunctionType::AIC && f->type != FunctionType::AIV)) return f;
-                  Skewer s(ring_depth(*f));
-                  auto g = s.mutate_function(f);
-                  return g;
+                  return Skewer(ring_depth(*f)).mutate_function(f);
                 });
               }};
 }
