@@ -15,7 +15,6 @@ using namespace deduce;
 
 void add(OpRegistry& r, OpRow row) { r.add(std::move(row).build()); }
 
-TypePtr none(const Ctx&) { return void_type(); }
 TypePtr handle(const Ctx&) { return ptr_type(); }
 
 TypePtr array_create(const Ctx& c) {

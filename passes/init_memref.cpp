@@ -192,7 +192,7 @@ class WindowScan : public IRVisitor {
     } else if (window) {
       Window w;
       if (auto it = windows.find(src); it != windows.end()) w = it->second;
-      else w = {st->shape[1], make_int(0, s.span, DataType::INDEX)};
+      else w = {st->shape[1], make_int(0, s.span, DataType::INDEX), {}};
       w.start = index_op(BinOp::Add, index_op(BinOp::Add, w.start, index_op(BinOp::Mul, offs->elems[0], w.pitch, s.span), s.span),
                          offs->elems[1], s.span);
       windows[s.var.get()] = w;
@@ -220,7 +220,7 @@ class WindowScan : public IRVisitor {
                                fmt::format("pl.{} of a window whose rows are not contiguous in its source tile is not "
                                            "supported yet", c->op->name),
                                "reshape the whole source tile, or a window of one row");
-          windows[s.var.get()] = Window{rt->shape[1], w.start};
+          windows[s.var.get()] = Window{rt->shape[1], w.start, {}};
         }
       }
     }
