@@ -30,6 +30,7 @@ struct Span {
   std::string filename() const { return file ? file->path : std::string("<unknown>"); }
   // "file:line:col"
   std::string to_string() const;
+  bool operator==(const Span&) const = default;  // the same file object and extent
 };
 
 }  // namespace pypto::ir

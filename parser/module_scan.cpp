@@ -507,21 +507,44 @@ std::optional<ConstValue> ModuleInfo::global(const std::string& name, TSNode at)
     evaluating_.erase(name);
     return v;
   };
+  // Evaluates the assignment `def` of `name` once. Its error is remembered (unless another
+  // global of this module is being evaluated: a cycle's error depends on where it was entered).
+  auto once = [&](TSNode def, auto&& eval) -> std::optional<ConstValue> {
+    const ir::Span site = span_of(at_here(def), file_);
+    if (auto it = failed_.find(name); it != failed_.end()) {
+      const auto& diags = it->second.error.diagnostics();
+      if (diags.empty() || diags[0].span != it->second.site || site == it->second.site) throw it->second.error;
+      auto moved = diags;
+      moved[0].span = site;
+      throw ir::CompileError(std::move(moved));
+    }
+    try {
+      return eval();
+    } catch (const ir::CompileError& e) {
+      if (evaluating_.empty()) failed_.insert_or_assign(name, Failure{e, site});
+      throw;
+    }
+  };
   if (auto it = assigns_.find(name); it != assigns_.end()) {
-    auto v = evaluate(it->second);
-    if (!v) not_constant(name, at_here(it->second), it->second);
-    values_[name] = *v;
-    return v;
+    return once(it->second, [&]() -> std::optional<ConstValue> {
+      auto v = evaluate(it->second);
+      if (!v) not_constant(name, at_here(it->second), it->second);
+      values_[name] = *v;
+      return v;
+    });
   }
   if (auto it = tuple_assigns_.find(name); it != tuple_assigns_.end()) {
-    auto [right, idx] = it->second;
-    auto v = evaluate(right);
-    auto items = v ? const_iterate(*v) : std::nullopt;
-    if (!items) not_constant(name, at_here(right), right);
-    if (idx >= items->size())
-      throw ir::CompileError("E304", span_of(right, file_), fmt::format("not enough values to unpack into '{}'", name));
-    values_[name] = (*items)[idx];
-    return values_[name];
+    return once(it->second.first, [&]() -> std::optional<ConstValue> {
+      auto [right, idx] = it->second;
+      auto v = evaluate(right);
+      auto items = v ? const_iterate(*v) : std::nullopt;
+      if (!items) not_constant(name, at_here(right), right);
+      if (idx >= items->size())
+        throw ir::CompileError("E304", span_of(right, file_),
+                               fmt::format("not enough values to unpack into '{}'", name));
+      values_[name] = (*items)[idx];
+      return values_[name];
+    });
   }
   if (auto it = classes_.find(name); it != classes_.end()) return ConstValue{static_cast<const ConstClass*>(it->second.get())};
   if (auto it = functions_.find(name); it != functions_.end())

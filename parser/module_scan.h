@@ -175,6 +175,14 @@ class ModuleInfo : public ConstEnv {
   std::map<std::string, TSNode> assigns_;
   std::map<std::string, std::pair<TSNode, size_t>> tuple_assigns_;  // A, B = (1, 2): element index
   std::map<std::string, ConstValue> values_;
+  // Globals whose evaluation failed: the error and the lookup site it was reported at. A later
+  // lookup throws it again (at its own site when the error pointed at the lookup) rather than
+  // re-evaluate: DSL code may look a non-constant up many times, each an evaluation and a walk.
+  struct Failure {
+    ir::CompileError error;
+    ir::Span site;
+  };
+  std::map<std::string, Failure> failed_;
   std::set<std::string> evaluating_;
   std::map<std::string, ir::VarPtr> dyn_;
   std::map<std::string, Import> imports_;

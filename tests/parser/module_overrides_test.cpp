@@ -192,3 +192,41 @@ def entry(x: pl.Tensor[[config.TP, 64], pl.FP32]):
   o.defines = {{"config.TP", "16"}};
   CHECK(dims(parse(main, o), "entry", 0) == std::vector<int64_t>{16, 64});
 }
+
+TEST_CASE("a global that is not a compile-time constant is reported at each of its uses",
+          "[parser][modules][overrides]") {
+  // The global's failed evaluation is remembered (module_scan.cpp, ModuleInfo::global): later
+  // lookups rethrow it, each at its own site, and with its hint.
+  TempTree t;
+  std::string main = t.write("main.py", R"(import os
+import pypto.language as pl
+
+N = int(os.environ["N"])
+
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def a(self, x: pl.Tensor[[N, 64], pl.FP32]) -> pl.Tensor[[N, 64], pl.FP32]:
+        return x
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def b(self, x: pl.Tensor[[64, N], pl.FP32]) -> pl.Tensor[[64, N], pl.FP32]:
+        return x
+)");
+  ir::DiagnosticSink sink;
+  std::vector<ir::Diagnostic> e;
+  try {
+    parser::parse_file(main, {}, sink);
+  } catch (const ir::CompileError& err) {
+    e = err.diagnostics();
+  }
+  for (const auto& d : sink.diagnostics()) e.push_back(d);
+  std::vector<std::pair<uint32_t, uint32_t>> sites;
+  for (const auto& d : e) {
+    CHECK(d.code == "E202");
+    CHECK(d.hint.find("-D N=VALUE") != std::string::npos);
+    sites.emplace_back(d.span.line, d.span.col);
+  }
+  CHECK(sites == std::vector<std::pair<uint32_t, uint32_t>>{{10, 31}, {10, 63}, {14, 35}, {14, 67}});
+}
