@@ -138,6 +138,38 @@ const Call* tensor_write(const Stmt* s) {
   return as_tensor(a->var->type) ? c : nullptr;
 }
 
+// The branches of kernel-uniform ifs around a statement: (if, then-branch?) from the outside in.
+// An if is kernel-uniform when its condition reads only the kernel's scalar parameters: every
+// evaluation of it, in either half, on every block of the launch, takes the same branch. Two
+// statements under different branches of one such if never both run in a launch.
+using Guards = std::vector<std::pair<const IfStmt*, bool>>;
+bool exclusive(const Guards& a, const Guards& b) {
+  for (const auto& [i, then_a] : a)
+    for (const auto& [j, then_b] : b)
+      if (i == j && then_a != then_b) return true;
+  return false;
+}
+// Where a GM access runs: its uniform branches, and its epoch — the number of all-core barriers
+// (`pl.system.syncall(core_type="mix")`, which both halves run) among the kernel's top-level
+// statements before it. Accesses in different epochs are ordered by a barrier.
+struct Site {
+  Guards guards;
+  int epoch = 0;
+};
+bool never_concurrent(const Site& a, const Site& b) { return a.epoch != b.epoch || exclusive(a.guards, b.guards); }
+// A top-level all-core barrier of both halves.
+bool is_mix_barrier(const StmtPtr& s) {
+  const auto* e = as<EvalStmt>(s);
+  const auto* c = e ? as<Call>(e->expr) : nullptr;
+  if (!c || !c->op || c->op->name != "system.syncall") return false;
+  for (const auto& [k, v] : c->kwargs)
+    if (k == "core_type") {
+      const auto* t = std::get_if<std::string>(&v);
+      return !t || *t == "mix";
+    }
+  return true;  // core_type defaults to "mix"
+}
+
 // The roots of the GM tensors each side writes. A write that runs on neither side by its operands
 // (pl.write of a scalar into GM) runs on the cube side if only cube statements write that tensor
 // otherwise, else on the vector side: one side writes it, not both.
@@ -145,8 +177,19 @@ struct SideWrites {
   std::set<const Var*> cube, vector;
   std::set<const Var*> shared_on_cube;  // roots whose scalar writes run on the cube side
   std::map<const Var*, Span> cube_at, vector_at;  // a write of each root, per side (diagnostics)
+  std::map<const Var*, std::vector<Site>> cube_sites, vector_sites;  // where each side writes each root
+  std::set<const IfStmt*> uniform_ifs;                               // the kernel-uniform ifs
+  // Is every write of `r` by one side never concurrent with every write of it by the other?
+  bool writes_ordered(const Var* r) const {
+    static const std::vector<Site> none;
+    auto c = cube_sites.find(r), v = vector_sites.find(r);
+    for (const Site& a : c == cube_sites.end() ? none : c->second)
+      for (const Site& b : v == vector_sites.end() ? none : v->second)
+        if (!never_concurrent(a, b)) return false;
+    return true;
+  }
 };
-SideWrites side_writes(const std::vector<StmtPtr>& body, const TensorRoots& roots);
+SideWrites side_writes(const Function& f, const std::vector<StmtPtr>& body, const TensorRoots& roots);
 
 // One side's copy of the body: the other side's statements left out, crossings turned into
 // pushes and pops. Records the bytes of every tile crossing.
@@ -154,14 +197,21 @@ SideWrites side_writes(const std::vector<StmtPtr>& body, const TensorRoots& root
 // side, the tensor it updated (the halves share the buffer; the SSA versions only order the
 // stores of one side), substituted in this side's statements. Ordering ends there: neither side
 // may read data from a tensor the other side writes (E504 — no cross-core sync orders GM), and
-// the two sides' writes must touch different elements (ExpandMixedKernel warns, W504). A tensor
-// only the other side writes stays the other side's: this side neither updates nor returns it.
+// the two sides' writes must touch different elements (ExpandMixedKernel warns, W504) — unless
+// the two accesses are never concurrent (Site): they sit in different branches of a
+// kernel-uniform if, so that no launch runs both (`if sb == 0:` the cube stores a first block's
+// result, else the vector reads the previous launch's, ordered by the task graph, and updates
+// it), or a top-level all-core barrier lies between them. A tensor only the other side
+// writes stays the other side's: this side neither updates nor returns it.
 class Splitter {
  public:
-  Splitter(Side side, Soc soc, const TensorRoots& roots, const SideWrites& writes, const HalfContext& cx)
+  Splitter(Side side, Soc soc, const Function& f, const TensorRoots& roots, const SideWrites& writes,
+           const HalfContext& cx)
       : side_(side), soc_(soc), roots_(roots), writes_(writes),
         own_writes_(side == Side::Cube ? writes.cube : writes.vector),
-        other_writes_(side == Side::Cube ? writes.vector : writes.cube), cx_(cx) {}
+        other_writes_(side == Side::Cube ? writes.vector : writes.cube), cx_(cx) {
+    for (const auto& p : f.params) params_[p.get()] = p;
+  }
   int64_t slot_bytes = 0;
   bool c2v = false, v2c = false;
 
@@ -173,7 +223,12 @@ class Splitter {
 
   // The body with the other side's tensor updates replaced by the tensors they update.
   StmtPtr split(const std::vector<StmtPtr>& in, const Span& span) {
-    StmtPtr b = make_body(block(in), span);
+    std::vector<StmtPtr> top;
+    for (const auto& s : in) {
+      if (is_mix_barrier(s)) ++epoch_;
+      stmt(s, top);
+    }
+    StmtPtr b = make_body(std::move(top), span);
     if (alias_.empty()) return b;
     IRMutator sub;
     sub.var_map = alias_;
@@ -227,10 +282,7 @@ class Splitter {
         if (const Call* w = tensor_write(s.get()); w && side == Side::Shared)
           side = writes_.shared_on_cube.count(roots_.root(w->args[size_t(w->op->written_tensor)])) ? Side::Cube
                                                                                                   : Side::Vector;
-        if (side == Side::Shared || side == side_) {
-          check_reads(s);
-          return out.push_back(s);
-        }
+        if (side == Side::Shared || side == side_) return out.push_back(check_reads(s));
         if (const Call* w = tensor_write(s.get()); w && own_writes_.count(roots_.root(w->args[size_t(w->op->written_tensor)]))) {
           ExprPtr before = w->args[size_t(w->op->written_tensor)];
           if (const auto* v = as<Var>(before); v && alias_.count(v)) before = alias_.at(v);
@@ -257,24 +309,54 @@ class Splitter {
       }
       case NodeKind::IfStmt: {
         const auto& i = static_cast<const IfStmt&>(*s);
-        return out.push_back(
-            std::make_shared<IfStmt>(i.cond, body(i.then_body), body(i.else_body), i.return_vars, i.span));
+        const bool uniform = writes_.uniform_ifs.count(&i) > 0;
+        auto branch = [&](const StmtPtr& b, bool then) {
+          if (uniform) guards_.emplace_back(&i, then);
+          StmtPtr r = body(b);
+          if (uniform) guards_.pop_back();
+          return r;
+        };
+        StmtPtr then_body = branch(i.then_body, true);
+        StmtPtr else_body = branch(i.else_body, false);
+        return out.push_back(std::make_shared<IfStmt>(i.cond, then_body, else_body, i.return_vars, i.span));
       }
       default: out.push_back(s); return;  // return, yield, break, continue
     }
   }
 
-  // A statement of this side reading data of a GM tensor the other side writes.
-  void check_reads(const StmtPtr& s) const {
+  // Can the other side write `r` while this statement (under guards_, in epoch_) runs?
+  bool other_may_write(const Var* r) const {
+    const auto& all = side_ == Side::Cube ? writes_.vector_sites : writes_.cube_sites;
+    auto it = all.find(r);
+    if (it == all.end()) return true;
+    const Site here{guards_, epoch_};
+    for (const Site& w : it->second)
+      if (!never_concurrent(w, here)) return true;
+    return false;
+  }
+
+  // A statement of this side reading data of a GM tensor the other side writes: E504 unless the
+  // two are never concurrent. Returns the statement, reading the kernel's parameter where the
+  // tensor's version it names is the other side's (this side has no such version).
+  StmtPtr check_reads(const StmtPtr& s) {
     const Call* c = nullptr;
     if (const auto* a = as<AssignStmt>(s)) c = as<Call>(a->value);
     if (const auto* e = as<EvalStmt>(s)) c = as<Call>(e->expr);
-    if (!c || other_writes_.empty()) return;
+    if (!c || other_writes_.empty()) return s;
+    std::vector<ExprPtr> args = c->args;
+    bool rewritten = false;
     for (size_t i = 0; i < c->args.size(); ++i) {
       if (c->op && int(i) == c->op->written_tensor) continue;
       if (!c->args[i] || !as_tensor(c->args[i]->type)) continue;
       const Var* r = roots_.root(c->args[i]);
       if (!r || !other_writes_.count(r)) continue;
+      if (auto p = params_.find(r); p != params_.end() && !other_may_write(r)) {
+        if (const auto* v = as<Var>(c->args[i]); v && v != r && !own_writes_.count(r)) {
+          args[i] = p->second;
+          rewritten = true;
+        }
+        continue;
+      }
       throw CompileError("E504", s->span,
                          fmt::format("in mixed kernel '{}', this {} statement reads '{}', which the {} side writes; "
                                      "nothing orders the two halves' GM accesses",
@@ -282,6 +364,9 @@ class Splitter {
                          "hand the data over as a tile (an Acc tile moved to Vec, a Vec tile to Mat), or split the "
                          "work into two pl.at scopes");
     }
+    if (!rewritten) return s;
+    if (const auto* a = as<AssignStmt>(s)) return std::make_shared<AssignStmt>(a->var, rebuild_call(*c, std::move(args)), s->span);
+    return std::make_shared<EvalStmt>(rebuild_call(*c, std::move(args)), s->span);
   }
 
   Side side_;
@@ -292,29 +377,63 @@ class Splitter {
   const std::set<const Var*>& other_writes_;
   const HalfContext& cx_;
   std::unordered_map<const Var*, ExprPtr> alias_;
+  std::unordered_map<const Var*, VarPtr> params_;  // the kernel's parameters (roots both sides name)
+  Guards guards_;  // the kernel-uniform branches around the statement being split
+  int epoch_ = 0;  // the top-level barriers before it
 };
 
-SideWrites side_writes(const std::vector<StmtPtr>& body, const TensorRoots& roots) {
+SideWrites side_writes(const Function& f, const std::vector<StmtPtr>& body, const TensorRoots& roots) {
+  std::set<const Var*> scalar_params;
+  for (const auto& p : f.params)
+    if (as_scalar(p->type)) scalar_params.insert(p.get());
+  struct Reads : IRVisitor {
+    const std::set<const Var*>& params;
+    bool only_params = true;
+    explicit Reads(const std::set<const Var*>& p) : params(p) {}
+    void visit_var(const Var& v) override { only_params = only_params && params.count(&v); }
+    void visit_iter_arg(const IterArg&) override { only_params = false; }
+    void visit_call(const Call&) override { only_params = false; }  // a GM read, a block index
+  };
   struct W : IRVisitor {
     const TensorRoots& roots;
+    const std::set<const Var*>& scalar_params;
     SideWrites out;
     std::set<const Var*> shared;
-    explicit W(const TensorRoots& r) : roots(r) {}
+    std::map<const Var*, std::vector<Site>> shared_sites;
+    Site here;
+    W(const TensorRoots& r, const std::set<const Var*>& p) : roots(r), scalar_params(p) {}
     void visit_assign(const AssignStmt& a) override {
       if (const Call* c = tensor_write(&a))
         if (const Var* r = roots.root(c->args[size_t(c->op->written_tensor)])) {
           const Side side = leaf_side(&a);
           (side == Side::Cube ? out.cube : side == Side::Vector ? out.vector : shared).insert(r);
           if (side != Side::Shared) (side == Side::Cube ? out.cube_at : out.vector_at).emplace(r, a.span);
+          (side == Side::Cube ? out.cube_sites : side == Side::Vector ? out.vector_sites : shared_sites)[r].push_back(here);
         }
       IRVisitor::visit_assign(a);
     }
-  } w(roots);
-  for (const auto& s : body) w.visit(s);
+    void visit_if(const IfStmt& i) override {
+      Reads rd(scalar_params);
+      rd.visit(i.cond);
+      if (!rd.only_params) return IRVisitor::visit_if(i);
+      out.uniform_ifs.insert(&i);
+      here.guards.emplace_back(&i, true);
+      if (i.then_body) visit(i.then_body);
+      here.guards.back().second = false;
+      if (i.else_body) visit(i.else_body);
+      here.guards.pop_back();
+    }
+  } w(roots, scalar_params);
+  for (const auto& s : body) {
+    if (is_mix_barrier(s)) ++w.here.epoch;
+    w.visit(s);
+  }
   for (const Var* r : w.shared) {
     const bool cube = w.out.cube.count(r) && !w.out.vector.count(r);
     if (cube) w.out.shared_on_cube.insert(r);
     (cube ? w.out.cube : w.out.vector).insert(r);
+    auto& to = (cube ? w.out.cube_sites : w.out.vector_sites)[r];
+    for (const Site& g : w.shared_sites[r]) to.push_back(g);
   }
   return w.out;
 }
@@ -422,9 +541,9 @@ void split_function(const Program& prog, const FunctionPtr& f, Soc soc, std::vec
   const HalfContext ccx{f->name, "cube", "vector"}, vcx{f->name, "vector", "cube"};
   const auto body = flatten_body(f->body);
   const TensorRoots roots(prog, *f);
-  const SideWrites writes = side_writes(body, roots);
+  const SideWrites writes = side_writes(*f, body, roots);
   for (const Var* r : writes.cube) {
-    if (!writes.vector.count(r)) continue;
+    if (!writes.vector.count(r) || writes.writes_ordered(r)) continue;
     Diagnostic d{Severity::Warning, "W504",
                  fmt::format("both halves of mixed kernel '{}' write '{}', and nothing orders their writes: they must "
                              "write different elements",
@@ -435,7 +554,7 @@ void split_function(const Program& prog, const FunctionPtr& f, Soc soc, std::vec
       d.notes.push_back({v->second, "the vector half writes it here"});
     sink.report(std::move(d));
   }
-  Splitter cube(Side::Cube, soc, roots, writes, ccx), vec(Side::Vector, soc, roots, writes, vcx);
+  Splitter cube(Side::Cube, soc, *f, roots, writes, ccx), vec(Side::Vector, soc, *f, roots, writes, vcx);
   auto cube_body = cube.split(body, f->body->span);
   auto vec_body = vec.split(body, f->body->span);
   std::vector<size_t> cube_ret, vec_ret;
@@ -486,7 +605,8 @@ void split_function(const Program& prog, const FunctionPtr& f, Soc soc, std::vec
     args.push_back(grp->params.back());
   }
   std::vector<StmtPtr> gb;
-  std::vector<ExprPtr> results(f->return_types.size());
+  // (A kernel without a return statement returns nothing from either half, nor from the Group.)
+  std::vector<ExprPtr> results(trailing_return(f->body) ? f->return_types.size() : 0);
   auto call_half = [&](const Function& h, const std::vector<size_t>& ret) {
     auto c = std::make_shared<Call>(nullptr, h.name, args, std::vector<std::pair<std::string, AttrValue>>{},
                                     result_type(h.return_types), f->span);
@@ -494,7 +614,7 @@ void split_function(const Program& prog, const FunctionPtr& f, Soc soc, std::vec
     auto v = std::make_shared<Var>(h.name + "_out", c->type, f->span);
     gb.push_back(std::make_shared<AssignStmt>(v, c, f->span));
     for (size_t k = 0; k < ret.size(); ++k) {
-      if (results[ret[k]]) continue;
+      if (ret[k] >= results.size() || results[ret[k]]) continue;
       results[ret[k]] = ret.size() == 1 ? ExprPtr(v)
                                         : std::make_shared<TupleGetItem>(v, int(k), h.return_types[k], f->span);
     }

@@ -408,3 +408,170 @@ class P:
   const std::string err = pass_test::compile_error_of([&] { pass_test::run(passes::expand_mixed_kernel_pass(), p); });
   CHECK(err.find("this vector statement reads 'o', which the cube side writes") != std::string::npos);
 }
+
+TEST_CASE("a read under the other branch of a kernel-uniform if than the other half's write is admitted",
+          "[ExpandMixedKernel]") {
+  // `s` is a scalar parameter: both halves, on every block, take the same branch, so the cube's
+  // store (s == 0) and the vector's read-modify-write (else) never run in one launch; the task
+  // graph orders the launches. No E504, and no W504 for the two halves' stores either.
+  auto before = pass_test::parse(R"(import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, a: pl.Tensor[[16, 16], pl.FP16], s: pl.Scalar[pl.INDEX], o: pl.InOut[pl.Tensor[[16, 16], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:
+        if s == 0:
+            am: pl.Tile[[16, 16], pl.FP16, pl.Mem.Mat] = pl.load(a, [0, 0], [16, 16], target_memory=pl.Mem.Mat)
+            al: pl.Tile[[16, 16], pl.FP16, pl.Mem.Left] = pl.move(am, target_memory=pl.Mem.Left)
+            br: pl.Tile[[16, 16], pl.FP16, pl.Mem.Right] = pl.move(am, target_memory=pl.Mem.Right)
+            c: pl.Tile[[16, 16], pl.FP32, pl.Mem.Acc] = pl.matmul(al, br)
+            o2: pl.Tensor[[16, 16], pl.FP32] = pl.store(c, [0, 0], o)
+            o4: pl.Tensor[[16, 16], pl.FP32] = pl.yield_(o2)
+        else:
+            t: pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec] = pl.load(o, [0, 0], [16, 16])
+            u: pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec] = pl.exp(t)
+            o3: pl.Tensor[[16, 16], pl.FP32] = pl.store(u, [0, 0], o)
+            o4: pl.Tensor[[16, 16], pl.FP32] = pl.yield_(o3)
+        return o4
+)");
+  auto expected = pass_test::parse(R"(
+import pypto.language as pl
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.AIC, level=pl.Level.AIC, role=pl.Role.SubWorker)
+    def k_aic(a: pl.Tensor[[16, 16], pl.FP16], s: pl.Scalar[pl.INDEX], o: pl.InOut[pl.Tensor[[16, 16], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:
+        if s == 0:
+            am: pl.Tile[[16, 16], pl.FP16, pl.Mem.Mat] = pl.tile.load(a, [0, 0], [16, 16], target_memory=pl.Mem.Mat)
+            al: pl.Tile[[16, 16], pl.FP16, pl.Mem.Left] = pl.tile.move(am, target_memory=pl.Mem.Left)
+            br: pl.Tile[[16, 16], pl.FP16, pl.Mem.Right] = pl.tile.move(am, target_memory=pl.Mem.Right)
+            c: pl.Tile[[16, 16], pl.FP32, pl.Mem.Acc] = pl.tile.matmul(al, br)
+            o2: pl.Tensor[[16, 16], pl.FP32] = pl.tile.store(c, [0, 0], o)
+            o4 = pl.yield_(o2)
+        else:
+            o4 = pl.yield_(o)
+        return o4
+
+    @pl.function(type=pl.FunctionType.AIV, level=pl.Level.AIV, role=pl.Role.SubWorker)
+    def k_aiv(a: pl.Tensor[[16, 16], pl.FP16], s: pl.Scalar[pl.INDEX], o: pl.InOut[pl.Tensor[[16, 16], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:
+        if s == 0:
+            o4 = pl.yield_(o)
+        else:
+            t: pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec] = pl.tile.load(o, [0, 0], [16, 16])
+            u: pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec] = pl.tile.exp(t)
+            o3: pl.Tensor[[16, 16], pl.FP32] = pl.tile.store(u, [0, 0], o)
+            o4 = pl.yield_(o3)
+        return o4
+
+    @pl.function(type=pl.FunctionType.Group, level=pl.Level.CORE_GROUP, role=pl.Role.SubWorker)
+    def k(a: pl.Tensor[[16, 16], pl.FP16], s: pl.Scalar[pl.INDEX], o: pl.InOut[pl.Tensor[[16, 16], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:
+        k_aic_out: pl.Tensor[[16, 16], pl.FP32] = self.k_aic(a, s, o)
+        k_aiv_out: pl.Tensor[[16, 16], pl.FP32] = self.k_aiv(a, s, o)
+        return k_aic_out
+)");
+  passes::PassContext ctx;
+  auto after = passes::expand_mixed_kernel_pass().run(prep(ir::print_program(*before)), ctx);
+  pass_test::require_equal(after, expected);
+  CHECK(ctx.diagnostics.diagnostics().empty());
+}
+
+TEST_CASE("a read after an all-core barrier is admitted and reads the kernel's parameter", "[ExpandMixedKernel]") {
+  // pl.system.syncall (core_type "mix", in both halves) orders the cube's store before the
+  // vector's load. The vector half has no version of `o` of its own (the cube's o2): it loads the
+  // parameter, which it only reads (In).
+  auto before = pass_test::parse(R"(import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, a: pl.Tensor[[16, 16], pl.FP16], o: pl.InOut[pl.Tensor[[16, 16], pl.FP32]], y: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> tuple[pl.Tensor[[16, 16], pl.FP32], pl.Tensor[[16, 16], pl.FP32]]:
+        am: pl.Tile[[16, 16], pl.FP16, pl.Mem.Mat] = pl.load(a, [0, 0], [16, 16], target_memory=pl.Mem.Mat)
+        al: pl.Tile[[16, 16], pl.FP16, pl.Mem.Left] = pl.move(am, target_memory=pl.Mem.Left)
+        br: pl.Tile[[16, 16], pl.FP16, pl.Mem.Right] = pl.move(am, target_memory=pl.Mem.Right)
+        c: pl.Tile[[16, 16], pl.FP32, pl.Mem.Acc] = pl.matmul(al, br)
+        o2: pl.Tensor[[16, 16], pl.FP32] = pl.store(c, [0, 0], o)
+        pl.system.syncall()
+        t: pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec] = pl.load(o2, [0, 0], [16, 16])
+        u: pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec] = pl.exp(t)
+        y2: pl.Tensor[[16, 16], pl.FP32] = pl.store(u, [0, 0], y)
+        return o2, y2
+)");
+  auto expected = pass_test::parse(R"(
+import pypto.language as pl
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.AIC, level=pl.Level.AIC, role=pl.Role.SubWorker)
+    def k_aic(a: pl.Tensor[[16, 16], pl.FP16], o: pl.InOut[pl.Tensor[[16, 16], pl.FP32]], y: pl.Tensor[[16, 16], pl.FP32]) -> pl.Tensor[[16, 16], pl.FP32]:
+        am: pl.Tile[[16, 16], pl.FP16, pl.Mem.Mat] = pl.tile.load(a, [0, 0], [16, 16], target_memory=pl.Mem.Mat)
+        al: pl.Tile[[16, 16], pl.FP16, pl.Mem.Left] = pl.tile.move(am, target_memory=pl.Mem.Left)
+        br: pl.Tile[[16, 16], pl.FP16, pl.Mem.Right] = pl.tile.move(am, target_memory=pl.Mem.Right)
+        c: pl.Tile[[16, 16], pl.FP32, pl.Mem.Acc] = pl.tile.matmul(al, br)
+        o2: pl.Tensor[[16, 16], pl.FP32] = pl.tile.store(c, [0, 0], o)
+        pl.system.syncall()
+        return o2
+
+    @pl.function(type=pl.FunctionType.AIV, level=pl.Level.AIV, role=pl.Role.SubWorker)
+    def k_aiv(a: pl.Tensor[[16, 16], pl.FP16], o: pl.Tensor[[16, 16], pl.FP32], y: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:
+        pl.system.syncall()
+        t: pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec] = pl.tile.load(o, [0, 0], [16, 16])
+        u: pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec] = pl.tile.exp(t)
+        y2: pl.Tensor[[16, 16], pl.FP32] = pl.tile.store(u, [0, 0], y)
+        return y2
+
+    @pl.function(type=pl.FunctionType.Group, level=pl.Level.CORE_GROUP, role=pl.Role.SubWorker)
+    def k(a: pl.Tensor[[16, 16], pl.FP16], o: pl.InOut[pl.Tensor[[16, 16], pl.FP32]], y: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> tuple[pl.Tensor[[16, 16], pl.FP32], pl.Tensor[[16, 16], pl.FP32]]:
+        k_aic_out: pl.Tensor[[16, 16], pl.FP32] = self.k_aic(a, o, y)
+        k_aiv_out: pl.Tensor[[16, 16], pl.FP32] = self.k_aiv(a, o, y)
+        return k_aic_out, k_aiv_out
+)");
+  passes::PassContext ctx;
+  auto after = passes::expand_mixed_kernel_pass().run(prep(ir::print_program(*before)), ctx);
+  pass_test::require_equal(after, expected);
+}
+
+TEST_CASE("a read the other half's write may overlap is still rejected", "[ExpandMixedKernel]") {
+  auto e504 = [](const std::string& text) {
+    auto p = prep(text);
+    return pass_test::compile_error_of([&] { pass_test::run(passes::expand_mixed_kernel_pass(), p); });
+  };
+  // A branch on the loop variable: iteration 1 reads what iteration 0's cube stored.
+  CHECK(e504(R"(
+import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, a: pl.Tensor[[16, 16], pl.FP16], o: pl.InOut[pl.Tensor[[16, 16], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:
+        for i, (o1,) in pl.range(2, init_values=(o,)):
+            if i == 0:
+                am: pl.Tile[[16, 16], pl.FP16, pl.Mem.Mat] = pl.load(a, [0, 0], [16, 16], target_memory=pl.Mem.Mat)
+                al: pl.Tile[[16, 16], pl.FP16, pl.Mem.Left] = pl.move(am, target_memory=pl.Mem.Left)
+                br: pl.Tile[[16, 16], pl.FP16, pl.Mem.Right] = pl.move(am, target_memory=pl.Mem.Right)
+                c: pl.Tile[[16, 16], pl.FP32, pl.Mem.Acc] = pl.matmul(al, br)
+                o2: pl.Tensor[[16, 16], pl.FP32] = pl.store(c, [0, 0], o1)
+                o4: pl.Tensor[[16, 16], pl.FP32] = pl.yield_(o2)
+            else:
+                t: pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec] = pl.load(o1, [0, 0], [16, 16])
+                o3: pl.Tensor[[16, 16], pl.FP32] = pl.store(pl.exp(t), [0, 0], o1)
+                o4: pl.Tensor[[16, 16], pl.FP32] = pl.yield_(o3)
+            o5: pl.Tensor[[16, 16], pl.FP32] = pl.yield_(o4)
+        return o5
+)").find("this vector statement reads 'o', which the cube side writes") != std::string::npos);
+  // The barrier comes after the read: the load and the store are in the same epoch.
+  CHECK(e504(R"(
+import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, a: pl.Tensor[[16, 16], pl.FP16], o: pl.InOut[pl.Tensor[[16, 16], pl.FP32]], y: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> tuple[pl.Tensor[[16, 16], pl.FP32], pl.Tensor[[16, 16], pl.FP32]]:
+        am: pl.Tile[[16, 16], pl.FP16, pl.Mem.Mat] = pl.load(a, [0, 0], [16, 16], target_memory=pl.Mem.Mat)
+        al: pl.Tile[[16, 16], pl.FP16, pl.Mem.Left] = pl.move(am, target_memory=pl.Mem.Left)
+        br: pl.Tile[[16, 16], pl.FP16, pl.Mem.Right] = pl.move(am, target_memory=pl.Mem.Right)
+        c: pl.Tile[[16, 16], pl.FP32, pl.Mem.Acc] = pl.matmul(al, br)
+        o2: pl.Tensor[[16, 16], pl.FP32] = pl.store(c, [0, 0], o)
+        t: pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec] = pl.load(o2, [0, 0], [16, 16])
+        pl.system.syncall()
+        y2: pl.Tensor[[16, 16], pl.FP32] = pl.store(pl.exp(t), [0, 0], y)
+        return o2, y2
+)").find("this vector statement reads 'o', which the cube side writes") != std::string::npos);
+}
