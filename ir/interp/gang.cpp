@@ -26,13 +26,21 @@ Value half(const Array& a, int axis, int k) {
 }
 }  // namespace
 
-Gang::Gang(std::vector<std::string> names, Span site)
+Gang::Gang(std::vector<std::string> names, Span site, size_t group_size)
     : names_(std::move(names)), site_(std::move(site)), done_(names_.size(), false), waiting_(names_.size(), -1),
       barrier_gen_(names_.size(), 0) {
-  for (auto& q : q_) q.resize(names_.size() > 1 ? names_.size() - 1 : 1);
+  group_size_ = group_size > 0 ? group_size : std::max<size_t>(names_.size(), 1);
+  lanes_ = group_size_ > 1 ? group_size_ - 1 : 1;
+  const size_t groups = (names_.size() + group_size_ - 1) / group_size_;
+  for (auto& q : q_) q.resize(std::max<size_t>(groups, 1) * lanes_);
 }
 
-int Gang::lane() const { return t_member > 0 ? t_member - 1 : 0; }
+size_t Gang::t_group() const { return t_member >= 0 ? group_of(t_member) : 0; }
+
+int Gang::lane() const {
+  const int role = t_member >= 0 ? role_of(t_member) : 0;
+  return role > 0 ? role - 1 : 0;
+}
 
 void Gang::wait_turn(int me, std::unique_lock<std::mutex>& lk) {
   cv_.wait(lk, [&] { return turn_ == me || abort_; });
@@ -90,7 +98,7 @@ void Gang::run(const std::vector<std::function<void()>>& members) {
 void Gang::push(int dir, Value v, const OpEval& e) {
   std::unique_lock<std::mutex> lk(m_);
   const int64_t split = e.kw_int("split", 0);
-  const size_t lanes = q_[0].size();
+  const size_t lanes = lanes_;
   if (dir == 0) {  // AIC → AIV: the whole tile to lane 0, or each lane its half
     if (split == 1 || split == 2) {
       for (size_t k = 0; k < lanes; ++k) queue(0, int(k)).push_back(half(v.arr, split == 1 ? 0 : 1, int(k)));
@@ -104,9 +112,11 @@ void Gang::push(int dir, Value v, const OpEval& e) {
 
 bool Gang::ready_for(int m, int d) {
   if (d == 2) return generation_ > barrier_gen_[static_cast<size_t>(m)];
-  if (d == 0) return !queue(0, m > 0 ? m - 1 : 0).empty();  // its lane: m - 1 for an AIV lane
-  for (const auto& q : q_[1])
-    if (q.empty()) return false;
+  const size_t g = group_of(m);
+  const int role = role_of(m);
+  if (d == 0) return !queue_of(g, 0, role > 0 ? role - 1 : 0).empty();  // its lane: role - 1 for an AIV lane
+  for (size_t k = 0; k < lanes_; ++k)
+    if (queue_of(g, 1, int(k)).empty()) return false;
   return true;
 }
 
@@ -169,7 +179,8 @@ Value Gang::pop(int dir, const OpEval& e) {
   }
   // V2C: the lanes' pushes joined (one lane: its tile).
   std::vector<Value> parts;
-  for (auto& q : q_[1]) {
+  for (size_t k = 0; k < lanes_; ++k) {
+    auto& q = queue(1, int(k));
     parts.push_back(std::move(q.front()));
     q.pop_front();
   }

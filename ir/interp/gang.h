@@ -7,7 +7,9 @@
 // member can ever serve — every other member finished or waits on an empty queue — is a
 // deadlock, reported naming the members and the direction. The same turn-taking runs the blocks of
 // a launch whose kernel holds a pl.system.syncall: a block gives up its turn at the barrier until
-// every block has arrived.
+// every block has arrived. A launch of a mixed kernel holding one runs every block's halves in one
+// gang: the members form groups (one per block, each AIC + AIV lanes with FIFO queues of its
+// own), and the barrier waits for every member.
 #pragma once
 
 #include <condition_variable>
@@ -26,7 +28,9 @@ class Gang : public CrossCoreFifo, public LaunchBarrier {
  public:
   // Member 0 is the AIC half, members 1.. the AIV lanes; or, for the blocks of a launch that
   // holds a pl.system.syncall, member b is block b (they share no FIFO, only the barrier).
-  Gang(std::vector<std::string> names, Span site);
+  // `group_size` > 0 splits the members into groups of that many (member g * group_size + k is
+  // member k of group g), each with its own FIFO queues.
+  Gang(std::vector<std::string> names, Span site, size_t group_size = 0);
   // Runs every member to completion; rethrows the first error.
   void run(const std::vector<std::function<void()>>& members);
 
@@ -45,7 +49,11 @@ class Gang : public CrossCoreFifo, public LaunchBarrier {
   // Whether member `m` could go on from what it waits for (`d`: 0 / 1 a pop direction, 2 the barrier).
   bool ready_for(int m, int d);
   // The queue a member pops from in `dir` (C2V: its lane's; V2C: the AIC's, per lane pushed).
-  std::deque<Value>& queue(int dir, int lane) { return q_[dir][static_cast<size_t>(lane)]; }
+  std::deque<Value>& queue(int dir, int lane) { return queue_of(t_group(), dir, lane); }
+  std::deque<Value>& queue_of(size_t group, int dir, int lane) { return q_[dir][group * lanes_ + static_cast<size_t>(lane)]; }
+  size_t group_of(int m) const { return static_cast<size_t>(m) / group_size_; }
+  int role_of(int m) const { return static_cast<int>(static_cast<size_t>(m) % group_size_); }
+  size_t t_group() const;  // the group of the member this thread runs
 
   std::vector<std::string> names_;
   Span site_;
@@ -58,7 +66,8 @@ class Gang : public CrossCoreFifo, public LaunchBarrier {
   uint64_t generation_ = 0;
   std::vector<uint64_t> barrier_gen_;  // per member: the generation it waits to end
   bool abort_ = false;
-  std::vector<std::deque<Value>> q_[2];  // per direction, per AIV lane
+  size_t group_size_ = 1, lanes_ = 1;     // members per group, AIV lanes per group
+  std::vector<std::deque<Value>> q_[2];  // per direction, per group and AIV lane
   std::exception_ptr err_;
 };
 

@@ -299,26 +299,40 @@ class Machine {
   }
 
   // A mixed kernel's Group: its AIC and AIV halves as one gang over a cross-core FIFO; the
-  // Group's own body only routes their results to its returns.
-  std::vector<Value> call_group(const Function& g, const MixedMembers& m, const std::vector<Value>& args, const Span& site) {
-    std::vector<std::string> names{m.aic->name, m.aiv->name};
-    if (m.aiv_lanes == 2) names.push_back(m.aiv->name + " (lane 1)");
-    Gang gang(names, site);
+  // Group's own body only routes their results to its returns. `blocks` > 0: the launch's blocks
+  // meet at a pl.system.syncall, so every block's halves run in one gang (a group of members per
+  // block, each with its FIFO; the barrier waits for all).
+  std::vector<Value> call_group(const Function& g, const MixedMembers& m, const std::vector<Value>& args, const Span& site,
+                                int64_t blocks = 0) {
+    const size_t per = m.aiv_lanes == 2 ? 3 : 2;
+    std::vector<std::string> names;
+    for (int64_t b = 0; b < std::max<int64_t>(blocks, 1); ++b) {
+      const std::string at = blocks > 0 ? fmt::format(" (block {})", b) : "";
+      names.push_back(m.aic->name + at);
+      names.push_back(m.aiv->name + at);
+      if (per == 3) names.push_back(m.aiv->name + " (lane 1)" + at);
+    }
+    Gang gang(names, site, per);
     if (t_core.launch)
-      fail(site, fmt::format("mixed kernel '{}' in a launch that holds a pl.system.syncall: the interpreter does not run "
-                             "mixed kernels' blocks together yet", g.name));
+      fail(site, fmt::format("mixed kernel '{}' inside a launch that holds a pl.system.syncall", g.name));
     const CoreState parent = t_core;
-    std::vector<Value> r[3];
-    auto member = [&](int k, const Function& f) {
-      return [&, k] {
+    std::vector<std::vector<Value>> r(names.size());
+    auto member = [&](size_t i, const Function& f) {
+      return [&, i] {
         t_core = parent;
         t_core.fifo = &gang;
-        t_core.core = parent.core * 4 + k;
-        r[k] = call(f, args, site);
+        if (blocks > 0) {
+          t_core.launch = &gang;
+          t_core.block_idx = int64_t(i / per), t_core.block_num = blocks;
+          t_core.core = (parent.core + t_core.block_idx + 1) * 4 + int64_t(i % per);
+        } else {
+          t_core.core = parent.core * 4 + int64_t(i % per);
+        }
+        r[i] = call(f, args, site);
       };
     };
-    std::vector<std::function<void()>> members{member(0, *m.aic), member(1, *m.aiv)};
-    if (m.aiv_lanes == 2) members.push_back(member(2, *m.aiv));
+    std::vector<std::function<void()>> members;
+    for (size_t i = 0; i < names.size(); ++i) members.push_back(member(i, i % per == 0 ? *m.aic : *m.aiv));
     gang.run(members);
     Frame fr;
     for (size_t i = 0; i < g.params.size() && i < args.size(); ++i) fr.env[g.params[i].get()] = args[i];
@@ -326,7 +340,7 @@ class Machine {
       const auto* a = as<AssignStmt>(s);
       const auto* c = a ? as<Call>(a->value) : nullptr;
       if (c) {
-        const auto& rs = r[c->callee == m.aic->name ? 0 : 1];
+        const auto& rs = r[c->callee == m.aic->name ? 0 : 1];  // (any block's: tensors are shared)
         fr.env[a->var.get()] = rs.size() == 1 ? rs[0] : Value::tuple(rs);
       }
       if (const auto* ret = as<ReturnStmt>(s))
@@ -341,18 +355,22 @@ class Machine {
       if (!f) fail(c.span, fmt::format("call to unknown function '{}'", c.callee));
       std::vector<Value> args;
       for (const auto& a : c.args) args.push_back(eval(a, fr));
-      if (auto m = mixed_group_members(prog_, *f)) {
-        auto rs = call_group(*f, *m, args, c.span);
-        if (rs.size() == 1) return rs[0];
-        if (rs.empty()) return Value{};
-        return Value::tuple(std::move(rs));
-      }
       std::vector<Value> rs;
       // pl.spmd_submit: the kernel once per block.
       int64_t blocks = 1;
       if (c.dispatch && c.dispatch->core_num) blocks = to_int(eval(c.dispatch->core_num, fr).num);
       const bool spmd = blocks > 1 || (c.dispatch && c.dispatch->spmd);
-      run_blocks(blocks, spmd, holds_syncall(*f), c.span, [&](int64_t) { rs = call(*f, args, c.span); });
+      if (auto m = mixed_group_members(prog_, *f)) {
+        if (holds_syncall(*f)) {  // every block's halves in one gang, meeting at the barriers
+          const CoreState parent = t_core;
+          rs = call_group(*f, *m, args, c.span, std::max<int64_t>(blocks, 1));
+          t_core = parent;
+        } else {
+          run_blocks(blocks, spmd, false, c.span, [&](int64_t) { rs = call_group(*f, *m, args, c.span); });
+        }
+      } else {
+        run_blocks(blocks, spmd, holds_syncall(*f), c.span, [&](int64_t) { rs = call(*f, args, c.span); });
+      }
       if (c.dispatch && c.dispatch->submit) rs.push_back(Value::scalar(DataType::TASK_ID, double(next_task_++)));
       if (rs.size() == 1) return rs[0];
       if (rs.empty()) return Value{};

@@ -89,13 +89,6 @@ TEST_CASE("every oracle case: pypto test agrees with the interpreter", "[e2e]") 
         args.erase(at, std::string("@full-scale").size());
         mode = "--trials 1";
       }
-      // A case marked @final-only compares the final numbers on two trials: the interpreter runs
-      // the source program, but not the IR after ExpandMixedKernel when a mixed kernel's halves
-      // on several blocks meet at a pl.system.syncall (one gang of every block's halves).
-      if (const size_t at = args.find("@final-only"); at != std::string::npos) {
-        args.erase(at, std::string("@final-only").size());
-        mode = "--trials 2";
-      }
       const std::string cmd = fmt::format("'{}' test '{}/{}' {} {} -j 2 -o '{}' > '{}' 2>&1", PYPTO_BIN,
                                           PYPTO_TEST_PROGRAMS, c.file, args, mode, work.string(), log.string());
       INFO("command: " << cmd);
