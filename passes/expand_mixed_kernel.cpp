@@ -157,17 +157,12 @@ struct Site {
   int epoch = 0;
 };
 bool never_concurrent(const Site& a, const Site& b) { return a.epoch != b.epoch || exclusive(a.guards, b.guards); }
-// A top-level all-core barrier of both halves.
+// A top-level all-core barrier of both halves: a syncall whose participants (the registry's
+// affinity by core_type) are both core types.
 bool is_mix_barrier(const StmtPtr& s) {
   const auto* e = as<EvalStmt>(s);
   const auto* c = e ? as<Call>(e->expr) : nullptr;
-  if (!c || !c->op || c->op->name != "system.syncall") return false;
-  for (const auto& [k, v] : c->kwargs)
-    if (k == "core_type") {
-      const auto* t = std::get_if<std::string>(&v);
-      return !t || *t == "mix";
-    }
-  return true;  // core_type defaults to "mix"
+  return c && c->is_op("system.syncall") && call_affinity(*c) == CoreAffinity::Shared;
 }
 
 // The roots of the GM tensors each side writes. A write that runs on neither side by its operands

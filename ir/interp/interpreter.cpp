@@ -362,9 +362,7 @@ class Machine {
       const bool spmd = blocks > 1 || (c.dispatch && c.dispatch->spmd);
       if (auto m = mixed_group_members(prog_, *f)) {
         if (holds_syncall(*f)) {  // every block's halves in one gang, meeting at the barriers
-          const CoreState parent = t_core;
           rs = call_group(*f, *m, args, c.span, std::max<int64_t>(blocks, 1));
-          t_core = parent;
         } else {
           run_blocks(blocks, spmd, false, c.span, [&](int64_t) { rs = call_group(*f, *m, args, c.span); });
         }

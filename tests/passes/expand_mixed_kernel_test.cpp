@@ -556,6 +556,24 @@ class P:
             o5: pl.Tensor[[16, 16], pl.FP32] = pl.yield_(o4)
         return o5
 )").find("this vector statement reads 'o', which the cube side writes") != std::string::npos);
+  // A barrier of the vector cores only: the cube does not take part, so it orders nothing.
+  CHECK(e504(R"(
+import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, a: pl.Tensor[[16, 16], pl.FP16], o: pl.InOut[pl.Tensor[[16, 16], pl.FP32]], y: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> tuple[pl.Tensor[[16, 16], pl.FP32], pl.Tensor[[16, 16], pl.FP32]]:
+        am: pl.Tile[[16, 16], pl.FP16, pl.Mem.Mat] = pl.load(a, [0, 0], [16, 16], target_memory=pl.Mem.Mat)
+        al: pl.Tile[[16, 16], pl.FP16, pl.Mem.Left] = pl.move(am, target_memory=pl.Mem.Left)
+        br: pl.Tile[[16, 16], pl.FP16, pl.Mem.Right] = pl.move(am, target_memory=pl.Mem.Right)
+        c: pl.Tile[[16, 16], pl.FP32, pl.Mem.Acc] = pl.matmul(al, br)
+        o2: pl.Tensor[[16, 16], pl.FP32] = pl.store(c, [0, 0], o)
+        pl.system.syncall(core_type="aiv_only")
+        t: pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec] = pl.load(o2, [0, 0], [16, 16])
+        y2: pl.Tensor[[16, 16], pl.FP32] = pl.store(pl.exp(t), [0, 0], y)
+        return o2, y2
+)").find("this vector statement reads 'o', which the cube side writes") != std::string::npos);
   // The barrier comes after the read: the load and the store are in the same epoch.
   CHECK(e504(R"(
 import pypto.language as pl
@@ -574,4 +592,30 @@ class P:
         y2: pl.Tensor[[16, 16], pl.FP32] = pl.store(pl.exp(t), [0, 0], y)
         return o2, y2
 )").find("this vector statement reads 'o', which the cube side writes") != std::string::npos);
+}
+
+TEST_CASE("a mixed kernel without a return statement splits into halves and a Group returning nothing",
+          "[ExpandMixedKernel]") {
+  // (Its Out tensor is written through the store; before, the Group's results were looked for in
+  // the halves' returns and the pass failed with an internal error.)
+  auto p = prep(R"(import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, a: pl.Tensor[[16, 16], pl.FP16], y: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:
+        am: pl.Tile[[16, 16], pl.FP16, pl.Mem.Mat] = pl.load(a, [0, 0], [16, 16], target_memory=pl.Mem.Mat)
+        al: pl.Tile[[16, 16], pl.FP16, pl.Mem.Left] = pl.move(am, target_memory=pl.Mem.Left)
+        br: pl.Tile[[16, 16], pl.FP16, pl.Mem.Right] = pl.move(am, target_memory=pl.Mem.Right)
+        c: pl.Tile[[16, 16], pl.FP32, pl.Mem.Acc] = pl.matmul(al, br)
+        t: pl.Tile[[16, 16], pl.FP32, pl.Mem.Vec] = pl.move(c, target_memory=pl.Mem.Vec)
+        y2: pl.Tensor[[16, 16], pl.FP32] = pl.store(pl.exp(t), [0, 0], y)
+)");
+  ir::ProgramPtr after;
+  REQUIRE_NOTHROW(after = pass_test::run(passes::expand_mixed_kernel_pass(), p));
+  REQUIRE(after->find("k_aic"));
+  REQUIRE(after->find("k_aiv"));
+  REQUIRE(after->find("k"));
+  CHECK(after->find("k")->type == ir::FunctionType::Group);
+  CHECK(ir::print_program(*after).find("return") == std::string::npos);
 }
