@@ -169,9 +169,16 @@ class YieldChecker {
   }
 
   // Checks a body; `want` = number of values its trailing yield must carry (-1: no yield allowed).
-  void block(const StmtPtr& body, int want, std::string_view what) {
+  // The yield may end a scope that ends the body (trailing_yield: ClassifyIterArgCarry puts it
+  // there when it hands on a buffer the scope makes); `nested`: such a scope's body.
+  void block(const StmtPtr& body, int want, std::string_view what, bool nested = false) {
     auto stmts = flatten_body(body);
     for (size_t i = 0; i < stmts.size(); ++i) {
+      const auto* sc = as<ScopeStmt>(stmts[i]);
+      if (sc && want >= 0 && i + 1 == stmts.size()) {
+        block(sc->body, want, what, /*nested=*/true);
+        continue;
+      }
       const bool last = i + 1 == stmts.size();
       if (const auto* y = as<YieldStmt>(stmts[i])) {
         if (!last || want < 0) {
@@ -184,7 +191,7 @@ class YieldChecker {
       }
       stmt(stmts[i]);
     }
-    if (want > 0 && (stmts.empty() || !as<YieldStmt>(stmts.back())))
+    if (want > 0 && !nested && !trailing_yield(body))
       report(stmts.empty() ? body ? body->span : fn_.span : stmts.back()->span,
              fmt::format("{} must end with a yield of {} values", what, want));
   }

@@ -253,24 +253,6 @@ class Converter : public IRMutator {
     return std::make_shared<SeqStmts>(std::move(stmts), stmts.back()->span);
   }
 
-  // Which carries of a loop the body computes (the yielded value is the result of a tensor op
-  // that writes no operand: a tile after conversion), as opposed to GM tensors it stores into.
-  static std::vector<bool> computed_carries(const StmtPtr& body, size_t n) {
-    std::vector<bool> out(n, false);
-    const auto y = split_trailing_yield(body).second;
-    if (!y) return out;
-    std::unordered_map<const Var*, const Call*> defs;
-    for (const auto& st : flatten_body(body))
-      if (const auto* a = as<AssignStmt>(st))
-        if (const auto* c = as<Call>(a->value)) defs[a->var.get()] = c;
-    for (size_t i = 0; i < n && i < y->values.size(); ++i) {
-      const auto* v = as<Var>(y->values[i]);
-      auto it = v ? defs.find(v) : defs.end();
-      out[i] = it != defs.end() && lowers(it->second) && it->second->op->written_tensor < 0 && as_tensor(v->type);
-    }
-    return out;
-  }
-
   std::vector<IterArgPtr> carry_iter_args(const std::vector<IterArgPtr>& in, const StmtPtr& body) {
     std::vector<IterArgPtr> out;
     const auto computed = computed_carries(body, in.size());

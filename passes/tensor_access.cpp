@@ -1,6 +1,8 @@
-// GM-tensor access analysis and small index-list builders (see tensor_access.h).
+// GM-tensor access analysis, computed loop carries and small index-list builders (see tensor_access.h).
 #include "passes/tensor_access.h"
 
+#include <algorithm>
+#include <unordered_map>
 #include <unordered_set>
 
 #include "ir/op_registry.h"
@@ -119,6 +121,54 @@ ExprPtr zero_offsets(size_t rank, const Span& span) {
   std::vector<ExprPtr> z;
   for (size_t i = 0; i < rank; ++i) z.push_back(make_int(0, span));
   return index_list(z, span);
+}
+
+std::vector<bool> computed_carries(const StmtPtr& body, size_t n) {
+  std::vector<bool> out(n, false);
+  const YieldStmt* y = trailing_yield(body);
+  if (!y) return out;
+  struct Defs : IRVisitor {
+    std::unordered_map<const Var*, const Expr*> value;  // an assignment's value
+    std::unordered_map<const Var*, std::vector<const YieldStmt*>> from;  // an if / loop result: its yields
+    std::unordered_map<const Var*, size_t> index;
+    void results(const std::vector<VarPtr>& rvs, std::vector<const YieldStmt*> ys) {
+      for (size_t i = 0; i < rvs.size(); ++i) from[rvs[i].get()] = ys, index[rvs[i].get()] = i;
+    }
+    void visit_assign(const AssignStmt& a) override {
+      value[a.var.get()] = a.value.get();
+      IRVisitor::visit_assign(a);
+    }
+    void visit_if(const IfStmt& s) override {
+      results(s.return_vars, {trailing_yield(s.then_body), trailing_yield(s.else_body)});
+      IRVisitor::visit_if(s);
+    }
+    void visit_for(const ForStmt& s) override {
+      results(s.return_vars, {trailing_yield(s.body)});
+      IRVisitor::visit_for(s);
+    }
+    void visit_while(const WhileStmt& s) override {
+      results(s.return_vars, {trailing_yield(s.body)});
+      IRVisitor::visit_while(s);
+    }
+    bool computed(const Expr* e, int depth = 0) const {
+      const auto* v = as<Var>(e);
+      if (!v || !as_tensor(v->type) || depth > 64) return false;
+      if (auto it = value.find(v); it != value.end()) {
+        const auto* c = as<Call>(it->second);
+        if (c) return c->op && c->op->family() == "tensor" && c->op->written_tensor < 0;
+        return computed(it->second, depth + 1);
+      }
+      auto it = from.find(v);
+      if (it == from.end()) return false;
+      const size_t k = index.at(v);
+      return std::any_of(it->second.begin(), it->second.end(), [&](const YieldStmt* ys) {
+        return ys && k < ys->values.size() && computed(ys->values[k].get(), depth + 1);
+      });
+    }
+  } defs;
+  defs.visit(body);
+  for (size_t i = 0; i < n && i < y->values.size(); ++i) out[i] = defs.computed(y->values[i].get());
+  return out;
 }
 
 }  // namespace pypto::passes

@@ -649,6 +649,53 @@ class P:
   CHECK(ir::as_tile(loop->return_vars[0]->type));
 }
 
+TEST_CASE("a loop carry an if replaces (one arm a GM window, the other computed) is a tile, and the result an Out param",
+          "[ConvertTensorToTileOps]") {
+  // qwen3_14b's online softmax: `if lane == 0: oi = oi_sb else: oi = f(oi, oi_sb)`. The carry
+  // stayed a tensor while the if yielded tiles (E505 at NormalizeReturnOrder).
+  auto p = pass_test::parse(R"(
+import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, acc: pl.Tensor[[16, 64], pl.FP32], chunk: pl.Tensor[[64, 64], pl.FP32]) -> pl.Tensor[[16, 64], pl.FP32]:
+        for lane, (a,) in pl.range(4, init_values=(acc,)):
+            sb: pl.Tensor[[16, 64], pl.FP32] = pl.tensor.slice(chunk, [16, 64], [lane * 16, 0])
+            if lane == 0:
+                a1: pl.Tensor[[16, 64], pl.FP32] = sb
+                a3 = pl.yield_(a1)
+            else:
+                a2: pl.Tensor[[16, 64], pl.FP32] = pl.tensor.add(a, sb)
+                a3 = pl.yield_(a2)
+            r = pl.yield_(a3)
+        return r
+)");
+  auto k = convert(p)->find("k");
+  REQUIRE(k);
+  REQUIRE(k->params.size() == 3);  // the returned result's new Out param
+  CHECK(k->param_directions[2] == ir::ParamDirection::Out);
+  const ir::ForStmt* loop = nullptr;
+  const ir::IfStmt* branch = nullptr;
+  for (const auto& st : ir::flatten_body(k->body))
+    if (const auto* f = ir::as<ir::ForStmt>(st)) loop = f;
+  REQUIRE(loop);
+  for (const auto& st : ir::flatten_body(loop->body))
+    if (const auto* i = ir::as<ir::IfStmt>(st)) branch = i;
+  REQUIRE(branch);
+  CHECK(ir::as_tile(loop->iter_args[0]->type));
+  const auto* init = ir::as<ir::Var>(loop->iter_args[0]->init);
+  REQUIRE(init);
+  CHECK(init->name == "acc_tile");
+  CHECK(ir::as_tile(branch->return_vars[0]->type));
+  CHECK(ir::as_tile(loop->return_vars[0]->type));
+  const auto* ret = ir::as<ir::ReturnStmt>(ir::flatten_body(k->body).back());
+  REQUIRE(ret);
+  const auto* rv = ir::as<ir::Var>(ret->values[0]);
+  REQUIRE(rv);
+  CHECK(ir::as_tensor(rv->type));  // the tile stored into the Out param
+}
+
 // tensor.add(a [R, C], bias [1, C]) was lowered to tile.add of unequal tiles, which TADD computes
 // wrong. A [1, C] operand becomes the registry's col_broadcast form (tile.col_expand_<op>), an
 // [R, 1] one its row_broadcast form; a broadcast lhs is swapped for commutative ops.
