@@ -8,9 +8,11 @@
 // carries the spec itself (what the orchestration writes is the same: one task, block_num N).
 // A pl.cluster scope around one such dispatch (or one kernel call) shares the cluster with no
 // other kernel: it goes, its dispatch stays (the reference outlines it into a one-member Group).
-// Rejected at the scope (E501): a pl.spmd body other than one kernel call (several pl.at scopes,
-// orchestration statements), predicate=, a pl.spmd inside a kernel, and pl.cluster scopes around
-// several kernels (Group functions of separate kernels come with the mixed-kernel work).
+// (The pl.at scopes of one cluster were made one kernel by OutlineIncoreScopes, which ExpandMixedKernel
+// later splits over the cluster's AIC and AIV cores.) Rejected at the scope (E501): a pl.spmd body
+// other than one kernel call (several pl.at scopes, orchestration statements), predicate=, a
+// pl.spmd inside a kernel, and pl.cluster scopes around several calls of kernel functions (a
+// Group of separate kernels, which the reference makes; written as pl.at scopes they are one).
 // Runs right after OutlineIncoreScopes (the body's pl.at is a kernel call by then). Requires and
 // produces no property.
 #include <fmt/format.h>
@@ -122,9 +124,9 @@ class Outliner : public IRMutator {
   }
 
  private:
-  // A pl.cluster scope around one kernel dispatch (a pl.spmd around one kernel, or one kernel call)
-  // co-schedules nothing else with it: the scope goes and its dispatch stays. Several kernels in
-  // one cluster (a group sharing a cluster's cores) are rejected.
+  // A pl.cluster scope around one kernel dispatch (a pl.spmd around one kernel, or one kernel call,
+  // also the one kernel its pl.at scopes became) co-schedules nothing else with it: the scope goes
+  // and its dispatch stays. Several kernel calls in one cluster are rejected.
   StmtPtr cluster(const std::shared_ptr<const ScopeStmt>& s) {
     if (kernel_) reject(s->span, "a pl.cluster scope inside a kernel", "put the pl.cluster scope in the orchestration function");
     if (s->has_dispatch_options())
@@ -139,8 +141,8 @@ class Outliner : public IRMutator {
     }
     if (dispatches != 1)
       reject(s->span, dispatches ? "a pl.cluster scope with more than one kernel" : "a pl.cluster scope without a kernel",
-             "give each kernel its own pl.spmd or pl.at scope; kernels sharing a cluster come with the mixed-kernel "
-             "groups");
+             "write the kernels' work as pl.at scopes inside the pl.cluster (they become one kernel whose cube and "
+             "vector work share the cluster's cores), or give each kernel its own scope");
     std::vector<StmtPtr> out = flatten_body(mutate(s->body));
     if (!out.empty()) out.front() = with_comments(std::const_pointer_cast<Stmt>(out.front()), *s);
     return make_body(std::move(out), s->span);
@@ -155,7 +157,7 @@ Pass outline_cluster_scopes_pass() {
   return Pass{"OutlineClusterScopes",
               "A standalone pl.spmd scope around one kernel becomes that call's launch spec (core_num, sync_start, "
               "allow_early_resolve; deps= / `as tid` make it a submit); a pl.cluster scope around one kernel dispatch goes; "
-              "pl.cluster scopes around several kernels and other pl.spmd bodies are "
+              "pl.cluster scopes around several kernel calls and other pl.spmd bodies are "
               "rejected at their line.",
               {{}, {}, {}},
               [](const ProgramPtr& p, PassContext&) {

@@ -15,7 +15,15 @@
 //   * the scope is replaced by the call (one result: an assignment; several: a tuple local and
 //     one TupleGetItem per live-out); a written param that is not a live-out is rebound to the
 //     call's result and later statements of the same block read the new Var;
-//   * an Opaque parent that outlined a scope becomes Orchestration.
+//   * an Opaque parent that outlined a scope becomes Orchestration;
+//   * the pl.at scopes of one `with pl.cluster():` (its whole body, two or more) are one kernel:
+//     their bodies run in order in one scope, named after the cluster (name_hint) or the first
+//     pl.at, with the first scope's dispatch options (another scope's are an error). The cluster
+//     is one AIC and two AIV cores: ExpandMixedKernel gives the kernel's cube work the AIC and its
+//     vector work the AIV, one MixedKernels task with cross-core transfers where a value crosses
+//     (the reference outlines a Group of separate kernels, which exchange data through GM); a
+//     cluster of vector scopes only runs them on one AIV core. OutlineClusterScopes then drops
+//     the cluster around the one kernel call.
 // Live-outs must be tensors; tiles/scalars leaving a scope and scopes inside kernels are
 // reported as "not supported yet". Produces SplitIncoreOrch.
 #include <fmt/format.h>
@@ -180,6 +188,8 @@ class Outliner : public IRMutator {
   }
 
   StmtPtr mutate_scope(const std::shared_ptr<const ScopeStmt>& s) override {
+    if (s->scope == ScopeKind::Cluster)
+      if (auto merged = merge_cluster(*s)) return mutate_scope(merged);
     if (s->scope != ScopeKind::InCore) return IRMutator::mutate_scope(s);
     return make_body(outline(*s, s.get() == parent_->body.get()), s->span);  // a scope that is a whole loop/if body
   }
@@ -192,6 +202,45 @@ class Outliner : public IRMutator {
     for (int n = 0; taken_.count(name); ++n) name = suffixed(base, n);
     taken_.insert(name);
     return name;
+  }
+
+  // A pl.cluster whose body is two or more pl.at scopes: the cluster around one scope holding
+  // their bodies in order (nullptr: not that form; other statements next to the scopes are an error).
+  static std::shared_ptr<const ScopeStmt> merge_cluster(const ScopeStmt& cl) {
+    const auto stmts = flatten_body(cl.body);
+    size_t scopes = 0;
+    for (const auto& st : stmts)
+      if (const auto* sc = as<ScopeStmt>(st); sc && sc->scope == ScopeKind::InCore) ++scopes;
+    if (scopes < 2) return nullptr;
+    const ScopeStmt* first = nullptr;
+    std::vector<StmtPtr> body;
+    for (const auto& st : stmts) {
+      const auto* sc = as<ScopeStmt>(st);
+      if (!sc || sc->scope != ScopeKind::InCore)
+        throw CompileError("E501", st->span,
+                           "a statement next to the pl.at scopes of a pl.cluster is not supported yet (the cluster's "
+                           "scopes become one kernel)",
+                           "move it into one of the pl.at scopes, or before the pl.cluster");
+      if (!first) {
+        first = sc;
+      } else {
+        if (sc->has_dispatch_options() || sc->task_id)
+          throw CompileError("E501", sc->span,
+                             "dispatch options on a pl.at scope other than the first of a pl.cluster are not "
+                             "supported yet (the cluster's scopes become one kernel, launched once)",
+                             "write the options on the first pl.at scope of the cluster");
+        if (sc->level != first->level)
+          throw CompileError("E501", sc->span, "pl.at scopes of different levels in one pl.cluster",
+                             "give every pl.at scope of the cluster the same level");
+      }
+      for (const auto& b : flatten_body(sc->body)) body.push_back(b);
+    }
+    auto merged = std::make_shared<ScopeStmt>(*first);
+    merged->body = make_body(std::move(body), first->span);
+    if (!cl.name_hint.empty()) merged->name_hint = cl.name_hint;
+    auto out = std::make_shared<ScopeStmt>(cl);
+    out->body = merged;
+    return out;
   }
 
   std::vector<StmtPtr> outline(const ScopeStmt& sc, bool top_level) {
@@ -477,7 +526,7 @@ Pass outline_incore_scopes_pass() {
   return Pass{"OutlineIncoreScopes",
               "Outlines each 'with pl.at(level=pl.Level.CORE_GROUP)' scope into an InCore function (live-ins → "
               "params, live-outs → returns, written tensors → Out/InOut params) called from its parent, which "
-              "becomes Orchestration.",
+              "becomes Orchestration; the pl.at scopes of one pl.cluster become one kernel.",
               {{Property::SSAForm}, {Property::SplitIncoreOrch}, {}},
               [](const ProgramPtr& p, PassContext&) { return outline_program(p); }};
 }

@@ -1,7 +1,8 @@
 // OutlineIncoreScopes: pl.at(CORE_GROUP) scopes → InCore functions + calls (live-ins → params in
 // first-use order, live-outs → returns, written tensors → Out/InOut params, a fresh result the
 // parent returns for an Out param is assembled into it, a loop carrying a written param returns
-// its result as the param's value, `as tid` / deps= on the call); names, promotion, rejections.
+// its result as the param's value, `as tid` / deps= on the call, the pl.at scopes of one pl.cluster
+// as one kernel); names, promotion, rejections.
 #include "pass_test_util.h"
 
 using namespace pypto;
@@ -300,6 +301,81 @@ class P:
         return o2
 )");
   CHECK(pass_test::run(passes::outline_incore_scopes_pass(), p) == p);
+}
+
+TEST_CASE("the pl.at scopes of one pl.cluster are one kernel named after the cluster", "[OutlineIncoreScopes]") {
+  auto before = pass_test::parse(R"(
+import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: pl.Tensor[[16, 16], pl.FP32], o: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:
+        with pl.cluster(name_hint="pair"):
+            with pl.at(level=pl.Level.CORE_GROUP, name_hint="first"):
+                y: pl.Tensor[[16, 16], pl.FP32] = pl.tensor.mul(x, x)
+            with pl.at(level=pl.Level.CORE_GROUP, name_hint="second"):
+                o_1: pl.Tensor[[16, 16], pl.FP32] = pl.tensor.assemble(o, y, [0, 0])
+        return o_1
+)");
+  auto expected = pass_test::parse(R"(
+import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def pair(self, x: pl.Tensor[[16, 16], pl.FP32], o: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:
+        y: pl.Tensor[[16, 16], pl.FP32] = pl.tensor.mul(x, x)
+        o_1: pl.Tensor[[16, 16], pl.FP32] = pl.tensor.assemble(o, y, [0, 0])
+        return o_1
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: pl.Tensor[[16, 16], pl.FP32], o: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:
+        with pl.cluster(name_hint="pair"):
+            o_1: pl.Tensor[[16, 16], pl.FP32] = self.pair(x, o)
+        return o_1
+)");
+  pass_test::require_equal(pass_test::run(passes::outline_incore_scopes_pass(), before), expected);
+}
+
+TEST_CASE("rejected: a statement next to a cluster's pl.at scopes, dispatch options on its second scope",
+          "[OutlineIncoreScopes]") {
+  auto beside_p = pass_test::parse(R"(
+import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: pl.Tensor[[16, 16], pl.FP32], o: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:
+        with pl.cluster():
+            with pl.at(level=pl.Level.CORE_GROUP):
+                y: pl.Tensor[[16, 16], pl.FP32] = pl.tensor.mul(x, x)
+            t: pl.Tensor[[16, 16], pl.FP32] = pl.tensor.create([16, 16], dtype=pl.FP32)
+            with pl.at(level=pl.Level.CORE_GROUP):
+                o_1: pl.Tensor[[16, 16], pl.FP32] = pl.tensor.assemble(o, y, [0, 0])
+        return o_1
+)");
+  const auto beside = pass_test::first_diagnostic_of(
+      [&] { pass_test::run(passes::outline_incore_scopes_pass(), beside_p); });
+  CHECK(beside.code == "E501");
+  CHECK(beside.message.find("a statement next to the pl.at scopes of a pl.cluster") != std::string::npos);
+  CHECK(beside.span.line == 11);
+
+  auto options = error_of(R"(
+import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: pl.Tensor[[16, 16], pl.FP32], o: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:
+        with pl.cluster():
+            with pl.at(level=pl.Level.CORE_GROUP):
+                y: pl.Tensor[[16, 16], pl.FP32] = pl.tensor.mul(x, x)
+            with pl.at(level=pl.Level.CORE_GROUP, optimizations=[pl.split(pl.SplitMode.UP_DOWN)]):
+                o_1: pl.Tensor[[16, 16], pl.FP32] = pl.tensor.assemble(o, y, [0, 0])
+        return o_1
+)");
+  CHECK(options.find("dispatch options on a pl.at scope other than the first of a pl.cluster") != std::string::npos);
 }
 
 TEST_CASE("rejected: scalar leaving a scope, nested scopes, a scope inside a kernel", "[OutlineIncoreScopes]") {
