@@ -195,7 +195,7 @@ void register_tile_ops(OpRegistry& r) {
              .writes_tensor(2).io(IoTier::Store));
   add(r, OpRow("tile.move", {tile("tile")}, move).kw("target_memory", AttrKind::MemSpace)
              .kw("blayout", AttrKind::TileLayout).kw("slayout", AttrKind::TileLayout)
-             .out_memory_kwarg("target_memory").affinity_by_space().not_inplace_safe().move_pipe(0));
+             .out_memory_kwarg("target_memory").affinity_by_space().not_inplace_safe().move_pipe(0).io(IoTier::L0Fetch));
   add(r, OpRow("tile.extract", {tile("src"), scalar("row"), scalar("col"), indices("shape")}, extract)
              .kw("target_memory", AttrKind::MemSpace).out_memory_kwarg("target_memory")
              .in_memory(0, {MS::Mat}).affinity(CoreAffinity::Cube).move_pipe(0).io(IoTier::L0Fetch));

@@ -31,6 +31,7 @@
 #include "ir/soc.h"
 #include "passes/pass_util.h"
 #include "passes/passes.h"
+#include "passes/tile_footprint.h"
 
 namespace pypto::passes {
 
@@ -102,68 +103,10 @@ class Lowerer : public IRMutator {
   // the tiles made outside the loop that the body reads. The stages that fit: room / footprint,
   // over every space (at least 1). The estimate ignores alignment padding: a kernel it admits can
   // still overflow, and AllocateMemoryAddr says so.
-  static int64_t own_bytes(const AssignStmt& a) {
-    const auto* t = as_tile(a.var->type);
-    if (!t || !t->space) return 0;
-    const auto* c = as<Call>(a.value);
-    if (!c || !c->op || c->op->output_reuses_input >= 0) return 0;  // a copy, a view, an in-place result
-    return byte_size(*t).value_or(0);
-  }
-
-  // The peak bytes per space a statement list keeps live: tiles bound by its own statements live
-  // from their definition to their last use there; a nested loop / if adds its own peak (one
-  // iteration, the larger arm) while it runs.
-  using Bytes = std::map<MemorySpace, int64_t>;
-  static Bytes peak_of(const std::vector<StmtPtr>& top) {
-    std::vector<std::unordered_map<const Var*, int>> uses(top.size());
-    for (size_t i = 0; i < top.size(); ++i) collect_uses(top[i], uses[i]);
-    struct Interval {
-      MemorySpace space;
-      int64_t bytes;
-      size_t from, to;
-    };
-    std::vector<Interval> live;
-    std::vector<Bytes> nested(top.size());
-    for (size_t i = 0; i < top.size(); ++i) {
-      if (const auto* a = as<AssignStmt>(top[i])) {
-        if (const int64_t b = own_bytes(*a)) {
-          size_t last = i;
-          for (size_t j = i; j < top.size(); ++j)
-            if (uses[j].count(a->var.get())) last = j;
-          live.push_back({*as_tile(a->var->type)->space, b, i, last});
-        }
-      } else if (const auto* f = as<ForStmt>(top[i])) {
-        nested[i] = peak_of(flatten_body(f->body));
-      } else if (const auto* w = as<WhileStmt>(top[i])) {
-        nested[i] = peak_of(flatten_body(w->body));
-      } else if (const auto* sc = as<ScopeStmt>(top[i])) {
-        nested[i] = peak_of(flatten_body(sc->body));
-      } else if (const auto* c = as<IfStmt>(top[i])) {
-        nested[i] = peak_of(flatten_body(c->then_body));
-        if (c->else_body)
-          for (const auto& [sp, b] : peak_of(flatten_body(c->else_body))) nested[i][sp] = std::max(nested[i][sp], b);
-      }
-    }
-    Bytes peak;
-    for (size_t i = 0; i < top.size(); ++i) {
-      Bytes at = nested[i];
-      for (const auto& iv : live)
-        if (iv.from <= i && i <= iv.to) at[iv.space] += iv.bytes;
-      for (const auto& [sp, b] : at) peak[sp] = std::max(peak[sp], b);
-    }
-    return peak;
-  }
-
   int64_t affordable_stages(const ForStmt& f) {
-    const Bytes peak = peak_of(flatten_body(f.body));
+    const SpaceBytes peak = peak_tile_bytes(flatten_body(f.body));
     // Tiles made before the loop that the body reads stay live through it.
-    Bytes outside;
-    std::unordered_map<const Var*, int> inside;
-    collect_uses(f.body, inside);
-    std::unordered_set<const Var*> own;
-    for (const AssignStmt* a : collect_assign_stmts(f.body)) own.insert(a->var.get());
-    for (const auto& [v, a] : tile_defs_)
-      if (const int64_t b = own_bytes(*a); b && inside.count(v) && !own.count(v)) outside[*as_tile(v->type)->space] += b;
+    SpaceBytes outside = outside_tile_bytes(f.body, tile_defs_);
     int64_t fit = f.stage;
     for (const auto& [sp, per] : peak) {
       if (per <= 0) continue;

@@ -17,14 +17,26 @@
 // received tile itself), more than one send or receive per iteration, a crossing inside a nested
 // block, runtime bounds or step — runs its iterations one after another (a plain loop: never
 // replicated); pipeline loops without crossings are left to LowerPipelineLoops. Inner loops first.
+// Per-stage buffers: within each group of D sending parts (the prologue's, the steady loop's) the
+// loads come first — each part's GM loads and L1 → L0 moves, with the scalar arithmetic they need,
+// in part order, then the rest of each part in order (the sends keep their order). The loads of
+// part k + 1 then live alongside part k's and get buffers of their own (MemoryReuse), so MTE2 /
+// MTE1 fill them while the cube or vector pipe still computes part k, instead of waiting to reuse
+// its buffer. Only where the group's tiles fit the on-chip memories that way (the footprint
+// estimate of tile_footprint.h, with the tiles the loop reads from outside; else warning W503 and
+// the parts in order) and where no part writes memory other than its own fresh tiles.
 // Runs after NormalizeReturnOrder, before LowerPipelineLoops (where the reference runs it).
 #include <fmt/format.h>
 
 #include <set>
+#include <tuple>
+#include <unordered_set>
 
 #include "ir/op_registry.h"
 #include "passes/pass_util.h"
 #include "passes/passes.h"
+#include "passes/tile_footprint.h"
+#include "ir/soc.h"
 
 namespace pypto::passes {
 
@@ -68,9 +80,47 @@ int64_t ring_depth(const Function& fn) {
   return depth;
 }
 
+// Whether `st` only fills a fresh tile from memory: a GM load, or an L1 → L0 move.
+bool is_load(const StmtPtr& st) {
+  const auto* a = as<AssignStmt>(st);
+  const auto* c = a ? as<Call>(a->value) : nullptr;
+  if (!c || !c->op || !as_tile(a->var->type)) return false;
+  if (c->op->io_tier == IoTier::Load) return true;
+  if (c->op->io_tier != IoTier::L0Fetch) return false;
+  const auto* src = c->args.empty() ? nullptr : as_tile(c->args[0]->type);
+  const auto* dst = as_tile(a->var->type);
+  return src && src->space == MemorySpace::Mat && dst && (dst->space == MemorySpace::Left || dst->space == MemorySpace::Right);
+}
+
+// Whether `st` is scalar arithmetic (no call, or a pure scalar op): free to move with a load.
+bool is_scalar_math(const StmtPtr& st) {
+  const auto* a = as<AssignStmt>(st);
+  if (!a || !as_scalar(a->var->type)) return false;
+  const auto* c = as<Call>(a->value);
+  return !c || (c->op && c->op->family() != "system" && c->op->io_tier == IoTier::Compute && !c->op->kernel_gm_scalar);
+}
+
+// Whether `st` writes memory other than the fresh tile it binds (a store, a GM write, an in-place
+// instruction), or is not a plain call / assignment.
+bool writes_memory(const StmtPtr& st) {
+  const auto* a = as<AssignStmt>(st);
+  const auto* e = as<EvalStmt>(st);
+  if (!a && !e) return true;
+  const auto* c = as<Call>(a ? a->value : e->expr);
+  if (!c) return false;
+  if (!c->op) return true;
+  if (c->op->io_tier == IoTier::Store || c->op->written_tensor >= 0) return true;
+  return c->op->output_reuses_input >= 0 && c->op->pipe_rule != PipeRule::NotInstruction;
+}
+
 class Skewer : public IRMutator {
  public:
-  explicit Skewer(int64_t ring) : ring_(ring) {}
+  Skewer(const Function& fn, int64_t ring, const SocInfo& soc, DiagnosticSink& sink)
+      : ring_(ring), soc_(soc), sink_(sink) {
+    if (fn.body)
+      for (const AssignStmt* a : collect_assign_stmts(fn.body))
+        if (as_tile(a->var->type)) tile_defs_[a->var.get()] = a;
+  }
 
  protected:
   StmtPtr mutate_seq(const std::shared_ptr<const SeqStmts>& s) override {
@@ -180,7 +230,13 @@ class Skewer : public IRMutator {
     std::vector<StmtPtr> out;
     std::vector<ExprPtr> inits;
     for (const auto& ia : f.iter_args) inits.push_back(ia->init);
-    for (int64_t i = 0; i < D; ++i) part(produce, idx(a + i * step), {}, out);
+    {
+      std::vector<std::vector<StmtPtr>> parts(static_cast<size_t>(D));
+      for (int64_t i = 0; i < D; ++i) part(produce, idx(a + i * step), {}, parts[size_t(i)]);
+      std::vector<StmtPtr> group = loads_first(parts);
+      if (!fits(group, make_body(group, sp))) group = in_order(parts);
+      out.insert(out.end(), group.begin(), group.end());
+    }
     // The steady loop.
     auto k = copy_var_with_type(*f.loop_var, f.loop_var->type);
     std::vector<IterArgPtr> ias;
@@ -189,9 +245,23 @@ class Skewer : public IRMutator {
       ias.push_back(std::make_shared<IterArg>(ia->name, ia->type, ia->init, ia->span));
       cur.push_back(ias.back());
     }
-    std::vector<StmtPtr> steady;
-    for (int64_t i = 0; i < D; ++i) part(produce, offset(k, i * step), {}, steady);
-    for (int64_t i = 0; i < D; ++i) cur = part(consume, offset(k, -(D - i) * step), cur, steady);
+    std::vector<std::vector<StmtPtr>> sends(static_cast<size_t>(D));
+    for (int64_t i = 0; i < D; ++i) part(produce, offset(k, i * step), {}, sends[size_t(i)]);
+    std::vector<StmtPtr> receives;
+    for (int64_t i = 0; i < D; ++i) cur = part(consume, offset(k, -(D - i) * step), cur, receives);
+    std::vector<StmtPtr> steady = loads_first(sends);
+    steady.insert(steady.end(), receives.begin(), receives.end());
+    if (!fits(steady, make_body(steady, sp))) {
+      steady = in_order(sends);
+      steady.insert(steady.end(), receives.begin(), receives.end());
+      const auto& [space, need, room] = tightest_;
+      sink_.warning("W503", f.span,
+                    fmt::format("pl.pipeline(stage={}): the {} sends that run ahead share their buffers: with a buffer "
+                                "each their tiles need {} bytes of {} and {} are free around the loop, so each send's "
+                                "loads wait for the previous send's compute",
+                                f.stage, D, need, to_string(space), room),
+                    fmt::format("shrink the tiles a send loads, or write stage={}", D));
+    }
     if (!ias.empty()) steady.push_back(std::make_shared<YieldStmt>(cur, sp));
     std::vector<VarPtr> results;
     for (const auto& rv : f.return_vars) results.push_back(copy_var_with_type(*rv, rv->type, rv->name + "_swp"));
@@ -206,6 +276,60 @@ class Skewer : public IRMutator {
     for (size_t j = 0; j < f.return_vars.size() && j < cur.size(); ++j)
       out.push_back(std::make_shared<AssignStmt>(f.return_vars[j], cur[j], sp));
     return make_body(std::move(out), sp);
+  }
+
+  // The sending parts of one group in order.
+  static std::vector<StmtPtr> in_order(const std::vector<std::vector<StmtPtr>>& parts) {
+    std::vector<StmtPtr> out;
+    for (const auto& p : parts) out.insert(out.end(), p.begin(), p.end());
+    return out;
+  }
+
+  // The sending parts of one group with their loads first: each part's loads and the scalar
+  // arithmetic they need, in part order, then the rest of each part in order. The parts are
+  // copies of one another with fresh Vars, so a part's loads depend on nothing of another part.
+  // In order when a part writes memory (a store, an in-place instruction): a later part's load
+  // could read it.
+  static std::vector<StmtPtr> loads_first(const std::vector<std::vector<StmtPtr>>& parts) {
+    if (parts.size() < 2) return in_order(parts);
+    std::vector<StmtPtr> head, tail;
+    for (const auto& p : parts) {
+      std::unordered_set<const Var*> bound, early;  // bound by the part; by its early statements
+      for (const auto& st : p) {
+        if (writes_memory(st)) return in_order(parts);
+        const auto* a = as<AssignStmt>(st);
+        bool move = is_load(st) || is_scalar_math(st);
+        if (move) {
+          std::unordered_map<const Var*, int> u;
+          collect_uses(st, u);
+          for (const auto& [v, n] : u)
+            if (bound.count(v) && !early.count(v)) move = false;
+        }
+        (move ? head : tail).push_back(st);
+        if (a) {
+          bound.insert(a->var.get());
+          if (move) early.insert(a->var.get());
+        }
+      }
+    }
+    if (tail.empty() || head.empty()) return in_order(parts);
+    head.insert(head.end(), tail.begin(), tail.end());
+    return head;
+  }
+
+  // Whether `stmts` (the statements of `body`) keep no more tiles live than the on-chip memories
+  // hold, with the tiles they read from outside; else the tightest space in tightest_.
+  bool fits(const std::vector<StmtPtr>& stmts, const StmtPtr& body) {
+    const SpaceBytes peak = peak_tile_bytes(stmts);
+    SpaceBytes outside = outside_tile_bytes(body, tile_defs_);
+    for (const auto& [space, need] : peak) {
+      const int64_t room = std::max<int64_t>(0, soc_.capacity(space) - outside[space]);
+      if (need > room) {
+        tightest_ = {space, need, room};
+        return false;
+      }
+    }
+    return true;
   }
 
   // Whether statement `i` and what it reads in the body are scalar arithmetic (no calls): then
@@ -224,6 +348,10 @@ class Skewer : public IRMutator {
   }
 
   int64_t ring_;
+  const SocInfo& soc_;
+  DiagnosticSink& sink_;
+  std::unordered_map<const Var*, const AssignStmt*> tile_defs_;  // every tile binding of the function
+  std::tuple<MemorySpace, int64_t, int64_t> tightest_{};          // (space, bytes needed, room)
 };
 
 }  // namespace
@@ -232,13 +360,13 @@ Pass skew_cross_core_pipeline_pass() {
   return Pass{"SkewCrossCorePipeline",
               "In a mixed kernel's half, a pl.pipeline loop whose body sends one tile to the other core and then "
               "receives one runs its sending part D iterations ahead of its receiving part (prologue, steady loop, "
-              "epilogue), D up to max(2, F - 1) within the FIFO's depth; other pipeline loops with crossings run "
-              "their iterations one after another.",
+              "epilogue), D up to max(2, F - 1) within the FIFO's depth, the loads of each group of sends first where "
+              "their buffers fit; other pipeline loops with crossings run their iterations one after another.",
               {{Property::SSAForm, Property::MixedKernelExpanded}, {}, {}},
-              [](const ProgramPtr& p, PassContext&) {
-                return map_functions(p, [](const FunctionPtr& f) -> FunctionPtr {
+              [](const ProgramPtr& p, PassContext& ctx) {
+                return map_functions(p, [&](const FunctionPtr& f) -> FunctionPtr {
                   if (!f->body || (f->type != FunctionType::AIC && f->type != FunctionType::AIV)) return f;
-                  return Skewer(ring_depth(*f)).mutate_function(f);
+                  return Skewer(*f, ring_depth(*f), soc_info(ctx.soc), ctx.diagnostics).mutate_function(f);
                 });
               }};
 }
