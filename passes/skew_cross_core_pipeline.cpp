@@ -51,9 +51,12 @@ Cross crossing(const StmtPtr& s) {
   if (const auto* a = as<AssignStmt>(s)) c = as<Call>(a->value);
   if (const auto* e = as<EvalStmt>(s)) c = as<Call>(e->expr);
   if (!c || !c->op) return Cross::None;
-  const std::string& n = c->op->name;
-  if (n == "tile.tpush_to_aiv" || n == "tile.tpush_to_aic") return Cross::Push;
-  if (n == "tile.tpop_from_aiv" || n == "tile.tpop_from_aic") return Cross::Pop;
+  static const OpDef* const push_aiv = OpRegistry::instance().find("tile.tpush_to_aiv");
+  static const OpDef* const push_aic = OpRegistry::instance().find("tile.tpush_to_aic");
+  static const OpDef* const pop_aic = OpRegistry::instance().find("tile.tpop_from_aic");
+  static const OpDef* const pop_aiv = OpRegistry::instance().find("tile.tpop_from_aiv");
+  if (c->op == push_aiv || c->op == push_aic) return Cross::Push;
+  if (c->op == pop_aic || c->op == pop_aiv) return Cross::Pop;
   return Cross::None;
 }
 
@@ -70,7 +73,9 @@ int64_t ring_depth(const Function& fn) {
   struct V : IRVisitor {
     int64_t* depth;
     void visit_call(const Call& c) override {
-      if (c.op && (c.op->name == "system.aic_initialize_pipe" || c.op->name == "system.aiv_initialize_pipe"))
+      static const OpDef* const init_aic = OpRegistry::instance().find("system.aic_initialize_pipe");
+      static const OpDef* const init_aiv = OpRegistry::instance().find("system.aiv_initialize_pipe");
+      if (c.op && (c.op == init_aic || c.op == init_aiv))
         *depth = std::max(*depth, kw_int(c, "slot_num", 2));
       IRVisitor::visit_call(c);
     }
