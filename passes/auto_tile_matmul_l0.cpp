@@ -154,14 +154,22 @@ class Tiler : public IRMutator {
     const AssignStmt* rm = rv && defs_.count(rv) ? defs_.at(rv) : nullptr;
     const Call* lc = call_of(lm, "tile.move");
     const Call* rc = call_of(rm, "tile.move");
-    // Only the compiler's own moves to Left / Right, read by this matmul alone, of Mat tiles or of
-    // tiles the vector core computes (staged in Mat first: ExpandMixedKernel pops them there).
+    // The operands: the compiler's own moves to Left / Right, read by this matmul alone, of Mat
+    // tiles or of tiles the vector core computes (staged in Mat first: ExpandMixedKernel pops them
+    // there); or a Mat tile the matmul reads itself (a tile-level matmul on L1 tiles, which
+    // InferTileMemorySpace would move whole), which may have other readers.
     auto movable = [](const Call* c) { return c && (in_space(c->args[0], MemorySpace::Mat) || in_space(c->args[0], MemorySpace::Vec)); };
-    if (!movable(lc) || !movable(rc)) return;
-    if (!in_space(mm->args[o], MemorySpace::Left) || !in_space(mm->args[o + 1], MemorySpace::Right)) return;
-    if (uses_[lv] != 1 || uses_[rv] != 1) return;
-    const auto* lt = as_tile(lc->args[0]->type);
-    const auto* rt = as_tile(rc->args[0]->type);
+    auto source = [&](const Call* move, const AssignStmt*& stmt, const Var* v, MemorySpace l0) -> ExprPtr {
+      if (movable(move) && in_space(mm->args[o + (l0 == MemorySpace::Right)], l0) && uses_[v] == 1) return move->args[0];
+      stmt = nullptr;  // no move of ours to replace
+      const ExprPtr& arg = mm->args[o + (l0 == MemorySpace::Right)];
+      return in_space(arg, MemorySpace::Mat) ? arg : nullptr;
+    };
+    const ExprPtr a_src = source(lc, lm, lv, MemorySpace::Left);
+    const ExprPtr b_src = source(rc, rm, rv, MemorySpace::Right);
+    if (!a_src || !b_src) return;
+    const auto* lt = as_tile(a_src->type);
+    const auto* rt = as_tile(b_src->type);
     const auto* ct = as_tile(s.var->type);
     const auto ls = static_shape(lt->shape), rs = static_shape(rt->shape), cs = static_shape(ct->shape);
     if (!ls || !rs || !cs || ls->size() != 2 || rs->size() != 2) return;
@@ -189,7 +197,7 @@ class Tiler : public IRMutator {
     if (!blk)
       reject(sp, fmt::format("no L0 block fits the [{}, {}] x [{}, {}] matmul: its extents need 16-aligned M / N "
                              "blocks and a 32-byte-aligned K block that divide them", M, K, K, N), hint);
-    Site site{lm, rm, &s, nullptr, false, *blk, M, N, K, lc->args[0], rc->args[0]};
+    Site site{lm, rm, &s, nullptr, false, *blk, M, N, K, a_src, b_src};
     // A Vec operand: `<name>_mat = tile.move(v, target_memory=Mat)` in place of its L0 move.
     for (auto [move, mat] : {std::pair{lm, &site.A}, std::pair{rm, &site.B}}) {
       if (!in_space(*mat, MemorySpace::Vec)) continue;
@@ -231,8 +239,8 @@ class Tiler : public IRMutator {
     }
     sites_.push_back(std::make_unique<Site>(site));
     Site* p = sites_.back().get();
-    dropped_.insert(lm);
-    dropped_.insert(rm);
+    if (lm) dropped_.insert(lm);
+    if (rm) dropped_.insert(rm);
     if (tiles_output) {
       dropped_.insert(&s);
       at_stmt_[p->store] = p;

@@ -5,10 +5,15 @@
 //     y = op(a, b, s)      with a, b, y : [N, 1]
 //  →  a_row = tile.reshape(a, [1, N]); b_row = tile.reshape(b, [1, N])
 //     y_row = op(a_row, b_row, s);     y = tile.reshape(y_row, [N, 1])
+// A column operand that is a window of a wider tile (`p[0:N, c:c + 1]` of an [N, W] tile) is not
+// contiguous: it is first gathered into a column tile of its own by a row reduction over its one
+// column (`tile.row_max`, exact for every value), which the reshape then views.
 // Reductions and broadcasts (row_* / col_* / *_expand*) and data movement take column tiles
 // natively and pass. Left as an E503 "not supported yet" at the op's span: a column tile mixed
 // with tiles of another shape (a broadcast the row form would change) or one with a valid shape.
 #include <fmt/format.h>
+
+#include <unordered_set>
 
 #include "ir/op_registry.h"
 #include "passes/pass_util.h"
@@ -49,6 +54,19 @@ bool row_major_only(const Call* c) {
 ExprPtr shape_list(int64_t r, int64_t c, const Span& sp) { return index_list({make_int(r, sp), make_int(c, sp)}, sp); }
 
 class LayoutResolver : public IRMutator {
+ public:
+  explicit LayoutResolver(const Function& f) {
+    if (!f.body) return;
+    static const OpDef* const slice = OpRegistry::instance().find("tile.slice");
+    for (const AssignStmt* a : collect_assign_stmts(f.body)) {
+      const auto* c = as<Call>(a->value);
+      if (!c || c->op != slice || c->args.empty()) continue;
+      const auto* src = as_tile(c->args[0]->type);
+      const auto w = src && src->shape.size() == 2 ? const_int_value(src->shape[1]) : std::nullopt;
+      if (w && *w > 1 && column_rows(a->var->type)) strided_.insert(a->var.get());
+    }
+  }
+
  protected:
   StmtPtr mutate_seq(const std::shared_ptr<const SeqStmts>& s) override {
     return mutate_seq_splicing(*this, s, [](const StmtPtr&) { return true; });
@@ -90,8 +108,20 @@ class LayoutResolver : public IRMutator {
         continue;
       }
       const auto* xv = as<Var>(x);
+      ExprPtr col = x;
+      if (xv && strided_.count(xv)) {  // a column window of a wider tile: gather it first
+        const auto* t = as_tile(x->type);
+        auto tmp = make_call("tile.create", {shape_list(*rows, 1, sp)},
+                             {{"dtype", t->dtype}, {"target_memory", MemorySpace::Vec}}, sp);
+        auto tv = make_var(xv->name + "_tmp", tmp->type, sp);
+        out.push_back(std::make_shared<AssignStmt>(tv, tmp, sp));
+        auto gather = make_call("tile.row_max", {x, tv}, {}, sp);
+        auto gv = make_var(xv->name + "_col", gather->type, sp);
+        out.push_back(std::make_shared<AssignStmt>(gv, gather, sp));
+        col = gv;
+      }
       auto v = make_var((xv ? xv->name : a->var->name) + "_row", nullptr, sp);
-      auto call = make_call("tile.reshape", {x, shape_list(1, *rows, sp)}, {}, sp);
+      auto call = make_call("tile.reshape", {col, shape_list(1, *rows, sp)}, {}, sp);
       v = make_var(v->name, call->type, sp);
       out.push_back(std::make_shared<AssignStmt>(v, call, sp));
       args.push_back(v);
@@ -106,11 +136,14 @@ class LayoutResolver : public IRMutator {
     out.push_back(std::make_shared<AssignStmt>(a->var, make_call("tile.reshape", {yr, shape_list(*rows, 1, sp)}, {}, sp), sp));
     return std::make_shared<SeqStmts>(std::move(out), sp);
   }
+
+ private:
+  std::unordered_set<const Var*> strided_;  // [N, 1] windows of wider tiles
 };
 
 FunctionPtr resolve_function(const FunctionPtr& f) {
   if (!is_incore_like(f->type)) return f;
-  LayoutResolver r;
+  LayoutResolver r(*f);
   return r.mutate_function(f);
 }
 
@@ -119,7 +152,8 @@ FunctionPtr resolve_function(const FunctionPtr& f) {
 Pass resolve_backend_op_layouts_pass() {
   return Pass{"ResolveBackendOpLayouts",
               "Rewrites row-major-only vector ops applied to [N, 1] column tiles into the same op on [1, N] "
-              "reshapes of them (a view), reshaping the result back; column tiles mixed with other shapes "
+              "reshapes of them (a view; a column window of a wider tile is gathered by a one-column row_max first), "
+              "reshaping the result back; column tiles mixed with other shapes "
               "are reported as not supported yet.",
               {{Property::TileMemoryInferred}, {}, {}},
               [](const ProgramPtr& p, PassContext&) { return map_functions(p, resolve_function); }};

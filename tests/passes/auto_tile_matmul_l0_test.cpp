@@ -4,7 +4,10 @@
 // tensor, or assembled block by block into a Mat tile; a matmul result narrowed with
 // mode="rint" for another matmul is assembled into a Mat tile instead of cast on the vector core
 // (other modes keep the cast); a larger-than-L0C result used otherwise than by one store or one
-// Mat assemble is E501 at the matmul; an operand computed in Vec is moved to Mat and tiled there.
+// Mat assemble is E501 at the matmul; an operand computed in Vec is moved to Mat and tiled there;
+// a tile-level matmul on Mat tiles (before InferTileMemorySpace moves them) is tiled alike, also
+// with a transpose view operand.
+#include "ir/verify_util.h"
 #include "pass_test_util.h"
 
 using namespace pypto;
@@ -293,4 +296,52 @@ class P:
   const std::string msg = pass_test::compile_error_of([&] { tile(cols); });
   CHECK(msg.find("automatic L0 tiling of a matmul whose operands have a valid shape short of K is not supported yet") !=
         std::string::npos);
+}
+
+TEST_CASE("a tile-level matmul reading Mat tiles itself is tiled; a transpose view operand too; the Mat tiles stay",
+          "[AutoTileMatmulL0]") {
+  // DeepSeek-V4's sparse HCA scores: [32, 512] x [128, 512]^T in BF16; the [512, 128] Right
+  // operand is 128 KiB (L0B 64): k = 256. The Mat tiles have other readers, so they are kept.
+  auto before = pass_test::parse(R"(
+import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, q: pl.Tensor[[32, 512], pl.BF16], kv: pl.Tensor[[128, 512], pl.BF16], o: pl.Out[pl.Tensor[[32, 128], pl.FP32]]) -> pl.Tensor[[32, 128], pl.FP32]:
+        kvm: pl.Tile[[128, 512], pl.BF16, pl.Mem.Mat] = pl.tile.load(kv, [0, 0], [128, 512], target_memory=pl.Mem.Mat)
+        kvt: pl.Tile[[512, 128], pl.BF16, pl.Mem.Mat, pl.TileView(blayout=pl.TileLayout.row_major, slayout=pl.TileLayout.col_major)] = pl.tile.transpose_view(kvm)
+        qm: pl.Tile[[32, 512], pl.BF16, pl.Mem.Mat] = pl.tile.load(q, [0, 0], [32, 512], target_memory=pl.Mem.Mat)
+        s: pl.Tile[[32, 128], pl.FP32, pl.Mem.Acc] = pl.tile.matmul(qm, kvt, out_dtype=pl.FP32)
+        o_1: pl.Tensor[[32, 128], pl.FP32] = pl.tile.store(s, [0, 0], o)
+        return o_1
+)");
+  auto after = tile(before);
+  const auto k = after->find("k");
+  REQUIRE(k);
+  int extracts_left = 0, extracts_right = 0, loops = 0;
+  ir::verify_detail::for_each_stmt(k->body, [&](const ir::Stmt& st) {
+    if (ir::as<ir::ForStmt>(&st)) ++loops;
+    const auto* a = ir::as<ir::AssignStmt>(&st);
+    const auto* c = a ? ir::as<ir::Call>(a->value) : nullptr;
+    if (!c || !c->is_op("tile.extract")) return;
+    const auto* t = ir::as_tile(a->var->type);
+    REQUIRE(t);
+    const auto shape = ir::static_shape(t->shape);
+    REQUIRE(shape);
+    if (t->space == ir::MemorySpace::Left) {
+      ++extracts_left;
+      CHECK(*shape == std::vector<int64_t>{32, 256});
+    }
+    if (t->space == ir::MemorySpace::Right) {
+      ++extracts_right;
+      CHECK(*shape == std::vector<int64_t>{256, 128});
+      const auto* src = ir::as<ir::Var>(c->args[0]);
+      REQUIRE(src);
+      CHECK(src->name == "kvt");  // extracted from the transpose view
+    }
+  });
+  CHECK(extracts_left == 2);  // the first K block, and one in the K loop
+  CHECK(extracts_right == 2);
+  CHECK(loops == 1);
 }

@@ -1,6 +1,7 @@
 // ResolveBackendOpLayouts (class a): reductions / broadcasts on [N,1] tiles pass; an elementwise
-// op on column tiles runs on [1, N] reshapes of them; a column tile mixed with another shape is
-// reported as not supported yet.
+// op on column tiles runs on [1, N] reshapes of them, a column window of a wider tile gathered
+// first by a one-column row_max; a column tile mixed with another shape is reported as not
+// supported yet.
 #include "pass_test_util.h"
 
 using namespace pypto;
@@ -69,6 +70,46 @@ class P:
         u: pl.Tile[[16, 1], pl.FP32] = pl.tile.reshape(u_row, [16, 1])
         y: pl.Tile[[16, 16], pl.FP32] = pl.row_expand_mul(t, u)
         o2: pl.Tensor[[16, 16], pl.FP32] = pl.store(y, [0, 0], o)
+        return o2
+)");
+  pass_test::require_equal(pass_test::run(passes::resolve_backend_op_layouts_pass(), p), expected);
+}
+
+TEST_CASE("a column window of a wider tile is gathered by a one-column row_max before the reshape",
+          "[ResolveBackendOpLayouts]") {
+  // DeepSeek-V4's sparse HCA attention keeps per-head maxima 32-byte aligned in [H, 8] tiles and
+  // reads column 0: the window's rows are 8 elements apart, so it cannot be viewed as [1, H].
+  auto p = prep(R"(
+import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, m: pl.Tensor[[16, 1], pl.FP32], x: pl.Tensor[[16, 8], pl.FP32], o: pl.Out[pl.Tensor[[16, 1], pl.FP32]]) -> pl.Tensor[[16, 1], pl.FP32]:
+        mt: pl.Tile[[16, 1], pl.FP32] = pl.load(m, [0, 0], [16, 1])
+        a: pl.Tile[[16, 8], pl.FP32] = pl.load(x, [0, 0], [16, 8])
+        w: pl.Tile[[16, 1], pl.FP32] = pl.tile.slice(a, [16, 1], [0, 0])
+        r: pl.Tile[[16, 1], pl.FP32] = pl.maximum(mt, w)
+        o2: pl.Tensor[[16, 1], pl.FP32] = pl.store(r, [0, 0], o)
+        return o2
+)");
+  auto expected = prep(R"(
+import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def k(self, m: pl.Tensor[[16, 1], pl.FP32], x: pl.Tensor[[16, 8], pl.FP32], o: pl.Out[pl.Tensor[[16, 1], pl.FP32]]) -> pl.Tensor[[16, 1], pl.FP32]:
+        mt: pl.Tile[[16, 1], pl.FP32] = pl.load(m, [0, 0], [16, 1])
+        a: pl.Tile[[16, 8], pl.FP32] = pl.load(x, [0, 0], [16, 8])
+        w: pl.Tile[[16, 1], pl.FP32] = pl.tile.slice(a, [16, 1], [0, 0])
+        mt_row: pl.Tile[[1, 16], pl.FP32] = pl.tile.reshape(mt, [1, 16])
+        w_tmp: pl.Tile[[16, 1], pl.FP32] = pl.create_tile([16, 1], pl.FP32)
+        w_col: pl.Tile[[16, 1], pl.FP32] = pl.row_max(w, w_tmp)
+        w_row: pl.Tile[[1, 16], pl.FP32] = pl.tile.reshape(w_col, [1, 16])
+        r_row: pl.Tile[[1, 16], pl.FP32] = pl.maximum(mt_row, w_row)
+        r: pl.Tile[[16, 1], pl.FP32] = pl.tile.reshape(r_row, [16, 1])
+        o2: pl.Tensor[[16, 1], pl.FP32] = pl.store(r, [0, 0], o)
         return o2
 )");
   pass_test::require_equal(pass_test::run(passes::resolve_backend_op_layouts_pass(), p), expected);
