@@ -8,11 +8,11 @@
 // carries the spec itself (what the orchestration writes is the same: one task, block_num N).
 // A pl.cluster scope around one such dispatch (or one kernel call) shares the cluster with no
 // other kernel: it goes, its dispatch stays (the reference outlines it into a one-member Group).
-// (The pl.at scopes of one cluster were made one kernel by OutlineIncoreScopes, which ExpandMixedKernel
-// later splits over the cluster's AIC and AIV cores.) Rejected at the scope (E501): a pl.spmd body
-// other than one kernel call (several pl.at scopes, orchestration statements), predicate=, a
-// pl.spmd inside a kernel, and pl.cluster scopes around several calls of kernel functions (a
-// Group of separate kernels, which the reference makes; written as pl.at scopes they are one).
+// (The kernels of one cluster — pl.at scopes, kernel calls — were made one kernel by
+// OutlineIncoreScopes, which ExpandMixedKernel later splits over the cluster's AIC and AIV cores.)
+// Rejected at the scope (E501): a pl.spmd body other than one kernel call (several pl.at scopes,
+// orchestration statements), predicate=, a pl.spmd inside a kernel, and a pl.cluster around
+// several dispatches still (several pl.spmd scopes, or kernel calls besides one).
 // Runs right after OutlineIncoreScopes (the body's pl.at is a kernel call by then). Requires and
 // produces no property.
 #include <fmt/format.h>
@@ -157,7 +157,7 @@ Pass outline_cluster_scopes_pass() {
   return Pass{"OutlineClusterScopes",
               "A standalone pl.spmd scope around one kernel becomes that call's launch spec (core_num, sync_start, "
               "allow_early_resolve; deps= / `as tid` make it a submit); a pl.cluster scope around one kernel dispatch goes; "
-              "pl.cluster scopes around several kernel calls and other pl.spmd bodies are "
+              "pl.cluster scopes around several dispatches and other pl.spmd bodies are "
               "rejected at their line.",
               {{}, {}, {}},
               [](const ProgramPtr& p, PassContext&) {

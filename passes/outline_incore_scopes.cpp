@@ -16,9 +16,10 @@
 //     one TupleGetItem per live-out); a written param that is not a live-out is rebound to the
 //     call's result and later statements of the same block read the new Var;
 //   * an Opaque parent that outlined a scope becomes Orchestration;
-//   * the pl.at scopes of one `with pl.cluster():` (its whole body, two or more) are one kernel:
-//     their bodies run in order in one scope, named after the cluster (name_hint) or the first
-//     pl.at, with the first scope's dispatch options (another scope's are an error). The cluster
+//   * the kernels of one `with pl.cluster():` (its whole body, two or more pl.at scopes or calls of
+//     InCore kernel functions, whose bodies are spliced in) are one kernel: their bodies run in
+//     order in one scope, named after the cluster (name_hint) or the first kernel, with the first
+//     scope's dispatch options (another scope's are an error). The cluster
 //     is one AIC and two AIV cores: ExpandMixedKernel gives the kernel's cube work the AIC and its
 //     vector work the AIV, one MixedKernels task with cross-core transfers where a value crosses
 //     (the reference outlines a Group of separate kernels, which exchange data through GM); a
@@ -204,25 +205,80 @@ class Outliner : public IRMutator {
     return name;
   }
 
-  // A pl.cluster whose body is two or more pl.at scopes: the cluster around one scope holding
-  // their bodies in order (nullptr: not that form; other statements next to the scopes are an error).
-  static std::shared_ptr<const ScopeStmt> merge_cluster(const ScopeStmt& cl) {
+  // The call to an InCore kernel function `st` makes (null: none).
+  const Call* kernel_call(const StmtPtr& st) const {
+    const ExprPtr* v = nullptr;
+    if (const auto* a = as<AssignStmt>(st)) v = &a->value;
+    if (const auto* e = as<EvalStmt>(st)) v = &e->expr;
+    const auto* c = v ? as<Call>(*v) : nullptr;
+    if (!c || c->op) return nullptr;
+    const auto f = prog_.find(c->callee);
+    return f && f->type == FunctionType::InCore && f->body ? c : nullptr;
+  }
+
+  // The body of the kernel `st` calls, spliced in: fresh Vars, the parameters replaced by the
+  // call's arguments, the returned value bound to the call's target.
+  std::vector<StmtPtr> inline_kernel(const StmtPtr& st) const {
+    const Call* c = kernel_call(st);
+    const auto f = prog_.find(c->callee);
+    const auto* a = as<AssignStmt>(st);
+    if (c->dispatch || (a && as_tuple(a->var->type)) || c->args.size() != f->params.size())
+      throw CompileError("E501", st->span,
+                         "this kernel call in a pl.cluster with other kernels is not supported yet (a launch spec, "
+                         "several results or a count of arguments other than the kernel's parameters)",
+                         "write its work as a pl.at scope inside the pl.cluster");
+    FreshCloner fc;
+    for (size_t i = 0; i < c->args.size(); ++i) fc.var_map[f->params[i].get()] = c->args[i];
+    std::vector<StmtPtr> out = flatten_body(fc.mutate(f->body));
+    const auto* ret = out.empty() ? nullptr : as<ReturnStmt>(out.back());
+    if (!ret)
+      throw CompileError("E501", st->span,
+                         fmt::format("kernel '{}' in a pl.cluster with other kernels does not end with its return", f->name),
+                         "write its work as a pl.at scope inside the pl.cluster");
+    const std::vector<ExprPtr> values = ret->values;
+    out.pop_back();
+    if (!a) return out;
+    if (values.size() != 1)
+      throw CompileError("E501", st->span, "a kernel call with several results in a pl.cluster with other kernels is not supported yet",
+                         "write its work as a pl.at scope inside the pl.cluster");
+    // The statement binding the returned value binds the call's target instead.
+    const auto* rv = as<Var>(values[0]);
+    for (auto it = out.rbegin(); rv && it != out.rend(); ++it)
+      if (const auto* b = as<AssignStmt>(*it); b && b->var.get() == rv) {
+        *it = with_comments(std::make_shared<AssignStmt>(a->var, b->value, b->span), **it);
+        return out;
+      }
+    out.push_back(std::make_shared<AssignStmt>(a->var, values[0], st->span));
+    return out;
+  }
+
+  // A pl.cluster whose body is two or more kernels — pl.at scopes, or calls of InCore kernel
+  // functions, whose bodies are spliced in — : the cluster around one scope holding their bodies
+  // in order (nullptr: not that form; other statements next to them are an error).
+  std::shared_ptr<const ScopeStmt> merge_cluster(const ScopeStmt& cl) const {
     const auto stmts = flatten_body(cl.body);
-    size_t scopes = 0;
+    size_t kernels = 0;
     for (const auto& st : stmts)
-      if (const auto* sc = as<ScopeStmt>(st); sc && sc->scope == ScopeKind::InCore) ++scopes;
-    if (scopes < 2) return nullptr;
+      if (const auto* sc = as<ScopeStmt>(st); (sc && sc->scope == ScopeKind::InCore) || kernel_call(st)) ++kernels;
+    if (kernels < 2) return nullptr;
     const ScopeStmt* first = nullptr;
+    std::string name;
     std::vector<StmtPtr> body;
     for (const auto& st : stmts) {
+      if (const Call* c = kernel_call(st)) {
+        if (name.empty()) name = c->callee;
+        for (auto& b : inline_kernel(st)) body.push_back(std::move(b));
+        continue;
+      }
       const auto* sc = as<ScopeStmt>(st);
       if (!sc || sc->scope != ScopeKind::InCore)
         throw CompileError("E501", st->span,
-                           "a statement next to the pl.at scopes of a pl.cluster is not supported yet (the cluster's "
-                           "scopes become one kernel)",
+                           "a statement next to the kernels of a pl.cluster is not supported yet (the cluster's "
+                           "kernels become one)",
                            "move it into one of the pl.at scopes, or before the pl.cluster");
       if (!first) {
         first = sc;
+        if (name.empty()) name = sc->name_hint;
       } else {
         if (sc->has_dispatch_options() || sc->task_id)
           throw CompileError("E501", sc->span,
@@ -235,9 +291,15 @@ class Outliner : public IRMutator {
       }
       for (const auto& b : flatten_body(sc->body)) body.push_back(b);
     }
-    auto merged = std::make_shared<ScopeStmt>(*first);
-    merged->body = make_body(std::move(body), first->span);
-    if (!cl.name_hint.empty()) merged->name_hint = cl.name_hint;
+    std::shared_ptr<ScopeStmt> merged;
+    if (first) {
+      merged = std::make_shared<ScopeStmt>(*first);
+    } else {
+      merged = std::make_shared<ScopeStmt>(ScopeKind::InCore, nullptr, cl.span);
+      merged->level = Level::CORE_GROUP;
+    }
+    merged->body = make_body(std::move(body), first ? first->span : cl.span);
+    merged->name_hint = !cl.name_hint.empty() ? cl.name_hint : name;
     auto out = std::make_shared<ScopeStmt>(cl);
     out->body = merged;
     return out;
@@ -526,7 +588,7 @@ Pass outline_incore_scopes_pass() {
   return Pass{"OutlineIncoreScopes",
               "Outlines each 'with pl.at(level=pl.Level.CORE_GROUP)' scope into an InCore function (live-ins → "
               "params, live-outs → returns, written tensors → Out/InOut params) called from its parent, which "
-              "becomes Orchestration; the pl.at scopes of one pl.cluster become one kernel.",
+              "becomes Orchestration; the kernels of one pl.cluster (pl.at scopes, kernel calls) become one kernel.",
               {{Property::SSAForm}, {Property::SplitIncoreOrch}, {}},
               [](const ProgramPtr& p, PassContext&) { return outline_program(p); }};
 }

@@ -338,6 +338,59 @@ class P:
   pass_test::require_equal(pass_test::run(passes::outline_incore_scopes_pass(), before), expected);
 }
 
+TEST_CASE("calls of kernel functions in one pl.cluster are spliced into one kernel", "[OutlineIncoreScopes]") {
+  auto before = pass_test::parse(R"(
+import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def sq(self, a: pl.Tensor[[16, 16], pl.FP32], b: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:
+        t: pl.Tile[[16, 16], pl.FP32] = pl.load(a, [0, 0], [16, 16])
+        u: pl.Tile[[16, 16], pl.FP32] = pl.mul(t, t)
+        b_1: pl.Tensor[[16, 16], pl.FP32] = pl.store(u, [0, 0], b)
+        return b_1
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: pl.Tensor[[16, 16], pl.FP32], y: pl.Out[pl.Tensor[[16, 16], pl.FP32]], z: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> tuple[pl.Tensor[[16, 16], pl.FP32], pl.Tensor[[16, 16], pl.FP32]]:
+        with pl.cluster():
+            y_1: pl.Tensor[[16, 16], pl.FP32] = self.sq(x, y)
+            z_1: pl.Tensor[[16, 16], pl.FP32] = self.sq(x, z)
+        return y_1, z_1
+)");
+  auto expected = pass_test::parse(R"(
+import pypto.language as pl
+
+@pl.program
+class P:
+    @pl.function(type=pl.FunctionType.InCore)
+    def sq(self, a: pl.Tensor[[16, 16], pl.FP32], b: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> pl.Tensor[[16, 16], pl.FP32]:
+        t: pl.Tile[[16, 16], pl.FP32] = pl.load(a, [0, 0], [16, 16])
+        u: pl.Tile[[16, 16], pl.FP32] = pl.mul(t, t)
+        b_1: pl.Tensor[[16, 16], pl.FP32] = pl.store(u, [0, 0], b)
+        return b_1
+
+    @pl.function(type=pl.FunctionType.InCore)
+    def sq_0(self, x: pl.Tensor[[16, 16], pl.FP32], y: pl.Out[pl.Tensor[[16, 16], pl.FP32]], z: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> tuple[pl.Tensor[[16, 16], pl.FP32], pl.Tensor[[16, 16], pl.FP32]]:
+        t: pl.Tile[[16, 16], pl.FP32] = pl.load(x, [0, 0], [16, 16])
+        u: pl.Tile[[16, 16], pl.FP32] = pl.mul(t, t)
+        y_1: pl.Tensor[[16, 16], pl.FP32] = pl.store(u, [0, 0], y)
+        t_1: pl.Tile[[16, 16], pl.FP32] = pl.load(x, [0, 0], [16, 16])
+        u_1: pl.Tile[[16, 16], pl.FP32] = pl.mul(t_1, t_1)
+        z_1: pl.Tensor[[16, 16], pl.FP32] = pl.store(u_1, [0, 0], z)
+        return y_1, z_1
+
+    @pl.function(type=pl.FunctionType.Orchestration)
+    def main(self, x: pl.Tensor[[16, 16], pl.FP32], y: pl.Out[pl.Tensor[[16, 16], pl.FP32]], z: pl.Out[pl.Tensor[[16, 16], pl.FP32]]) -> tuple[pl.Tensor[[16, 16], pl.FP32], pl.Tensor[[16, 16], pl.FP32]]:
+        with pl.cluster():
+            res: pl.Tuple[pl.Tensor[[16, 16], pl.FP32], pl.Tensor[[16, 16], pl.FP32]] = self.sq_0(x, y, z)
+            y_1: pl.Tensor[[16, 16], pl.FP32] = res[0]
+            z_1: pl.Tensor[[16, 16], pl.FP32] = res[1]
+        return y_1, z_1
+)");
+  pass_test::require_equal(pass_test::run(passes::outline_incore_scopes_pass(), before), expected);
+}
+
 TEST_CASE("rejected: a statement next to a cluster's pl.at scopes, dispatch options on its second scope",
           "[OutlineIncoreScopes]") {
   auto beside_p = pass_test::parse(R"(
@@ -358,7 +411,7 @@ class P:
   const auto beside = pass_test::first_diagnostic_of(
       [&] { pass_test::run(passes::outline_incore_scopes_pass(), beside_p); });
   CHECK(beside.code == "E501");
-  CHECK(beside.message.find("a statement next to the pl.at scopes of a pl.cluster") != std::string::npos);
+  CHECK(beside.message.find("a statement next to the kernels of a pl.cluster") != std::string::npos);
   CHECK(beside.span.line == 11);
 
   auto options = error_of(R"(
