@@ -8,7 +8,11 @@ void DiagnosticSink::error(std::string code, Span span, std::string message, std
                     std::move(hint), {}});
 }
 
+// A warning identical to one already given (code, place and text: the same source line reached
+// twice, e.g. an inline function whose kernel is made for two call sites) is given once.
 void DiagnosticSink::warning(std::string code, Span span, std::string message, std::string hint) {
+  for (const auto& d : diags_)
+    if (d.severity == Severity::Warning && d.code == code && d.span == span && d.message == message) return;
   report(Diagnostic{Severity::Warning, std::move(code), std::move(message), std::move(span),
                     std::move(hint), {}});
 }

@@ -29,7 +29,7 @@ class DiagnosticSink {
  public:
   void report(Diagnostic d) { diags_.push_back(std::move(d)); }
   void error(std::string code, Span span, std::string message, std::string hint = {});
-  void warning(std::string code, Span span, std::string message, std::string hint = {});
+  void warning(std::string code, Span span, std::string message, std::string hint = {});  // once per code, span, text
   bool has_errors() const;
   const std::vector<Diagnostic>& diagnostics() const { return diags_; }
   std::vector<Diagnostic> take() { return std::move(diags_); }

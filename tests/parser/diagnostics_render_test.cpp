@@ -77,3 +77,17 @@ TEST_CASE("very long lines are shown as a window around the span", "[render]") {
   // The caret sits exactly under `qq` in the windowed line.
   CHECK(out.find("^^", caret_line) - caret_line == out.find("qq", src_line) - src_line);
 }
+
+TEST_CASE("a warning identical to one already given is given once; others are kept", "[render]") {
+  // qwen3_14b's prefill made the same W503 twice per pipeline loop: an inline function's loop in
+  // the kernels of two call sites.
+  auto file = ptest::src("a = 1\nb = 2\n");
+  ir::DiagnosticSink sink;
+  sink.warning("W503", ir::Span{file, 2, 1, 2, 2}, "one stage fits", "write stage=1");
+  sink.warning("W503", ir::Span{file, 2, 1, 2, 2}, "one stage fits", "write stage=1");
+  sink.warning("W503", ir::Span{file, 1, 1, 1, 2}, "one stage fits", "write stage=1");  // another line
+  sink.warning("W503", ir::Span{file, 2, 1, 2, 2}, "two stages fit", "write stage=2");  // another text
+  sink.error("E501", ir::Span{file, 2, 1, 2, 2}, "not supported");
+  sink.error("E501", ir::Span{file, 2, 1, 2, 2}, "not supported");  // errors are all kept
+  CHECK(sink.diagnostics().size() == 5);
+}
