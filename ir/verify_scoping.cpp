@@ -169,14 +169,15 @@ class YieldChecker {
   }
 
   // Checks a body; `want` = number of values its trailing yield must carry (-1: no yield allowed).
-  // The yield may end a scope that ends the body (trailing_yield: ClassifyIterArgCarry puts it
-  // there when it hands on a buffer the scope makes); `nested`: such a scope's body.
-  void block(const StmtPtr& body, int want, std::string_view what, bool nested = false) {
+  // A loop body's yield may end a runtime scope that ends the body (trailing_yield:
+  // ClassifyIterArgCarry puts it there when it hands on a buffer the scope makes); `loop`: a loop
+  // body, `nested`: such a scope's body.
+  void block(const StmtPtr& body, int want, std::string_view what, bool loop = false, bool nested = false) {
     auto stmts = flatten_body(body);
     for (size_t i = 0; i < stmts.size(); ++i) {
       const auto* sc = as<ScopeStmt>(stmts[i]);
-      if (sc && want >= 0 && i + 1 == stmts.size()) {
-        block(sc->body, want, what, /*nested=*/true);
+      if (sc && loop && sc->scope == ScopeKind::Runtime && want >= 0 && i + 1 == stmts.size()) {
+        block(sc->body, want, what, /*loop=*/true, /*nested=*/true);
         continue;
       }
       const bool last = i + 1 == stmts.size();
@@ -199,10 +200,10 @@ class YieldChecker {
   void stmt(const StmtPtr& s) {
     if (const auto* l = as<ForStmt>(s)) {
       carry_counts(s->span, l->iter_args.size(), l->return_vars.size(), "for");
-      block(l->body, l->iter_args.empty() ? 0 : static_cast<int>(l->iter_args.size()), "for body");
+      block(l->body, l->iter_args.empty() ? 0 : static_cast<int>(l->iter_args.size()), "for body", /*loop=*/true);
     } else if (const auto* w = as<WhileStmt>(s)) {
       carry_counts(s->span, w->iter_args.size(), w->return_vars.size(), "while");
-      block(w->body, w->iter_args.empty() ? 0 : static_cast<int>(w->iter_args.size()), "while body");
+      block(w->body, w->iter_args.empty() ? 0 : static_cast<int>(w->iter_args.size()), "while body", /*loop=*/true);
     } else if (const auto* i = as<IfStmt>(s)) {
       const int n = i->return_vars.empty() ? -1 : static_cast<int>(i->return_vars.size());
       if (n > 0 && !i->else_body)

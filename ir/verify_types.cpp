@@ -107,9 +107,7 @@ class TypeChecker {
 
   // Yielded values of a body against the carried slots (iter_args and/or return_vars).
   void yields(const StmtPtr& body, const std::vector<TypePtr>& slots, std::string_view what) {
-    auto stmts = flatten_body(body);
-    if (stmts.empty()) return;
-    const auto* y = as<YieldStmt>(stmts.back());
+    const YieldStmt* y = trailing_yield(body);  // also at the end of a scope that ends the body
     if (!y) return;
     for (size_t i = 0; i < y->values.size() && i < slots.size(); ++i)
       mismatch(y->span, fmt::format("value {} yielded to {}", i + 1, what), slots[i],

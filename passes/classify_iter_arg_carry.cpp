@@ -146,8 +146,7 @@ class Classify : public IRMutator {
   // A carry whose yield is the result of an inner loop whose own carry changes buffer: that
   // carry's handle lives in this loop's body (its runtime scope), so the nest is rejected.
   void require_no_nested_rebind(const std::vector<IterArgPtr>& carries, const StmtPtr& body) const {
-    const std::vector<StmtPtr> stmts = body ? flatten_body(body) : std::vector<StmtPtr>{};
-    const auto* y = stmts.empty() ? nullptr : as<YieldStmt>(stmts.back());
+    const YieldStmt* y = body ? trailing_yield(body) : nullptr;
     if (!y) return;
     // Each inner loop's results, with the carries they leave the loop through.
     struct Inner : IRVisitor {

@@ -222,9 +222,17 @@ class Converter : public IRMutator {
     StmtPtr t = mutate(s->then_body);
     StmtPtr e = mutate(s->else_body);
     auto y = split_trailing_yield(t).second;
+    auto ye = split_trailing_yield(e).second;
     std::vector<VarPtr> rvs;
     for (size_t i = 0; i < s->return_vars.size(); ++i) {
       const auto& rv = s->return_vars[i];
+      // One arm computing a tile and the other yielding a GM tensor as it is: not one type.
+      if (y && ye && i < y->values.size() && i < ye->values.size() &&
+          bool(as_tile(y->values[i]->type)) != bool(as_tile(ye->values[i]->type)) && as_tensor(rv->type))
+        throw CompileError("E501", s->span,
+                           fmt::format("an if whose one branch computes '{}' on chip and whose other yields a GM "
+                                       "tensor for it is not supported yet", rv->name),
+                           "load the tensor in its branch (pl.load), or take a window of it (pl.slice)");
       if (y && i < y->values.size() && as_tile(y->values[i]->type) && as_tensor(rv->type)) {
         rvs.push_back(copy_var_with_type(*rv, y->values[i]->type));
         var_map[rv.get()] = rvs.back();

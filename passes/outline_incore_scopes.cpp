@@ -151,8 +151,20 @@ class Outliner : public IRMutator {
     parent_ = f.get();
     counter_ = 0;
     outlined_ = 0;
+    // The kernels of each pl.cluster become one scope first, so that the use counts that decide
+    // live-outs see the spliced kernel bodies' reads.
+    struct Merger : IRMutator {
+      const Outliner* o;
+      StmtPtr mutate_scope(const std::shared_ptr<const ScopeStmt>& s) override {
+        if (s->scope == ScopeKind::Cluster)
+          if (auto merged = o->merge_cluster(*s)) return merged;
+        return IRMutator::mutate_scope(s);
+      }
+    } merger;
+    merger.o = this;
+    const StmtPtr merged = merger.mutate(f->body);
     uses_ = {};
-    uses_.visit(f->body);
+    uses_.visit(merged);
     returned_slot_.clear();
     // The parent's return convention: return[i] is its i-th Out/InOut param.
     std::vector<VarPtr> outs;
@@ -163,7 +175,7 @@ class Outliner : public IRMutator {
       if (const auto* r = as<ReturnStmt>(stmts.back()); r && r->values.size() == outs.size())
         for (size_t i = 0; i < outs.size(); ++i)
           if (const auto* v = as<Var>(r->values[i])) returned_slot_[v] = outs[i];
-    StmtPtr body = mutate(f->body);
+    StmtPtr body = mutate(merged);
     if (body == f->body) return f;
     auto g = std::make_shared<Function>(*f);
     g->body = body;
@@ -189,8 +201,6 @@ class Outliner : public IRMutator {
   }
 
   StmtPtr mutate_scope(const std::shared_ptr<const ScopeStmt>& s) override {
-    if (s->scope == ScopeKind::Cluster)
-      if (auto merged = merge_cluster(*s)) return mutate_scope(merged);
     if (s->scope != ScopeKind::InCore) return IRMutator::mutate_scope(s);
     return make_body(outline(*s, s.get() == parent_->body.get()), s->span);  // a scope that is a whole loop/if body
   }
@@ -228,7 +238,15 @@ class Outliner : public IRMutator {
                          "several results or a count of arguments other than the kernel's parameters)",
                          "write its work as a pl.at scope inside the pl.cluster");
     FreshCloner fc;
-    for (size_t i = 0; i < c->args.size(); ++i) fc.var_map[f->params[i].get()] = c->args[i];
+    for (size_t i = 0; i < c->args.size(); ++i) {
+      fc.var_map[f->params[i].get()] = c->args[i];
+      // A dynamic extent of the kernel's parameter is the argument's extent.
+      const auto* pt = as_tensor(f->params[i]->type);
+      const auto* at = as_tensor(c->args[i]->type);
+      if (!pt || !at || pt->shape.size() != at->shape.size()) continue;
+      for (size_t d = 0; d < pt->shape.size(); ++d)
+        if (const auto* sym = as<Var>(pt->shape[d]); sym && !fc.var_map.count(sym)) fc.var_map[sym] = at->shape[d];
+    }
     std::vector<StmtPtr> out = flatten_body(fc.mutate(f->body));
     const auto* ret = out.empty() ? nullptr : as<ReturnStmt>(out.back());
     if (!ret)
@@ -241,11 +259,15 @@ class Outliner : public IRMutator {
     if (values.size() != 1)
       throw CompileError("E501", st->span, "a kernel call with several results in a pl.cluster with other kernels is not supported yet",
                          "write its work as a pl.at scope inside the pl.cluster");
-    // The statement binding the returned value binds the call's target instead.
+    // The statement binding the returned value binds the call's target instead (later reads of
+    // the value read the target).
     const auto* rv = as<Var>(values[0]);
-    for (auto it = out.rbegin(); rv && it != out.rend(); ++it)
-      if (const auto* b = as<AssignStmt>(*it); b && b->var.get() == rv) {
-        *it = with_comments(std::make_shared<AssignStmt>(a->var, b->value, b->span), **it);
+    for (size_t i = out.size(); rv && i-- > 0;)
+      if (const auto* b = as<AssignStmt>(out[i]); b && b->var.get() == rv) {
+        out[i] = with_comments(std::make_shared<AssignStmt>(a->var, b->value, b->span), *out[i]);
+        IRMutator rename;
+        rename.var_map[rv] = a->var;
+        for (size_t j = i + 1; j < out.size(); ++j) out[j] = rename.mutate(out[j]);
         return out;
       }
     out.push_back(std::make_shared<AssignStmt>(a->var, values[0], st->span));

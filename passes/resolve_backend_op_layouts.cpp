@@ -63,7 +63,10 @@ class LayoutResolver : public IRMutator {
       if (!c || c->op != slice || c->args.empty()) continue;
       const auto* src = as_tile(c->args[0]->type);
       const auto w = src && src->shape.size() == 2 ? const_int_value(src->shape[1]) : std::nullopt;
-      if (w && *w > 1 && column_rows(a->var->type)) strided_.insert(a->var.get());
+      // TROWMAX gathers floating-point columns (FP32, FP16); other windows stay as they are.
+      const auto* t = as_tile(a->var->type);
+      const bool fp = t && (t->dtype == DataType::FP32 || t->dtype == DataType::FP16);
+      if (w && *w > 1 && fp && column_rows(a->var->type)) strided_.insert(a->var.get());
     }
   }
 

@@ -106,14 +106,14 @@ bool is_scalar_math(const StmtPtr& st) {
 }
 
 // Whether `st` writes memory other than the fresh tile it binds (a store, a GM write, an in-place
-// instruction), or is not a plain call / assignment.
+// instruction), orders something (a system op), or is not a plain call / assignment.
 bool writes_memory(const StmtPtr& st) {
   const auto* a = as<AssignStmt>(st);
   const auto* e = as<EvalStmt>(st);
   if (!a && !e) return true;
   const auto* c = as<Call>(a ? a->value : e->expr);
   if (!c) return false;
-  if (!c->op) return true;
+  if (!c->op || c->op->family() == "system") return true;  // a call, a barrier / flag / pipe op
   if (c->op->io_tier == IoTier::Store || c->op->written_tensor >= 0) return true;
   return c->op->output_reuses_input >= 0 && c->op->pipe_rule != PipeRule::NotInstruction;
 }
@@ -256,7 +256,10 @@ class Skewer : public IRMutator {
     for (int64_t i = 0; i < D; ++i) cur = part(consume, offset(k, -(D - i) * step), cur, receives);
     std::vector<StmtPtr> steady = loads_first(sends);
     steady.insert(steady.end(), receives.begin(), receives.end());
-    if (!fits(steady, make_body(steady, sp))) {
+    SpaceBytes carried;  // tiles the loop carries stay live through its body
+    for (const auto& ia : f.iter_args)
+      if (const auto* t = as_tile(ia->type); t && t->space) carried[*t->space] += byte_size(*t).value_or(0);
+    if (!fits(steady, make_body(steady, sp), carried)) {
       steady = in_order(sends);
       steady.insert(steady.end(), receives.begin(), receives.end());
       const auto& [space, need, room] = tightest_;
@@ -323,10 +326,12 @@ class Skewer : public IRMutator {
   }
 
   // Whether `stmts` (the statements of `body`) keep no more tiles live than the on-chip memories
-  // hold, with the tiles they read from outside; else the tightest space in tightest_.
-  bool fits(const std::vector<StmtPtr>& stmts, const StmtPtr& body) {
+  // hold, with the tiles they read from outside and those the loop carries; else the tightest
+  // space in tightest_.
+  bool fits(const std::vector<StmtPtr>& stmts, const StmtPtr& body, const SpaceBytes& carried = {}) {
     const SpaceBytes peak = peak_tile_bytes(stmts);
     SpaceBytes outside = outside_tile_bytes(body, tile_defs_);
+    for (const auto& [space, bytes] : carried) outside[space] += bytes;
     for (const auto& [space, need] : peak) {
       const int64_t room = std::max<int64_t>(0, soc_.capacity(space) - outside[space]);
       if (need > room) {

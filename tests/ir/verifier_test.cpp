@@ -163,6 +163,19 @@ TEST_CASE("SSAForm", "[verifier][ssa]") {
     auto f3 = fn("k", FunctionType::Orchestration, {c, n}, {ParamDirection::In, ParamDirection::In}, {}, {ok_if, ret({}, 6)});
     CHECK(run(program({f3}), {Property::SSAForm}).empty());
   }
+  SECTION("a loop body's yield may end a runtime scope that ends the body, no other scope") {
+    auto out = var("out", tensor_t()), i = var("i", scalar_type(DT::INDEX));
+    auto acc = std::make_shared<IterArg>("acc", tensor_t(), out, Span{});
+    auto rv = var("rv", tensor_t());
+    for (const auto kind : {ScopeKind::Runtime, ScopeKind::InCore}) {
+      auto scope = std::make_shared<ScopeStmt>(kind, yield({acc}, 4), at(3));
+      auto loop = std::make_shared<ForStmt>(i, make_int(0), make_int(4), make_int(1), std::vector<IterArgPtr>{acc},
+                                            scope, std::vector<VarPtr>{rv}, ForKind::Sequential, at(2));
+      auto f = fn("k", FunctionType::Orchestration, {out}, {ParamDirection::InOut}, {}, {loop, ret({rv}, 5)});
+      if (kind == ScopeKind::Runtime) CHECK(run(program({f}), {Property::SSAForm}).empty());
+      else expect_one(run(program({f}), {Property::SSAForm}), "SSAForm", 4, "misplaced yield");
+    }
+  }
 }
 
 TEST_CASE("UseAfterDef", "[verifier]") {
