@@ -163,14 +163,7 @@ class Reorderer : public IRMutator {
     switch (op.io_tier) {
       case IoTier::Load: n.tier = kLoad; break;
       case IoTier::Store: n.tier = kStore; break;
-      case IoTier::L0Fetch: {
-        const auto* src = c->args.empty() ? nullptr : as_tile(c->args[0]->type);
-        const auto* dst = as_tile(c->type);
-        const bool l1_to_l0 = src && src->space == MemorySpace::Mat && dst &&
-                              (dst->space == MemorySpace::Left || dst->space == MemorySpace::Right);
-        n.tier = l1_to_l0 ? kLoad : kCompute;
-        break;
-      }
+      case IoTier::L0Fetch: n.tier = is_memory_load(*c) ? kLoad : kCompute; break;
       case IoTier::Compute:
         if (as_scalar(c->type) && n.tier != kScalar && !op.kernel_gm_scalar) n.tier = kScalar;
         break;

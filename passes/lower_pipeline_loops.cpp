@@ -270,8 +270,7 @@ class Lowerer : public IRMutator {
 
  public:
   void set_extents(const Function& fn) {
-    for (const AssignStmt* a : collect_assign_stmts(fn.body))
-      if (as_tile(a->var->type)) tile_defs_[a->var.get()] = a;
+    tile_defs_ = tile_defs(fn.body);
     for (const auto& p : fn.params)
       if (const auto* t = as_shaped(p->type))
         for (const auto& d : t->shape)
@@ -280,7 +279,7 @@ class Lowerer : public IRMutator {
 
  private:
   std::unordered_set<const Var*> extents_;
-  std::unordered_map<const Var*, const AssignStmt*> tile_defs_;  // every tile binding of the function
+  TileDefs tile_defs_;  // every tile binding of the function
   std::tuple<MemorySpace, int64_t, int64_t> tightest_{};          // (space, per-stage bytes, room)
   DiagnosticSink& sink_;
   const SocInfo* soc_;

@@ -315,4 +315,15 @@ void visit_body_except_trailing_return(ir::IRVisitor& v, const ir::Function& f) 
   for (const auto& s : ir::flatten_body(ret ? without(f.body, ret) : f.body)) v.visit(s);
 }
 
+bool is_memory_load(const ir::Call& c) {
+  using namespace ir;
+  if (!c.op) return false;
+  if (c.op->io_tier == IoTier::Load) return true;
+  if (c.op->io_tier != IoTier::L0Fetch) return false;
+  const auto* src = c.args.empty() ? nullptr : as_tile(c.args[0]->type);
+  const auto* dst = as_tile(c.type);
+  return src && src->space == MemorySpace::Mat && dst &&
+         (dst->space == MemorySpace::Left || dst->space == MemorySpace::Right);
+}
+
 }  // namespace pypto::passes

@@ -28,6 +28,10 @@ std::string kw_string(const ir::Call& c, std::string_view k, const std::string& 
 
 ir::ExprPtr rebuild_call(const ir::Call& c, std::vector<ir::ExprPtr> args);
 
+// Whether an op call fills a fresh tile from memory as a pipeline schedules it: its registry
+// io_tier is Load, or L0Fetch taking a Mat tile to Left / Right (L1 → L0, MTE1).
+bool is_memory_load(const ir::Call& c);
+
 // An IRMutator that visits binding sites (function params, assignment targets, loop vars,
 // iter_args, return_vars) through `rebind`. Whatever `rebind` returns replaces the Var at the
 // binding site and at every later use (recorded in var_map). Op calls whose arguments changed get

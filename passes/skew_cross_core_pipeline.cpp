@@ -33,10 +33,10 @@
 #include <unordered_set>
 
 #include "ir/op_registry.h"
+#include "ir/soc.h"
 #include "passes/pass_util.h"
 #include "passes/passes.h"
 #include "passes/tile_footprint.h"
-#include "ir/soc.h"
 
 namespace pypto::passes {
 
@@ -89,12 +89,7 @@ int64_t ring_depth(const Function& fn) {
 bool is_load(const StmtPtr& st) {
   const auto* a = as<AssignStmt>(st);
   const auto* c = a ? as<Call>(a->value) : nullptr;
-  if (!c || !c->op || !as_tile(a->var->type)) return false;
-  if (c->op->io_tier == IoTier::Load) return true;
-  if (c->op->io_tier != IoTier::L0Fetch) return false;
-  const auto* src = c->args.empty() ? nullptr : as_tile(c->args[0]->type);
-  const auto* dst = as_tile(a->var->type);
-  return src && src->space == MemorySpace::Mat && dst && (dst->space == MemorySpace::Left || dst->space == MemorySpace::Right);
+  return c && as_tile(a->var->type) && is_memory_load(*c);
 }
 
 // Whether `st` is scalar arithmetic (no call, or a pure scalar op): free to move with a load.
@@ -121,11 +116,7 @@ bool writes_memory(const StmtPtr& st) {
 class Skewer : public IRMutator {
  public:
   Skewer(const Function& fn, int64_t ring, const SocInfo& soc, DiagnosticSink& sink)
-      : ring_(ring), soc_(soc), sink_(sink) {
-    if (fn.body)
-      for (const AssignStmt* a : collect_assign_stmts(fn.body))
-        if (as_tile(a->var->type)) tile_defs_[a->var.get()] = a;
-  }
+      : ring_(ring), soc_(soc), sink_(sink), tile_defs_(tile_defs(fn.body)) {}
 
  protected:
   StmtPtr mutate_seq(const std::shared_ptr<const SeqStmts>& s) override {
@@ -360,7 +351,7 @@ class Skewer : public IRMutator {
   int64_t ring_;
   const SocInfo& soc_;
   DiagnosticSink& sink_;
-  std::unordered_map<const Var*, const AssignStmt*> tile_defs_;  // every tile binding of the function
+  TileDefs tile_defs_;  // every tile binding of the function
   std::tuple<MemorySpace, int64_t, int64_t> tightest_{};          // (space, bytes needed, room)
 };
 

@@ -58,7 +58,15 @@ SpaceBytes peak_tile_bytes(const std::vector<StmtPtr>& top) {
   return peak;
 }
 
-SpaceBytes outside_tile_bytes(const StmtPtr& body, const std::unordered_map<const Var*, const AssignStmt*>& defs) {
+TileDefs tile_defs(const StmtPtr& body) {
+  TileDefs defs;
+  if (body)
+    for (const AssignStmt* a : collect_assign_stmts(body))
+      if (as_tile(a->var->type)) defs[a->var.get()] = a;
+  return defs;
+}
+
+SpaceBytes outside_tile_bytes(const StmtPtr& body, const TileDefs& defs) {
   SpaceBytes outside;
   std::unordered_map<const Var*, int> inside;
   collect_uses(body, inside);

@@ -24,8 +24,12 @@ int64_t own_tile_bytes(const ir::AssignStmt& a);
 // (one iteration, the larger arm) while it runs.
 SpaceBytes peak_tile_bytes(const std::vector<ir::StmtPtr>& stmts);
 
+// Every tile binding in `body` (a function's: the `defs` outside_tile_bytes takes).
+using TileDefs = std::unordered_map<const ir::Var*, const ir::AssignStmt*>;
+TileDefs tile_defs(const ir::StmtPtr& body);
+
 // The bytes per space of the tiles `body` reads but does not bind, given every tile binding of the
 // function (`defs`): they stay live while the body runs.
-SpaceBytes outside_tile_bytes(const ir::StmtPtr& body, const std::unordered_map<const ir::Var*, const ir::AssignStmt*>& defs);
+SpaceBytes outside_tile_bytes(const ir::StmtPtr& body, const TileDefs& defs);
 
 }  // namespace pypto::passes
