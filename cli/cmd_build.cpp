@@ -11,6 +11,7 @@
 #include "cli/commands.h"
 #include "cli/files.h"
 #include "cli/report.h"
+#include "cli/time_report.h"
 #include "emit/project_writer.h"
 #include "ir/printer.h"
 #include "ir/soc.h"
@@ -42,10 +43,13 @@ int run_ninja(const std::string& out_dir, int jobs) {
 
 int cmd_build(const BuildOptions& opts) {
   return guarded(opts.common, [&](ir::DiagnosticSink& sink) {
+    TimeReport times(opts.time_report);
     if (auto why = emit::output_dir_refusal(opts.out_dir, {opts.file}); !why.empty()) throw UsageError(why);
+    times.mark("output directory check");
     CommonOptions common = opts.common;
     common.depfile_target = (std::filesystem::path(opts.out_dir) / "build.ninja").string();
     auto prog = load_program(opts.file, common, sink);
+    times.mark("front end (read, parse, check, build IR)");
     passes::PassContext ctx;
     ctx.soc = *ir::soc_from_name(opts.soc);
     ctx.auto_deps = opts.common.auto_deps;
@@ -61,6 +65,7 @@ int cmd_build(const BuildOptions& opts) {
       report.front_end_ir = ir::print_program(*prog);
     }
     auto after = [&](const passes::Pass& pass, size_t index, const ir::ProgramPtr& p) {
+      times.mark("pass " + pass.name);
       if (!opts.dump_passes && !opts.report) return;
       std::string text = ir::print_program(*p);
       if (opts.report) report.passes.emplace_back(pass.name, text);
@@ -70,6 +75,7 @@ int cmd_build(const BuildOptions& opts) {
     for (auto& d : ctx.diagnostics.take()) sink.report(std::move(d));
     // The pass dumps and the report go into the project's own atomic write: OUT is replaced in one step.
     auto files = emit::render_project(*prog, eo, opts.out_dir);
+    times.mark("emitters");
     if (opts.report) {
       report.program = prog.get();
       report.files = &files;
@@ -77,8 +83,14 @@ int cmd_build(const BuildOptions& opts) {
     }
     files.merge(dumps);
     emit::write_files_atomically(files, opts.out_dir, {opts.file});
-    if (opts.emit_only) return int(kOk);
-    return run_ninja(opts.out_dir, opts.jobs);
+    times.mark("write OUT");
+    int status = int(kOk);
+    if (!opts.emit_only) {
+      status = run_ninja(opts.out_dir, opts.jobs);
+      times.mark("ninja (compile and link the project)");
+    }
+    if (times.enabled()) std::fputs(times.render().c_str(), stderr);
+    return status;
   });
 }
 

@@ -28,6 +28,7 @@ struct BuildOptions {
   int jobs = 0;
   bool dump_passes = false;
   bool report = false;  // also write OUT/report.html (cli/report.h)
+  bool time_report = false;  // print each phase's wall time to stderr (cli/time_report.h)
 };
 
 struct OpsOptions {

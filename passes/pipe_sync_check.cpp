@@ -13,6 +13,7 @@
 #include <memory>
 #include <set>
 #include <tuple>
+#include <unordered_map>
 
 #include "ir/op_registry.h"
 #include "passes/insert_pipe_sync.h"
@@ -27,11 +28,18 @@ namespace {
 using Clock = std::array<int64_t, kNumPipes>;
 constexpr size_t kMaxStates = 256;
 
-struct Rec {
-  int64_t seq;
+// One tile instruction of the kernel (its facts, shared by every path state) ...
+struct Instr {
+  int id;
   Pipe pipe;
   std::vector<MemAccess> acc;
   const Stmt* stmt;
+};
+
+// ... and one run of it on a path: the newest run of each instruction is kept.
+struct Rec {
+  const Instr* ins;
+  int64_t seq;
 };
 
 struct Pending {
@@ -43,7 +51,7 @@ struct State {
   std::map<std::tuple<int, int, int>, Pending> pending;
   std::array<Clock, kNumPipes> vc;
   Clock last;
-  std::vector<std::shared_ptr<const Rec>> recs;
+  std::vector<Rec> recs;
   int64_t seq = 0;
   State() {
     for (auto& c : vc) c.fill(-1);
@@ -67,6 +75,8 @@ class Checker {
   explicit Checker(const Function& f) : model_(f) {}
 
   std::vector<Diagnostic> run(const Function& f) {
+    collect(f.body);
+    deps_.assign(instrs_.size() * instrs_.size(), kUnknown);
     std::vector<State> states(1);
     states = exec(f.body, std::move(states));
     for (const auto& st : states)
@@ -125,11 +135,48 @@ class Checker {
       for (auto& st : in) apply_sync(st, sync, *s);
       return in;
     }
-    const InstrInfo info = model_.classify(*s);
-    if (info.pipe == Pipe::None) return in;
-    auto rec = std::make_shared<const Rec>(Rec{0, info.pipe, info.accesses, s.get()});
-    for (auto& st : in) apply_instr(st, info, rec, *s);
+    const Instr* ins = instr(*s);
+    if (!ins) return in;
+    for (auto& st : in) apply_instr(st, *ins);
     return in;
+  }
+
+  // Gives every tile instruction of the kernel its facts and a dense id, once, before the walk.
+  void collect(const StmtPtr& body) {
+    if (!body) return;
+    for (const auto& s : flatten_body(body)) {
+      if (const auto* f = as<ForStmt>(s)) collect(f->body);
+      else if (const auto* w = as<WhileStmt>(s)) collect(w->body);
+      else if (const auto* i = as<IfStmt>(s)) collect(i->then_body), collect(i->else_body);
+      else if (const auto* sc = as<ScopeStmt>(s)) collect(sc->body);
+      else if (as<SeqStmts>(s)) collect(s);
+      else if (PipeModel::sync_of(*s).kind == SyncKind::None && !instrs_.count(s.get())) {
+        InstrInfo info = model_.classify(*s);
+        if (info.pipe == Pipe::None) continue;
+        auto ins = std::make_unique<Instr>(Instr{int(instrs_.size()), info.pipe, std::move(info.accesses), s.get()});
+        instrs_.emplace(s.get(), std::move(ins));
+      }
+    }
+  }
+
+  const Instr* instr(const Stmt& s) const {
+    auto it = instrs_.find(&s);
+    return it == instrs_.end() ? nullptr : it->second.get();
+  }
+
+  // Whether a run of `earlier` and a later run of `later` conflict (bit 0), and whether as a
+  // read after a write (bit 1): the same on every path, so computed once per pair (kUnknown
+  // until then).
+  static constexpr uint8_t kUnknown = 0xff;
+  uint8_t dependency(const Instr& earlier, const Instr& later) {
+    uint8_t& d = deps_[size_t(earlier.id) * instrs_.size() + size_t(later.id)];
+    if (d == kUnknown) {
+      d = 0;
+      for (const auto& a : earlier.acc)
+        for (const auto& b : later.acc)
+          if (conflicts(a, b)) d |= uint8_t(1 | ((a.write && !b.write) ? 2 : 0));
+    }
+    return d;
   }
 
   void apply_sync(State& st, const SyncInfo& s, const Stmt& stmt) {
@@ -167,42 +214,37 @@ class Checker {
     }
   }
 
-  void apply_instr(State& st, const InstrInfo& info, const std::shared_ptr<const Rec>& rec, const Stmt& s) {
-    const Pipe C = info.pipe;
+  void apply_instr(State& st, const Instr& ins) {
+    const Pipe C = ins.pipe;
     for (const auto& r : st.recs) {
-      bool dep = false;
-      bool raw = false;
-      for (const auto& a : r->acc)
-        for (const auto& b : info.accesses)
-          if (conflicts(a, b)) {
-            dep = true;
-            raw = raw || (a.write && !b.write);
-          }
+      const uint8_t dep = dependency(*r.ins, ins);
       if (!dep) continue;
-      if (r->pipe == C && C != Pipe::V) continue;
-      if (st.vc[int(C)][int(r->pipe)] >= r->seq) continue;
-      report(s.span,
+      const Pipe P = r.ins->pipe;
+      if (P == C && C != Pipe::V) continue;
+      if (st.vc[int(C)][int(P)] >= r.seq) continue;
+      report(ins.stmt->span,
              fmt::format("unsynchronised {} dependency: {} on PIPE_{} after {} on PIPE_{}",
-                         raw ? "read-after-write" : "write-after-read/write", op_text(&s), pipe_name(C),
-                         op_text(r->stmt), pipe_name(r->pipe)),
-             r->pipe == C ? "insert pipe_barrier(PIPE_V) between them"
-                          : fmt::format("insert set_flag/wait_flag(PIPE_{}, PIPE_{}, ...) between them",
-                                        pipe_name(r->pipe), pipe_name(C)));
+                         (dep & 2) ? "read-after-write" : "write-after-read/write", op_text(ins.stmt), pipe_name(C),
+                         op_text(r.ins->stmt), pipe_name(P)),
+             P == C ? "insert pipe_barrier(PIPE_V) between them"
+                    : fmt::format("insert set_flag/wait_flag(PIPE_{}, PIPE_{}, ...) between them", pipe_name(P),
+                                  pipe_name(C)));
     }
-    auto mine = std::make_shared<Rec>(*rec);
-    mine->seq = ++st.seq;
-    st.last[int(C)] = mine->seq;
+    const int64_t seq = ++st.seq;
+    st.last[int(C)] = seq;
     // A later run of the same instruction (next loop iteration) subsumes the earlier one: same
     // pipe and bytes, newer sequence number (clocks are monotonic), so keep one record each.
     for (auto& r : st.recs)
-      if (r->stmt == &s) {
-        r = std::move(mine);
+      if (r.ins == &ins) {
+        r.seq = seq;
         return;
       }
-    st.recs.push_back(std::move(mine));
+    st.recs.push_back(Rec{&ins, seq});
   }
 
   PipeModel model_;
+  std::unordered_map<const Stmt*, std::unique_ptr<Instr>> instrs_;
+  std::vector<uint8_t> deps_;  // [earlier id * instruction count + later id]
   std::vector<Diagnostic> diags_;
   std::set<std::pair<std::string, std::string>> seen_;
   bool truncated_ = false;

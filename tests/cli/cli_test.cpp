@@ -189,6 +189,23 @@ TEST_CASE("build --emit-only writes the project deterministically and --dump-pas
   CHECK(tree(out) == first);  // byte-identical
 }
 
+TEST_CASE("build --time-report prints each phase's wall time and the peak RSS", "[cli]") {
+  fs::path out = work("time_report_out");
+  fs::remove_all(out);
+  auto r = pypto(fmt::format("build {} -o '{}' --emit-only --time-report", program("e2e_square.py"), out.string()));
+  INFO(r.out);
+  REQUIRE(r.code == 0);
+  CHECK(fs::exists(out / "build.ninja"));
+  for (const char* row : {"phase", "front end (read, parse, check, build IR)", "emitters", "write OUT", "total", "peak RSS"})
+    CHECK(r.out.find(row) != std::string::npos);
+  // Every pass is accounted for: its own row, or the row of those under 1 % of the total.
+  CHECK((r.out.find("pass InsertPipeSync") != std::string::npos || r.out.find("other passes (each < 1 %)") != std::string::npos));
+  CHECK(r.out.find("ninja (") == std::string::npos);  // --emit-only: no ninja row
+  // Without the flag nothing is printed.
+  auto quiet = pypto(fmt::format("build {} -o '{}' --emit-only", program("e2e_square.py"), out.string()));
+  CHECK(quiet.out.find("peak RSS") == std::string::npos);
+}
+
 TEST_CASE("a failed build leaves the previous output untouched and writes nothing else", "[cli]") {
   fs::path out = work("keep_out");
   fs::remove_all(out);
