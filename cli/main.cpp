@@ -2,9 +2,6 @@
 // Each command lives in cli/cmd_*.cpp; this file only declares the command line.
 #include <CLI/CLI.hpp>
 #include <cstdio>
-#include <ctime>
-static double nowms(){timespec t;clock_gettime(CLOCK_REALTIME,&t);return (t.tv_sec%1000)*1e3+t.tv_nsec/1e6;}
-struct AtEnd{~AtEnd(){fprintf(stderr,"T static-dtor %.2f\n",nowms());}} at_end_;
 #include <fmt/format.h>
 
 #include "cli/commands.h"
@@ -75,7 +72,6 @@ void add_common(CLI::App* cmd, CommonOptions& o, bool with_entry = true) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  fprintf(stderr,"T main %.2f\n",nowms());
   CLI::App app{"pypto " PYPTO_VERSION
                " — compiler and build tool for the PyPTO tile DSL (no Python needed).\n"
                "Reads a PyPTO .py file, checks it, runs the pass pipeline and writes a buildable project\n"
@@ -303,7 +299,7 @@ int main(int argc, char** argv) {
   if (check->parsed()) return cmd_check(check_file, check_o);
   if (ir->parsed()) return cmd_ir(ir_o);
   if (diff->parsed()) return cmd_diff(diff_a, diff_b, diff_o);
-  if (build->parsed()) { fprintf(stderr,"T cmd %.2f\n",nowms()); int r= cmd_build(b_o); fprintf(stderr,"T cmd-end %.2f\n",nowms()); return r;}
+  if (build->parsed()) return cmd_build(b_o);
   if (memplan->parsed()) return cmd_memplan(m_o);
   if (graph->parsed()) return cmd_graph(g_o);
   if (passes_cmd->parsed()) return cmd_passes(passes_verbose);
