@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "cli/commands.h"
+#include "cli/heap_prefault.h"
 
 #ifndef PYPTO_VERSION
 #define PYPTO_VERSION "0.0.0"
@@ -72,6 +73,7 @@ void add_common(CLI::App* cmd, CommonOptions& o, bool with_entry = true) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  prefault_heap();
   CLI::App app{"pypto " PYPTO_VERSION
                " — compiler and build tool for the PyPTO tile DSL (no Python needed).\n"
                "Reads a PyPTO .py file, checks it, runs the pass pipeline and writes a buildable project\n"
