@@ -41,6 +41,7 @@ OpRegistry& OpRegistry::instance() {
     register_tensor_ops(*r);
     register_system_ops(*r);
     register_other_ops(*r);
+    r->seal();
     r->link_counterparts();
     return r;
   }();
@@ -240,9 +241,20 @@ auto by_name(std::string_view name) {
 }  // namespace
 
 void OpRegistry::add(OpDef def) {
+  if (!sealed_) {
+    ops_.push_back(std::make_unique<OpDef>(std::move(def)));
+    return;
+  }
   auto pos = std::partition_point(ops_.begin(), ops_.end(), by_name(def.name));
   if (pos != ops_.end() && (*pos)->name == def.name) throw InternalError("op registry", "duplicate op '" + def.name + "'");
   ops_.insert(pos, std::make_unique<OpDef>(std::move(def)));
+}
+
+void OpRegistry::seal() {
+  std::sort(ops_.begin(), ops_.end(), [](const auto& a, const auto& b) { return a->name < b->name; });
+  for (size_t i = 1; i < ops_.size(); ++i)
+    if (ops_[i]->name == ops_[i - 1]->name) throw InternalError("op registry", "duplicate op '" + ops_[i]->name + "'");
+  sealed_ = true;
 }
 
 const OpDef* OpRegistry::find(std::string_view name) const {

@@ -196,7 +196,9 @@ class OpRegistry {
   // first call): what the interpreter and `pypto ops` read. Compiling needs none of them, so a
   // build does not pay for the tables.
   static OpRegistry& with_semantics();
-  void add(OpDef def);            // throws InternalError on a duplicate name
+  // Adds an op. While the tables are being registered (before instance() returns) ops are
+  // appended and sorted once at the end; InternalError on a duplicate name either way.
+  void add(OpDef def);
   const OpDef* find(std::string_view name) const;
   std::vector<const OpDef*> all() const;  // sorted by name
   // Attaches an op's reference semantics (install_op_semantics); InternalError for an unknown
@@ -204,8 +206,10 @@ class OpRegistry {
   void set_semantics(std::string_view name, const OpSemantics* s);
 
  private:
+  void seal();               // sorts the registered ops by name; InternalError on a duplicate
   void link_counterparts();  // resolves tile_op_name / scalar_form / broadcast forms; InternalError if unknown
   std::vector<std::unique_ptr<OpDef>> ops_;
+  bool sealed_ = false;
 };
 
 // Descriptions for messages and `pypto ops`: "pl.tile.add(lhs: Tile, rhs: Tile)" (keywords with

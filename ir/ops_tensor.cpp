@@ -10,7 +10,10 @@ namespace {
 
 using namespace deduce;
 
-void add(OpRegistry& r, OpRow row) { r.add(std::move(row).build()); }
+// A row is built by a chain of setters on a temporary (an lvalue reference to it by the end of
+// the chain), which lives until the end of the full expression: it is moved from, not copied.
+void add(OpRegistry& r, OpRow&& row) { r.add(std::move(row).build()); }
+void add(OpRegistry& r, OpRow& row) { add(r, std::move(row)); }
 
 TypePtr full(const Ctx& c) {
   if (!c.kw("value") || std::holds_alternative<std::monostate>(*c.kw("value")))

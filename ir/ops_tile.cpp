@@ -101,7 +101,10 @@ TypePtr full(const Ctx& c) {
 
 // ---- row shapes ----
 
-void add(OpRegistry& r, OpRow row) { r.add(std::move(row).build()); }
+// A row is built by a chain of setters on a temporary (an lvalue reference to it by the end of
+// the chain), which lives until the end of the full expression: it is moved from, not copied.
+void add(OpRegistry& r, OpRow&& row) { r.add(std::move(row).build()); }
+void add(OpRegistry& r, OpRow& row) { add(r, std::move(row)); }
 
 
 struct BinRow { const char* name; const char* scalar; };

@@ -11,7 +11,10 @@ namespace {
 using namespace deduce;
 using MS = MemorySpace;
 
-void add(OpRegistry& r, OpRow row) { r.add(std::move(row).build()); }
+// A row is built by a chain of setters on a temporary (an lvalue reference to it by the end of
+// the chain), which lives until the end of the full expression: it is moved from, not copied.
+void add(OpRegistry& r, OpRow&& row) { r.add(std::move(row).build()); }
+void add(OpRegistry& r, OpRow& row) { add(r, std::move(row)); }
 
 // tpush: (tile; split=, id=) → no value; split is 0 (whole), 1 (up-down) or 2 (left-right).
 TypePtr fifo_push(const Ctx& c) {
