@@ -156,35 +156,61 @@ static bool mutate_memref(IRMutator& m, const std::optional<MemRef>& in, std::op
   return changed;
 }
 
+namespace {
+// Mutates each element of `in` once, in order. Unchanged (the common case in a pass that rewrites
+// little): returns false and leaves `out` empty, allocating nothing. Otherwise `out` is the
+// mutated list.
+bool mutate_if_changed(IRMutator& m, const std::vector<ExprPtr>& in, std::vector<ExprPtr>& out) {
+  for (size_t i = 0; i < in.size(); ++i) {
+    ExprPtr x = m.mutate(in[i]);
+    if (x == in[i]) continue;
+    out.reserve(in.size());
+    out.assign(in.begin(), in.begin() + std::ptrdiff_t(i));
+    out.push_back(std::move(x));
+    for (size_t j = i + 1; j < in.size(); ++j) out.push_back(m.mutate(in[j]));
+    return true;
+  }
+  return false;
+}
+}  // namespace
+
 TypePtr IRMutator::mutate_type(const TypePtr& t) {
   if (!t) return t;
   if (!rewrites_types()) return t;  // types only hold Vars in shapes/views/MemRefs: nothing to substitute
   if (const auto* tt = as_tensor(t)) {
-    std::vector<ExprPtr> shape;
-    bool changed = mutate_list(tt->shape, shape);
-    std::optional<TensorView> view = tt->view;
-    if (view) {
-      changed |= mutate_list(tt->view->stride, view->stride);
-      changed |= mutate_list(tt->view->valid_shape, view->valid_shape);
-    }
+    std::vector<ExprPtr> shape, stride, valid;
+    bool changed = mutate_if_changed(*this, tt->shape, shape);
+    const bool new_stride = tt->view && mutate_if_changed(*this, tt->view->stride, stride);
+    const bool new_valid = tt->view && mutate_if_changed(*this, tt->view->valid_shape, valid);
     std::optional<MemRef> mr;
-    changed |= mutate_memref(*this, tt->memref, mr);
-    return changed ? std::make_shared<TensorType>(tt->dtype, shape, view, mr, tt->distributed) : t;
+    const bool new_mr = mutate_memref(*this, tt->memref, mr);
+    if (!(changed || new_stride || new_valid || new_mr)) return t;
+    std::optional<TensorView> view = tt->view;
+    if (new_stride) view->stride = std::move(stride);
+    if (new_valid) view->valid_shape = std::move(valid);
+    return std::make_shared<TensorType>(tt->dtype, changed ? shape : tt->shape, view, mr, tt->distributed);
   }
   if (const auto* tl = as_tile(t)) {
-    std::vector<ExprPtr> shape;
-    bool changed = mutate_list(tl->shape, shape);
-    std::optional<TileView> view = tl->view;
-    if (view) {
-      changed |= mutate_list(tl->view->valid_shape, view->valid_shape);
-      changed |= mutate_list(tl->view->stride, view->stride);
-      view->start_offset = mutate(tl->view->start_offset);
-      changed |= view->start_offset != tl->view->start_offset;
-      changed |= mutate_list(tl->view->buffer_shape, view->buffer_shape);
+    std::vector<ExprPtr> shape, valid, stride, buffer;
+    const bool new_shape = mutate_if_changed(*this, tl->shape, shape);
+    bool new_valid = false, new_stride = false, new_buffer = false;
+    ExprPtr start;
+    if (tl->view) {
+      new_valid = mutate_if_changed(*this, tl->view->valid_shape, valid);
+      new_stride = mutate_if_changed(*this, tl->view->stride, stride);
+      start = mutate(tl->view->start_offset);
+      new_buffer = mutate_if_changed(*this, tl->view->buffer_shape, buffer);
     }
+    const bool new_start = tl->view && start != tl->view->start_offset;
     std::optional<MemRef> mr;
-    changed |= mutate_memref(*this, tl->memref, mr);
-    return changed ? std::make_shared<TileType>(tl->dtype, shape, tl->space, view, mr) : t;
+    const bool new_mr = mutate_memref(*this, tl->memref, mr);
+    if (!(new_shape || new_valid || new_stride || new_start || new_buffer || new_mr)) return t;
+    std::optional<TileView> view = tl->view;
+    if (new_valid) view->valid_shape = std::move(valid);
+    if (new_stride) view->stride = std::move(stride);
+    if (new_start) view->start_offset = start;
+    if (new_buffer) view->buffer_shape = std::move(buffer);
+    return std::make_shared<TileType>(tl->dtype, new_shape ? shape : tl->shape, tl->space, view, mr);
   }
   if (const auto* tu = as_tuple(t)) {
     std::vector<TypePtr> elems;
@@ -236,24 +262,31 @@ std::vector<VarPtr> mutate_var_slots(IRMutator& m, const std::vector<VarPtr>& in
 
 DispatchPtr IRMutator::mutate_dispatch(const DispatchPtr& d) {
   if (!d) return d;
-  bool changed = false;
+  std::vector<ExprPtr> deps;
+  bool changed = mutate_if_changed(*this, d->deps, deps);
+  const bool new_deps = changed;
+  std::vector<VarPtr> dumps = mutate_var_slots(*this, d->dumps, changed);
+  std::vector<VarPtr> compiler_deps = mutate_var_slots(*this, d->compiler_deps, changed);
+  ExprPtr core_num = mutate(d->core_num), predicate = mutate(d->predicate), device = mutate(d->device);
+  changed |= core_num != d->core_num || predicate != d->predicate || device != d->device;
+  if (!changed) return d;
   auto n = std::make_shared<Dispatch>(*d);
-  changed |= mutate_list(d->deps, n->deps);
-  n->dumps = mutate_var_slots(*this, d->dumps, changed);
-  n->compiler_deps = mutate_var_slots(*this, d->compiler_deps, changed);
-  n->core_num = mutate(d->core_num);
-  n->predicate = mutate(d->predicate);
-  n->device = mutate(d->device);
-  changed |= n->core_num != d->core_num || n->predicate != d->predicate || n->device != d->device;
-  return changed ? n : d;
+  if (new_deps) n->deps = std::move(deps);
+  n->dumps = std::move(dumps);
+  n->compiler_deps = std::move(compiler_deps);
+  n->core_num = core_num;
+  n->predicate = predicate;
+  n->device = device;
+  return n;
 }
 
 ExprPtr IRMutator::mutate_call(const std::shared_ptr<const Call>& e) {
   std::vector<ExprPtr> args;
-  bool changed = mutate_list(e->args, args);
+  bool changed = mutate_if_changed(*this, e->args, args);
   TypePtr t = mutate_type(e->type);
   DispatchPtr d = mutate_dispatch(e->dispatch);
   if (!changed && t == e->type && d == e->dispatch) return e;
+  if (!changed) args = e->args;
   auto c = std::make_shared<Call>(e->op, e->callee, std::move(args), e->kwargs, t, e->span, e->arg_directions);
   c->dispatch = d;
   return c;
@@ -261,7 +294,7 @@ ExprPtr IRMutator::mutate_call(const std::shared_ptr<const Call>& e) {
 
 ExprPtr IRMutator::mutate_make_tuple(const std::shared_ptr<const MakeTuple>& e) {
   std::vector<ExprPtr> elems;
-  if (!mutate_list(e->elems, elems)) return e;
+  if (!mutate_if_changed(*this, e->elems, elems)) return e;
   std::vector<TypePtr> types;
   for (const auto& x : elems) types.push_back(x->type);
   return std::make_shared<MakeTuple>(std::move(elems), std::make_shared<TupleType>(types), e->span);
@@ -289,22 +322,29 @@ StmtPtr IRMutator::mutate_eval(const std::shared_ptr<const EvalStmt>& s) {
 
 StmtPtr IRMutator::mutate_return(const std::shared_ptr<const ReturnStmt>& s) {
   std::vector<ExprPtr> vals;
-  if (!mutate_list(s->values, vals)) return s;
+  if (!mutate_if_changed(*this, s->values, vals)) return s;
   return with_comments(std::make_shared<ReturnStmt>(std::move(vals), s->span), *s);
 }
 
 StmtPtr IRMutator::mutate_yield(const std::shared_ptr<const YieldStmt>& s) {
   std::vector<ExprPtr> vals;
-  if (!mutate_list(s->values, vals)) return s;
+  if (!mutate_if_changed(*this, s->values, vals)) return s;
   return with_comments(std::make_shared<YieldStmt>(std::move(vals), s->span), *s);
 }
 
 StmtPtr IRMutator::mutate_seq(const std::shared_ptr<const SeqStmts>& s) {
+  // Statements are copied into a new list only from the first one that changed (or was dropped).
   std::vector<StmtPtr> out;
   bool changed = false;
-  for (const auto& c : s->stmts) {
+  for (size_t i = 0; i < s->stmts.size(); ++i) {
+    const StmtPtr& c = s->stmts[i];
     StmtPtr m = mutate(c);
-    changed |= m != c;
+    if (!changed) {
+      if (m == c) continue;
+      changed = true;
+      out.reserve(s->stmts.size());
+      out.assign(s->stmts.begin(), s->stmts.begin() + std::ptrdiff_t(i));
+    }
     if (m) out.push_back(std::move(m));
   }
   if (!changed) return s;
