@@ -67,6 +67,16 @@ void tree_sitter_errors(TSNode root, const SourceFilePtr& f, std::vector<Diagnos
 
 bool is_statement_parent(std::string_view k) { return k == "block" || k == "module"; }
 
+// Whether a node of this kind can hold no block: not a compound statement, a clause or a
+// definition (and not a block or the module), which may sit on one row (`if x: y`,
+// `def f(): pass`) and still need the empty-block check inside.
+bool may_be_unit(std::string_view k) {
+  auto ends = [&](std::string_view suffix) {
+    return k.size() >= suffix.size() && k.substr(k.size() - suffix.size()) == suffix;
+  };
+  return !is_statement_parent(k) && !ends("_statement") && !ends("_clause") && !ends("_definition");
+}
+
 // What tree-sitter-python accepts and Python does not (see syntax_check.h).
 void python_rules(TSNode root, const SourceFilePtr& f, std::vector<Diagnostic>& out) {
   struct Level {
@@ -106,7 +116,10 @@ void python_rules(TSNode root, const SourceFilePtr& f, std::vector<Diagnostic>& 
                                  {}});
     }
     const bool leaf = ts_node_child_count(n) == 0 || kind == "string";
-    if (!leaf || kind == "comment" || ts_node_start_byte(n) == ts_node_end_byte(n)) return !leaf;
+    // A node on one row that holds no block (an expression, a decorator) is checked as one token:
+    // no line ends inside it, and its brackets are balanced (the tree has no errors here).
+    const bool unit = !leaf && ts_node_start_point(n).row == ts_node_end_point(n).row && may_be_unit(kind);
+    if ((!leaf && !unit) || kind == "comment" || ts_node_start_byte(n) == ts_node_end_byte(n)) return !leaf && !unit;
     const uint32_t start = ts_node_start_byte(n), row = ts_node_start_point(n).row;
     const size_t stmt = lv.statement ? ts_node_start_byte(path[lv.statement].node) : 0;
     const size_t dec = lv.decorator ? ts_node_start_byte(path[lv.decorator].node) + 1 : 0;
@@ -115,10 +128,14 @@ void python_rules(TSNode root, const SourceFilePtr& f, std::vector<Diagnostic>& 
       const std::string_view gap = std::string_view(src).substr(prev->end_byte, start - prev->end_byte);
       if (gap.find("\\\n") == std::string_view::npos && gap.find("\\\r\n") == std::string_view::npos)
         out.push_back(Diagnostic{Severity::Error, "E002", "invalid syntax: the statement goes on after the end of its line",
-                                 span_of(n, f),
+                                 span_of(unit ? ts_node_descendant_for_byte_range(n, start, start) : n, f),
                                  "Python ends a statement at the end of its line: continue it inside brackets or end "
                                  "the line with a backslash",
                                  {}});
+    }
+    if (unit) {
+      prev = Token{ts_node_end_byte(n), ts_node_end_point(n).row, stmt, dec};
+      return false;
     }
     if (kind == "(" || kind == "[" || kind == "{") ++brackets;
     if ((kind == ")" || kind == "]" || kind == "}") && brackets > 0) --brackets;
