@@ -259,6 +259,10 @@ TEST_CASE("what tree-sitter-python accepts and Python does not is E002", "[parse
       {head + "import\nmath\n", "invalid syntax: the statement goes on after the end of its line", 4},
       {head + "X = 1 +\n2\n", "invalid syntax: the statement goes on after the end of its line", 4},
       {head + "for i in\n  range(3):\n    pass\n", "invalid syntax: the statement goes on after the end of its line", 4},
+      // One-row expressions are checked as one token: the break after `max(1, 2) +`, and a
+      // one-row compound statement whose block is empty, are still found.
+      {head + "X = max(1, [2, 3][0]) +\nabs(4)\n", "invalid syntax: the statement goes on after the end of its line", 4},
+      {head + "X = 1\nif X: # only a comment\n", "invalid syntax: expected an indented block", 4},
   };
   for (const auto& c : cases) {
     INFO(c.text);
@@ -267,6 +271,12 @@ TEST_CASE("what tree-sitter-python accepts and Python does not is E002", "[parse
     CHECK(e[0].code == "E002");
     CHECK(e[0].message == c.message);
     CHECK(e[0].span.line == c.line);
+  }
+  {  // the caret is on the first token of the one-row expression that goes on, not on all of it
+    auto e = ptest::errors(head + "X = 1 +\nabs(4) * 2\n");
+    REQUIRE_FALSE(e.empty());
+    CHECK(e[0].span.col == 1);
+    CHECK(e[0].span.end_col == 4);
   }
   // Line breaks Python allows: inside brackets, after a backslash, inside a string, after a
   // decorator, before else / elif, between statements; a block of `pass` or a docstring.
