@@ -41,6 +41,9 @@ int run_ninja(const std::string& out_dir, int jobs) {
   return kOk;
 }
 
+// The --time-report row of the IR printed for --dump-passes / --report (not a pass's own time).
+constexpr const char* kDumpRow = "printing IR (--dump-passes / --report)";
+
 int cmd_build(const BuildOptions& opts) {
   return guarded(opts.common, [&](ir::DiagnosticSink& sink) {
     TimeReport times(opts.time_report);
@@ -63,6 +66,7 @@ int cmd_build(const BuildOptions& opts) {
       report.source = opts.file;
       report.soc = opts.soc;
       report.front_end_ir = ir::print_program(*prog);
+      times.mark(kDumpRow);
     }
     auto after = [&](const passes::Pass& pass, size_t index, const ir::ProgramPtr& p) {
       times.mark("pass " + pass.name);
@@ -70,6 +74,7 @@ int cmd_build(const BuildOptions& opts) {
       std::string text = ir::print_program(*p);
       if (opts.report) report.passes.emplace_back(pass.name, text);
       if (opts.dump_passes) dumps["passes_dump/" + dump_file_name(int(index) + 1, pass.name)] = std::move(text);
+      times.mark(kDumpRow);
     };
     prog = passes::run_pipeline(prog, ctx, after);
     for (auto& d : ctx.diagnostics.take()) sink.report(std::move(d));

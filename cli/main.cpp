@@ -73,7 +73,6 @@ void add_common(CLI::App* cmd, CommonOptions& o, bool with_entry = true) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  prefault_heap();
   CLI::App app{"pypto " PYPTO_VERSION
                " — compiler and build tool for the PyPTO tile DSL (no Python needed).\n"
                "Reads a PyPTO .py file, checks it, runs the pass pipeline and writes a buildable project\n"
@@ -298,6 +297,9 @@ int main(int argc, char** argv) {
     return rc == 0 ? kOk : kUsageError;
   }
 
+  // The compiling commands tune the heap for a short run of small allocations; eval and test keep
+  // glibc's defaults (the interpreter's arrays are large and freed as it goes).
+  if (!eval->parsed() && !test->parsed()) prefault_heap();
   if (check->parsed()) return cmd_check(check_file, check_o);
   if (ir->parsed()) return cmd_ir(ir_o);
   if (diff->parsed()) return cmd_diff(diff_a, diff_b, diff_o);

@@ -10,8 +10,14 @@ namespace pypto::cli {
 void TimeReport::mark(std::string name) {
   if (!enabled_) return;
   const auto now = clock::now();
-  phases_.emplace_back(std::move(name), std::chrono::duration<double, std::milli>(now - last_).count());
+  const double ms = std::chrono::duration<double, std::milli>(now - last_).count();
   last_ = now;
+  for (auto& [n, t] : phases_)
+    if (n == name) {
+      t += ms;
+      return;
+    }
+  phases_.emplace_back(std::move(name), ms);
 }
 
 std::string TimeReport::render() const {

@@ -15,7 +15,8 @@ class TimeReport {
  public:
   explicit TimeReport(bool enabled) : enabled_(enabled), start_(clock::now()), last_(start_) {}
   bool enabled() const { return enabled_; }
-  // Closes the phase that began at the previous mark (or at construction) under `name`.
+  // Closes the phase that began at the previous mark (or at construction) under `name`; the
+  // time of a name marked again is added to its row.
   void mark(std::string name);
   // The table: one row per phase (passes taking under 1 % of the total folded into one row),
   // the total and the peak RSS.

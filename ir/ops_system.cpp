@@ -13,6 +13,7 @@ using namespace deduce;
 
 // A row is built by a chain of setters on a temporary (an lvalue reference to it by the end of
 // the chain), which lives until the end of the full expression: it is moved from, not copied.
+// add consumes the row: a named row passed here is empty afterwards.
 void add(OpRegistry& r, OpRow&& row) { r.add(std::move(row).build()); }
 void add(OpRegistry& r, OpRow& row) { add(r, std::move(row)); }
 

@@ -343,7 +343,8 @@ StmtPtr IRMutator::mutate_seq(const std::shared_ptr<const SeqStmts>& s) {
       if (m == c) continue;
       changed = true;
       out.reserve(s->stmts.size());
-      out.assign(s->stmts.begin(), s->stmts.begin() + std::ptrdiff_t(i));
+      for (size_t j = 0; j < i; ++j)
+        if (s->stmts[j]) out.push_back(s->stmts[j]);
     }
     if (m) out.push_back(std::move(m));
   }

@@ -67,6 +67,12 @@ void tree_sitter_errors(TSNode root, const SourceFilePtr& f, std::vector<Diagnos
 
 bool is_statement_parent(std::string_view k) { return k == "block" || k == "module"; }
 
+// The first token of `n` as python_rules walks tokens: a leaf, or a whole string.
+TSNode first_token(TSNode n) {
+  while (ts_node_child_count(n) > 0 && std::string_view(ts_node_type(n)) != "string") n = ts_node_child(n, 0);
+  return n;
+}
+
 // Whether a node of this kind can hold no block: not a compound statement, a clause or a
 // definition (and not a block or the module), which may sit on one row (`if x: y`,
 // `def f(): pass`) and still need the empty-block check inside.
@@ -128,7 +134,7 @@ void python_rules(TSNode root, const SourceFilePtr& f, std::vector<Diagnostic>& 
       const std::string_view gap = std::string_view(src).substr(prev->end_byte, start - prev->end_byte);
       if (gap.find("\\\n") == std::string_view::npos && gap.find("\\\r\n") == std::string_view::npos)
         out.push_back(Diagnostic{Severity::Error, "E002", "invalid syntax: the statement goes on after the end of its line",
-                                 span_of(unit ? ts_node_descendant_for_byte_range(n, start, start) : n, f),
+                                 span_of(unit ? first_token(n) : n, f),
                                  "Python ends a statement at the end of its line: continue it inside brackets or end "
                                  "the line with a backslash",
                                  {}});

@@ -76,7 +76,7 @@ class Checker {
 
   std::vector<Diagnostic> run(const Function& f) {
     collect(f.body);
-    deps_.assign(instrs_.size() * instrs_.size(), kUnknown);
+    if (instrs_.size() <= kDenseLimit) dense_deps_.assign(instrs_.size() * instrs_.size(), kUnknown);
     std::vector<State> states(1);
     states = exec(f.body, std::move(states));
     for (const auto& st : states)
@@ -167,9 +167,13 @@ class Checker {
   // Whether a run of `earlier` and a later run of `later` conflict (bit 0), and whether as a
   // read after a write (bit 1): the same on every path, so computed once per pair (kUnknown
   // until then).
+  // The table is dense (n² bytes) for kernels of up to kDenseLimit instructions, a hash map of
+  // the pairs looked up above that.
   static constexpr uint8_t kUnknown = 0xff;
+  static constexpr size_t kDenseLimit = 2048;
   uint8_t dependency(const Instr& earlier, const Instr& later) {
-    uint8_t& d = deps_[size_t(earlier.id) * instrs_.size() + size_t(later.id)];
+    const size_t key = size_t(earlier.id) * instrs_.size() + size_t(later.id);
+    uint8_t& d = dense_deps_.empty() ? sparse_deps_.try_emplace(key, kUnknown).first->second : dense_deps_[key];
     if (d == kUnknown) {
       d = 0;
       for (const auto& a : earlier.acc)
@@ -244,7 +248,8 @@ class Checker {
 
   PipeModel model_;
   std::unordered_map<const Stmt*, std::unique_ptr<Instr>> instrs_;
-  std::vector<uint8_t> deps_;  // [earlier id * instruction count + later id]
+  std::vector<uint8_t> dense_deps_;                 // [earlier id * instruction count + later id]
+  std::unordered_map<size_t, uint8_t> sparse_deps_;  // the same key, for large kernels
   std::vector<Diagnostic> diags_;
   std::set<std::pair<std::string, std::string>> seen_;
   bool truncated_ = false;

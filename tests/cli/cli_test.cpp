@@ -201,6 +201,12 @@ TEST_CASE("build --time-report prints each phase's wall time and the peak RSS", 
   // Every pass is accounted for: its own row, or the row of those under 1 % of the total.
   CHECK((r.out.find("pass InsertPipeSync") != std::string::npos || r.out.find("other passes (each < 1 %)") != std::string::npos));
   CHECK(r.out.find("ninja (") == std::string::npos);  // --emit-only: no ninja row
+  CHECK(r.out.find("printing IR") == std::string::npos);
+  // The IR printed for --dump-passes has its own row, not a pass's.
+  auto dumped = pypto(fmt::format("build {} -o '{}' --emit-only --dump-passes --time-report", program("e2e_square.py"),
+                                  out.string()));
+  INFO(dumped.out);
+  CHECK(dumped.out.find("printing IR (--dump-passes / --report)") != std::string::npos);
   // Without the flag nothing is printed.
   auto quiet = pypto(fmt::format("build {} -o '{}' --emit-only", program("e2e_square.py"), out.string()));
   CHECK(quiet.out.find("peak RSS") == std::string::npos);
