@@ -5,6 +5,8 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <mutex>
 #include <sstream>
 #include <string_view>
 
@@ -66,8 +68,10 @@ std::string resolve_compiler(const std::string& cxx) {
 
 }  // namespace
 
+// The executable does not move while it runs: each lookup is made once per process.
 std::string default_runtime_dir() {
-  if (auto d = installed_dir("runtime"); !d.empty()) return d;
+  static const std::string installed = installed_dir("runtime");
+  if (const auto& d = installed; !d.empty()) return d;
 #ifdef PYPTO_SOURCE_RUNTIME_DIR
   return PYPTO_SOURCE_RUNTIME_DIR;
 #else
@@ -76,7 +80,8 @@ std::string default_runtime_dir() {
 }
 
 std::string default_templates_dir() {
-  if (auto d = installed_dir("templates"); !d.empty()) return d;
+  static const std::string installed = installed_dir("templates");
+  if (const auto& d = installed; !d.empty()) return d;
 #ifdef PYPTO_SOURCE_TEMPLATES_DIR
   return PYPTO_SOURCE_TEMPLATES_DIR;
 #else
@@ -117,12 +122,17 @@ std::string kernel_pch(const EmitOptions& o) {
 }
 
 std::string load_template(const EmitOptions& o, const std::string& name) {
+  // A project reads some templates once per kernel: each file is read once per process.
+  static std::mutex mu;
+  static std::map<std::string, std::string> cache;
   const fs::path p = fs::path(templates_dir(o)) / name;
+  std::lock_guard<std::mutex> lock(mu);
+  if (auto it = cache.find(p.string()); it != cache.end()) return it->second;
   std::ifstream in(p, std::ios::binary);
   if (!in) throw ir::InternalError("emit", "template not found: " + p.string());
   std::ostringstream ss;
   ss << in.rdbuf();
-  return ss.str();
+  return cache.emplace(p.string(), ss.str()).first->second;
 }
 
 std::string fill_template(const std::string& text, const std::map<std::string, std::string>& values) {
