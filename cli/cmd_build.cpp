@@ -69,7 +69,7 @@ int cmd_build(const BuildOptions& opts) {
       times.mark(kDumpRow);
     }
     auto after = [&](const passes::Pass& pass, size_t index, const ir::ProgramPtr& p) {
-      times.mark("pass " + pass.name);
+      if (times.enabled()) times.mark("pass " + pass.name);
       if (!opts.dump_passes && !opts.report) return;
       std::string text = ir::print_program(*p);
       if (opts.report) report.passes.emplace_back(pass.name, text);

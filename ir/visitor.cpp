@@ -126,15 +126,30 @@ StmtPtr IRMutator::mutate(const StmtPtr& s) {
   }
 }
 
-bool IRMutator::mutate_list(const std::vector<ExprPtr>& in, std::vector<ExprPtr>& out) {
-  bool changed = false;
-  out.clear();
-  out.reserve(in.size());
-  for (const auto& e : in) {
-    out.push_back(mutate(e));
-    changed |= out.back() != e;
+
+namespace {
+// Mutates each element of `in` once, in order. Unchanged (the common case in a pass that rewrites
+// little): returns false and leaves `out` empty, allocating nothing. Otherwise `out` is the
+// mutated list.
+bool mutate_if_changed(IRMutator& m, const std::vector<ExprPtr>& in, std::vector<ExprPtr>& out) {
+  for (size_t i = 0; i < in.size(); ++i) {
+    ExprPtr x = m.mutate(in[i]);
+    if (x == in[i]) continue;
+    out.reserve(in.size());
+    out.assign(in.begin(), in.begin() + std::ptrdiff_t(i));
+    out.push_back(std::move(x));
+    for (size_t j = i + 1; j < in.size(); ++j) out.push_back(m.mutate(in[j]));
+    return true;
   }
-  return changed;
+  return false;
+}
+}  // namespace
+
+bool IRMutator::mutate_list(const std::vector<ExprPtr>& in, std::vector<ExprPtr>& out) {
+  out.clear();
+  if (mutate_if_changed(*this, in, out)) return true;
+  out = in;
+  return false;
 }
 
 static bool mutate_memref(IRMutator& m, const std::optional<MemRef>& in, std::optional<MemRef>& out) {
@@ -156,23 +171,6 @@ static bool mutate_memref(IRMutator& m, const std::optional<MemRef>& in, std::op
   return changed;
 }
 
-namespace {
-// Mutates each element of `in` once, in order. Unchanged (the common case in a pass that rewrites
-// little): returns false and leaves `out` empty, allocating nothing. Otherwise `out` is the
-// mutated list.
-bool mutate_if_changed(IRMutator& m, const std::vector<ExprPtr>& in, std::vector<ExprPtr>& out) {
-  for (size_t i = 0; i < in.size(); ++i) {
-    ExprPtr x = m.mutate(in[i]);
-    if (x == in[i]) continue;
-    out.reserve(in.size());
-    out.assign(in.begin(), in.begin() + std::ptrdiff_t(i));
-    out.push_back(std::move(x));
-    for (size_t j = i + 1; j < in.size(); ++j) out.push_back(m.mutate(in[j]));
-    return true;
-  }
-  return false;
-}
-}  // namespace
 
 TypePtr IRMutator::mutate_type(const TypePtr& t) {
   if (!t) return t;

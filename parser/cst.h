@@ -49,6 +49,26 @@ TSNode field(TSNode n, const char* name);
 bool is_comment(TSNode n);
 // Named children, skipping comments.
 std::vector<TSNode> children(TSNode n);
+
+// Pre-order walk of every node under `root` (itself included, named and anonymous) with a tree
+// cursor: nothing is allocated per node and no recursion, however deep the tree. `visit(node)`
+// says whether to go into the node's children, pass them by, or end the walk.
+enum class Walk { Descend, Skip, Stop };
+template <class F>
+void walk_tree(TSNode root, F&& visit) {
+  if (ts_node_is_null(root)) return;
+  TSTreeCursor cur = ts_tree_cursor_new(root);
+  for (;;) {
+    const Walk w = visit(ts_tree_cursor_current_node(&cur));
+    if (w == Walk::Stop) break;
+    if (w == Walk::Descend && ts_tree_cursor_goto_first_child(&cur)) continue;
+    bool moved = false;
+    while (!(moved = ts_tree_cursor_goto_next_sibling(&cur)))
+      if (!ts_tree_cursor_goto_parent(&cur)) break;
+    if (!moved) break;
+  }
+  ts_tree_cursor_delete(&cur);
+}
 // All children for a repeated field (e.g. subscript's `subscript`).
 std::vector<TSNode> field_children(TSNode n, const char* name);
 std::string text(TSNode n, const ir::SourceFile& f);

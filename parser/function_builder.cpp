@@ -547,30 +547,20 @@ std::optional<FuncDecl> FunctionBuilder::dsl_callee(const std::string& name, TSN
 // in the length of a block). Only the callee node is inspected, no dotted names are built:
 // `f(...)` is a bare-name call, `self.f(...)` a method call.
 static void collect_calls(TSNode root, const SourceFile& f, bool self_calls, std::vector<std::string>& out) {
-  if (ts_node_is_null(root)) return;
-  TSTreeCursor cur = ts_tree_cursor_new(root);
-  while (true) {
-    TSNode n = ts_tree_cursor_current_node(&cur);
-    if (is(n, "call")) {
-      TSNode fn = field(n, "function");
-      if (!self_calls && is(fn, "identifier")) {
-        out.push_back(text(fn, f));
-      } else if (!self_calls && is(fn, "attribute") && is(field(fn, "object"), "identifier")) {
-        std::string obj = text(field(fn, "object"), f);  // mod.fn(...) of an imported module
-        if (obj != "pl" && obj != "pld" && obj != "self") out.push_back(obj + "." + text(field(fn, "attribute"), f));
-      } else if (self_calls && is(fn, "attribute")) {
-        TSNode obj = field(fn, "object");
-        if (is(obj, "identifier") && text(obj, f) == "self") out.push_back(text(field(fn, "attribute"), f));
-      }
+  walk_tree(root, [&](TSNode n) {
+    if (!is(n, "call")) return Walk::Descend;
+    TSNode fn = field(n, "function");
+    if (!self_calls && is(fn, "identifier")) {
+      out.push_back(text(fn, f));
+    } else if (!self_calls && is(fn, "attribute") && is(field(fn, "object"), "identifier")) {
+      std::string obj = text(field(fn, "object"), f);  // mod.fn(...) of an imported module
+      if (obj != "pl" && obj != "pld" && obj != "self") out.push_back(obj + "." + text(field(fn, "attribute"), f));
+    } else if (self_calls && is(fn, "attribute")) {
+      TSNode obj = field(fn, "object");
+      if (is(obj, "identifier") && text(obj, f) == "self") out.push_back(text(field(fn, "attribute"), f));
     }
-    if (ts_tree_cursor_goto_first_child(&cur)) continue;
-    while (!ts_tree_cursor_goto_next_sibling(&cur)) {
-      if (!ts_tree_cursor_goto_parent(&cur)) {
-        ts_tree_cursor_delete(&cur);
-        return;
-      }
-    }
-  }
+    return Walk::Descend;
+  });
 }
 
 std::vector<std::string> FunctionBuilder::called_names(bool self_calls) const {

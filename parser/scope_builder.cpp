@@ -141,33 +141,15 @@ Optimizations parse_optimizations(FunctionBuilder& b, TSNode v, const std::strin
   return o;
 }
 
-// Pre-order walk of the named nodes under `root` (nested function bodies included), with a
-// cursor: nothing is allocated per node. `f` returns true to stop the walk.
-template <class F>
-void walk(TSNode root, const F& f) {
-  if (ts_node_is_null(root)) return;
-  TSTreeCursor cur = ts_tree_cursor_new(root);
-  for (;;) {
-    TSNode n = ts_tree_cursor_current_node(&cur);
-    if (ts_node_is_named(n) && f(n)) break;
-    if (ts_tree_cursor_goto_first_child(&cur)) continue;
-    bool moved = false;
-    while (!(moved = ts_tree_cursor_goto_next_sibling(&cur)))
-      if (!ts_tree_cursor_goto_parent(&cur)) break;
-    if (!moved) break;
-  }
-  ts_tree_cursor_delete(&cur);
-}
-
 // Does the body read the SPMD block index (a call named get_block_idx, however spelled)?
 bool reads_block_idx(FunctionBuilder& b, TSNode body) {
   bool hit = false;
-  walk(body, [&](TSNode n) {
-    if (!is(n, "call")) return false;
+  walk_tree(body, [&](TSNode n) {
+    if (!is(n, "call")) return Walk::Descend;
     TSNode fn = field(n, "function");
     hit = (is(fn, "attribute") && b.txt(field(fn, "attribute")) == "get_block_idx") ||
           (is(fn, "identifier") && b.txt(fn) == "get_block_idx");
-    return hit;
+    return hit ? Walk::Stop : Walk::Descend;
   });
   return hit;
 }
@@ -175,12 +157,12 @@ bool reads_block_idx(FunctionBuilder& b, TSNode body) {
 // Kernel dispatches in a body: `self.k(...)` calls and bare calls of DSL functions.
 size_t dispatch_count(FunctionBuilder& b, TSNode body) {
   size_t n = 0;
-  walk(body, [&](TSNode c) {
-    if (!is(c, "call")) return false;
+  walk_tree(body, [&](TSNode c) {
+    if (!is(c, "call")) return Walk::Descend;
     TSNode fn = field(c, "function");
     if (is(fn, "attribute") && is(field(fn, "object"), "identifier") && b.txt(field(fn, "object")) == "self") ++n;
     else if (is(fn, "identifier") && (b.ctx_.find(b.txt(fn)) || b.dsl_callee(b.txt(fn), fn))) ++n;
-    return false;
+    return Walk::Descend;
   });
   return n;
 }

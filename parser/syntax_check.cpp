@@ -27,27 +27,13 @@ Span first_line(TSNode n, const SourceFilePtr& f, size_t width_if_empty = 1) {
   return s;
 }
 
-// Depth-first over `root` with a cursor; `visit(node)` returns whether to descend into it.
-template <class F>
-void walk(TSNode root, F&& visit) {
-  TSTreeCursor cur = ts_tree_cursor_new(root);
-  for (;;) {
-    if (visit(ts_tree_cursor_current_node(&cur)) && ts_tree_cursor_goto_first_child(&cur)) continue;
-    bool moved = false;
-    while (!(moved = ts_tree_cursor_goto_next_sibling(&cur)))
-      if (!ts_tree_cursor_goto_parent(&cur)) break;
-    if (!moved) break;
-  }
-  ts_tree_cursor_delete(&cur);
-}
-
 void tree_sitter_errors(TSNode root, const SourceFilePtr& f, std::vector<Diagnostic>& out) {
-  walk(root, [&](TSNode n) {
-    if (out.size() >= kMaxErrors) return false;
+  walk_tree(root, [&](TSNode n) {
+    if (out.size() >= kMaxErrors) return Walk::Stop;
     if (ts_node_is_missing(n)) {
       out.push_back(Diagnostic{Severity::Error, "E002", fmt::format("invalid syntax: missing '{}'", ts_node_type(n)),
                                span_of(n, f), "", {}});
-      return false;
+      return Walk::Skip;
     }
     if (is(n, "ERROR")) {
       std::string t = text(n, *f);
@@ -59,9 +45,9 @@ void tree_sitter_errors(TSNode root, const SourceFilePtr& f, std::vector<Diagnos
         s.end_col = s.col + uint32_t(t.size() ? t.size() : 1);
       }
       out.push_back(Diagnostic{Severity::Error, "E002", fmt::format("invalid syntax near '{}'", t), s, kPythonHint, {}});
-      return false;
+      return Walk::Skip;
     }
-    return ts_node_has_error(n);
+    return ts_node_has_error(n) ? Walk::Descend : Walk::Skip;
   });
 }
 
