@@ -2,6 +2,7 @@
 // planned offsets, tile.alloc), the pass's output checked by check_pipe_sync and by the positions
 // of the inserted sync ops; hand-written faulty kernels checked to be rejected by the checker.
 #include <catch2/catch.hpp>
+#include <fmt/format.h>
 
 #include <algorithm>
 #include <memory>
@@ -272,6 +273,32 @@ TEST_CASE("checker: missing wait, wait without set, double set, unbalanced loop,
   const std::string exp2 = "        c: pl.Tile[[64, 64], pl.FP32, pl.MemRef(mem_vec_2, pl.const(0, pl.INT64), 16384), pl.Mem.Vec] = pl.tile.exp(b)\n";
   CHECK(check(load + set + wait + exp + exp2).find("insert pipe_barrier(PIPE_V)") != std::string::npos);
   CHECK(check(load + set + wait + exp + "        pl.system.bar_v()\n" + exp2) == "");
+}
+
+TEST_CASE("checker: a kernel of more than 2048 instructions (the pair table kept sparse)", "[sync]") {
+  auto check = [](bool barrier_before_last) {
+    std::string body = std::string(kHeader) + R"(
+    @pl.function(type=pl.FunctionType.AIV)
+    def k(self, x: pl.Tensor[[64, 64], pl.FP32, pl.MemRef("mem_ddr_0", pl.const(0, pl.INT64), 16384)], out: pl.Out[pl.Tensor[[64, 64], pl.FP32, pl.MemRef("mem_ddr_1", pl.const(0, pl.INT64), 16384)]]) -> pl.Tensor[[64, 64], pl.FP32]:
+        mem_vec_2: pl.Ptr = pl.tile.alloc(memory_space=pl.Mem.Vec, size=32768)
+        t0: pl.Tile[[64, 64], pl.FP32, pl.MemRef(mem_vec_2, pl.const(0, pl.INT64), 16384), pl.Mem.Vec] = pl.tile.load(x, [0, 0], [64, 64])
+        pl.system.sync_src(set_pipe=pl.PipeType.MTE2, wait_pipe=pl.PipeType.V, event_id=0)
+        pl.system.sync_dst(set_pipe=pl.PipeType.MTE2, wait_pipe=pl.PipeType.V, event_id=0)
+)";
+    // A chain of vector ops ping-ponging between two buffers: each reads what the previous wrote.
+    constexpr int kOps = 2100;
+    for (int i = 1; i <= kOps; ++i) {
+      if (i > 1 && (i < kOps || barrier_before_last)) body += "        pl.system.bar_v()\n";
+      body += fmt::format("        t{}: pl.Tile[[64, 64], pl.FP32, pl.MemRef(mem_vec_2, pl.const({}, pl.INT64), 16384), "
+                          "pl.Mem.Vec] = pl.tile.exp(t{})\n",
+                          i, i % 2 ? 16384 : 0, i - 1);
+    }
+    return errors_of(kernel(parse(body + "        return out\n"), "k"));
+  };
+  CHECK(check(true) == "");
+  const std::string missing = check(false);
+  CHECK(missing.find("unsynchronised read-after-write dependency") != std::string::npos);
+  CHECK(missing.find("insert pipe_barrier(PIPE_V)") != std::string::npos);
 }
 
 TEST_CASE("InsertPipeSync pass contract", "[sync]") {
