@@ -6,6 +6,7 @@
 
 #include "cli/commands.h"
 #include "cli/heap_prefault.h"
+#include "parser/parse_cache.h"
 
 #ifndef PYPTO_VERSION
 #define PYPTO_VERSION "0.0.0"
@@ -299,7 +300,10 @@ int main(int argc, char** argv) {
 
   // The compiling commands tune the heap for a short run of small allocations; eval and test keep
   // glibc's defaults (the interpreter's arrays are large and freed as it goes).
-  if (!eval->parsed() && !test->parsed()) prefault_heap();
+  if (!eval->parsed() && !test->parsed()) {
+    prefault_heap();
+    pypto::parser::set_parse_thread_init(advise_thread_heap);
+  }
   if (check->parsed()) return cmd_check(check_file, check_o);
   if (ir->parsed()) return cmd_ir(ir_o);
   if (diff->parsed()) return cmd_diff(diff_a, diff_b, diff_o);

@@ -202,6 +202,7 @@ class ParseCache {
   }
 
   void work() {
+    if (thread_init_) thread_init_();
     std::unique_lock<std::mutex> lk(mu_);
     for (;;) {
       work_cv_.wait(lk, [&] { return stop_ || !queue_.empty(); });
@@ -242,6 +243,9 @@ class ParseCache {
   std::deque<std::string> queue_;
   std::vector<std::thread> pool_;
   bool stop_ = false;
+
+ public:
+  void (*thread_init_)() = nullptr;  // set_parse_thread_init (read by threads started after it)
 };
 
 ParseCache& cache() {
@@ -254,5 +258,7 @@ ParseCache& cache() {
 ParsedTree parsed_tree(const ir::SourceFilePtr& file) { return cache().get(file); }
 
 void parse_ahead(const ir::SourceFilePtr& file) { cache().ahead(file); }
+
+void set_parse_thread_init(void (*init)()) { cache().thread_init_ = init; }
 
 }  // namespace pypto::parser

@@ -29,4 +29,8 @@ ParsedTree parsed_tree(const ir::SourceFilePtr& file);
 // or being parsed (an edited text of that path is parsed when parsed_tree asks for it).
 void parse_ahead(const ir::SourceFilePtr& file);
 
+// A function each parse-ahead thread runs first (before its first parse): the process's memory
+// policy for a thread that allocates much (cli/heap_prefault.h). Set it before any parse_ahead.
+void set_parse_thread_init(void (*init)());
+
 }  // namespace pypto::parser
