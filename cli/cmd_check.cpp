@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "cli/commands.h"
+#include "cli/run_parallel.h"
 #include "parser/module_set.h"
 
 namespace pypto::cli {
@@ -50,36 +51,65 @@ int cmd_check(const std::string& file, const CommonOptions& opts) {
   for (const auto& e : entries)
     if (mod.called_by.count(e)) order.push_back(e);
   std::map<std::string, std::set<std::string>> ok_functions;  // entry that passed -> its functions
-  for (const auto& e : order) {
-    if (auto c = mod.called_by.find(e); c != mod.called_by.end() && opts.entry.empty()) {
-      auto f = ok_functions.find(c->second);
-      if (f != ok_functions.end() && f->second.count(e)) {
-        say(fmt::format("{}: {}: ok (checked through entry '{}', which calls it)\n", file, e, c->second));
-        continue;
-      }
-    }
-    CommonOptions one = opts;
-    one.entry = e;
-    one.depfile.clear();
+  // Entries are independent compilations (each loads its own modules; the parse cache is shared):
+  // they are checked in parallel, a round at a time (callers, then the entries they call), and
+  // reported in `order`, so the output is the same as one after the other.
+  struct Run {
+    std::string entry;
+    Guarded result;
     std::set<std::string> functions;
-    int r = guarded(
-        one,
-        [&](ir::DiagnosticSink& sink) {
-          std::vector<std::string> read;
-          auto prog = load_program(file, one, sink, &read);
-          add_sources(read);
-          for (const auto& fn : prog->functions) functions.insert(fn->name);
-          return int(kOk);
-        },
-        &shown);
+    std::vector<std::string> read;
+  };
+  auto run_round = [&](std::vector<Run*>& runs) {
+    run_parallel(runs.size(), [&](size_t i) {
+      Run& run = *runs[i];
+      CommonOptions one = opts;
+      one.entry = run.entry;
+      one.depfile.clear();
+      run.result = run_guarded([&](ir::DiagnosticSink& sink) {
+        auto prog = load_program(file, one, sink, &run.read);
+        for (const auto& fn : prog->functions) run.functions.insert(fn->name);
+        return int(kOk);
+      });
+    });
+  };
+  auto report = [&](Run& run) {
+    add_sources(run.read);
+    const int r = render_guarded(opts, run.result, &shown);
     if (r == kOk) {
-      say(fmt::format("{}: {}: ok ({} function{})\n", file, e, functions.size(), functions.size() == 1 ? "" : "s"));
-      ok_functions[e] = std::move(functions);
+      say(fmt::format("{}: {}: ok ({} function{})\n", file, run.entry, run.functions.size(),
+                      run.functions.size() == 1 ? "" : "s"));
+      ok_functions[run.entry] = std::move(run.functions);
     } else {
       ++failed;
-      say(fmt::format("{}: {}: failed\n", file, e));
+      say(fmt::format("{}: {}: failed\n", file, run.entry));
       worst = std::max(worst, r);
     }
+  };
+  std::vector<Run> runs;
+  for (const auto& e : order) runs.push_back(Run{e, {}, {}, {}});
+  std::vector<Run*> round;
+  for (Run& run : runs)
+    if (!mod.called_by.count(run.entry)) round.push_back(&run);
+  run_round(round);
+  for (Run* run : round) report(*run);
+  // The entries other entries call: the ones not checked through a caller, then all in order.
+  auto through = [&](const Run& run) -> const std::string* {
+    auto c = mod.called_by.find(run.entry);
+    if (c == mod.called_by.end() || !opts.entry.empty()) return nullptr;
+    auto f = ok_functions.find(c->second);
+    return f != ok_functions.end() && f->second.count(run.entry) ? &c->second : nullptr;
+  };
+  round.clear();
+  for (Run& run : runs)
+    if (mod.called_by.count(run.entry) && !through(run)) round.push_back(&run);
+  run_round(round);
+  for (Run& run : runs) {
+    if (!mod.called_by.count(run.entry)) continue;
+    if (const std::string* caller = through(run))
+      say(fmt::format("{}: {}: ok (checked through entry '{}', which calls it)\n", file, run.entry, *caller));
+    else
+      report(run);
   }
   if (entries.size() > 1) say(fmt::format("{}: {} of {} entries ok\n", file, entries.size() - failed, entries.size()));
   if (opts.depfile.empty() || worst != kOk) return worst;

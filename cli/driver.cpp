@@ -127,37 +127,58 @@ static void render_internal(const std::string& stage, const std::string& msg, co
   std::fputs("   = note: this is a bug in pypto, not in your program; please report it with the input file\n", stderr);
 }
 
-int guarded(const CommonOptions& opts, const std::function<int(ir::DiagnosticSink&)>& body,
-            std::set<std::string>* shown) {
+Guarded run_guarded(const std::function<int(ir::DiagnosticSink&)>& body) {
+  Guarded g;
   ir::DiagnosticSink sink;
   try {
-    int rc = body(sink);
-    render(opts, sink.diagnostics(), shown);
-    return rc;
+    g.rc = body(sink);
+    g.diags = sink.take();
   } catch (const ir::CompileError& e) {
-    auto all = sink.take();
-    for (const auto& d : e.diagnostics()) all.push_back(d);
-    render(opts, all, shown);
-    return kUserError;
+    g.diags = sink.take();
+    for (const auto& d : e.diagnostics()) g.diags.push_back(d);
+    g.rc = kUserError;
   } catch (const UsageError& e) {
-    render(opts, sink.diagnostics(), shown);
-    std::fputs(fmt::format("error: {}\n", e.what()).c_str(), stderr);
-    return kUsageError;
+    g.diags = sink.take();
+    g.failure = Guarded::Usage;
+    g.what = e.what();
+    g.rc = kUsageError;
   } catch (const ir::InternalError& e) {
-    render(opts, sink.diagnostics(), shown);
-    render_internal(e.stage(), e.what(), e.span());
-    return kInternalError;
+    g.diags = sink.take();
+    g.failure = Guarded::Internal;
+    g.stage = e.stage();
+    g.what = e.what();
+    g.span = e.span();
+    g.rc = kInternalError;
   } catch (const std::bad_alloc&) {
-    render_internal("memory", "out of memory", {});
-    return kInternalError;
+    g.failure = Guarded::Internal;
+    g.stage = "memory";
+    g.what = "out of memory";
+    g.rc = kInternalError;
   } catch (const std::exception& e) {
-    render(opts, sink.diagnostics(), shown);
-    render_internal("unknown stage", e.what(), {});
-    return kInternalError;
+    g.diags = sink.take();
+    g.failure = Guarded::Internal;
+    g.stage = "unknown stage";
+    g.what = e.what();
+    g.rc = kInternalError;
   } catch (...) {
-    render_internal("unknown stage", "unknown exception", {});
-    return kInternalError;
+    g.failure = Guarded::Internal;
+    g.stage = "unknown stage";
+    g.what = "unknown exception";
+    g.rc = kInternalError;
   }
+  return g;
+}
+
+int render_guarded(const CommonOptions& opts, const Guarded& g, std::set<std::string>* shown) {
+  render(opts, g.diags, shown);
+  if (g.failure == Guarded::Usage) std::fputs(fmt::format("error: {}\n", g.what).c_str(), stderr);
+  if (g.failure == Guarded::Internal) render_internal(g.stage, g.what, g.span);
+  return g.rc;
+}
+
+int guarded(const CommonOptions& opts, const std::function<int(ir::DiagnosticSink&)>& body,
+            std::set<std::string>* shown) {
+  return render_guarded(opts, run_guarded(body), shown);
 }
 
 ir::ProgramPtr compile_program(const std::string& path, const CommonOptions& opts, const std::string& soc,

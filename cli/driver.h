@@ -44,6 +44,18 @@ struct UsageError : std::runtime_error {
 // again: `pypto check` over several entries that share a callee or module says each thing once.
 int guarded(const CommonOptions& opts, const std::function<int(ir::DiagnosticSink&)>& body,
             std::set<std::string>* shown = nullptr);
+// guarded() in two halves, for bodies run on other threads and reported in a fixed order: what
+// the body produced (its exit code, diagnostics and warnings, or the failure it threw) ...
+struct Guarded {
+  int rc = 0;
+  std::vector<ir::Diagnostic> diags;
+  enum Failure { None, Usage, Internal } failure = None;
+  std::string stage, what;  // Usage: the message; Internal: the stage and the message
+  ir::Span span;
+};
+Guarded run_guarded(const std::function<int(ir::DiagnosticSink&)>& body);
+// ... and its report on stderr, as guarded() prints it; returns the exit code.
+int render_guarded(const CommonOptions& opts, const Guarded& g, std::set<std::string>* shown = nullptr);
 
 // Front end + structural verification; throws CompileError on errors. With opts.depfile set, the
 // depfile is written once the front end succeeded.

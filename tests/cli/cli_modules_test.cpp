@@ -196,3 +196,39 @@ TEST_CASE("-I and -D MODULE.NAME on the command line; --depfile lists every sour
   REQUIRE(r.code == 0);
   CHECK(slurp(dep).find("my\\ dir/config.py") != std::string::npos);
 }
+
+TEST_CASE("check: entries run in parallel are reported in source order, each error before its entry's line",
+          "[cli][modules]") {
+  write_file("mods/config.py", kConfig);
+  std::string text = kTwoEntries;
+  text += R"(
+
+@pl.jit
+def third(x: pl.Tensor[[ROWS, COLS], pl.FP32], out: pl.Out[pl.Tensor[[ROWS, COLS], pl.FP32]]):
+    out = double(z, out)
+    return out
+)";
+  const size_t at = text.find("out = double(x, out)");
+  text.replace(at, 20, "out = double(w, out)");
+  std::string three = write_file("mods/three.py", text);
+  // Five runs: the entries are checked on several threads, the report must not depend on which
+  // finishes first.
+  std::string first_out;
+  for (int run = 0; run < 5; ++run) {
+    auto r = pypto("check '" + three + "'");
+    INFO(r.out);
+    CHECK(r.code == 1);
+    const size_t w = r.out.find("'w'"), first = r.out.find("first: failed"), second = r.out.find("second: ok"),
+                 z = r.out.find("'z'"), third = r.out.find("third: failed"), total = r.out.find("1 of 3 entries ok");
+    REQUIRE(w != std::string::npos);
+    REQUIRE(z != std::string::npos);
+    CHECK(w < first);
+    CHECK(first < second);
+    CHECK(second < z);
+    CHECK(z < third);
+    CHECK(third < total);
+    CHECK(total != std::string::npos);
+    if (run == 0) first_out = r.out;
+    CHECK(r.out == first_out);
+  }
+}
