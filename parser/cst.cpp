@@ -87,6 +87,12 @@ std::string_view symbol_name(TSSymbol sym) {
   return sym < names.size() ? names[sym] : std::string_view(ts_language_symbol_name(tree_sitter_python(), sym));
 }
 
+void build_cst_tables() {
+  (void)field_id("name");
+  (void)symbol_name(0);
+  (void)comment_symbol();
+}
+
 bool is_comment(TSNode n) { return !ts_node_is_null(n) && ts_node_symbol(n) == comment_symbol(); }
 
 // ts_node_named_child(n, i) restarts from the first child on every call, so indexing through a

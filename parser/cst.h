@@ -47,6 +47,9 @@ inline bool is(TSNode n, std::string_view k) { return kind(n) == k; }
 inline bool is_null(TSNode n) { return ts_node_is_null(n); }
 TSNode field(TSNode n, const char* name);
 bool is_comment(TSNode n);
+// Builds the symbol and field tables now. An object whose threads use them until its destructor
+// (the parse-ahead pool) calls this first, so that the tables, made earlier, outlive it at exit.
+void build_cst_tables();
 // Named children, skipping comments.
 std::vector<TSNode> children(TSNode n);
 

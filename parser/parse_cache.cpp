@@ -2,7 +2,8 @@
 //
 // An entry per path holds the text it was parsed from and its state: queued for the pool,
 // being parsed (by a pool thread or by the front end, which takes over a queued entry rather than
-// wait for it), or done. Waiting happens only for an entry another thread is parsing. The pool has
+// wait for it), or done. Waiting happens only for an entry another thread is parsing, and a thread
+// that would wait parses the next queued file instead while there is one. The pool has
 // one thread fewer than the machine has hardware threads (at least one, at most three), started
 // on the first parse_ahead; it parses queued files in queue order and checks their syntax
 // (syntax_check.cpp), so that a clean file costs its importer no walk at all. Results are the
@@ -96,9 +97,11 @@ void check_parse_limits(const ir::SourceFilePtr& f) {
   }
 }
 
-TSTree* parse_text(const std::string& text) {
+// `cancel`, when non-zero, makes tree-sitter give up (nullptr) within a few hundred steps.
+TSTree* parse_text(const std::string& text, const size_t* cancel) {
   TSParser* parser = ts_parser_new();
   ts_parser_set_language(parser, tree_sitter_python());
+  ts_parser_set_cancellation_flag(parser, cancel);
   TSTree* tree = ts_parser_parse_string(parser, nullptr, text.data(), uint32_t(text.size()));
   ts_parser_delete(parser);
   return tree;
@@ -117,11 +120,15 @@ constexpr size_t kMaxEntries = 256;  // a long-running process (the unit tests) 
 
 class ParseCache {
  public:
+  // The tables the pool's syntax checks use are made first, so they are destroyed after the
+  // destructor below has joined the pool (static objects die in the reverse order of their making).
+  ParseCache() { build_cst_tables(); }
   ~ParseCache() {
     {
       std::lock_guard<std::mutex> lk(mu_);
       stop_ = true;
       queue_.clear();
+      __atomic_store_n(&cancel_, size_t(1), __ATOMIC_RELAXED);  // a parse in flight stops early
     }
     work_cv_.notify_all();
     for (auto& t : pool_) t.join();
@@ -136,8 +143,8 @@ class ParseCache {
       auto it = by_path_.find(file->path);
       if (it == by_path_.end()) break;
       Entry& e = it->second;
-      if (e.state == State::Parsing) {  // another thread is on it (this text or an older one)
-        done_cv_.wait(lk);
+      if (e.state == State::Parsing) {  // another thread is on it (this text or an older one):
+        if (!parse_queued(lk)) done_cv_.wait(lk);  // parse what the program reads next meanwhile
         continue;
       }
       if (e.file->text != file->text) break;  // edited since: parsed again below
@@ -158,7 +165,7 @@ class ParseCache {
     TSTree* tree = nullptr;
     try {
       check_parse_limits(file);
-      tree = parse_text(file->text);
+      tree = parse_text(file->text, &cancel_);
     } catch (...) {
       lk.lock();
       by_path_.erase(file->path);  // nothing is cached for a text the parser refuses
@@ -207,6 +214,14 @@ class ParseCache {
     for (;;) {
       work_cv_.wait(lk, [&] { return stop_ || !queue_.empty(); });
       if (stop_) return;
+      parse_queued(lk);
+    }
+  }
+
+  // Parses (and syntax-checks) the first file of the queue that is still queued; false when there
+  // is none. Called with mu_ held (through `lk`), which it releases while parsing.
+  bool parse_queued(std::unique_lock<std::mutex>& lk) {
+    while (!queue_.empty()) {
       const std::string path = std::move(queue_.front());
       queue_.pop_front();
       auto it = by_path_.find(path);
@@ -219,7 +234,7 @@ class ParseCache {
       bool ok = false;
       try {
         check_parse_limits(file);
-        tree = parse_text(file->text);
+        tree = parse_text(file->text, &cancel_);
         ok = syntax_errors(ts_tree_root_node(tree), file).empty();
       } catch (...) {
         // A refused text: the front end's own parse reports it.
@@ -234,7 +249,9 @@ class ParseCache {
         by_path_.erase(path);
       }
       done_cv_.notify_all();
+      return true;
     }
+    return false;
   }
 
   std::mutex mu_;
@@ -243,6 +260,7 @@ class ParseCache {
   std::deque<std::string> queue_;
   std::vector<std::thread> pool_;
   bool stop_ = false;
+  size_t cancel_ = 0;  // tree-sitter's cancellation flag for every parse (set at exit)
 
  public:
   void (*thread_init_)() = nullptr;  // set_parse_thread_init (read by threads started after it)
