@@ -326,10 +326,6 @@ int main(int argc, char** argv) {
     prefault_heap();
     pypto::parser::set_parse_thread_init(advise_thread_heap);
   }
-  // The commands that read a program: their parse-ahead threads start while the command sets up.
-  if (check->parsed() || ir->parsed() || diff->parsed() || build->parsed() || memplan->parsed() ||
-      graph->parsed())
-    pypto::parser::start_parse_ahead();
   const int rc = [&] {
     if (check->parsed()) return cmd_check(check_file, check_o);
     if (ir->parsed()) return cmd_ir(ir_o);

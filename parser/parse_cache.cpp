@@ -5,7 +5,7 @@
 // wait for it), or done. Waiting happens only for an entry another thread is parsing, and a thread
 // that would wait parses the next queued file instead while there is one. The pool has
 // one thread fewer than the machine has hardware threads (at least one, at most three), started
-// on the first parse_ahead or by start_parse_ahead; it parses queued files in queue order and checks their syntax
+// on the first parse_ahead; it parses queued files in queue order and checks their syntax
 // (syntax_check.cpp), so that a clean file costs its importer no walk at all. Results are the
 // same trees whichever thread made them: output never depends on the pool.
 #include "parser/parse_cache.h"
@@ -186,23 +186,15 @@ class ParseCache {
     make_room();
     by_path_[file->path] = Entry{file, nullptr, std::make_shared<std::atomic<bool>>(false), State::Queued};
     queue_.push_back(file->path);
-    start_pool_locked();
+    if (pool_.empty()) {
+      const unsigned hw = std::thread::hardware_concurrency();
+      const unsigned n = std::clamp(hw > 1 ? hw - 1 : 1u, 1u, 3u);
+      for (unsigned i = 0; i < n; ++i) pool_.emplace_back([this] { work(); });
+    }
     work_cv_.notify_one();
   }
 
-  void start_pool() {
-    std::lock_guard<std::mutex> lk(mu_);
-    start_pool_locked();
-  }
-
  private:
-  void start_pool_locked() {
-    if (!pool_.empty()) return;
-    const unsigned hw = std::thread::hardware_concurrency();
-    const unsigned n = std::clamp(hw > 1 ? hw - 1 : 1u, 1u, 3u);
-    for (unsigned i = 0; i < n; ++i) pool_.emplace_back([this] { work(); });
-  }
-
   // Drops the finished entries once there are too many (queued and running ones stay).
   void make_room() {
     if (by_path_.size() < kMaxEntries) return;
@@ -286,7 +278,5 @@ ParsedTree parsed_tree(const ir::SourceFilePtr& file) { return cache().get(file)
 void parse_ahead(const ir::SourceFilePtr& file) { cache().ahead(file); }
 
 void set_parse_thread_init(void (*init)()) { cache().thread_init_ = init; }
-
-void start_parse_ahead() { cache().start_pool(); }
 
 }  // namespace pypto::parser

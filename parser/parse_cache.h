@@ -33,8 +33,4 @@ void parse_ahead(const ir::SourceFilePtr& file);
 // policy for a thread that allocates much (cli/heap_prefault.h). Set it before any parse_ahead.
 void set_parse_thread_init(void (*init)());
 
-// Starts the parse-ahead pool now rather than on the first parse_ahead: a thread takes a while to
-// start (and to make its heap), which then overlaps the command's own start-up and first reads.
-void start_parse_ahead();
-
 }  // namespace pypto::parser
