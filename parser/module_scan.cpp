@@ -549,7 +549,14 @@ std::optional<ConstValue> ModuleInfo::global(const std::string& name, TSNode at)
   if (auto it = classes_.find(name); it != classes_.end()) return ConstValue{static_cast<const ConstClass*>(it->second.get())};
   if (auto it = functions_.find(name); it != functions_.end())
     return ConstValue{static_cast<const ConstFunction*>(it->second.get())};
-  if (auto it = imports_.find(name); it != imports_.end()) return resolve_import(it->second, at);
+  if (auto it = imports_.find(name); it != imports_.end()) {
+    // What an import binds is fixed: the imported module's value of the name at the time of the
+    // import statement. Resolved once (a failure is not kept: it is re-reported at each use site).
+    if (auto c = import_values_.find(name); c != import_values_.end()) return c->second;
+    auto v = resolve_import(it->second, at);
+    if (v) import_values_.emplace(name, *v);
+    return v;
+  }
   if (auto it = cond_defs_.find(name); it != cond_defs_.end()) {
     auto v = conditional_def(name, it->second);
     if (v) values_[name] = *v;

@@ -186,6 +186,7 @@ class ModuleInfo : public ConstEnv {
   std::set<std::string> evaluating_;
   std::map<std::string, ir::VarPtr> dyn_;
   std::map<std::string, Import> imports_;
+  std::map<std::string, ConstValue> import_values_;  // resolved imports (global)
   std::map<std::string, std::unique_ptr<ConstClass>> classes_;
   std::map<std::string, std::unique_ptr<ConstFunction>> functions_;
   std::vector<EntryDecl> entries_;
