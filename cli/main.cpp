@@ -7,6 +7,7 @@
 
 #include "cli/commands.h"
 #include "cli/heap_prefault.h"
+#include "cli/small_alloc.h"
 #include "parser/parse_cache.h"
 
 #ifndef PYPTO_VERSION
@@ -322,6 +323,7 @@ int main(int argc, char** argv) {
 
   // The compiling commands tune the heap for a short run of small allocations; eval and test keep
   // glibc's defaults (the interpreter's arrays are large and freed as it goes).
+  use_small_alloc_for_tree_sitter();
   if (!eval->parsed() && !test->parsed()) {
     prefault_heap();
     pypto::parser::set_parse_thread_init(advise_thread_heap);

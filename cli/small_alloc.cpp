@@ -8,17 +8,24 @@
 // system before exit (a compile is short; memory freed is reused). Larger objects, and everything
 // once the range is used up, go to malloc.
 //
+// tree-sitter's allocations (every parse node) take the same path (small_alloc.h).
+//
 // Why hand-written: the allocators Debian packages (mimalloc: a shared library only; jemalloc,
 // tcmalloc: they replace malloc itself, which collides with glibc's in the static executable)
 // cannot serve a static-PIE's operator new. Sanitizer builds keep the standard operators, so
 // AddressSanitizer still sees every object. Only the executable has this file: the unit tests
 // and the CPU runtime use the standard allocator.
+#include "cli/small_alloc.h"
+
 #include <atomic>
 #include <cstddef>
+#include <cstdio>
 #include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <new>
 #include <sys/mman.h>
+#include <tree_sitter/api.h>
 
 #if defined(__has_feature)
 #if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || __has_feature(memory_sanitizer)
@@ -122,7 +129,47 @@ void release(void* p) {
   std::free(p);
 }
 
+// The C interface tree-sitter takes (ts_set_allocator): an allocation it cannot get ends the
+// process with a message, as tree-sitter's own default does.
+[[noreturn]] void out_of_memory() {
+  std::fputs("pypto: out of memory\n", stderr);
+  std::abort();
+}
+void* c_malloc(size_t n) {
+  try {
+    return allocate(n);
+  } catch (const std::bad_alloc&) {
+    out_of_memory();
+  }
+}
+void* c_calloc(size_t count, size_t size) {
+  if (size && count > SIZE_MAX / size) out_of_memory();
+  void* p = c_malloc(count * size);
+  std::memset(p, 0, count * size);
+  return p;
+}
+void* c_realloc(void* p, size_t n) {
+  if (!p) return c_malloc(n);
+  char* base = g_base.load(std::memory_order_relaxed);
+  const auto offset = uintptr_t(p) - uintptr_t(base);
+  if (!base || offset >= kRange) {  // a malloc'd block stays one
+    void* q = std::realloc(p, n ? n : 1);
+    if (!q) out_of_memory();
+    return q;
+  }
+  const size_t have = (size_t(g_class[offset / kPage]) + 1) * kGranule;
+  if (n <= have && n > have - kGranule) return p;  // the same size class
+  void* q = c_malloc(n);
+  std::memcpy(q, p, n < have ? n : have);
+  release(p);
+  return q;
+}
+
 }  // namespace
+
+namespace pypto::cli {
+void use_small_alloc_for_tree_sitter() { ts_set_allocator(c_malloc, c_calloc, c_realloc, release); }
+}  // namespace pypto::cli
 
 // The array, nothrow and sized forms of libstdc++ call these.
 void* operator new(size_t n) { return allocate(n); }
@@ -131,5 +178,11 @@ void operator delete(void* p) noexcept { release(p); }
 void operator delete[](void* p) noexcept { release(p); }
 void operator delete(void* p, size_t) noexcept { release(p); }
 void operator delete[](void* p, size_t) noexcept { release(p); }
+
+#else
+
+namespace pypto::cli {
+void use_small_alloc_for_tree_sitter() {}  // sanitizer builds: tree-sitter keeps malloc
+}  // namespace pypto::cli
 
 #endif  // PYPTO_SMALL_ALLOC_OFF

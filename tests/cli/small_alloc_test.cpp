@@ -3,6 +3,8 @@
 // memory that keeps its contents until deleted (sized and unsized delete alike), freed memory is
 // reused, and objects made on one thread and freed on another (the parse pool, pypto check's
 // entry threads) stay intact under concurrent use. Catch2 and the containers below run on it too.
+// tree-sitter on it (malloc, calloc, realloc and free: its arrays grow by realloc) parses a
+// program into the same tree as with the C library's allocator.
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <cstdint>
@@ -13,6 +15,14 @@
 #include <string>
 #include <thread>
 #include <vector>
+
+#include <fstream>
+#include <sstream>
+#include <tree_sitter/api.h>
+
+#include "cli/small_alloc.h"
+
+extern "C" const TSLanguage* tree_sitter_python();
 
 namespace {
 
@@ -126,4 +136,30 @@ TEST_CASE("small_alloc: standard containers work on it", "[cli][alloc]") {
   }
   CHECK(m.size() == 2500);
   CHECK(total > 0);
+}
+
+TEST_CASE("small_alloc: tree-sitter on it parses to the same tree", "[cli][alloc]") {
+  std::ifstream in(std::string(PYPTO_TEST_PROGRAMS) + "/e2e_softmax.py");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  std::string text;
+  for (int i = 0; i < 60; ++i) text += ss.str();  // ~50 KB: arrays grow by realloc many times
+  REQUIRE(text.size() > 40000);
+  auto sexp = [&] {
+    TSParser* parser = ts_parser_new();
+    ts_parser_set_language(parser, tree_sitter_python());
+    TSTree* tree = ts_parser_parse_string(parser, nullptr, text.data(), uint32_t(text.size()));
+    char* s = ts_node_string(ts_tree_root_node(tree));
+    std::string out(s);
+    ::operator delete(s);  // tree-sitter's block: this delete takes pool blocks and malloc'd ones
+    ts_tree_delete(tree);
+    ts_parser_delete(parser);
+    return out;
+  };
+  const std::string with_libc = sexp();
+  pypto::cli::use_small_alloc_for_tree_sitter();
+  const std::string with_pool = sexp();
+  CHECK(with_pool.size() > 10000);
+  CHECK(with_pool == with_libc);
+  CHECK(with_pool == sexp());  // again, now reusing freed blocks
 }
