@@ -51,18 +51,50 @@ int cmd_check(const std::string& file, const CommonOptions& opts) {
   for (const auto& e : entries)
     if (mod.called_by.count(e)) order.push_back(e);
   std::map<std::string, std::set<std::string>> ok_functions;  // entry that passed -> its functions
-  // Entries are independent compilations (each loads its own modules; the parse cache is shared):
-  // they are checked in parallel, a round at a time (callers, then the entries they call), and
-  // reported in `order`, so the output is the same as one after the other.
+  // Entries are independent compilations (each loads its own modules; the parse cache is shared),
+  // checked in parallel: each batch holds the entries whose fate is known (run, or checked through
+  // a caller) from the entries before them in `order`, exactly as one after the other decides it.
+  // Reports follow in `order`, so the output is the same as checking one after the other.
   struct Run {
     std::string entry;
+    enum { Pending, Through, Ran } state = Pending;
     Guarded result;
     std::set<std::string> functions;
     std::vector<std::string> read;
   };
-  auto run_round = [&](std::vector<Run*>& runs) {
-    run_parallel(runs.size(), [&](size_t i) {
-      Run& run = *runs[i];
+  std::vector<Run> runs;
+  std::map<std::string, size_t> position;
+  for (const auto& e : order) {
+    position[e] = runs.size();
+    runs.push_back(Run{e});
+  }
+  // The entry `run` is checked through (its caller's name), nullptr: it runs, or not yet known.
+  auto decide = [&](const Run& run, bool& known) -> const std::string* {
+    known = true;
+    auto c = mod.called_by.find(run.entry);
+    if (c == mod.called_by.end() || !opts.entry.empty()) return nullptr;
+    auto at = position.find(c->second);
+    if (at == position.end() || at->second > position[run.entry]) return nullptr;  // caller not before it
+    const Run& caller = runs[at->second];
+    if (caller.state == Run::Pending) {
+      known = false;
+      return nullptr;
+    }
+    auto f = ok_functions.find(c->second);
+    return f != ok_functions.end() && f->second.count(run.entry) ? &c->second : nullptr;
+  };
+  for (;;) {
+    std::vector<Run*> batch;
+    for (Run& run : runs) {
+      if (run.state != Run::Pending) continue;
+      bool known = false;
+      const bool through = decide(run, known) != nullptr;
+      if (known && through) run.state = Run::Through;
+      if (known && !through) batch.push_back(&run);
+    }
+    if (batch.empty()) break;
+    run_parallel(batch.size(), [&](size_t i) {
+      Run& run = *batch[i];
       CommonOptions one = opts;
       one.entry = run.entry;
       one.depfile.clear();
@@ -72,44 +104,27 @@ int cmd_check(const std::string& file, const CommonOptions& opts) {
         return int(kOk);
       });
     });
-  };
-  auto report = [&](Run& run) {
+    for (Run* run : batch) {
+      run->state = Run::Ran;
+      if (run->result.rc == kOk) ok_functions[run->entry] = run->functions;
+    }
+  }
+  for (Run& run : runs) {
+    if (run.state == Run::Through) {
+      say(fmt::format("{}: {}: ok (checked through entry '{}', which calls it)\n", file, run.entry,
+                      mod.called_by.at(run.entry)));
+      continue;
+    }
     add_sources(run.read);
     const int r = render_guarded(opts, run.result, &shown);
     if (r == kOk) {
       say(fmt::format("{}: {}: ok ({} function{})\n", file, run.entry, run.functions.size(),
                       run.functions.size() == 1 ? "" : "s"));
-      ok_functions[run.entry] = std::move(run.functions);
     } else {
       ++failed;
       say(fmt::format("{}: {}: failed\n", file, run.entry));
       worst = std::max(worst, r);
     }
-  };
-  std::vector<Run> runs;
-  for (const auto& e : order) runs.push_back(Run{e, {}, {}, {}});
-  std::vector<Run*> round;
-  for (Run& run : runs)
-    if (!mod.called_by.count(run.entry)) round.push_back(&run);
-  run_round(round);
-  for (Run* run : round) report(*run);
-  // The entries other entries call: the ones not checked through a caller, then all in order.
-  auto through = [&](const Run& run) -> const std::string* {
-    auto c = mod.called_by.find(run.entry);
-    if (c == mod.called_by.end() || !opts.entry.empty()) return nullptr;
-    auto f = ok_functions.find(c->second);
-    return f != ok_functions.end() && f->second.count(run.entry) ? &c->second : nullptr;
-  };
-  round.clear();
-  for (Run& run : runs)
-    if (mod.called_by.count(run.entry) && !through(run)) round.push_back(&run);
-  run_round(round);
-  for (Run& run : runs) {
-    if (!mod.called_by.count(run.entry)) continue;
-    if (const std::string* caller = through(run))
-      say(fmt::format("{}: {}: ok (checked through entry '{}', which calls it)\n", file, run.entry, *caller));
-    else
-      report(run);
   }
   if (entries.size() > 1) say(fmt::format("{}: {} of {} entries ok\n", file, entries.size() - failed, entries.size()));
   if (opts.depfile.empty() || worst != kOk) return worst;

@@ -178,7 +178,13 @@ int render_guarded(const CommonOptions& opts, const Guarded& g, std::set<std::st
 
 int guarded(const CommonOptions& opts, const std::function<int(ir::DiagnosticSink&)>& body,
             std::set<std::string>* shown) {
-  return render_guarded(opts, run_guarded(body), shown);
+  Guarded g = run_guarded(body);
+  try {
+    return render_guarded(opts, g, shown);
+  } catch (const std::exception& e) {  // rendering itself failed: still a report, not a crash
+    render_internal("rendering diagnostics", e.what(), {});
+    return kInternalError;
+  }
 }
 
 ir::ProgramPtr compile_program(const std::string& path, const CommonOptions& opts, const std::string& soc,

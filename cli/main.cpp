@@ -81,7 +81,7 @@ void add_common(CLI::App* cmd, CommonOptions& o, bool with_entry = true) {
 // longer needs, or wait for a parse-ahead of a file it never read (a compile that stopped at an
 // error). Sanitizer builds return normally, so their leak and race checks still run at exit.
 #if defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || __has_feature(memory_sanitizer)
 #define PYPTO_SANITIZED 1
 #endif
 #endif
@@ -322,11 +322,14 @@ int main(int argc, char** argv) {
   }
 
   // The compiling commands tune the heap for a short run of small allocations; eval and test keep
-  // glibc's defaults (the interpreter's arrays are large and freed as it goes).
-  use_small_alloc_for_tree_sitter();
+  // glibc's defaults and the standard allocation (the interpreter's arrays are large and freed as
+  // it goes, and its threads come and go).
   if (!eval->parsed() && !test->parsed()) {
+    use_small_alloc_for_tree_sitter();
     prefault_heap();
     pypto::parser::set_parse_thread_init(advise_thread_heap);
+  } else {
+    small_alloc_off();
   }
   const int rc = [&] {
     if (check->parsed()) return cmd_check(check_file, check_o);

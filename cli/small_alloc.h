@@ -6,5 +6,8 @@
 namespace pypto::cli {
 
 void use_small_alloc_for_tree_sitter();
+// From now on every allocation comes from malloc (blocks the pool made are still freed right):
+// for the interpreter's commands, whose threads come and go (small_alloc.cpp).
+void small_alloc_off();
 
 }  // namespace pypto::cli

@@ -303,7 +303,7 @@ std::optional<ConstValue> ConstEvaluator::invoke(const ConstFunction& fn, const 
   struct DepthGuard {
     DepthGuard() { ++const_budget::call_depth; }
     ~DepthGuard() {
-      if (--const_budget::call_depth == 0) const_budget::steps = 0;
+      if (--const_budget::call_depth == 0 && const_budget::comprehension_depth == 0) const_budget::steps = 0;
     }
   } depth_guard;
   const ir::SourceFilePtr& file = fn.env->env_file();

@@ -403,6 +403,7 @@ std::optional<ConstValue> ConstEvaluator::builtin(const std::string& fn, const A
 }
 
 std::optional<ConstValue> ConstEvaluator::comprehension(TSNode n) {
+  const const_budget::ComprehensionScope scope;
   const auto& f = *file_;
   TSNode body = field(n, "body");
   std::vector<TSNode> clauses;

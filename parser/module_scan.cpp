@@ -229,9 +229,14 @@ ConstValue ModuleInfo::cli_value(const std::string& name) {
   struct Guard {
     std::set<std::string>& s;
     std::string n;
-    ~Guard() { s.erase(n); }
-  } guard{cli_evaluating_, name};
+    int& in_progress;
+    ~Guard() {
+      s.erase(n);
+      --in_progress;
+    }
+  } guard{cli_evaluating_, name, set_.defines_in_progress};
   cli_evaluating_.insert(name);
+  ++set_.defines_in_progress;
   ModuleSet::At when(set_, ModuleSet::after_all);
   auto lookup = [this](const std::string& n, TSNode at) { return global(n, at); };
   bool word = !value.empty() && std::all_of(value.begin(), value.end(), [](char c) {
@@ -551,10 +556,11 @@ std::optional<ConstValue> ModuleInfo::global(const std::string& name, TSNode at)
     return ConstValue{static_cast<const ConstFunction*>(it->second.get())};
   if (auto it = imports_.find(name); it != imports_.end()) {
     // What an import binds is fixed: the imported module's value of the name at the time of the
-    // import statement. Resolved once (a failure is not kept: it is re-reported at each use site).
+    // import statement. Resolved once (a failure is not kept: it is re-reported at each use
+    // site; nor is a value found while a -D is evaluated, when a module's own value stands in).
     if (auto c = import_values_.find(name); c != import_values_.end()) return c->second;
     auto v = resolve_import(it->second, at);
-    if (v) import_values_.emplace(name, *v);
+    if (v && set_.defines_in_progress == 0) import_values_.emplace(name, *v);
     return v;
   }
   if (auto it = cond_defs_.find(name); it != cond_defs_.end()) {

@@ -71,6 +71,9 @@ class ModuleSet {
     ModuleSet& s_;
     uint64_t saved_;
   };
+  // -D values being evaluated (ModuleInfo::cli_value). While one is, the module's own value of
+  // that name stands in for it, so a lookup's result then is not final (and is not cached).
+  int defines_in_progress = 0;
   // Warnings found while loading (W013: assignments to module globals pypto does not follow).
   std::vector<ir::Diagnostic>& warnings() { return warnings_; }
 

@@ -165,7 +165,7 @@ class ParseCache {
     TSTree* tree = nullptr;
     try {
       check_parse_limits(file);
-      tree = parse_text(file->text, &cancel_);
+      tree = parse_text(file->text, nullptr);  // the front end's own parse is never cancelled
     } catch (...) {
       lk.lock();
       by_path_.erase(file->path);  // nothing is cached for a text the parser refuses
@@ -235,7 +235,7 @@ class ParseCache {
       try {
         check_parse_limits(file);
         tree = parse_text(file->text, &cancel_);
-        ok = syntax_errors(ts_tree_root_node(tree), file).empty();
+        ok = tree && syntax_errors(ts_tree_root_node(tree), file).empty();  // no tree: cancelled at exit
       } catch (...) {
         // A refused text: the front end's own parse reports it.
       }

@@ -221,4 +221,9 @@ TEST_CASE("constant evaluator: comprehensions, dicts, slices, f-strings, budgets
   CHECK(ev("divmod(-7, 2)").repr() == "(-4, 1)");
   CHECK(ev("round(2.5)").as_int() == 2);  // banker's rounding, as Python
   CHECK_THROWS_AS(ev("len(range(10**7))"), ir::CompileError);  // bounded, not a hang
+  // The step budget (2,000,000) bounds one top-level evaluation: three comprehensions of 700,000
+  // steps evaluated one after another on this thread each pass (steps are not carried over), while
+  // nested comprehensions share their outermost one's budget (an inner one does not reset it).
+  for (int i = 0; i < 3; ++i) CHECK(ev("sum([k % 3 for k in range(700000)])").as_int() == 699999);
+  CHECK_THROWS_AS(ev("sum(sum(1 for j in range(1500)) for i in range(1500))"), ir::CompileError);
 }
