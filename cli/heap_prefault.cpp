@@ -27,7 +27,7 @@ uintptr_t g_main_heap_lo = 0, g_main_heap_hi = 0;  // the main arena's brk range
 }  // namespace
 
 void prefault_heap() {
-  constexpr size_t kBytes = size_t(1) << 20;
+  constexpr size_t kBytes = size_t(256) << 10;
   mallopt(M_TRIM_THRESHOLD, 256 << 20);
   mallopt(M_MMAP_THRESHOLD, 4 << 20);
   mallopt(M_TOP_PAD, 64 << 20);

@@ -1,8 +1,9 @@
 // Start-up tuning of the C library's heap for a short-lived compiler process. On the VMs pypto is
 // measured on, a first touch of a fresh heap page costs ~10 µs (a minor fault: a VM exit and a
 // 4 KiB clear), and compiling a large model touches thousands of them. prefault_heap():
-//   - maps the first MiB of the heap in one call (MADV_POPULATE_WRITE, Linux >= 5.14), which is
-//     all a small program's compile needs;
+//   - maps the first 256 KiB of the heap in one call (MADV_POPULATE_WRITE, Linux >= 5.14): the
+//     heap holds only blocks over 256 bytes (smaller ones come from cli/small_alloc.cpp, which
+//     maps its first MiB the same way);
 //   - tells malloc to keep freed memory instead of returning it to the kernel (it would be
 //     faulted in again), and to grow the heap 64 MiB of address space at a time;
 //   - asks for transparent huge pages (MADV_HUGEPAGE) on the heap beyond its first 2 MiB, so a

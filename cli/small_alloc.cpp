@@ -100,8 +100,8 @@ bool writable(char* base, size_t upto) {
   while (have < upto) {
     const size_t step = have < kSmallPages ? kSmallPages : kCommitStep;
     if (mprotect(base + have, step, PROT_READ | PROT_WRITE) != 0) return false;
-    // A small compile needs a few hundred KiB: mapped in one call (EINVAL before Linux 5.14).
-    if (have == 0) madvise(base, kSmallPages / 4, MADV_POPULATE_WRITE);
+    // A small compile's objects fit in 1 MiB: mapped in one call (EINVAL before Linux 5.14).
+    if (have == 0) madvise(base, kSmallPages / 2, MADV_POPULATE_WRITE);
     have += step;
     g_writable.store(have, std::memory_order_release);
   }
