@@ -68,29 +68,25 @@ int cmd_check(const std::string& file, const CommonOptions& opts) {
     position[e] = runs.size();
     runs.push_back(Run{e});
   }
-  // The entry `run` is checked through (its caller's name), nullptr: it runs, or not yet known.
-  auto decide = [&](const Run& run, bool& known) -> const std::string* {
-    known = true;
+  // Whether `run` is run or checked through its caller, as the sequential loop decides it (the
+  // caller passed and its program holds this entry); Wait while that caller is still undecided.
+  enum class Fate { Wait, Run, Through };
+  auto decide = [&](const Run& run) {
     auto c = mod.called_by.find(run.entry);
-    if (c == mod.called_by.end() || !opts.entry.empty()) return nullptr;
+    if (c == mod.called_by.end() || !opts.entry.empty()) return Fate::Run;
     auto at = position.find(c->second);
-    if (at == position.end() || at->second > position[run.entry]) return nullptr;  // caller not before it
-    const Run& caller = runs[at->second];
-    if (caller.state == Run::Pending) {
-      known = false;
-      return nullptr;
-    }
+    if (at == position.end() || at->second > position[run.entry]) return Fate::Run;  // caller not before it
+    if (runs[at->second].state == Run::Pending) return Fate::Wait;
     auto f = ok_functions.find(c->second);
-    return f != ok_functions.end() && f->second.count(run.entry) ? &c->second : nullptr;
+    return f != ok_functions.end() && f->second.count(run.entry) ? Fate::Through : Fate::Run;
   };
   for (;;) {
     std::vector<Run*> batch;
     for (Run& run : runs) {
       if (run.state != Run::Pending) continue;
-      bool known = false;
-      const bool through = decide(run, known) != nullptr;
-      if (known && through) run.state = Run::Through;
-      if (known && !through) batch.push_back(&run);
+      const Fate fate = decide(run);
+      if (fate == Fate::Through) run.state = Run::Through;
+      if (fate == Fate::Run) batch.push_back(&run);
     }
     if (batch.empty()) break;
     run_parallel(batch.size(), [&](size_t i) {

@@ -7,6 +7,7 @@
 
 #include "cli/commands.h"
 #include "cli/heap_prefault.h"
+#include "cli/sanitizers.h"
 #include "cli/small_alloc.h"
 #include "parser/parse_cache.h"
 
@@ -80,14 +81,6 @@ void add_common(CLI::App* cmd, CommonOptions& o, bool with_entry = true) {
 // model's compile does not spend its last milliseconds freeing the parse trees and IR it no
 // longer needs, or wait for a parse-ahead of a file it never read (a compile that stopped at an
 // error). Sanitizer builds return normally, so their leak and race checks still run at exit.
-#if defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || __has_feature(memory_sanitizer)
-#define PYPTO_SANITIZED 1
-#endif
-#endif
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-#define PYPTO_SANITIZED 1
-#endif
 static int finish(int rc) {
 #ifndef PYPTO_SANITIZED
   std::fflush(nullptr);

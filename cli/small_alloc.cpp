@@ -18,6 +18,7 @@
 // AddressSanitizer still sees every object. Only the executable has this file: the unit tests
 // and the CPU runtime use the standard allocator.
 #include "cli/small_alloc.h"
+#include "cli/sanitizers.h"
 
 #include <atomic>
 #include <cstddef>
@@ -30,16 +31,8 @@
 #include <sys/mman.h>
 #include <tree_sitter/api.h>
 
-#if defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || __has_feature(memory_sanitizer)
-#define PYPTO_SMALL_ALLOC_OFF 1
-#endif
-#endif
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-#define PYPTO_SMALL_ALLOC_OFF 1
-#endif
 
-#ifndef PYPTO_SMALL_ALLOC_OFF
+#ifndef PYPTO_SANITIZED
 
 #ifndef MADV_POPULATE_WRITE
 #define MADV_POPULATE_WRITE 23
@@ -209,4 +202,4 @@ void use_small_alloc_for_tree_sitter() {}  // sanitizer builds: tree-sitter keep
 void small_alloc_off() {}
 }  // namespace pypto::cli
 
-#endif  // PYPTO_SMALL_ALLOC_OFF
+#endif  // PYPTO_SANITIZED
