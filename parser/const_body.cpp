@@ -102,7 +102,7 @@ struct Frame {
       TSNode def = k == "decorated_definition" ? field(s, "definition") : s;
       const std::string name = text(field(def, "name"), *file);
       g_nested.push_back(ConstFunction{name, env, def,
-                                       std::make_shared<const std::map<std::string, ConstValue>>(locals)});
+                                       std::make_shared<const std::map<std::string, ConstValue>>(locals), {}});
       locals[name] = ConstValue{&g_nested.back()};
       return Flow::Next;
     }
@@ -319,7 +319,7 @@ std::optional<ConstValue> ConstEvaluator::invoke(const ConstFunction& fn, const 
   // Parameters: positional in order (`self` first for methods), then keywords, then defaults.
   size_t next_pos = 0;
   bool self_bound = self == nullptr;
-  for (TSNode prm : children(field(fn.def, "parameters"))) {
+  for (TSNode prm : children(field(fn.node(), "parameters"))) {
     std::string name;
     TSNode dflt{};
     if (is(prm, "identifier")) name = text(prm, f);
@@ -355,7 +355,7 @@ std::optional<ConstValue> ConstEvaluator::invoke(const ConstFunction& fn, const 
   if (next_pos < args.pos.size()) fail(at, fmt::format("{}() got too many positional arguments", fn.name));
   Frame fr{ev, locals, file, env, on_def, std::nullopt, nullptr};
   if (closure_out) fr.closure = std::make_shared<std::map<std::string, ConstValue>>();
-  auto flow = fr.block(field(fn.def, "body"));
+  auto flow = fr.block(field(fn.node(), "body"));
   fr.close_over();
   if (closure_out) *closure_out = fr.closure;
   if (flow == Frame::Flow::NotConstant) return std::nullopt;

@@ -116,7 +116,7 @@ std::optional<ConstValue> ConstEvaluator::call(TSNode n) {
       const ConstObject& o = obj->as_object();
       if (auto it = o.cls->methods.find(attr); it != o.cls->methods.end() && !o.cls->properties.count(attr) &&
                                                !o.field(attr)) {
-        ConstFunction m{o.cls->name + "." + attr, o.cls->env, it->second, nullptr};
+        ConstFunction m{o.cls->name + "." + attr, o.cls->env, it->second, nullptr, {}};
         return invoke(m, args, n, &*obj);
       }
     }

@@ -502,7 +502,7 @@ std::optional<ConstValue> ConstEvaluator::attribute(TSNode n) {
     const ConstObject& o = obj->as_object();
     if (const ConstValue* v = o.field(attr)) return *v;
     if (o.cls->properties.count(attr)) {
-      ConstFunction m{o.cls->name + "." + attr, o.cls->env, o.cls->methods.at(attr), nullptr};
+      ConstFunction m{o.cls->name + "." + attr, o.cls->env, o.cls->methods.at(attr), nullptr, {}};
       return invoke(m, Args{}, n, &*obj);
     }
     if (auto it = o.cls->class_vars.find(attr); it != o.cls->class_vars.end()) {

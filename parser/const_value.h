@@ -9,6 +9,7 @@
 // tensors known by shape and dtype only, and host values nothing here can know (`t.item()`).
 #pragma once
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -45,11 +46,18 @@ struct ConstClass {
 
 // A module-level `def` (or a method, with `self` bound by the caller), or a `def` nested in a
 // function run at compile time, which sees the locals of that activation at its definition.
+// An imported module's plain def is parsed when first used (parse_cache.h, DeferredDef): until
+// then `def` is null and `deferred` parses it (throwing CompileError for its syntax errors).
 struct ConstFunction {
   std::string name;
   ConstEnv* env = nullptr;
-  TSNode def{};  // function_definition
+  mutable TSNode def{};  // function_definition (read it with node())
   std::shared_ptr<const std::map<std::string, ConstValue>> closure;  // nested defs only
+  std::function<TSNode()> deferred;
+  TSNode node() const {
+    if (ts_node_is_null(def) && deferred) def = deferred();
+    return def;
+  }
 };
 
 struct ConstObject;

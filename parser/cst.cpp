@@ -6,6 +6,7 @@
 
 #include "ir/diagnostic.h"
 #include "parser/parse_cache.h"
+#include "parser/syntax_check.h"
 
 namespace pypto::parser {
 
@@ -56,14 +57,46 @@ TSTreeCursor& shared_cursor(TSNode n) {
 
 }  // namespace
 
-CstTree::CstTree(ir::SourceFilePtr file) : file_(std::move(file)) {
-  ParsedTree t = parsed_tree(file_);
+CstTree::CstTree(ir::SourceFilePtr file, bool whole) : file_(std::move(file)) {
+  ParsedTree t = parsed_tree(file_, whole);
   tree_ = t.tree;
   clean_ = std::move(t.clean);
+  deferred_ = std::move(t.deferred);
+  if (deferred_) def_nodes_.resize(deferred_->size());
 }
 
 CstTree::~CstTree() {
   if (tree_) ts_tree_delete(tree_);
+  for (TSTree* t : def_trees_) ts_tree_delete(t);
+}
+
+const std::vector<DeferredDef>& CstTree::deferred() const {
+  static const std::vector<DeferredDef> none;
+  return deferred_ ? *deferred_ : none;
+}
+
+TSNode CstTree::deferred_node(size_t i) const {
+  std::lock_guard<std::mutex> lk(def_mu_);
+  if (!ts_node_is_null(def_nodes_.at(i))) return def_nodes_[i];
+  const DeferredDef& d = (*deferred_)[i];
+  ParsedTree t = parsed_def(file_, d);
+  def_trees_.push_back(t.tree);
+  // The def is the module's one statement, or (a whole parse) the top-level statement at its byte.
+  TSNode def{};
+  for (TSNode top : children(ts_tree_root_node(t.tree)))
+    if (ts_node_start_byte(top) == d.start_byte) def = top;
+  if (ts_node_is_null(def) || !is(def, "function_definition")) {
+    auto errs = syntax_errors(ts_tree_root_node(t.tree), file_);
+    if (!errs.empty()) throw ir::CompileError(std::move(errs));
+    throw ir::CompileError("E002", ir::Span{}, fmt::format("internal error (parser): '{}' at byte {} of {} is not a def",
+                                                           d.name, d.start_byte, file_->path));
+  }
+  if (!t.clean->load()) {
+    if (auto errs = syntax_errors(def, file_); !errs.empty()) throw ir::CompileError(std::move(errs));
+    t.clean->store(true);
+  }
+  def_nodes_[i] = def;
+  return def;
 }
 
 TSNode CstTree::root() const { return ts_tree_root_node(tree_); }

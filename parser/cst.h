@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -17,11 +18,23 @@ extern "C" const TSLanguage* tree_sitter_python();
 
 namespace pypto::parser {
 
+// A top-level `def` left out of its module's tree (an imported module's plain function: no
+// decorator, no `@` in it), parsed when the front end first needs it. [start_byte, end_byte) ends
+// after the line break of its last line of code; rows are 0-based.
+struct DeferredDef {
+  std::string name;
+  uint32_t start_byte = 0, end_byte = 0;
+  uint32_t start_row = 0;
+  uint32_t last_row = 0;  // the row of its last line of code
+};
+
 // One parsed file: owns its copy of the file's tree (RAII; the parse itself is the process's one
-// parse of this path and text, parse_cache.h) and the SourceFile.
+// parse of this path and text, parse_cache.h) and the SourceFile. `whole` = false lets the tree
+// leave out the file's plain top-level defs (an imported module, parse_cache.h): deferred() lists
+// them, and deferred_node parses one when it is first needed.
 class CstTree {
  public:
-  explicit CstTree(ir::SourceFilePtr file);
+  explicit CstTree(ir::SourceFilePtr file, bool whole = true);
   ~CstTree();
   CstTree(const CstTree&) = delete;
   CstTree& operator=(const CstTree&) = delete;
@@ -32,11 +45,20 @@ class CstTree {
   void mark_syntax_clean() const {
     if (clean_) clean_->store(true);
   }
+  // The plain top-level defs the tree leaves out, in source order.
+  const std::vector<DeferredDef>& deferred() const;
+  // The function_definition of deferred()[i], parsed on first use (and syntax-checked: throws
+  // CompileError with its syntax errors).
+  TSNode deferred_node(size_t i) const;
 
  private:
   ir::SourceFilePtr file_;
   TSTree* tree_ = nullptr;  // ts_tree_copy of the cached parse (parse_cache.cpp)
   std::shared_ptr<std::atomic<bool>> clean_;
+  std::shared_ptr<const std::vector<DeferredDef>> deferred_;
+  mutable std::mutex def_mu_;
+  mutable std::vector<TSTree*> def_trees_;  // the deferred defs' trees made so far (copies)
+  mutable std::vector<TSNode> def_nodes_;   // by index into deferred_ (null: not parsed yet)
 };
 
 // The grammar's symbol names by (public) symbol, built once: ts_node_type looks the name up and

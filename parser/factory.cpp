@@ -104,7 +104,7 @@ FactoryOutcome run_factory(ModuleInfo& mod, const std::string& name, const std::
         programs[text(field(d, "name"), f)] = mod.program_decl(d, children(dec)[0]);
     }
   };
-  ConstFunction fn{name, &mod, def, {}};
+  ConstFunction fn{name, &mod, def, {}, {}};
   ConstEvaluator ev(file, [&mod](const std::string& n, TSNode at) { return mod.global(n, at); }, &mod);
   ConstEvaluator::Closure closure;
   auto result = ev.run_factory(fn, call, def, on_def, closure);

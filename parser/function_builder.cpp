@@ -125,7 +125,7 @@ std::string FunctionBuilder::bare_entry_hint(const std::string& name, const Spec
     for (const auto& [f, fn] : mod().helper_functions()) {
       if (f.find("spec") == std::string::npos) continue;
       bool no_args = true;  // a spec function is read with its parameters at their defaults
-      for (TSNode p : children(field(fn->def, "parameters")))
+      for (TSNode p : children(field(fn->node(), "parameters")))
         no_args = no_args && (is(p, "default_parameter") || is(p, "typed_default_parameter"));
       if (no_args) cands += (cands.empty() ? "'" : ", '") + f + "'";
     }

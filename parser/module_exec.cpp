@@ -5,10 +5,12 @@
 // (inside a function, setattr, augmented or chained assignments).
 #include <algorithm>
 #include <cctype>
+#include <cstring>
 #include <fmt/format.h>
 
 #include "parser/module_scan.h"
 #include "parser/module_set.h"
+#include "parser/parse_cache.h"
 
 namespace pypto::parser {
 
@@ -27,7 +29,11 @@ bool inside(TSNode inner, TSNode outer) {
 
 uint64_t ModuleInfo::seq_of(TSNode n) const {
   if (stmt_seq_.empty() || ts_node_is_null(n)) return ModuleSet::after_all;
-  const uint32_t b = ts_node_start_byte(n);
+  return seq_at(ts_node_start_byte(n));
+}
+
+uint64_t ModuleInfo::seq_at(uint32_t b) const {
+  if (stmt_seq_.empty()) return ModuleSet::after_all;
   auto it = std::upper_bound(stmt_seq_.begin(), stmt_seq_.end(), b,
                              [](uint32_t x, const std::pair<uint32_t, uint64_t>& e) { return x < e.first; });
   if (it == stmt_seq_.begin()) return stmt_seq_.front().second;
@@ -106,7 +112,14 @@ void ModuleInfo::record_assignment(TSNode top, uint64_t seq) {
 }
 
 void ModuleInfo::execute(TSNode root) {
+  // The deferred defs (not in the tree) are statements too, in their places.
+  size_t next_deferred = 0;
+  auto take_deferred = [&](uint32_t before) {
+    for (; next_deferred < deferred_starts_.size() && deferred_starts_[next_deferred] < before; ++next_deferred)
+      stmt_seq_.emplace_back(deferred_starts_[next_deferred], set_.next_seq());
+  };
   for (TSNode top : children(root)) {
+    take_deferred(ts_node_start_byte(top));
     if (is(top, "import_statement") || is(top, "import_from_statement")) {
       run_import(top);
     } else if (is(top, "try_statement")) {
@@ -118,6 +131,7 @@ void ModuleInfo::execute(TSNode root) {
     stmt_seq_.emplace_back(ts_node_start_byte(top), seq);
     record_assignment(top, seq);
   }
+  take_deferred(UINT32_MAX);
   warn_unfollowed_assignments(root);
 }
 
@@ -125,7 +139,10 @@ std::optional<uint64_t> ModuleInfo::own_seq(const std::string& name) const {
   if (auto it = assigns_.find(name); it != assigns_.end()) return seq_of(it->second);
   if (auto it = tuple_assigns_.find(name); it != tuple_assigns_.end()) return seq_of(it->second.first);
   if (auto it = imports_.find(name); it != imports_.end()) return seq_of(it->second.node);
-  if (auto it = functions_.find(name); it != functions_.end()) return seq_of(it->second->def);
+  if (auto it = functions_.find(name); it != functions_.end()) {
+    const ConstFunction& fn = *it->second;  // a deferred def: its start byte, without parsing it
+    return ts_node_is_null(fn.def) && fn.deferred ? seq_at(deferred_.at(name).first) : seq_of(fn.def);
+  }
   if (auto it = classes_.find(name); it != classes_.end()) return seq_of(it->second->node);
   if (auto it = cond_defs_.find(name); it != cond_defs_.end()) return seq_of(it->second);
   if (values_.count(name) || dyn_.count(name) || top_functions_.count(name)) return uint64_t(0);
@@ -200,11 +217,39 @@ void ModuleInfo::warn_unfollowed_assignments(TSNode root) {
                     qual, qual),
         {}});
   };
+  // The tree holding byte `p`: the module's, or a deferred def's (parsed for this when `parse`
+  // says the text there may be what is looked for; null: not looked at).
+  auto tree_at = [&](size_t p, auto&& parse) -> TSNode {
+    auto it = std::upper_bound(deferred_starts_.begin(), deferred_starts_.end(), uint32_t(p));
+    if (it == deferred_starts_.begin()) return root;
+    const size_t i = size_t(it - deferred_starts_.begin()) - 1;
+    if (p >= tree_->deferred()[i].end_byte) return root;
+    if (!parse()) return TSNode{};
+    try {
+      return tree_->deferred_node(i);
+    } catch (const ir::CompileError&) {
+      return TSNode{};  // a def with a syntax error: reported if it is ever used
+    }
+  };
   for (const auto& [name, m] : mods) {
     const std::string pat = name + ".";
     for (size_t p = s.find(pat); p != std::string::npos; p = s.find(pat, p + 1)) {
       if (p > 0 && (ident(s[p - 1]) || s[p - 1] == '.')) continue;
-      TSNode id = ts_node_named_descendant_for_byte_range(root, uint32_t(p), uint32_t(p + name.size()));
+      // In a deferred def, only `M.attr` followed by an assignment operator is worth its parse (an
+      // unpacking target other than the last, `M.a, b = ...`, is not looked for there).
+      TSNode in = tree_at(p, [&] {
+        size_t q = p + pat.size();
+        while (q < s.size() && ident(s[q])) ++q;
+        while (q < s.size() && (s[q] == ' ' || s[q] == '\t')) ++q;
+        if (q >= s.size()) return false;
+        if (s[q] == '=') return q + 1 >= s.size() || s[q + 1] != '=';
+        if (s[q] == ':') return true;  // an annotated assignment
+        size_t r = q;
+        while (r < s.size() && std::strchr("+-*/%&|^<>", s[r]) && r < q + 3) ++r;
+        return r > q && r < s.size() && s[r] == '=';
+      });
+      if (ts_node_is_null(in)) continue;
+      TSNode id = ts_node_named_descendant_for_byte_range(in, uint32_t(p), uint32_t(p + name.size()));
       if (!is(id, "identifier") || ts_node_start_byte(id) != p) continue;
       TSNode attr = ts_node_parent(id);
       if (!is(attr, "attribute") || !ts_node_eq(field(attr, "object"), id)) continue;
@@ -229,7 +274,9 @@ void ModuleInfo::warn_unfollowed_assignments(TSNode root) {
   // setattr(config, "NAME", value)
   for (size_t p = s.find("setattr("); p != std::string::npos; p = s.find("setattr(", p + 1)) {
     if (p > 0 && (ident(s[p - 1]) || s[p - 1] == '.')) continue;
-    TSNode id = ts_node_named_descendant_for_byte_range(root, uint32_t(p), uint32_t(p + 7));
+    TSNode in = tree_at(p, [] { return true; });
+    if (ts_node_is_null(in)) continue;
+    TSNode id = ts_node_named_descendant_for_byte_range(in, uint32_t(p), uint32_t(p + 7));
     if (!is(id, "identifier") || ts_node_start_byte(id) != p) continue;
     TSNode call = ts_node_parent(id);
     if (!is(call, "call") || !ts_node_eq(field(call, "function"), id)) continue;
@@ -243,6 +290,18 @@ void ModuleInfo::warn_unfollowed_assignments(TSNode root) {
         report(call, call, m, attr, "setattr");
       }
   }
+}
+
+}  // namespace pypto::parser
+
+namespace pypto::parser {
+
+std::string ModuleInfo::function_text(const ConstFunction& fn) const {
+  if (ts_node_is_null(fn.def) && fn.deferred) {
+    const auto [from, to] = deferred_.at(fn.name);
+    return file_->text.substr(from, to - from);
+  }
+  return text(fn.def, *file_);
 }
 
 }  // namespace pypto::parser

@@ -80,11 +80,29 @@ std::optional<DeclKind> classify_decorator(TSNode e, const ir::SourceFile& f, bo
 }
 
 ModuleInfo::ModuleInfo(ModuleSet& set, const CstTree& tree, std::string module_name)
-    : set_(set), file_(tree.file()), name_(std::move(module_name)) {
+    : set_(set), tree_(&tree), file_(tree.file()), name_(std::move(module_name)) {
   const auto& f = *file_;
   collect_comments(tree.root(), f, comments_);
   int64_t prev_row = -1;
+  // The plain defs the tree leaves out (an imported module's, parse_cache.h) take their places in
+  // source order among the tree's statements: a later definition of a name wins.
+  const std::vector<DeferredDef>& later = tree.deferred();
+  size_t next_deferred = 0;
+  auto take_deferred = [&](uint32_t before) {
+    for (; next_deferred < later.size() && later[next_deferred].start_byte < before; ++next_deferred) {
+      const DeferredDef& d = later[next_deferred];
+      auto fn = std::make_unique<ConstFunction>();
+      fn->name = d.name;
+      fn->env = this;
+      fn->deferred = [&tree, i = next_deferred] { return tree.deferred_node(i); };
+      deferred_[d.name] = {d.start_byte, d.end_byte};
+      deferred_starts_.push_back(d.start_byte);
+      functions_[d.name] = std::move(fn);
+      prev_row = d.last_row;
+    }
+  };
   for (TSNode top : children(tree.root())) {
+    take_deferred(ts_node_start_byte(top));
     int64_t start_row = ts_node_start_point(top).row;
     if (is(top, "expression_statement")) {
       auto c = children(top);
@@ -151,6 +169,7 @@ ModuleInfo::ModuleInfo(ModuleSet& set, const CstTree& tree, std::string module_n
       fn->name = text(field(top, "name"), f);
       fn->env = this;
       fn->def = top;
+      deferred_.erase(fn->name);
       functions_[fn->name] = std::move(fn);
     } else if (is(top, "decorated_definition")) {
       TSNode def = field(top, "definition");
@@ -190,12 +209,14 @@ ModuleInfo::ModuleInfo(ModuleSet& set, const CstTree& tree, std::string module_n
         fn->name = text(field(def, "name"), f);
         fn->env = this;
         fn->def = def;
+        deferred_.erase(fn->name);
         functions_[fn->name] = std::move(fn);
       }
     }
     prev_row = ts_node_end_point(top).row;
     if (ts_node_end_point(top).column == 0 && prev_row > 0) --prev_row;
   }
+  take_deferred(UINT32_MAX);
   // A file without @pl.program / @pl.jit entries: its standalone functions (@pl.function,
   // @pl.jit.incore / .opaque) are the entries (each compiles to a program of it and its callees).
   if (entries_.empty()) {
@@ -444,7 +465,7 @@ void ModuleInfo::not_constant(const std::string& name, TSNode at, TSNode def) {
     TSNode n = stack.back();
     stack.pop_back();
     if (is(n, "identifier"))
-      if (auto it = functions_.find(text(n, *file_)); it != functions_.end()) def_text += text(it->second->def, *file_);
+      if (auto it = functions_.find(text(n, *file_)); it != functions_.end()) def_text += function_text(*it->second);
     for (uint32_t i = 0; i < ts_node_named_child_count(n); ++i) stack.push_back(ts_node_named_child(n, i));
   }
   const std::string qual = name_.empty() ? name : fmt::format("{}.{}", name_, name);

@@ -167,9 +167,14 @@ class ModuleInfo : public ConstEnv {
   // not define it).
   std::optional<ConstValue> conditional_def(const std::string& name, TSNode if_stmt);
   ModuleInfo* load(const Import& imp);
+  // A top-level statement's sequence number by its start byte (seq_of for a node at that byte).
+  uint64_t seq_at(uint32_t byte) const;
+  // The source text of one of this module's functions (a deferred def's without parsing it).
+  std::string function_text(const ConstFunction& fn) const;
   [[noreturn]] void not_constant(const std::string& name, TSNode at, TSNode def);
 
   ModuleSet& set_;
+  const CstTree* tree_;  // the module's tree (outlives it: ModuleSet::Loaded)
   ir::SourceFilePtr file_;
   std::string name_;
   std::map<std::string, TSNode> assigns_;
@@ -189,6 +194,8 @@ class ModuleInfo : public ConstEnv {
   std::map<std::string, ConstValue> import_values_;  // resolved imports (global)
   std::map<std::string, std::unique_ptr<ConstClass>> classes_;
   std::map<std::string, std::unique_ptr<ConstFunction>> functions_;
+  std::map<std::string, std::pair<uint32_t, uint32_t>> deferred_;  // deferred defs: name → byte range
+  std::vector<uint32_t> deferred_starts_;                          // their start bytes, in order
   std::vector<EntryDecl> entries_;
   std::map<std::string, TSNode> factories_;
   std::map<std::string, FuncDecl> top_functions_;

@@ -83,7 +83,9 @@ ModuleSet::~ModuleSet() = default;
 
 ModuleInfo& ModuleSet::add(SourceFilePtr file, const std::string& name, const std::string& dir, const std::string& key) {
   auto l = std::make_unique<Loaded>();
-  l->tree = std::make_unique<CstTree>(file);
+  // The file named on the command line is parsed whole; an imported module's plain defs are
+  // parsed when first used (parse_cache.h).
+  l->tree = std::make_unique<CstTree>(file, /*whole=*/mods_.empty());
   if (!l->tree->syntax_clean()) {
     if (auto errs = syntax_errors(*l->tree); !errs.empty()) throw CompileError(std::move(errs));
     l->tree->mark_syntax_clean();

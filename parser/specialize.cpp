@@ -121,7 +121,7 @@ std::optional<SpecTable> read_specs(ModuleInfo& mod, const std::string& func) {
   auto fv = mod.global(func, TSNode{});
   if (!fv || !fv->is_function()) return std::nullopt;
   const ConstFunction& fn = *std::get<const ConstFunction*>(fv->v);
-  const ir::Span at = span_of(field(fn.def, "name"), mod.file());
+  const ir::Span at = span_of(field(fn.node(), "name"), mod.file());
   auto fail = [&](const std::string& why) -> SpecTable {
     throw ir::CompileError("E109", at, fmt::format("spec function '{}' cannot be read statically: {}", func, why),
                            "pypto evaluates spec functions without Python: return a list (or dict) of TensorSpec / "
@@ -129,7 +129,7 @@ std::optional<SpecTable> read_specs(ModuleInfo& mod, const std::string& func) {
   };
   HostSpecScope host;
   ConstEvaluator ev(mod.file(), [&mod](const std::string& n, TSNode a) { return mod.global(n, a); }, &mod);
-  auto result = ev.apply(*fv, {}, fn.def);
+  auto result = ev.apply(*fv, {}, fn.node());
   if (!result) fail("its body leaves the constant subset (a call of a host library, a file read, …)");
   ConstList records;
   if (result->is_dict())

@@ -1,0 +1,258 @@
+// Deferred defs (parser/parse_cache.h): an imported module's plain top-level functions are left out
+// of its parse and parsed when first used. The lexical pre-pass finds exactly the undecorated defs
+// with no decorator inside (strings, comments, continuations and brackets do not fool it); a
+// deferred def parses to the same node as in a whole parse; values, redefinitions, W013 warnings
+// and syntax errors come out as with a whole parse, except that a syntax error inside a deferred
+// def is reported only when that def is used.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+
+#include "ir/ir.h"
+#include "parse_helpers.h"
+#include "parser/cst.h"
+#include "parser/frontend.h"
+#include "parser/parse_cache.h"
+
+using namespace pypto;
+using ptest::TempTree;
+
+namespace {
+
+ir::ProgramPtr parse_path(const std::string& path, ir::DiagnosticSink& sink) {
+  return parser::parse_file(path, {}, sink);
+}
+
+std::vector<ir::Diagnostic> errors_of(const std::string& path) {
+  ir::DiagnosticSink sink;
+  try {
+    parser::parse_file(path, {}, sink);
+  } catch (const ir::CompileError& e) {
+    return e.diagnostics();
+  }
+  return {};
+}
+
+std::vector<int64_t> dims(const ir::ProgramPtr& p, const std::string& fn, size_t param) {
+  std::vector<int64_t> out;
+  for (const auto& d : ir::as_tensor(p->find(fn)->params[param]->type)->shape) out.push_back(ir::as<ir::ConstInt>(d)->value);
+  return out;
+}
+
+// Every (named, non-comment) top-level node's start byte and kind.
+std::vector<std::pair<uint32_t, std::string>> tops(TSNode root) {
+  std::vector<std::pair<uint32_t, std::string>> out;
+  for (TSNode n : parser::children(root)) out.emplace_back(ts_node_start_byte(n), std::string(parser::kind(n)));
+  return out;
+}
+
+const char* kTricky = R"py("""module doc
+def not_a_def():
+"""
+X = 1  # comment
+
+def plain(a,
+          b):
+    s = """
+def inside_string():
+"""
+# a column-0 comment inside the body
+    return a + \
+b
+
+@decorator
+# a comment between decorator and def
+def decorated():
+    pass
+
+def factory():
+    @pl.jit
+    def k(x):
+        return x
+    return k
+
+def continued_matmul(a, b):
+    return (a
+            @ b)
+
+def matmul(a, b):
+    return a @ b  # @ inside a line is an operator
+
+async def co():
+    pass
+Y = [1,
+2]
+def last(): return 1)py";
+
+}  // namespace
+
+TEST_CASE("the pre-pass defers exactly the plain defs, and a deferred def parses as in the whole file",
+          "[parser][deferred]") {
+  auto file = ptest::src(kTricky, "/nonexistent/deferred_tricky.py");
+  parser::CstTree lazy(file, /*whole=*/false);
+  std::vector<std::string> names;
+  for (const auto& d : lazy.deferred()) names.push_back(d.name);
+  CHECK(names == std::vector<std::string>{"plain", "matmul", "co", "last"});
+  CHECK_FALSE(ts_node_has_error(lazy.root()));
+
+  parser::CstTree whole(file, /*whole=*/true);
+  CHECK(whole.deferred().empty());
+  const auto all = tops(whole.root());
+  // The partial tree holds every other statement, at the same bytes.
+  auto rest = all;
+  for (const auto& d : lazy.deferred())
+    rest.erase(std::remove_if(rest.begin(), rest.end(), [&](const auto& t) { return t.first == d.start_byte; }), rest.end());
+  CHECK(tops(lazy.root()) == rest);
+  CHECK(rest.size() + 4 == all.size());
+
+  for (size_t i = 0; i < lazy.deferred().size(); ++i) {
+    const auto& d = lazy.deferred()[i];
+    TSNode n = lazy.deferred_node(i);
+    REQUIRE(parser::is(n, "function_definition"));
+    CHECK(parser::text(parser::field(n, "name"), *file) == d.name);
+    // The same node as the whole parse's: same extent and same shape.
+    TSNode w{};
+    for (TSNode t : parser::children(whole.root()))
+      if (ts_node_start_byte(t) == d.start_byte) w = t;
+    REQUIRE_FALSE(ts_node_is_null(w));
+    CHECK(ts_node_end_byte(n) == ts_node_end_byte(w));
+    CHECK(ts_node_start_point(n).row == ts_node_start_point(w).row);
+    CHECK(ts_node_end_point(n).row == d.last_row);
+    char* a = ts_node_string(n);
+    char* b = ts_node_string(w);
+    CHECK(std::string(a) == std::string(b));
+    free(a);
+    free(b);
+  }
+}
+
+TEST_CASE("a text that ends inside brackets or a string defers nothing", "[parser][deferred]") {
+  parser::CstTree open_bracket(ptest::src("def f():\n    return 1\nX = (1,\n", "/nonexistent/deferred_open.py"), false);
+  CHECK(open_bracket.deferred().empty());
+  CHECK(ts_node_has_error(open_bracket.root()));
+  parser::CstTree open_string(ptest::src("def f():\n    return 1\nX = '''abc\n", "/nonexistent/deferred_str.py"), false);
+  CHECK(open_string.deferred().empty());
+}
+
+const char* kLib = R"py(import torch
+
+
+def ceil_div(a, b):
+    return (a + b - 1) // b
+
+
+def golden(x, w):
+    return torch.relu(x @ w)
+
+
+def broken():
+    return 1 +
+
+
+def N():
+    return 1
+
+
+N = 48
+
+
+def M():
+    return 3 * 5
+)py";
+
+TEST_CASE("an imported module's helpers: values, redefinitions, and syntax errors where used", "[parser][deferred]") {
+  TempTree t;
+  t.write("lib.py", kLib);
+  const std::string main = t.write("main.py", R"py(import pypto.language as pl
+from lib import ceil_div, golden, broken, N, M
+
+ROWS = ceil_div(100, 16) * 16
+COLS = N + M()
+
+
+@pl.jit
+def entry(x: pl.Tensor[[ROWS, COLS], pl.FP32]):
+    return x
+)py");
+  ir::DiagnosticSink sink;
+  auto p = parse_path(main, sink);
+  // ceil_div(100, 16) * 16 = 112; N is the assignment after the def (48); M() = 15.
+  CHECK(dims(p, "entry", 0) == std::vector<int64_t>{112, 63});
+
+  // Using the def with the syntax error reports it, in lib.py, at its line.
+  const std::string bad = t.write("bad.py", R"py(import pypto.language as pl
+from lib import broken
+
+ROWS = broken()
+
+
+@pl.jit
+def entry(x: pl.Tensor[[ROWS, 64], pl.FP32]):
+    return x
+)py");
+  auto e = errors_of(bad);
+  REQUIRE(!e.empty());
+  CHECK(e[0].code == "E002");
+  CHECK(e[0].span.file->path.find("lib.py") != std::string::npos);
+  CHECK(e[0].span.line == 13);  // `return 1 +`
+}
+
+TEST_CASE("a syntax error outside an imported module's defs is reported as before", "[parser][deferred]") {
+  TempTree t;
+  t.write("lib2.py", "def f():\n    return 1\n\n\nX = = 3\n\n\ndef g():\n    return 2\n");
+  const std::string main = t.write("main.py", R"py(import pypto.language as pl
+from lib2 import f
+
+ROWS = f()
+
+
+@pl.jit
+def entry(x: pl.Tensor[[ROWS, 64], pl.FP32]):
+    return x
+)py");
+  auto e = errors_of(main);
+  REQUIRE(!e.empty());
+  CHECK(e[0].code == "E002");
+  CHECK(e[0].span.file->path.find("lib2.py") != std::string::npos);
+  CHECK(e[0].span.line == 5);
+}
+
+TEST_CASE("W013 for an assignment inside an imported module's deferred def", "[parser][deferred]") {
+  TempTree t;
+  t.write("config.py", "TP = 4\nBATCH = 32\n");
+  t.write("tweaks.py", R"py(import config
+
+
+def reads():
+    return config.TP * 2
+
+
+def tweak():
+    config.TP = 1
+
+
+def bump():
+    config.BATCH += 2
+)py");
+  const std::string main = t.write("main.py", R"py(import pypto.language as pl
+import config
+import tweaks
+
+
+@pl.jit
+def entry(x: pl.Tensor[[config.TP, 64], pl.FP32]):
+    return x
+)py");
+  ir::DiagnosticSink sink;
+  auto p = parse_path(main, sink);
+  CHECK(dims(p, "entry", 0) == std::vector<int64_t>{4, 64});
+  std::vector<ir::Diagnostic> w;
+  for (const auto& d : sink.diagnostics())
+    if (d.code == "W013") w.push_back(d);
+  REQUIRE(w.size() == 2);
+  CHECK(w[0].span.file->path.find("tweaks.py") != std::string::npos);
+  CHECK(w[0].span.line == 9);
+  CHECK(w[0].message.find("inside function 'tweak' of config.TP") != std::string::npos);
+  CHECK(w[1].span.line == 13);
+  CHECK(w[1].message.find("augmented assignment inside function 'bump' of config.BATCH") != std::string::npos);
+}
