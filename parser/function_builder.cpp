@@ -1,6 +1,10 @@
 // Function signatures (decorator fields, parameters, return annotation) and bodies.
 #include <algorithm>
 #include <fmt/format.h>
+#include <map>
+#include <mutex>
+#include <string_view>
+#include <tuple>
 
 #include "parser/builder.h"
 
@@ -547,8 +551,9 @@ std::optional<FuncDecl> FunctionBuilder::dsl_callee(const std::string& name, TSN
 // in the length of a block). Only the callee node is inspected, no dotted names are built:
 // `f(...)` is a bare-name call, `self.f(...)` a method call.
 static void collect_calls(TSNode root, const SourceFile& f, bool self_calls, std::vector<std::string>& out) {
+  static const TSSymbol call = ts_language_symbol_for_name(tree_sitter_python(), "call", 4, true);
   walk_tree(root, [&](TSNode n) {
-    if (!is(n, "call")) return Walk::Descend;
+    if (ts_node_symbol(n) != call) return Walk::Descend;
     TSNode fn = field(n, "function");
     if (!self_calls && is(fn, "identifier")) {
       out.push_back(text(fn, f));
@@ -563,10 +568,51 @@ static void collect_calls(TSNode root, const SourceFile& f, bool self_calls, std
   });
 }
 
+namespace {
+
+// The calls of a function body depend on its text alone, and `pypto check` loads a file's modules
+// once for the module check and once per entry (each load on its own thread): each load asks for
+// the same bodies. They are walked once per process and text (the cache keeps the body's text, so
+// a changed file is walked again).
+class CallsCache {
+ public:
+  std::vector<std::string> get(TSNode body, const SourceFile& f, bool self_calls) {
+    const uint32_t from = ts_node_start_byte(body), to = ts_node_end_byte(body);
+    const std::string_view text = std::string_view(f.text).substr(from, to - from);
+    const Key key{f.path, from, self_calls};
+    {
+      std::lock_guard<std::mutex> lk(mu_);
+      if (auto it = map_.find(key); it != map_.end() && it->second.text == text) return it->second.calls;
+    }
+    std::vector<std::string> out;
+    collect_calls(body, f, self_calls, out);
+    std::lock_guard<std::mutex> lk(mu_);
+    if (map_.size() > 100'000) map_.clear();  // a long-running process (the unit tests) stays bounded
+    map_.insert_or_assign(key, Value{std::string(text), out});
+    return out;
+  }
+
+ private:
+  using Key = std::tuple<std::string, uint32_t, bool>;
+  struct Value {
+    std::string text;
+    std::vector<std::string> calls;
+  };
+  std::mutex mu_;
+  std::map<Key, Value> map_;
+};
+
+CallsCache& calls_cache() {
+  static CallsCache c;
+  return c;
+}
+
+}  // namespace
+
 std::vector<std::string> FunctionBuilder::called_names(bool self_calls) const {
-  std::vector<std::string> out;
-  collect_calls(field(decl_.def, "body"), *file_, self_calls, out);
-  return out;
+  TSNode body = field(decl_.def, "body");
+  if (ts_node_is_null(body)) return {};
+  return calls_cache().get(body, *file_, self_calls);
 }
 
 }  // namespace pypto::parser
