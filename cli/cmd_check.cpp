@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <map>
 #include <set>
+#include <thread>
 #include <fmt/format.h>
 
 #include "cli/commands.h"
@@ -54,10 +55,13 @@ int cmd_check(const std::string& file, const CommonOptions& opts) {
   // Entries are independent compilations (each loads its own modules; the parse cache is shared),
   // checked in parallel: each batch holds the entries whose fate is known (run, or checked through
   // a caller) from the entries before them in `order`, exactly as one after the other decides it.
-  // Reports follow in `order`, so the output is the same as checking one after the other.
+  // Cores the batch leaves idle check entries still waiting for their caller, speculatively: the
+  // result is used if the caller turns out not to cover the entry, and dropped if it does. Reports
+  // follow in `order`, so the output is the same as checking one after the other.
   struct Run {
     std::string entry;
     enum { Pending, Through, Ran } state = Pending;
+    bool computed = false;  // checked (maybe ahead of its fate)
     Guarded result;
     std::set<std::string> functions;
     std::vector<std::string> read;
@@ -80,15 +84,34 @@ int cmd_check(const std::string& file, const CommonOptions& opts) {
     auto f = ok_functions.find(c->second);
     return f != ok_functions.end() && f->second.count(run.entry) ? Fate::Through : Fate::Run;
   };
+  const size_t cores = std::max(1u, std::thread::hardware_concurrency());
   for (;;) {
+    // Decide in order (a decision sees the ones before it): a checked entry whose fate is to run
+    // is done; one to check joins the batch.
     std::vector<Run*> batch;
+    bool progress = false;
     for (Run& run : runs) {
       if (run.state != Run::Pending) continue;
       const Fate fate = decide(run);
-      if (fate == Fate::Through) run.state = Run::Through;
-      if (fate == Fate::Run) batch.push_back(&run);
+      if (fate == Fate::Through) {
+        run.state = Run::Through;
+        progress = true;
+      } else if (fate == Fate::Run && run.computed) {
+        run.state = Run::Ran;
+        if (run.result.rc == kOk) ok_functions[run.entry] = run.functions;
+        progress = true;
+      } else if (fate == Fate::Run) {
+        batch.push_back(&run);
+      }
     }
-    if (batch.empty()) break;
+    for (Run& run : runs) {
+      if (batch.size() >= cores) break;
+      if (run.state == Run::Pending && !run.computed && decide(run) == Fate::Wait) batch.push_back(&run);
+    }
+    if (batch.empty()) {
+      if (progress) continue;
+      break;
+    }
     run_parallel(batch.size(), [&](size_t i) {
       Run& run = *batch[i];
       CommonOptions one = opts;
@@ -100,10 +123,7 @@ int cmd_check(const std::string& file, const CommonOptions& opts) {
         return int(kOk);
       });
     });
-    for (Run* run : batch) {
-      run->state = Run::Ran;
-      if (run->result.rc == kOk) ok_functions[run->entry] = run->functions;
-    }
+    for (Run* run : batch) run->computed = true;
   }
   for (Run& run : runs) {
     if (run.state == Run::Through) {

@@ -150,6 +150,55 @@ def other(x: pl.Tensor[[32, 64], pl.FP32], out: pl.Out[pl.Tensor[[4, 64], pl.FP3
         std::string::npos);
 }
 
+TEST_CASE("check: an entry that waits for its caller is checked ahead on an idle core, and reported as before",
+          "[cli][modules]") {
+  // Two entries: `host` calls `inner`, which has bare parameters. With two cores, `inner` is
+  // checked beside `host` (its E103 is found then); `host` passes and holds it, so `inner` is
+  // reported as checked through it and its own failure is dropped.
+  const char* kPair = R"(import pypto.language as pl
+
+
+@pl.jit.incore
+def scale(x: pl.Tensor[[32, 64], pl.FP32], out: pl.Out[pl.Tensor[[32, 64], pl.FP32]]):
+    t = pl.load(x, [0, 0], [32, 64])
+    pl.store(pl.mul(t, 2.0), [0, 0], out)
+    return out
+
+
+@pl.jit
+def inner(x: pl.Tensor, out: pl.Out[pl.Tensor]):
+    out = scale(x, out)
+    return out
+
+
+@pl.jit.host
+def host(x: pl.Tensor[[32, 64], pl.FP32], out: pl.Out[pl.Tensor[[32, 64], pl.FP32]]):
+    out = inner(x, out)
+    return out
+)";
+  std::string file = write_file("mods/pair.py", kPair);
+  for (int i = 0; i < 3; ++i) {
+    auto r = pypto("check '" + file + "'");
+    INFO(r.out);
+    CHECK(r.code == 0);
+    CHECK(r.out.find("host: ok (3 functions)") != std::string::npos);
+    CHECK(r.out.find("inner: ok (checked through entry 'host', which calls it)") != std::string::npos);
+    CHECK(r.out.find("E103") == std::string::npos);
+  }
+  // The caller fails (a wrong dtype in its body): the callee's own check, made ahead, is reported.
+  std::string text = kPair;
+  text.replace(text.find("out = inner(x, out)"), 19, "out = inner(x, out, 3)");
+  std::string bad = write_file("mods/pair_bad.py", text);
+  auto r = pypto("check '" + bad + "'");
+  INFO(r.out);
+  CHECK(r.code == 1);
+  CHECK(r.out.find("host: failed") != std::string::npos);
+  CHECK(r.out.find("inner: failed") != std::string::npos);
+  CHECK(r.out.find("E103") != std::string::npos);  // inner's bare parameters, from its own check
+  CHECK(r.out.find("0 of 2 entries ok") != std::string::npos);
+  CHECK(r.out.find("host: failed") < r.out.find("inner: failed"));
+}
+
 TEST_CASE("-I and -D MODULE.NAME on the command line; --depfile lists every source read", "[cli][modules]") {
   write_file("inc/lib/config.py", kConfig);
   std::string main = write_file("inc/app/model.py", kTwoEntries);
