@@ -1,6 +1,7 @@
 // CST helper implementations (see cst.h).
 #include "parser/cst.h"
 
+#include <algorithm>
 #include <fmt/format.h>
 #include <unordered_map>
 
@@ -73,6 +74,12 @@ CstTree::~CstTree() {
 const std::vector<DeferredDef>& CstTree::deferred() const {
   static const std::vector<DeferredDef> none;
   return deferred_ ? *deferred_ : none;
+}
+
+bool CstTree::holds(TSNode n) const {
+  if (n.tree == tree_) return true;
+  std::lock_guard<std::mutex> lk(def_mu_);
+  return std::find(def_trees_.begin(), def_trees_.end(), n.tree) != def_trees_.end();
 }
 
 TSNode CstTree::deferred_node(size_t i) const {

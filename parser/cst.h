@@ -50,6 +50,8 @@ class CstTree {
   // The function_definition of deferred()[i], parsed on first use (and syntax-checked: throws
   // CompileError with its syntax errors).
   TSNode deferred_node(size_t i) const;
+  // Is `n` a node of this file (of its tree or of a deferred def's)?
+  bool holds(TSNode n) const;
 
  private:
   ir::SourceFilePtr file_;

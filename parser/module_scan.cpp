@@ -510,8 +510,9 @@ std::optional<ConstValue> ModuleInfo::global(const std::string& name, TSNode at)
   if (auto it = values_.find(name); it != values_.end()) return it->second;
   if (auto it = dyn_.find(name); it != dyn_.end()) return ConstValue{it->second};
   // `at` may be a node of another file (a use through `C.name` or `from m import name`): errors
-  // about this module's definitions point at the definition instead.
-  auto at_here = [&](TSNode def) { return ts_node_is_null(at) || at.tree != def.tree ? def : at; };
+  // about this module's definitions point at the definition instead. (A deferred def of this file
+  // is a tree of its own: CstTree::holds.)
+  auto at_here = [&](TSNode def) { return ts_node_is_null(at) || !tree_->holds(at) ? def : at; };
   auto evaluate = [&](TSNode def) -> std::optional<ConstValue> {
     if (evaluating_.count(name))
       throw ir::CompileError("E202", span_of(at_here(def), file_),

@@ -256,3 +256,26 @@ def entry(x: pl.Tensor[[config.TP, 64], pl.FP32]):
   CHECK(w[1].span.line == 13);
   CHECK(w[1].message.find("augmented assignment inside function 'bump' of config.BATCH") != std::string::npos);
 }
+
+TEST_CASE("an error met inside a deferred def points where a whole parse points", "[parser][deferred]") {
+  // X is not a constant; the deferred f reads it: the error is at the use inside f (line 7 of
+  // lib.py), as when lib.py is parsed whole, not at X's definition.
+  TempTree t;
+  t.write("lib.py", "import os\n\nX = int(os.environ[\"X\"])\n\n\ndef f():\n    return X + 1\n");
+  const std::string main = t.write("main.py", R"py(import pypto.language as pl
+from lib import f
+
+ROWS = f()
+
+
+@pl.jit
+def entry(x: pl.Tensor[[ROWS, 64], pl.FP32]):
+    return x
+)py");
+  auto e = errors_of(main);
+  REQUIRE(!e.empty());
+  CHECK(e[0].code == "E202");
+  CHECK(e[0].span.file->path.find("lib.py") != std::string::npos);
+  CHECK(e[0].span.line == 7);
+  CHECK(e[0].span.col == 12);
+}
