@@ -47,7 +47,9 @@ namespace {
 // strings and continuations; decorator lines belong to the definition under them) and, when
 // asked, returns the plain `def`s among them that a parse may leave out (DeferredDef): no
 // decorator on them or on anything inside them (no line that starts with `@`), so neither a
-// factory (a def with DSL definitions inside) nor a DSL function is ever deferred. A text that ends inside a bracket or
+// factory (a def with DSL definitions inside) nor a DSL function is ever deferred, and no
+// indented comment line between their last line of code and the next statement (tree-sitter may
+// count it in the def: where the def ends decides the next function's leading comments). A text that ends inside a bracket or
 // has an unterminated string defers nothing: its whole parse reports the error.
 constexpr uint64_t kMaxStatementTokens = 50'000;
 
@@ -74,8 +76,22 @@ std::vector<DeferredDef> scan_text(const ir::SourceFilePtr& f, bool want_defs) {
   size_t top_start = 0, code_end = 0;
   bool top_open = false, top_decorators = false, top_at = false;
   std::string top_def;  // the def's name ("" when the statement is not a plain def)
-  auto finish_top = [&] {
-    if (top_open && !top_def.empty() && !top_at && code_end > top_start)
+  // An indented comment line in [from, to) (after a def's last line of code, tree-sitter may make
+  // it part of the def, which changes where the def ends and whose comment it is).
+  auto indented_comment = [&](size_t from, size_t to) {
+    for (size_t p = from; p < to;) {
+      size_t q = p;
+      while (q < to && (s[q] == ' ' || s[q] == '\t' || s[q] == '\f')) ++q;
+      if (q < to && q > p && s[q] == '#') return true;
+      p = s.find('\n', q);
+      if (p == std::string::npos) break;
+      ++p;
+    }
+    return false;
+  };
+  // Ends the statement being read; `next` is where the next one starts (or the end of the text).
+  auto finish_top = [&](size_t next) {
+    if (top_open && !top_def.empty() && !top_at && code_end > top_start && !indented_comment(code_end, next))
       defs.push_back(DeferredDef{top_def, uint32_t(top_start), uint32_t(code_end), row_of(top_start),
                                  row_of(code_end - 1)});
     top_open = false;
@@ -106,7 +122,7 @@ std::vector<DeferredDef> scan_text(const ir::SourceFilePtr& f, bool want_defs) {
         if (top_open && top_decorators && c != '@') {
           top_decorators = false;  // the definition under the decorators: the same statement
         } else if (!(top_open && top_decorators)) {
-          finish_top();
+          finish_top(i);
           top_open = true;
           top_start = i;
           top_decorators = c == '@';
@@ -175,7 +191,7 @@ std::vector<DeferredDef> scan_text(const ir::SourceFilePtr& f, bool want_defs) {
                    : "split the statement into several with intermediate names");
   }
   if (line_code) code_end = s.size();
-  finish_top();
+  finish_top(s.size());
   if (malformed || depth != 0) defs.clear();
   return defs;
 }

@@ -279,3 +279,46 @@ def entry(x: pl.Tensor[[ROWS, 64], pl.FP32]):
   CHECK(e[0].span.line == 7);
   CHECK(e[0].span.col == 12);
 }
+
+TEST_CASE("a def followed by an indented comment is not deferred: the next function's comments stay its own",
+          "[parser][deferred]") {
+  // tree-sitter counts `    # trailing` in helper's body, so it is not scale's leading comment.
+  const char* kKern = R"py(import pypto.language as pl
+
+
+def helper():
+    return 1
+    # trailing indented comment
+
+
+def other():
+    return 2
+
+
+# leading comment of scale
+@pl.jit.incore
+def scale(x: pl.Tensor[[32, 64], pl.FP32], out: pl.Out[pl.Tensor[[32, 64], pl.FP32]]):
+    t = pl.load(x, [0, 0], [32, 64])
+    pl.store(pl.mul(t, 2.0), [0, 0], out)
+    return out
+)py";
+  parser::CstTree lazy(ptest::src(kKern, "/nonexistent/deferred_comment.py"), false);
+  REQUIRE(lazy.deferred().size() == 1);
+  CHECK(lazy.deferred()[0].name == "other");
+
+  TempTree t;
+  t.write("kern.py", kKern);
+  const std::string main = t.write("main.py", R"py(import pypto.language as pl
+from kern import scale
+
+
+@pl.jit
+def entry(x: pl.Tensor[[32, 64], pl.FP32], out: pl.Out[pl.Tensor[[32, 64], pl.FP32]]):
+    out = scale(x, out)
+    return out
+)py");
+  ir::DiagnosticSink sink;
+  auto p = parse_path(main, sink);
+  REQUIRE(p->find("scale"));
+  CHECK(p->find("scale")->leading_comments == std::vector<std::string>{"leading comment of scale"});
+}
