@@ -233,6 +233,11 @@ def tweak():
 
 def bump():
     config.BATCH += 2
+
+
+def swap(a):
+    config.TP, a = a, config.TP
+    return a
 )py");
   const std::string main = t.write("main.py", R"py(import pypto.language as pl
 import config
@@ -249,12 +254,14 @@ def entry(x: pl.Tensor[[config.TP, 64], pl.FP32]):
   std::vector<ir::Diagnostic> w;
   for (const auto& d : sink.diagnostics())
     if (d.code == "W013") w.push_back(d);
-  REQUIRE(w.size() == 2);
+  REQUIRE(w.size() == 3);
   CHECK(w[0].span.file->path.find("tweaks.py") != std::string::npos);
   CHECK(w[0].span.line == 9);
   CHECK(w[0].message.find("inside function 'tweak' of config.TP") != std::string::npos);
   CHECK(w[1].span.line == 13);
   CHECK(w[1].message.find("augmented assignment inside function 'bump' of config.BATCH") != std::string::npos);
+  CHECK(w[2].span.line == 17);
+  CHECK(w[2].message.find("unpacking assignment inside function 'swap' of config.TP") != std::string::npos);
 }
 
 TEST_CASE("an error met inside a deferred def points where a whole parse points", "[parser][deferred]") {
