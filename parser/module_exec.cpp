@@ -235,25 +235,13 @@ void ModuleInfo::warn_unfollowed_assignments(TSNode root) {
     const std::string pat = name + ".";
     for (size_t p = s.find(pat); p != std::string::npos; p = s.find(pat, p + 1)) {
       if (p > 0 && (ident(s[p - 1]) || s[p - 1] == '.')) continue;
-      // In a deferred def, only an `M.attr` that may be an assignment's target is worth its parse:
-      // followed by an assignment operator, or by `,` `)` `]` with an `=` later on its line (an
-      // unpacking target; one whose `=` is on a later line is not looked for there).
+      // In a deferred def, an `M.attr` followed by `.`, `(` or `[` is read, not assigned (W013 is
+      // about `M.attr` itself as a target): only other uses are worth the def's parse.
       TSNode in = tree_at(p, [&] {
         size_t q = p + pat.size();
-        while (q < s.size() && ident(s[q])) ++q;
+        while (q < s.size() && (ident(s[q]) || static_cast<unsigned char>(s[q]) >= 0x80)) ++q;
         while (q < s.size() && (s[q] == ' ' || s[q] == '\t')) ++q;
-        if (q >= s.size()) return false;
-        if (s[q] == '=') return q + 1 >= s.size() || s[q + 1] != '=';
-        if (s[q] == ':') return true;  // an annotated assignment
-        if (s[q] == ',' || s[q] == ')' || s[q] == ']') {
-          const size_t eol = std::min(s.find('\n', q), s.size());
-          for (size_t r = q + 1; r < eol; ++r)
-            if (s[r] == '=' && !std::strchr("=!<>", s[r - 1]) && (r + 1 >= eol || s[r + 1] != '=')) return true;
-          return false;
-        }
-        size_t r = q;
-        while (r < s.size() && std::strchr("+-*/%&|^<>", s[r]) && r < q + 3) ++r;
-        return r > q && r < s.size() && s[r] == '=';
+        return q >= s.size() || !std::strchr(".([", s[q]);
       });
       if (ts_node_is_null(in)) continue;
       TSNode id = ts_node_named_descendant_for_byte_range(in, uint32_t(p), uint32_t(p + name.size()));

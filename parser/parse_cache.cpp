@@ -59,8 +59,25 @@ TSRange range_of(const ir::SourceFile& f, uint32_t from, uint32_t to) {
   return TSRange{point_at(f, from), point_at(f, to), from, to};
 }
 
+// Is the parse of `f` without `defs` the whole parse less those defs? It is when it has no error,
+// every top-level statement starts in column 0 (tree-sitter-python accepts an indented line at
+// the top level: a def the pre-pass cut short would leave its rest there) and none spans a def
+// (clauses joined over it). Otherwise the whole text is parsed.
+bool rest_is_sound(TSTree* tree, const std::vector<DeferredDef>& defs) {
+  TSNode root = ts_tree_root_node(tree);
+  if (ts_node_has_error(root)) return false;
+  size_t d = 0;
+  for (TSNode top : children(root)) {
+    if (ts_node_start_point(top).column != 0) return false;
+    const uint32_t from = ts_node_start_byte(top), to = ts_node_end_byte(top);
+    while (d < defs.size() && defs[d].start_byte < from) ++d;
+    if (d < defs.size() && defs[d].start_byte < to) return false;
+  }
+  return true;
+}
+
 // The text of `f` without its deferred defs: a tree of the rest, or (defs emptied) of the whole
-// text when the rest does not parse cleanly or nothing is deferred.
+// text when the rest does not parse soundly or nothing is deferred.
 TSTree* parse_module(const ir::SourceFilePtr& f, const size_t* cancel, std::vector<DeferredDef>& defs) {
   if (!defs.empty()) {
     std::vector<TSRange> ranges;
@@ -73,7 +90,7 @@ TSTree* parse_module(const ir::SourceFilePtr& f, const size_t* cancel, std::vect
     if (from < size || ranges.empty()) ranges.push_back(range_of(*f, from, size));
     TSTree* tree = parse_text(*f, cancel, ranges);
     if (!tree) return nullptr;  // cancelled
-    if (!ts_node_has_error(ts_tree_root_node(tree))) return tree;
+    if (rest_is_sound(tree, defs)) return tree;
     ts_tree_delete(tree);
     defs.clear();
   }

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstring>
 #include <fmt/format.h>
 #include <string>
 
@@ -54,8 +55,19 @@ std::vector<DeferredDef> prescan(const ir::SourceFilePtr& f, bool want_defs) {
     return false;
   };
   // Ends the statement being read; `next` is where the next one starts (or the end of the text).
+  // Does the statement at `next` continue a compound statement (`else:` after an `if` body)? A def
+  // between the clauses is a syntax error a parse without the def would not see.
+  auto clause = [&](size_t next) {
+    for (const char* k : {"else", "elif", "except", "finally"}) {
+      const size_t n = std::strlen(k);
+      if (s.compare(next, n, k) == 0 && (next + n >= s.size() || !ident(static_cast<unsigned char>(s[next + n]))))
+        return true;
+    }
+    return false;
+  };
   auto finish_top = [&](size_t next) {
-    if (top_open && !top_def.empty() && !top_at && code_end > top_start && !indented_comment(code_end, next))
+    if (top_open && !top_def.empty() && !top_at && code_end > top_start && !indented_comment(code_end, next) &&
+        !clause(next))
       defs.push_back(DeferredDef{top_def, uint32_t(top_start), uint32_t(code_end), row_of(top_start),
                                  row_of(code_end - 1)});
     top_open = false;
@@ -103,7 +115,8 @@ std::vector<DeferredDef> prescan(const ir::SourceFilePtr& f, bool want_defs) {
       while (i < s.size() && s[i] != '\n') ++i;
     } else if (c == '\\') {
       line_code = true;
-      i += 2;  // a line continuation (or a stray backslash): the statement goes on
+      // A line continuation (or a stray backslash): the statement goes on.
+      i += s.compare(i + 1, 2, "\r\n") == 0 ? 3 : 2;
     } else if (c == '\n') {
       if (depth == 0) tokens = 0, stmt = i + 1;
       if (line_code) code_end = i + 1;
@@ -156,7 +169,14 @@ std::vector<DeferredDef> prescan(const ir::SourceFilePtr& f, bool want_defs) {
   }
   if (line_code) code_end = s.size();
   finish_top(s.size());
-  if (malformed || depth != 0) defs.clear();
+  // Line ends other than \n and \r\n (a lone \r, a form feed resetting the indentation) are left
+  // to tree-sitter: nothing is deferred.
+  const bool odd_lines = s.find('\f') != std::string::npos || [&] {
+    for (size_t r = s.find('\r'); r != std::string::npos; r = s.find('\r', r + 1))
+      if (r + 1 >= s.size() || s[r + 1] != '\n') return true;
+    return false;
+  }();
+  if (malformed || depth != 0 || odd_lines) defs.clear();
   return defs;
 }
 

@@ -13,6 +13,7 @@
 #include "parser/cst.h"
 #include "parser/frontend.h"
 #include "parser/parse_cache.h"
+#include "parser/syntax_check.h"
 
 using namespace pypto;
 using ptest::TempTree;
@@ -328,4 +329,55 @@ def entry(x: pl.Tensor[[32, 64], pl.FP32], out: pl.Out[pl.Tensor[[32, 64], pl.FP
   auto p = parse_path(main, sink);
   REQUIRE(p->find("scale"));
   CHECK(p->find("scale")->leading_comments == std::vector<std::string>{"leading comment of scale"});
+}
+
+TEST_CASE("the pre-pass defers nothing it could misjudge: odd line ends, a def between clauses",
+          "[parser][deferred]") {
+  auto names = [](const std::string& text) {
+    parser::CstTree t(ptest::src(text, "/nonexistent/deferred_odd.py"), false);
+    std::vector<std::string> out;
+    for (const auto& d : t.deferred()) out.push_back(d.name);
+    return out;
+  };
+  // A form feed resets the indentation and a lone \r ends a line for Python: left to tree-sitter.
+  CHECK(names("def f():\n    return 1\n\fX = 7\n").empty());
+  CHECK(names("def f():\n    return 1\rX = 7\r").empty());
+  // A backslash before \r\n continues the line: the def goes on to `return n`.
+  const std::string crlf = "X = 4\r\n\r\n\r\ndef helper(n):\r\n    y = \\\r\nX\r\n    return n\r\n";
+  {
+    parser::CstTree t(ptest::src(crlf, "/nonexistent/deferred_crlf.py"), false);
+    REQUIRE(t.deferred().size() == 1);
+    CHECK(t.deferred()[0].end_byte == crlf.size());
+    CHECK(parser::children(t.root()).size() == 1);  // X = 4
+  }
+  // A def between an `if` body and its `else` is a syntax error a parse without the def would
+  // miss: f is not deferred (g, after the `else` body, is), and the syntax check sees the error.
+  const std::string clause = "if A:\n    x = 1\ndef f():\n    return 1\nelse:\n    x = 2\n\n\ndef g():\n    return 2\n";
+  CHECK(names(clause) == std::vector<std::string>{"g"});
+  parser::CstTree t(ptest::src(clause, "/nonexistent/deferred_clause.py"), false);
+  auto errs = parser::syntax_errors(t);
+  REQUIRE(!errs.empty());
+  CHECK(errs[0].span.line == 6);  // `    x = 2`, as in a whole parse
+}
+
+TEST_CASE("W013 inside a deferred def: @=, a continued line, a bracketed unpacking target", "[parser][deferred]") {
+  TempTree t;
+  t.write("config.py", "TP = 4\nBATCH = 32\n");
+  t.write("tweaks.py", "import config\n\n\ndef more(n):\n    config.TP @= n\n    config.BATCH \\\n        = n\n"
+                       "    (config.TP,\n     n) = 1, 2\n    return n\n");
+  const std::string main = t.write("main.py", R"py(import pypto.language as pl
+import config
+import tweaks
+
+
+@pl.jit
+def entry(x: pl.Tensor[[config.TP, 64], pl.FP32]):
+    return x
+)py");
+  ir::DiagnosticSink sink;
+  parse_path(main, sink);
+  std::vector<std::pair<uint32_t, uint32_t>> at;
+  for (const auto& d : sink.diagnostics())
+    if (d.code == "W013") at.emplace_back(d.span.line, d.span.col);
+  CHECK(at == std::vector<std::pair<uint32_t, uint32_t>>{{5, 5}, {6, 5}, {8, 6}});
 }
