@@ -9,11 +9,11 @@
 // (syntax_check.cpp), so that a clean file costs its importer no walk at all. Results are the
 // same trees whichever thread made them: output never depends on the pool.
 //
-// An imported module's tree leaves out its plain top-level defs (found by the lexical pre-pass
-// below; tree-sitter skips them as excluded ranges), and a deferred def is parsed on its own, once,
-// when the front end first needs it. Model libraries import whole modules of golden references
-// and host-side helpers that compile-time evaluation never runs: in pypto-lib that is about a
-// third of the bytes an import graph holds.
+// An imported module's tree leaves out its plain top-level defs (found by the lexical pre-pass,
+// prescan.h; tree-sitter skips them as excluded ranges), and a deferred def is parsed on its own,
+// once, when the front end first needs it. Model libraries import whole modules of golden
+// references and host-side helpers that compile-time evaluation never runs: in pypto-lib that is
+// about a third of the bytes a check parses.
 #include "parser/parse_cache.h"
 
 #include <algorithm>

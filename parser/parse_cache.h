@@ -27,7 +27,7 @@ struct ParsedTree {
 
 // A tree of `file`: the cached parse of the same path and text, the background parse of it (waited
 // for, or taken over when it has not started), or a parse made now. Throws CompileError E004 for a
-// text beyond the parser's limits (see parse_cache.cpp).
+// text beyond the parser's limits (see prescan.h).
 //
 // `whole` = false (an imported module) allows the tree to leave out the module's plain top-level
 // functions (DeferredDef): tree-sitter costs about a thousand instructions per byte, and most of
