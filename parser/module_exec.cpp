@@ -10,7 +10,6 @@
 
 #include "parser/module_scan.h"
 #include "parser/module_set.h"
-#include "parser/parse_cache.h"
 
 namespace pypto::parser {
 
@@ -113,10 +112,11 @@ void ModuleInfo::record_assignment(TSNode top, uint64_t seq) {
 
 void ModuleInfo::execute(TSNode root) {
   // The deferred defs (not in the tree) are statements too, in their places.
+  const std::vector<DeferredDef>& later = tree_->deferred();
   size_t next_deferred = 0;
   auto take_deferred = [&](uint32_t before) {
-    for (; next_deferred < deferred_starts_.size() && deferred_starts_[next_deferred] < before; ++next_deferred)
-      stmt_seq_.emplace_back(deferred_starts_[next_deferred], set_.next_seq());
+    for (; next_deferred < later.size() && later[next_deferred].start_byte < before; ++next_deferred)
+      stmt_seq_.emplace_back(later[next_deferred].start_byte, set_.next_seq());
   };
   for (TSNode top : children(root)) {
     take_deferred(ts_node_start_byte(top));
@@ -141,7 +141,8 @@ std::optional<uint64_t> ModuleInfo::own_seq(const std::string& name) const {
   if (auto it = imports_.find(name); it != imports_.end()) return seq_of(it->second.node);
   if (auto it = functions_.find(name); it != functions_.end()) {
     const ConstFunction& fn = *it->second;  // a deferred def: its start byte, without parsing it
-    return ts_node_is_null(fn.def) && fn.deferred ? seq_at(deferred_.at(name).first) : seq_of(fn.def);
+    return ts_node_is_null(fn.def) && fn.deferred ? seq_at(tree_->deferred()[deferred_.at(name)].start_byte)
+                                                  : seq_of(fn.def);
   }
   if (auto it = classes_.find(name); it != classes_.end()) return seq_of(it->second->node);
   if (auto it = cond_defs_.find(name); it != cond_defs_.end()) return seq_of(it->second);
@@ -220,10 +221,11 @@ void ModuleInfo::warn_unfollowed_assignments(TSNode root) {
   // The tree holding byte `p`: the module's, or a deferred def's (parsed for this when `parse`
   // says the text there may be what is looked for; null: not looked at).
   auto tree_at = [&](size_t p, auto&& parse) -> TSNode {
-    auto it = std::upper_bound(deferred_starts_.begin(), deferred_starts_.end(), uint32_t(p));
-    if (it == deferred_starts_.begin()) return root;
-    const size_t i = size_t(it - deferred_starts_.begin()) - 1;
-    if (p >= tree_->deferred()[i].end_byte) return root;
+    const std::vector<DeferredDef>& later = tree_->deferred();
+    auto it = std::upper_bound(later.begin(), later.end(), uint32_t(p),
+                               [](uint32_t b, const DeferredDef& d) { return b < d.start_byte; });
+    if (it == later.begin() || p >= std::prev(it)->end_byte) return root;
+    const size_t i = size_t(it - later.begin()) - 1;
     if (!parse()) return TSNode{};
     try {
       return tree_->deferred_node(i);
@@ -287,14 +289,10 @@ void ModuleInfo::warn_unfollowed_assignments(TSNode root) {
   }
 }
 
-}  // namespace pypto::parser
-
-namespace pypto::parser {
-
 std::string ModuleInfo::function_text(const ConstFunction& fn) const {
   if (ts_node_is_null(fn.def) && fn.deferred) {
-    const auto [from, to] = deferred_.at(fn.name);
-    return file_->text.substr(from, to - from);
+    const DeferredDef& d = tree_->deferred()[deferred_.at(fn.name)];
+    return file_->text.substr(d.start_byte, d.end_byte - d.start_byte);
   }
   return text(fn.def, *file_);
 }

@@ -95,8 +95,7 @@ ModuleInfo::ModuleInfo(ModuleSet& set, const CstTree& tree, std::string module_n
       fn->name = d.name;
       fn->env = this;
       fn->deferred = [&tree, i = next_deferred] { return tree.deferred_node(i); };
-      deferred_[d.name] = {d.start_byte, d.end_byte};
-      deferred_starts_.push_back(d.start_byte);
+      deferred_[d.name] = next_deferred;
       functions_[d.name] = std::move(fn);
       prev_row = d.last_row;
     }
@@ -169,7 +168,6 @@ ModuleInfo::ModuleInfo(ModuleSet& set, const CstTree& tree, std::string module_n
       fn->name = text(field(top, "name"), f);
       fn->env = this;
       fn->def = top;
-      deferred_.erase(fn->name);
       functions_[fn->name] = std::move(fn);
     } else if (is(top, "decorated_definition")) {
       TSNode def = field(top, "definition");
@@ -209,7 +207,6 @@ ModuleInfo::ModuleInfo(ModuleSet& set, const CstTree& tree, std::string module_n
         fn->name = text(field(def, "name"), f);
         fn->env = this;
         fn->def = def;
-        deferred_.erase(fn->name);
         functions_[fn->name] = std::move(fn);
       }
     }

@@ -194,8 +194,8 @@ class ModuleInfo : public ConstEnv {
   std::map<std::string, ConstValue> import_values_;  // resolved imports (global)
   std::map<std::string, std::unique_ptr<ConstClass>> classes_;
   std::map<std::string, std::unique_ptr<ConstFunction>> functions_;
-  std::map<std::string, std::pair<uint32_t, uint32_t>> deferred_;  // deferred defs: name → byte range
-  std::vector<uint32_t> deferred_starts_;                          // their start bytes, in order
+  // The deferred def (index into tree_->deferred()) a name's deferred function was made from.
+  std::map<std::string, size_t> deferred_;
   std::vector<EntryDecl> entries_;
   std::map<std::string, TSNode> factories_;
   std::map<std::string, FuncDecl> top_functions_;

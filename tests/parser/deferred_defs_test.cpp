@@ -24,20 +24,13 @@ ir::ProgramPtr parse_path(const std::string& path, ir::DiagnosticSink& sink) {
   return parser::parse_file(path, {}, sink);
 }
 
-std::vector<ir::Diagnostic> errors_of(const std::string& path) {
-  ir::DiagnosticSink sink;
-  try {
-    parser::parse_file(path, {}, sink);
-  } catch (const ir::CompileError& e) {
-    return e.diagnostics();
-  }
-  return {};
-}
+using ptest::dims;
+using ptest::file_errors;
 
-std::vector<int64_t> dims(const ir::ProgramPtr& p, const std::string& fn, size_t param) {
-  std::vector<int64_t> out;
-  for (const auto& d : ir::as_tensor(p->find(fn)->params[param]->type)->shape) out.push_back(ir::as<ir::ConstInt>(d)->value);
-  return out;
+// A main module: `head` (imports, constants), then a jit entry taking one FP32 tensor of `shape`.
+std::string entry_main(const std::string& head, const std::string& shape) {
+  return "import pypto.language as pl\n" + head + "\n\n\n@pl.jit\ndef entry(x: pl.Tensor[[" + shape +
+         "], pl.FP32]):\n    return x\n";
 }
 
 // Every (named, non-comment) top-level node's start byte and kind.
@@ -164,34 +157,18 @@ def M():
 TEST_CASE("an imported module's helpers: values, redefinitions, and syntax errors where used", "[parser][deferred]") {
   TempTree t;
   t.write("lib.py", kLib);
-  const std::string main = t.write("main.py", R"py(import pypto.language as pl
-from lib import ceil_div, golden, broken, N, M
-
-ROWS = ceil_div(100, 16) * 16
-COLS = N + M()
-
-
-@pl.jit
-def entry(x: pl.Tensor[[ROWS, COLS], pl.FP32]):
-    return x
-)py");
+  const std::string main = t.write(
+      "main.py",
+      entry_main("from lib import ceil_div, golden, broken, N, M\n\nROWS = ceil_div(100, 16) * 16\nCOLS = N + M()",
+                 "ROWS, COLS"));
   ir::DiagnosticSink sink;
   auto p = parse_path(main, sink);
   // ceil_div(100, 16) * 16 = 112; N is the assignment after the def (48); M() = 15.
   CHECK(dims(p, "entry", 0) == std::vector<int64_t>{112, 63});
 
   // Using the def with the syntax error reports it, in lib.py, at its line.
-  const std::string bad = t.write("bad.py", R"py(import pypto.language as pl
-from lib import broken
-
-ROWS = broken()
-
-
-@pl.jit
-def entry(x: pl.Tensor[[ROWS, 64], pl.FP32]):
-    return x
-)py");
-  auto e = errors_of(bad);
+  const std::string bad = t.write("bad.py", entry_main("from lib import broken\n\nROWS = broken()", "ROWS, 64"));
+  auto e = file_errors(bad);
   REQUIRE(!e.empty());
   CHECK(e[0].code == "E002");
   CHECK(e[0].span.file->path.find("lib.py") != std::string::npos);
@@ -201,17 +178,8 @@ def entry(x: pl.Tensor[[ROWS, 64], pl.FP32]):
 TEST_CASE("a syntax error outside an imported module's defs is reported as before", "[parser][deferred]") {
   TempTree t;
   t.write("lib2.py", "def f():\n    return 1\n\n\nX = = 3\n\n\ndef g():\n    return 2\n");
-  const std::string main = t.write("main.py", R"py(import pypto.language as pl
-from lib2 import f
-
-ROWS = f()
-
-
-@pl.jit
-def entry(x: pl.Tensor[[ROWS, 64], pl.FP32]):
-    return x
-)py");
-  auto e = errors_of(main);
+  const std::string main = t.write("main.py", entry_main("from lib2 import f\n\nROWS = f()", "ROWS, 64"));
+  auto e = file_errors(main);
   REQUIRE(!e.empty());
   CHECK(e[0].code == "E002");
   CHECK(e[0].span.file->path.find("lib2.py") != std::string::npos);
@@ -240,15 +208,7 @@ def swap(a):
     config.TP, a = a, config.TP
     return a
 )py");
-  const std::string main = t.write("main.py", R"py(import pypto.language as pl
-import config
-import tweaks
-
-
-@pl.jit
-def entry(x: pl.Tensor[[config.TP, 64], pl.FP32]):
-    return x
-)py");
+  const std::string main = t.write("main.py", entry_main("import config\nimport tweaks", "config.TP, 64"));
   ir::DiagnosticSink sink;
   auto p = parse_path(main, sink);
   CHECK(dims(p, "entry", 0) == std::vector<int64_t>{4, 64});
@@ -270,17 +230,8 @@ TEST_CASE("an error met inside a deferred def points where a whole parse points"
   // lib.py), as when lib.py is parsed whole, not at X's definition.
   TempTree t;
   t.write("lib.py", "import os\n\nX = int(os.environ[\"X\"])\n\n\ndef f():\n    return X + 1\n");
-  const std::string main = t.write("main.py", R"py(import pypto.language as pl
-from lib import f
-
-ROWS = f()
-
-
-@pl.jit
-def entry(x: pl.Tensor[[ROWS, 64], pl.FP32]):
-    return x
-)py");
-  auto e = errors_of(main);
+  const std::string main = t.write("main.py", entry_main("from lib import f\n\nROWS = f()", "ROWS, 64"));
+  auto e = file_errors(main);
   REQUIRE(!e.empty());
   CHECK(e[0].code == "E202");
   CHECK(e[0].span.file->path.find("lib.py") != std::string::npos);
@@ -365,15 +316,7 @@ TEST_CASE("W013 inside a deferred def: @=, a continued line, a bracketed unpacki
   t.write("config.py", "TP = 4\nBATCH = 32\n");
   t.write("tweaks.py", "import config\n\n\ndef more(n):\n    config.TP @= n\n    config.BATCH \\\n        = n\n"
                        "    (config.TP,\n     n) = 1, 2\n    return n\n");
-  const std::string main = t.write("main.py", R"py(import pypto.language as pl
-import config
-import tweaks
-
-
-@pl.jit
-def entry(x: pl.Tensor[[config.TP, 64], pl.FP32]):
-    return x
-)py");
+  const std::string main = t.write("main.py", entry_main("import config\nimport tweaks", "config.TP, 64"));
   ir::DiagnosticSink sink;
   parse_path(main, sink);
   std::vector<std::pair<uint32_t, uint32_t>> at;

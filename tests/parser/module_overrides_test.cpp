@@ -24,12 +24,7 @@ ir::ProgramPtr parse(const std::string& path, parser::FrontendOptions o = {}, ir
   return p;
 }
 
-std::vector<int64_t> dims(const ir::ProgramPtr& p, const std::string& fn, size_t param) {
-  std::vector<int64_t> out;
-  for (const auto& d : ir::as_tensor(p->find(fn)->params[param]->type)->shape)
-    out.push_back(ir::as<ir::ConstInt>(d)->value);
-  return out;
-}
+using ptest::dims;
 
 const char* kConfig = R"(TP = 4
 BATCH = 32

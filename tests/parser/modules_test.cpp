@@ -26,20 +26,10 @@ ir::ProgramPtr parse(const std::string& path, parser::FrontendOptions o = {}, st
 }
 
 std::vector<ir::Diagnostic> errors(const std::string& path, parser::FrontendOptions o = {}) {
-  ir::DiagnosticSink sink;
-  try {
-    parser::parse_file(path, o, sink);
-  } catch (const ir::CompileError& e) {
-    return e.diagnostics();
-  }
-  return {};
+  return ptest::file_errors(path, o);
 }
 
-std::vector<int64_t> dims(const ir::ProgramPtr& p, const std::string& fn, size_t param) {
-  std::vector<int64_t> out;
-  for (const auto& d : ir::as_tensor(p->find(fn)->params[param]->type)->shape) out.push_back(ir::as<ir::ConstInt>(d)->value);
-  return out;
-}
+using ptest::dims;
 
 const char* kConfig = R"(from dataclasses import dataclass, replace
 

@@ -54,6 +54,26 @@ inline std::vector<pypto::ir::Diagnostic> errors(const std::string& text, pypto:
   return {};
 }
 
+// The diagnostics of a failing parse of the file at `path` (empty when it succeeds).
+inline std::vector<pypto::ir::Diagnostic> file_errors(const std::string& path,
+                                                      pypto::parser::FrontendOptions opts = {}) {
+  pypto::ir::DiagnosticSink sink;
+  try {
+    pypto::parser::parse_file(path, opts, sink);
+  } catch (const pypto::ir::CompileError& e) {
+    return e.diagnostics();
+  }
+  return {};
+}
+
+// The constant shape of parameter `param` of function `fn` (a tensor).
+inline std::vector<int64_t> dims(const pypto::ir::ProgramPtr& p, const std::string& fn, size_t param) {
+  std::vector<int64_t> out;
+  for (const auto& d : pypto::ir::as_tensor(p->find(fn)->params[param]->type)->shape)
+    out.push_back(pypto::ir::as<pypto::ir::ConstInt>(d)->value);
+  return out;
+}
+
 // Wraps statements into an InCore function body of a one-function program (8-space indent).
 inline std::string kernel(const std::string& body, const std::string& params =
                               "x: pl.Tensor[[64, 64], pl.FP32], n: pl.Scalar[pl.INDEX], out: pl.Out[pl.Tensor[[64, 64], pl.FP32]]") {
