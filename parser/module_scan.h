@@ -162,6 +162,25 @@ class ModuleInfo : public ConstEnv {
   // The time of this module's own definition of `name` (0: no statement), nullopt: none.
   std::optional<uint64_t> own_seq(const std::string& name) const;
   void record_assignment(TSNode stmt, uint64_t seq);
+  // A global bound by more than one top-level statement (`X = 16` ... `X = X * 2`, or an
+  // assignment and a def of one name): its bindings in source order (module_rebind.cpp). A lookup
+  // sees the binding made last before its time, as Python does; a name bound once is not here.
+  struct Binding {
+    // Any: a binding the maps below resolve only as a whole (a DSL def, a def in a module-level
+    // `if`, a pl.dynamic symbol): the lookup falls back to them.
+    enum Kind { Any, Assign, Function, Class, Import } kind = Any;
+    TSNode value{};           // Assign: the right side; Function / Class: the definition (null: deferred)
+    size_t index = SIZE_MAX;  // Assign: the element of a tuple unpacking; Function: a deferred def's index
+    uint32_t start = 0;       // the top-level statement's start byte (its time: seq_at)
+    std::optional<ConstValue> cached;
+    std::unique_ptr<ConstFunction> fn;  // an earlier def's value, made when first looked up
+  };
+  std::map<std::string, std::vector<Binding>> rebound_;
+  void bind(const std::string& name, Binding::Kind kind, TSNode value, size_t index, uint32_t start);
+  void keep_rebound();  // after the scan: drops the names bound once
+  // For a rebound name: the value of the binding visible now when the maps do not hold it, else
+  // nullopt with `only` set to the kind of map that does (Any: no restriction).
+  std::optional<ConstValue> rebound_lookup(const std::string& name, TSNode at, Binding::Kind& only);
   void warn_unfollowed_assignments(TSNode root);
   // The DSL function `name` of the branch a module-level `if` selects (nullopt: that branch does
   // not define it).
