@@ -345,7 +345,11 @@ std::optional<ConstValue> ConstEvaluator::invoke(const ConstFunction& fn, const 
     for (const auto& [k, kv] : args.kw)
       if (k == name) v = kv;
     if (!v && !ts_node_is_null(dflt)) {
-      ConstEvaluator dev(file, [env](const std::string& nm, TSNode a) { return env->global(nm, a); }, env);
+      // A module-level def's defaults are what its module held when the def ran (a nested def's:
+      // now, the call of the function that defines it).
+      const TSNode def = fn.closure ? TSNode{} : fn.node();
+      ConstEvaluator dev(file, [env, def](const std::string& nm, TSNode a) { return env->global_as_of(nm, a, def); },
+                         env);
       v = dev.try_eval(dflt);
       if (!v) return std::nullopt;
     }

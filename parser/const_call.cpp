@@ -466,7 +466,10 @@ std::optional<ConstValue> ConstEvaluator::construct(const ConstClass& cls, const
       fail(at, fmt::format("{}() got an unexpected keyword argument '{}'", cls.name, k));
   }
   ConstEvaluator defaults(cls.env->env_file(),
-                          [env = cls.env](const std::string& nm, TSNode a) { return env->global(nm, a); }, cls.env);
+                          [env = cls.env, def = cls.node](const std::string& nm, TSNode a) {
+                            return env->global_as_of(nm, a, def);
+                          },
+                          cls.env);
   for (size_t i = 0; i < cls.fields.size(); ++i) {
     const auto& fd = cls.fields[i];
     std::optional<ConstValue> v;

@@ -507,7 +507,9 @@ std::optional<ConstValue> ConstEvaluator::attribute(TSNode n) {
     }
     if (auto it = o.cls->class_vars.find(attr); it != o.cls->class_vars.end()) {
       ConstEvaluator ev(o.cls->env->env_file(),
-                        [env = o.cls->env](const std::string& nm, TSNode at) { return env->global(nm, at); },
+                        [env = o.cls->env, def = o.cls->node](const std::string& nm, TSNode at) {
+                          return env->global_as_of(nm, at, def);
+                        },
                         o.cls->env);
       return ev.try_eval(it->second);
     }
@@ -518,7 +520,10 @@ std::optional<ConstValue> ConstEvaluator::attribute(TSNode n) {
     const ConstClass* c = std::get<const ConstClass*>(obj->v);
     if (auto it = c->class_vars.find(attr); it != c->class_vars.end()) {
       ConstEvaluator ev(c->env->env_file(),
-                        [env = c->env](const std::string& nm, TSNode at) { return env->global(nm, at); }, c->env);
+                        [env = c->env, def = c->node](const std::string& nm, TSNode at) {
+                          return env->global_as_of(nm, at, def);
+                        },
+                        c->env);
       return ev.try_eval(it->second);
     }
     return std::nullopt;

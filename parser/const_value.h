@@ -183,6 +183,11 @@ class ConstEnv {
   // A global of this module: nullopt when it has none of that name; throws CompileError when it
   // has one that cannot be evaluated.
   virtual std::optional<ConstValue> global(const std::string& name, TSNode at) = 0;
+  // The global as the module had it when the top-level statement holding `def` ran: for what
+  // Python evaluates when a definition runs (default arguments, class attributes), not when used.
+  virtual std::optional<ConstValue> global_as_of(const std::string& name, TSNode at, TSNode def) {
+    return global(name, at);
+  }
   // The symbol of a `pl.dynamic("SYM")` call evaluated in this module.
   virtual ir::VarPtr dynamic_symbol(const std::string& sym, const ir::Span& span) = 0;
   // The module's dotted name ("config", "kernels.attention"; the main file's stem).

@@ -117,9 +117,10 @@ std::optional<ConstValue> ModuleInfo::global(const std::string& name, TSNode at)
   Binding::Kind only = Binding::Any;
   if (!rebound_.empty())
     if (auto v = rebound_lookup(name, at, only)) return v;
+  if (only == Binding::Dsl) return std::nullopt;  // a DSL def: not a constant, as when bound once
   const bool any = only == Binding::Any, assigned = any || only == Binding::Assign;
   if (auto it = values_.find(name); assigned && it != values_.end()) return it->second;
-  if (auto it = dyn_.find(name); any && it != dyn_.end()) return ConstValue{it->second};
+  if (auto it = dyn_.find(name); (any || only == Binding::Dynamic) && it != dyn_.end()) return ConstValue{it->second};
   // `at` may be a node of another file (a use through `C.name` or `from m import name`): errors
   // about this module's definitions point at the definition instead. (A deferred def of this file
   // is a tree of its own: CstTree::holds.)
@@ -135,6 +136,7 @@ std::optional<ConstValue> ModuleInfo::global(const std::string& name, TSNode at)
     std::optional<ConstValue> v;
     try {
       // Evaluated as the module ran it: at the time of its own statement.
+      ModuleSet::Chain chain(set_, span_of(at_here(def), file_), name);
       ModuleSet::At when(set_, seq_of(def));
       ConstEvaluator ev(file_, [this](const std::string& n, TSNode a) { return global(n, a); }, this);
       v = ev.try_eval(def);
@@ -197,7 +199,7 @@ std::optional<ConstValue> ModuleInfo::global(const std::string& name, TSNode at)
     if (v && set_.defines_in_progress == 0) import_values_.emplace(name, *v);
     return v;
   }
-  if (auto it = cond_defs_.find(name); any && it != cond_defs_.end()) {
+  if (auto it = cond_defs_.find(name); (any || only == Binding::CondDef) && it != cond_defs_.end()) {
     auto v = conditional_def(name, it->second);
     if (v) values_[name] = *v;
     return v;

@@ -7,8 +7,11 @@
 // The maps ModuleInfo::global reads hold the last binding of each kind (assignment, def, class,
 // import), so a lookup either narrows global to that one map or, for an earlier binding the maps
 // no longer hold, is answered here: an earlier assignment is evaluated at its own time (and kept),
-// an earlier def becomes a function value. An earlier class, import or DSL def that a later
-// statement replaces is an error, never a silently wrong value. A name bound once is not here.
+// an earlier def becomes a function value, an earlier import is resolved again (`import m` twice).
+// An earlier class, pl.dynamic symbol or DSL def in a module-level `if` that a later one replaces
+// is an error, never a silently wrong value. A name bound once is not here. What Python evaluates
+// when a definition runs -- class attributes, default arguments -- looks globals up as of the
+// definition's statement (global_as_of), however late it is used.
 #include <algorithm>
 
 #include <fmt/format.h>
@@ -25,6 +28,12 @@ uint32_t line_of(const ir::SourceFile& f, uint32_t byte) {
 }
 
 }  // namespace
+
+std::optional<ConstValue> ModuleInfo::global_as_of(const std::string& name, TSNode at, TSNode def) {
+  if (ts_node_is_null(def)) return global(name, at);
+  ModuleSet::At when(set_, seq_of(def));
+  return global(name, at);
+}
 
 void ModuleInfo::bind(const std::string& name, Binding::Kind kind, TSNode value, size_t index, uint32_t start) {
   Binding b;
@@ -52,9 +61,13 @@ std::optional<ConstValue> ModuleInfo::rebound_lookup(const std::string& name, TS
     if (vis == SIZE_MAX) return std::nullopt;  // looked up before any binding: as for a name bound once
   }
   Binding& b = bindings[vis];
-  bool last_of_kind = true;
-  for (size_t i = vis + 1; i < bindings.size(); ++i) last_of_kind = last_of_kind && bindings[i].kind != b.kind;
-  if (last_of_kind) {
+  // The maps hold it when no later binding replaced it there: assigns_ holds the last assignment,
+  // a pl.dynamic one included; dyn_ the last pl.dynamic; functions_, classes_, imports_ the last
+  // of theirs. A DSL def has no constant value however it is bound (as when bound once).
+  bool held = true;
+  for (size_t i = vis + 1; i < bindings.size(); ++i)
+    held = held && bindings[i].kind != b.kind && !(b.kind == Binding::Assign && bindings[i].kind == Binding::Dynamic);
+  if (held || b.kind == Binding::Dsl) {
     only = b.kind;
     return std::nullopt;
   }
@@ -71,13 +84,25 @@ std::optional<ConstValue> ModuleInfo::rebound_lookup(const std::string& name, TS
     }
     return ConstValue{static_cast<const ConstFunction*>(b.fn.get())};
   }
+  if (b.kind == Binding::Import) {  // `import m` twice, say: what this import bound then
+    if (b.cached) return b.cached;
+    for (const auto& [n, imp] : imports_of(b.value))
+      if (n == name) {
+        auto v = resolve_import(imp, at);
+        if (v && set_.defines_in_progress == 0) b.cached = v;
+        return v;
+      }
+  }
   if (b.kind != Binding::Assign) {
     const Binding* later = &bindings[vis + 1];
-    const char* what = b.kind == Binding::Class ? "class" : b.kind == Binding::Import ? "import" : "definition";
+    const char* what = b.kind == Binding::Class    ? "class"
+                       : b.kind == Binding::Import ? "import"
+                       : b.kind == Binding::Dynamic ? "pl.dynamic symbol"
+                                                    : "DSL definition";
     throw ir::CompileError(
         "E202", span_of(ts_node_is_null(site) ? at : site, file_),
         fmt::format("cannot evaluate {} here: it is the {} of line {}, which line {} binds again, and pypto follows "
-                    "an earlier binding only for assignments and plain functions",
+                    "an earlier binding only for a constant assignment, a plain function or an import",
                     name, what, line_of(*file_, b.start), line_of(*file_, later->start)),
         "give the two bindings different names");
   }
@@ -92,6 +117,7 @@ std::optional<ConstValue> ModuleInfo::rebound_lookup(const std::string& name, TS
   std::optional<ConstValue> v;
   try {
     // Evaluated as the module ran it: at the time of its own statement.
+    ModuleSet::Chain chain(set_, span_of(site, file_), name);
     ModuleSet::At when(set_, seq_at(b.start));
     ConstEvaluator ev(file_, [this](const std::string& n, TSNode a) { return global(n, a); }, this);
     v = ev.try_eval(b.value);

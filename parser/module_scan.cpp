@@ -117,7 +117,7 @@ ModuleInfo::ModuleInfo(ModuleSet& set, const CstTree& tree, std::string module_n
             dyn_.erase(name);
             dynamic_dim(name, sym, span_of(r, file_));
           }
-          bind(name, dynamic ? Binding::Any : Binding::Assign, right, SIZE_MAX, ts_node_start_byte(top));
+          bind(name, dynamic ? Binding::Dynamic : Binding::Assign, right, SIZE_MAX, ts_node_start_byte(top));
         } else if ((is(left, "pattern_list") || is(left, "tuple_pattern")) && !is_null(right)) {
           auto names = children(left);
           for (size_t i = 0; i < names.size(); ++i)
@@ -148,7 +148,7 @@ ModuleInfo::ModuleInfo(ModuleSet& set, const CstTree& tree, std::string module_n
             if (auto fd = dsl_function_decl(st)) {
               cond_defs_[fd->name] = top;
               values_.erase(fd->name);
-              bind(fd->name, Binding::Any, TSNode{}, SIZE_MAX, ts_node_start_byte(top));
+              bind(fd->name, Binding::CondDef, TSNode{}, SIZE_MAX, ts_node_start_byte(top));
             }
     } else if (is(top, "class_definition")) {
       scan_const_class(top, TSNode{});
@@ -182,7 +182,7 @@ ModuleInfo::ModuleInfo(ModuleSet& set, const CstTree& tree, std::string module_n
         auto k = classify_decorator(de[0], f, is_program);
         if (!k) continue;
         dsl = true;
-        bind(text(field(def, "name"), f), Binding::Any, TSNode{}, SIZE_MAX, ts_node_start_byte(top));
+        bind(text(field(def, "name"), f), Binding::Dsl, TSNode{}, SIZE_MAX, ts_node_start_byte(top));
         if (is_program && is(def, "class_definition")) {
           entries_.push_back(program_decl(def, de[0]));
         } else if (!is_program && is(def, "function_definition")) {

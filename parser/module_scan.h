@@ -93,6 +93,7 @@ class ModuleInfo : public ConstEnv {
   // a compile-time constant, or its module cannot be found.
   const ir::SourceFilePtr& env_file() const override { return file_; }
   std::optional<ConstValue> global(const std::string& name, TSNode at) override;
+  std::optional<ConstValue> global_as_of(const std::string& name, TSNode at, TSNode def) override;
   ir::VarPtr dynamic_symbol(const std::string& sym, const ir::Span& span) override;
   std::string module_name() const override { return name_; }
 
@@ -166,9 +167,9 @@ class ModuleInfo : public ConstEnv {
   // assignment and a def of one name): its bindings in source order (module_rebind.cpp). A lookup
   // sees the binding made last before its time, as Python does; a name bound once is not here.
   struct Binding {
-    // Any: a binding the maps below resolve only as a whole (a DSL def, a def in a module-level
-    // `if`, a pl.dynamic symbol): the lookup falls back to them.
-    enum Kind { Any, Assign, Function, Class, Import } kind = Any;
+    // Dsl: a DSL def or program (not a constant: the lookup finds nothing); CondDef: DSL defs of a
+    // module-level `if`; Dynamic: a pl.dynamic symbol. Any, for a lookup: no map excluded.
+    enum Kind { Any, Assign, Function, Class, Import, Dsl, CondDef, Dynamic } kind = Any;
     TSNode value{};           // Assign: the right side; Function / Class: the definition (null: deferred)
     size_t index = SIZE_MAX;  // Assign: the element of a tuple unpacking; Function: a deferred def's index
     uint32_t start = 0;       // the top-level statement's start byte (its time: seq_at)

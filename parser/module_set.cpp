@@ -77,6 +77,16 @@ struct ModuleSet::Loaded {
   std::unique_ptr<ModuleInfo> info;
 };
 
+ModuleSet::Chain::Chain(ModuleSet& s, const ir::Span& site, const std::string& name) : s_(s) {
+  if (s_.chain_ >= kMaxConstantChain)
+    throw ir::CompileError("E202", site,
+                           fmt::format("cannot evaluate {}: it needs a chain of more than {} module constants, each "
+                                       "defined by the next",
+                                       name, kMaxConstantChain),
+                           "define it more directly: pypto evaluates each constant through those it uses");
+  ++s_.chain_;
+}
+
 ModuleSet::ModuleSet(std::vector<std::string> search_dirs, Defines defines, bool run)
     : search_dirs_(std::move(search_dirs)), defines_(std::move(defines)), run_(run) {}
 ModuleSet::~ModuleSet() = default;

@@ -71,6 +71,20 @@ class ModuleSet {
     ModuleSet& s_;
     uint64_t saved_;
   };
+  // Bounds the chain of module constants being evaluated, each needing the next (`X = X + 1` a
+  // thousand times, or as many names each defined by the one before): a diagnostic, not a stack
+  // overflow (a level takes a few KiB of stack). Held while one global is evaluated.
+  static constexpr int kMaxConstantChain = 500;
+  class Chain {
+   public:
+    Chain(ModuleSet& s, const ir::Span& site, const std::string& name);
+    ~Chain() { --s_.chain_; }
+    Chain(const Chain&) = delete;
+    Chain& operator=(const Chain&) = delete;
+
+   private:
+    ModuleSet& s_;
+  };
   // -D values being evaluated (ModuleInfo::cli_value). While one is, the module's own value of
   // that name stands in for it, so a lookup's result then is not final (and is not cached).
   int defines_in_progress = 0;
@@ -106,6 +120,7 @@ class ModuleSet {
   std::vector<std::pair<ModuleInfo*, Defines>> pending_defines_;
   uint64_t seq_ = 0;
   uint64_t now_ = after_all;
+  int chain_ = 0;  // globals being evaluated (Chain)
   std::vector<ir::Diagnostic> warnings_;
 };
 

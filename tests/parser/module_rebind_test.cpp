@@ -1,8 +1,11 @@
 // Module globals bound more than once (parser/module_rebind.cpp): as Python runs a module top to
 // bottom, each module-level use sees the binding made last before it (`ROWS = X * 2` between two
 // bindings of X, `HIDDEN = HIDDEN // 32`, a def after an assignment of its name, a helper called
-// between two bindings of what it reads), DSL code sees the last binding, an importer sees the
-// imported module's last binding, and an earlier class a later one replaces is a located error.
+// between two bindings of what it reads, a repeated import, pl.dynamic symbols and plain values
+// of one name), class attributes and default arguments take the globals of their definition's
+// time, DSL code sees the last binding, an importer sees the imported module's last binding, an
+// earlier class a later one replaces is a located error, and so is a chain of constants too long
+// to evaluate (rather than a stack overflow).
 #include <catch2/catch.hpp>
 
 #include "ir/ir.h"
@@ -173,4 +176,111 @@ def f(x: pl.Tensor[[N0, 64], pl.FP32]) -> pl.Tensor[[N0, 64], pl.FP32]:
   CHECK(errs[0].message.find("the class of line 4, which line 11 binds again") != std::string::npos);
   CHECK(errs[0].span.line == 8);  // the use in `N0 = Cfg.n`
   CHECK(errs[0].hint == "give the two bindings different names");
+}
+
+TEST_CASE("class attributes, dataclass defaults and default arguments take the globals of their definition's time",
+          "[parser][modules][rebinding]") {
+  // Python evaluates them when the class or def statement runs, not when they are used.
+  auto p = ptest::parse(R"(import dataclasses
+import pypto.language as pl
+
+X = 4
+
+
+class C:
+    A = X * 2
+
+
+@dataclasses.dataclass
+class Cfg:
+    n: int = X
+
+
+def get(k=X):
+    return k * 2
+
+
+X = 10
+B = C.A
+N = Cfg().n
+G = get()
+
+
+@pl.function
+def f(x: pl.Tensor[[B, C.A], pl.FP32], y: pl.Tensor[[N, G], pl.FP32], z: pl.Tensor[[X, 8], pl.FP32]) -> pl.Tensor[[B, C.A], pl.FP32]:
+    return x
+)");
+  CHECK(dims(p, "f", 0) == std::vector<int64_t>{8, 8});  // C.A is 8 however late it is read
+  CHECK(dims(p, "f", 1) == std::vector<int64_t>{4, 8});
+  CHECK(dims(p, "f", 2) == std::vector<int64_t>{10, 8});
+}
+
+TEST_CASE("a repeated import, and pl.dynamic symbols rebound by plain assignments and back",
+          "[parser][modules][rebinding]") {
+  // Importing a module twice binds the same value each time.
+  auto p = ptest::parse(R"(import math
+import pypto.language as pl
+
+DT = pl.FP16
+A = math.ceil(3.5)
+import math
+import pypto.language as pl
+
+
+@pl.function
+def f(x: pl.Tensor[[A, 8], DT]) -> pl.Tensor[[A, 8], DT]:
+    return x
+)");
+  CHECK(dims(p, "f", 0) == std::vector<int64_t>{4, 8});
+  CHECK(ir::as_tensor(p->find("f")->params[0]->type)->dtype == ir::DataType::FP16);
+
+  // M is the symbol N whichever of M and N the signature reads first; then N is 64.
+  for (const char* sig : {"[M, N]", "[N, M]"}) {
+    auto q = ptest::parse(std::string(R"(import pypto.language as pl
+
+N = pl.dynamic("N")
+M = N
+N = 64
+
+
+@pl.function
+def f(x: pl.Tensor[)") + sig + R"(, pl.FP32]) -> pl.Tensor[)" + sig + R"(, pl.FP32]:
+    return x
+)");
+    const auto& shape = ir::as_tensor(q->find("f")->params[0]->type)->shape;
+    const bool m_first = std::string(sig) == "[M, N]";
+    CHECK(ir::as<ir::Var>(shape[m_first ? 0 : 1]) != nullptr);                // M: the symbol
+    CHECK(ir::as<ir::ConstInt>(shape[m_first ? 1 : 0])->value == 64);        // N: 64
+  }
+  // A plain value before a pl.dynamic of the same name stays what the uses before it read.
+  auto r = ptest::parse(R"(import pypto.language as pl
+
+N = 64
+M = N
+N = pl.dynamic("N")
+
+
+@pl.function
+def f(x: pl.Tensor[[M, N], pl.FP32]) -> pl.Tensor[[M, N], pl.FP32]:
+    return x
+)");
+  const auto& shape = ir::as_tensor(r->find("f")->params[0]->type)->shape;
+  CHECK(ir::as<ir::ConstInt>(shape[0])->value == 64);
+  CHECK(ir::as<ir::Var>(shape[1]) != nullptr);
+}
+
+TEST_CASE("a chain of constants too long to evaluate is a located error, not a stack overflow",
+          "[parser][modules][rebinding]") {
+  std::string text = "import pypto.language as pl\n\nX = 0\n";
+  for (int i = 0; i < 3000; ++i) text += "X = X + 1\n";
+  text += "\n\n@pl.function\ndef f(x: pl.Tensor[[X, 8], pl.FP32]) -> pl.Tensor[[X, 8], pl.FP32]:\n    return x\n";
+  auto errs = ptest::errors(text);
+  REQUIRE(!errs.empty());
+  CHECK(errs[0].code == "E202");
+  CHECK(errs[0].message.find("a chain of more than 500 module constants") != std::string::npos);
+  // 400 steps are fine.
+  std::string ok = "import pypto.language as pl\n\nX = 0\n";
+  for (int i = 0; i < 400; ++i) ok += "X = X + 1\n";
+  ok += "\n\n@pl.function\ndef f(x: pl.Tensor[[X, 8], pl.FP32]) -> pl.Tensor[[X, 8], pl.FP32]:\n    return x\n";
+  CHECK(dims(ptest::parse(ok), "f", 0) == std::vector<int64_t>{400, 8});
 }
