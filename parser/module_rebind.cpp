@@ -35,6 +35,28 @@ std::optional<ConstValue> ModuleInfo::global_as_of(const std::string& name, TSNo
   return global(name, at);
 }
 
+std::optional<ConstValue> ModuleInfo::augmented(const std::string& name, TSNode stmt, ConstEvaluator& ev) {
+  TSNode left = field(stmt, "left");
+  auto cur = global(name, left);
+  if (!cur)
+    throw ir::CompileError("E200", span_of(left, file_),
+                           fmt::format("'{}' is updated here before any statement gave it a value", name));
+  auto rhs = ev.try_eval(field(stmt, "right"));
+  if (!rhs) return std::nullopt;
+  std::string op = text(field(stmt, "operator"), *file_);
+  op.pop_back();  // "+=" -> "+"
+  const std::map<std::string, ConstValue> operands = {{"__l", *cur}, {"__r", *rhs}};
+  try {
+    return eval_expression_text("__l " + op + " __r", "augmented assignment",
+                                [&](const std::string& n, TSNode) -> std::optional<ConstValue> {
+                                  auto it = operands.find(n);
+                                  return it == operands.end() ? std::nullopt : std::optional<ConstValue>(it->second);
+                                });
+  } catch (const ir::CompileError& e) {
+    throw ir::CompileError("E304", span_of(stmt, file_), e.diagnostics().front().message);
+  }
+}
+
 void ModuleInfo::bind(const std::string& name, Binding::Kind kind, TSNode value, size_t index, uint32_t start) {
   Binding b;
   b.kind = kind;
@@ -64,9 +86,10 @@ std::optional<ConstValue> ModuleInfo::rebound_lookup(const std::string& name, TS
   // The maps hold it when no later binding replaced it there: assigns_ holds the last assignment,
   // a pl.dynamic one included; dyn_ the last pl.dynamic; functions_, classes_, imports_ the last
   // of theirs. A DSL def has no constant value however it is bound (as when bound once).
-  bool held = true;
+  bool held = b.kind != Binding::Augmented;
   for (size_t i = vis + 1; i < bindings.size(); ++i)
-    held = held && bindings[i].kind != b.kind && !(b.kind == Binding::Assign && bindings[i].kind == Binding::Dynamic);
+    held = held && bindings[i].kind != b.kind &&
+           !(b.kind == Binding::Assign && (bindings[i].kind == Binding::Dynamic || bindings[i].kind == Binding::Augmented));
   if (held || b.kind == Binding::Dsl) {
     only = b.kind;
     return std::nullopt;
@@ -93,7 +116,7 @@ std::optional<ConstValue> ModuleInfo::rebound_lookup(const std::string& name, TS
         return v;
       }
   }
-  if (b.kind != Binding::Assign) {
+  if (b.kind != Binding::Assign && b.kind != Binding::Augmented) {
     const Binding* later = &bindings[vis + 1];
     const char* what = b.kind == Binding::Class    ? "class"
                        : b.kind == Binding::Import ? "import"
@@ -120,7 +143,7 @@ std::optional<ConstValue> ModuleInfo::rebound_lookup(const std::string& name, TS
     ModuleSet::Chain chain(set_, span_of(site, file_), name);
     ModuleSet::At when(set_, seq_at(b.start));
     ConstEvaluator ev(file_, [this](const std::string& n, TSNode a) { return global(n, a); }, this);
-    v = ev.try_eval(b.value);
+    v = b.kind == Binding::Augmented ? augmented(name, b.value, ev) : ev.try_eval(b.value);
   } catch (...) {
     evaluating_.erase(key);
     throw;

@@ -101,6 +101,8 @@ ModuleInfo::ModuleInfo(ModuleSet& set, const CstTree& tree, std::string module_n
     int64_t start_row = ts_node_start_point(top).row;
     if (is(top, "expression_statement")) {
       auto c = children(top);
+      if (c.size() == 1 && is(c[0], "augmented_assignment") && is(field(c[0], "left"), "identifier"))
+        bind(text(field(c[0], "left"), f), Binding::Augmented, c[0], SIZE_MAX, ts_node_start_byte(top));
       if (c.size() == 1 && is(c[0], "assignment")) {
         TSNode left = field(c[0], "left"), right = field(c[0], "right");
         if (is(left, "identifier") && !is_null(right) && !is(right, "assignment")) {

@@ -168,9 +168,12 @@ class ModuleInfo : public ConstEnv {
   // sees the binding made last before its time, as Python does; a name bound once is not here.
   struct Binding {
     // Dsl: a DSL def or program (not a constant: the lookup finds nothing); CondDef: DSL defs of a
-    // module-level `if`; Dynamic: a pl.dynamic symbol. Any, for a lookup: no map excluded.
-    enum Kind { Any, Assign, Function, Class, Import, Dsl, CondDef, Dynamic } kind = Any;
-    TSNode value{};           // Assign: the right side; Function / Class: the definition (null: deferred)
+    // module-level `if`; Dynamic: a pl.dynamic symbol; Augmented: `X += e` (no map holds it). Any,
+    // for a lookup: no map excluded.
+    enum Kind { Any, Assign, Function, Class, Import, Dsl, CondDef, Dynamic, Augmented } kind = Any;
+    // Assign: the right side; Augmented: the augmented_assignment; Function / Class: the
+    // definition (null: a deferred def); Import: the import statement.
+    TSNode value{};
     size_t index = SIZE_MAX;  // Assign: the element of a tuple unpacking; Function: a deferred def's index
     uint32_t start = 0;       // the top-level statement's start byte (its time: seq_at)
     std::optional<ConstValue> cached;
@@ -182,6 +185,8 @@ class ModuleInfo : public ConstEnv {
   // For a rebound name: the value of the binding visible now when the maps do not hold it, else
   // nullopt with `only` set to the kind of map that does (Any: no restriction).
   std::optional<ConstValue> rebound_lookup(const std::string& name, TSNode at, Binding::Kind& only);
+  // `X op= e` at the top level: X as bound before the statement, op, e (evaluated at its time).
+  std::optional<ConstValue> augmented(const std::string& name, TSNode stmt, ConstEvaluator& ev);
   void warn_unfollowed_assignments(TSNode root);
   // The DSL function `name` of the branch a module-level `if` selects (nullopt: that branch does
   // not define it).

@@ -284,3 +284,37 @@ TEST_CASE("a chain of constants too long to evaluate is a located error, not a s
   ok += "\n\n@pl.function\ndef f(x: pl.Tensor[[X, 8], pl.FP32]) -> pl.Tensor[[X, 8], pl.FP32]:\n    return x\n";
   CHECK(dims(ptest::parse(ok), "f", 0) == std::vector<int64_t>{400, 8});
 }
+
+TEST_CASE("a top-level augmented assignment of a module's own global is followed in order",
+          "[parser][modules][rebinding]") {
+  auto p = ptest::parse(R"(import pypto.language as pl
+
+X = 3
+A = X
+X += 1
+B = X
+X *= 4
+
+
+@pl.function
+def f(x: pl.Tensor[[A, B, X], pl.FP32]) -> pl.Tensor[[A, B, X], pl.FP32]:
+    return x
+)");
+  CHECK(dims(p, "f", 0) == std::vector<int64_t>{3, 4, 16});
+  // Every operator, and a name an import bound first.
+  auto q = ptest::parse(R"(import pypto.language as pl
+from math import pi as N
+
+N = 10
+N //= 3
+N -= 1
+M = 2
+M **= 3
+
+
+@pl.function
+def f(x: pl.Tensor[[N, M], pl.FP32]) -> pl.Tensor[[N, M], pl.FP32]:
+    return x
+)");
+  CHECK(dims(q, "f", 0) == std::vector<int64_t>{2, 8});
+}
