@@ -7,9 +7,10 @@
 // The maps ModuleInfo::global reads hold the last binding of each kind (assignment, def, class,
 // import), so a lookup either narrows global to that one map or, for an earlier binding the maps
 // no longer hold, is answered here: an earlier assignment is evaluated at its own time (and kept),
-// an earlier def becomes a function value, an earlier import is resolved again (`import m` twice).
-// An earlier class, pl.dynamic symbol or DSL def in a module-level `if` that a later one replaces
-// is an error, never a silently wrong value. A name bound once is not here. What Python evaluates
+// an earlier def becomes a function value, an earlier import is resolved again (`import m` twice),
+// an earlier class is the class that statement made (the scan keeps it). An earlier pl.dynamic
+// symbol or DSL def in a module-level `if` that a later one replaces is an error, never a
+// silently wrong value. A name bound once is not here. What Python evaluates
 // when a definition runs -- class attributes, default arguments -- looks globals up as of the
 // definition's statement (global_as_of), however late it is used.
 #include <algorithm>
@@ -57,13 +58,16 @@ std::optional<ConstValue> ModuleInfo::augmented(const std::string& name, TSNode 
   }
 }
 
-void ModuleInfo::bind(const std::string& name, Binding::Kind kind, TSNode value, size_t index, uint32_t start) {
+ModuleInfo::Binding& ModuleInfo::bind(const std::string& name, Binding::Kind kind, TSNode value, size_t index,
+                                      uint32_t start) {
   Binding b;
   b.kind = kind;
   b.value = value;
   b.index = index;
   b.start = start;
-  rebound_[name].push_back(std::move(b));
+  auto& list = rebound_[name];
+  list.push_back(std::move(b));
+  return list.back();
 }
 
 void ModuleInfo::keep_rebound() {
@@ -107,6 +111,7 @@ std::optional<ConstValue> ModuleInfo::rebound_lookup(const std::string& name, TS
     }
     return ConstValue{static_cast<const ConstFunction*>(b.fn.get())};
   }
+  if (b.kind == Binding::Class && b.cls) return ConstValue{b.cls};  // kept by the scan
   if (b.kind == Binding::Import) {  // `import m` twice, say: what this import bound then
     if (b.cached) return b.cached;
     for (const auto& [n, imp] : imports_of(b.value))

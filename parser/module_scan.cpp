@@ -104,32 +104,40 @@ ModuleInfo::ModuleInfo(ModuleSet& set, const CstTree& tree, std::string module_n
       if (c.size() == 1 && is(c[0], "augmented_assignment") && is(field(c[0], "left"), "identifier"))
         bind(text(field(c[0], "left"), f), Binding::Augmented, c[0], SIZE_MAX, ts_node_start_byte(top));
       if (c.size() == 1 && is(c[0], "assignment")) {
-        TSNode left = field(c[0], "left"), right = field(c[0], "right");
-        if (is(left, "identifier") && !is_null(right) && !is(right, "assignment")) {
-          std::string name = text(left, f);
-          assigns_[name] = right;
-          values_.erase(name);
-          tuple_assigns_.erase(name);
-          TSNode r = unparen(right);
-          const bool dynamic = is(r, "call") && dotted_name(field(r, "function"), f) == "pl.dynamic";
-          if (dynamic) {
-            auto args = children(field(r, "arguments"));
-            std::string sym = name;
-            if (!args.empty()) string_value(args[0], f, sym);
-            dyn_.erase(name);
-            dynamic_dim(name, sym, span_of(r, file_));
-          }
-          bind(name, dynamic ? Binding::Dynamic : Binding::Assign, right, SIZE_MAX, ts_node_start_byte(top));
-        } else if ((is(left, "pattern_list") || is(left, "tuple_pattern")) && !is_null(right)) {
-          auto names = children(left);
-          for (size_t i = 0; i < names.size(); ++i)
-            if (is(names[i], "identifier")) {
-              std::string name = text(names[i], f);
-              assigns_.erase(name);
-              values_.erase(name);
-              tuple_assigns_[name] = {right, i};
-              bind(name, Binding::Assign, right, i, ts_node_start_byte(top));
+        // `A = B = value` binds every target to the value, left to right.
+        std::vector<TSNode> targets{field(c[0], "left")};
+        TSNode right = field(c[0], "right");
+        while (!is_null(right) && is(right, "assignment")) {
+          targets.push_back(field(right, "left"));
+          right = field(right, "right");
+        }
+        for (TSNode left : targets) {
+          if (is(left, "identifier") && !is_null(right)) {
+            std::string name = text(left, f);
+            assigns_[name] = right;
+            values_.erase(name);
+            tuple_assigns_.erase(name);
+            TSNode r = unparen(right);
+            const bool dynamic = is(r, "call") && dotted_name(field(r, "function"), f) == "pl.dynamic";
+            if (dynamic) {
+              auto args = children(field(r, "arguments"));
+              std::string sym = name;
+              if (!args.empty()) string_value(args[0], f, sym);
+              dyn_.erase(name);
+              dynamic_dim(name, sym, span_of(r, file_));
             }
+            bind(name, dynamic ? Binding::Dynamic : Binding::Assign, right, SIZE_MAX, ts_node_start_byte(top));
+          } else if ((is(left, "pattern_list") || is(left, "tuple_pattern")) && !is_null(right)) {
+            auto names = children(left);
+            for (size_t i = 0; i < names.size(); ++i)
+              if (is(names[i], "identifier")) {
+                std::string name = text(names[i], f);
+                assigns_.erase(name);
+                values_.erase(name);
+                tuple_assigns_[name] = {right, i};
+                bind(name, Binding::Assign, right, i, ts_node_start_byte(top));
+              }
+          }
         }
       }
     } else if (is(top, "import_statement") || is(top, "import_from_statement")) {
@@ -154,7 +162,8 @@ ModuleInfo::ModuleInfo(ModuleSet& set, const CstTree& tree, std::string module_n
             }
     } else if (is(top, "class_definition")) {
       scan_const_class(top, TSNode{});
-      bind(text(field(top, "name"), f), Binding::Class, top, SIZE_MAX, ts_node_start_byte(top));
+      const std::string name = text(field(top, "name"), f);
+      bind(name, Binding::Class, top, SIZE_MAX, ts_node_start_byte(top)).cls = classes_.at(name).get();
     } else if (is(top, "function_definition")) {
       // A builder that defines DSL code in its body is a factory.
       for (TSNode st : children(field(top, "body"))) {
@@ -208,7 +217,8 @@ ModuleInfo::ModuleInfo(ModuleSet& set, const CstTree& tree, std::string module_n
       }
       if (!dsl && is(def, "class_definition")) {
         scan_const_class(def, top);
-        bind(text(field(def, "name"), f), Binding::Class, def, SIZE_MAX, ts_node_start_byte(top));
+        const std::string name = text(field(def, "name"), f);
+        bind(name, Binding::Class, def, SIZE_MAX, ts_node_start_byte(top)).cls = classes_.at(name).get();
       }
       if (!dsl && is(def, "function_definition")) {  // @functools.cache and the like: still pure
         auto fn = std::make_unique<ConstFunction>();
@@ -348,6 +358,7 @@ void ModuleInfo::scan_const_class(TSNode cls, TSNode decorated) {
       if (prop) c->properties.insert(name);
     }
   }
+  if (auto it = classes_.find(c->name); it != classes_.end()) replaced_classes_.push_back(std::move(it->second));
   classes_[c->name] = std::move(c);
 }
 

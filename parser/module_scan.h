@@ -178,9 +178,11 @@ class ModuleInfo : public ConstEnv {
     uint32_t start = 0;       // the top-level statement's start byte (its time: seq_at)
     std::optional<ConstValue> cached;
     std::unique_ptr<ConstFunction> fn;  // an earlier def's value, made when first looked up
+    const ConstClass* cls = nullptr;    // Class: the class this statement made
   };
   std::map<std::string, std::vector<Binding>> rebound_;
-  void bind(const std::string& name, Binding::Kind kind, TSNode value, size_t index, uint32_t start);
+  Binding& bind(const std::string& name, Binding::Kind kind, TSNode value, size_t index, uint32_t start);
+  std::vector<std::unique_ptr<ConstClass>> replaced_classes_;  // earlier classes of a rebound name
   void keep_rebound();  // after the scan: drops the names bound once
   // For a rebound name: the value of the binding visible now when the maps do not hold it, else
   // nullopt with `only` set to the kind of map that does (Any: no restriction).

@@ -4,8 +4,9 @@
 // between two bindings of what it reads, a repeated import, pl.dynamic symbols and plain values
 // of one name), class attributes and default arguments take the globals of their definition's
 // time, DSL code sees the last binding, an importer sees the imported module's last binding, an
-// earlier class a later one replaces is a located error, and so is a chain of constants too long
-// to evaluate (rather than a stack overflow).
+// earlier class a later one replaces is what uses before it see, an earlier pl.dynamic one is a
+// located error, and so is a chain of constants too long to evaluate (not a stack overflow); a
+// chained assignment `X = Y = 2` binds both names.
 #include <catch2/catch.hpp>
 
 #include "ir/ir.h"
@@ -151,9 +152,9 @@ def f(x: pl.Tensor[[TP, EARLY], pl.FP32], y: pl.Tensor[[LATE, 8], pl.FP32]) -> p
   CHECK(dims(p, "f", 1) == std::vector<int64_t>{9, 8});
 }
 
-TEST_CASE("an earlier class that a later class of the same name replaces is a located error",
+TEST_CASE("an earlier class a later one replaces is what uses before it see; an earlier pl.dynamic is an error",
           "[parser][modules][rebinding]") {
-  auto errs = ptest::errors(R"(import pypto.language as pl
+  auto p = ptest::parse(R"(import pypto.language as pl
 
 
 class Cfg:
@@ -168,13 +169,26 @@ class Cfg:
 
 
 @pl.function
-def f(x: pl.Tensor[[N0, 64], pl.FP32]) -> pl.Tensor[[N0, 64], pl.FP32]:
+def f(x: pl.Tensor[[N0, Cfg.n], pl.FP32]) -> pl.Tensor[[N0, Cfg.n], pl.FP32]:
+    return x
+)");
+  CHECK(dims(p, "f", 0) == std::vector<int64_t>{4, 8});
+  // M would be the symbol N, which the second pl.dynamic replaced: pypto does not keep it.
+  auto errs = ptest::errors(R"(import pypto.language as pl
+
+N = pl.dynamic("N")
+M = N
+N = pl.dynamic("K")
+
+
+@pl.function
+def f(x: pl.Tensor[[M, N], pl.FP32]) -> pl.Tensor[[M, N], pl.FP32]:
     return x
 )");
   REQUIRE(!errs.empty());
   CHECK(errs[0].code == "E202");
-  CHECK(errs[0].message.find("the class of line 4, which line 11 binds again") != std::string::npos);
-  CHECK(errs[0].span.line == 8);  // the use in `N0 = Cfg.n`
+  CHECK(errs[0].message.find("the pl.dynamic symbol of line 3, which line 5 binds again") != std::string::npos);
+  CHECK(errs[0].span.line == 4);  // the use in `M = N`
   CHECK(errs[0].hint == "give the two bindings different names");
 }
 
@@ -317,4 +331,24 @@ def f(x: pl.Tensor[[N, M], pl.FP32]) -> pl.Tensor[[N, M], pl.FP32]:
     return x
 )");
   CHECK(dims(q, "f", 0) == std::vector<int64_t>{2, 8});
+}
+
+TEST_CASE("a chained assignment binds every target", "[parser][modules][rebinding]") {
+  // Before, `X = Y = 2` was skipped: Y stayed undefined and B read the X bound before it.
+  auto p = ptest::parse(R"(import pypto.language as pl
+
+X = 1
+A = X
+X = Y = 2
+B = X
+P, Q = R = (3, 4)
+
+
+@pl.function
+def f(x: pl.Tensor[[A, B, Y], pl.FP32], y: pl.Tensor[[P, Q], pl.FP32], z: pl.Tensor[R, pl.FP32]) -> pl.Tensor[[A, B, Y], pl.FP32]:
+    return x
+)");
+  CHECK(dims(p, "f", 0) == std::vector<int64_t>{1, 2, 2});
+  CHECK(dims(p, "f", 1) == std::vector<int64_t>{3, 4});
+  CHECK(dims(p, "f", 2) == std::vector<int64_t>{3, 4});
 }
