@@ -123,14 +123,11 @@ std::optional<ConstValue> ModuleInfo::rebound_lookup(const std::string& name, TS
   }
   if (b.kind != Binding::Assign && b.kind != Binding::Augmented) {
     const Binding* later = &bindings[vis + 1];
-    const char* what = b.kind == Binding::Class    ? "class"
-                       : b.kind == Binding::Import ? "import"
-                       : b.kind == Binding::Dynamic ? "pl.dynamic symbol"
-                                                    : "DSL definition";
+    const char* what = b.kind == Binding::Dynamic ? "pl.dynamic symbol" : "DSL definition";
     throw ir::CompileError(
         "E202", span_of(ts_node_is_null(site) ? at : site, file_),
-        fmt::format("cannot evaluate {} here: it is the {} of line {}, which line {} binds again, and pypto follows "
-                    "an earlier binding only for a constant assignment, a plain function or an import",
+        fmt::format("cannot evaluate {} here: it is the {} of line {}, which line {} binds again, and pypto keeps "
+                    "an earlier binding only of a constant, a function, a class or an import",
                     name, what, line_of(*file_, b.start), line_of(*file_, later->start)),
         "give the two bindings different names");
   }
