@@ -12,8 +12,8 @@ speed issue's targets:
      its functions and classes, without its imports) under `pypto check` (target: 10x the source
      -> <= 11x the time); each row ends with the run's summary, the same outcome for every entry.
   4. the floors under those targets on this machine, measured in the same run: starting a process
-     (/bin/true, `pypto --version`), and tree-sitter alone (bench/parse_floor.cpp, built here as
-     pypto_bench_parse) parsing the largest pypto-lib file, the modules it imports, and the worst
+     (/bin/true, `pypto --version`), and tree-sitter alone (`pypto_bench_frontend --raw`, built
+     here if missing) parsing the largest pypto-lib file, the modules it imports, and the worst
      reference example's file -- the first parse of a fresh process and the best warm one.
 
 With --anchor OTHER_PYPTO (another build of pypto, e.g. of an earlier commit) every command is
@@ -163,13 +163,13 @@ def main():
         # 4. floors: what any compile of these files costs here before pypto's own work.
         print()
         print("== 4. floors on this machine (same run; not pypto's own work)")
-        true_ms = min(timed(["/bin/true"], runs=20)[0], timed(["/bin/true"], runs=20)[0])
+        true_ms = timed(["/bin/true"], runs=20)[0]
         version_ms = timed([bins[0], "--version"], runs=20)[0]
         print("{:<52} {:>8.1f} ms".format("start a process: /bin/true", true_ms))
         print("{:<52} {:>8.1f} ms".format("start pypto: pypto --version", version_ms))
         parse = parse_floor_tool(a.build)
         if not parse:
-            print("   (tree-sitter alone: pypto_bench_parse could not be built in {})".format(a.build))
+            print("   (tree-sitter alone: pypto_bench_frontend could not be built in {})".format(a.build))
             return
         closure = import_closure(largest, [a.lib])
         rows = [("largest pypto-lib file alone", [largest]),
@@ -178,7 +178,7 @@ def main():
             rows.append(("worst reference example's file", [sources[worst[0][0]]]))
         print("{:<52} {:>11} {:>11} {:>9}".format("tree-sitter alone, one thread", "fresh proc.", "warm", "KB"))
         for label, paths in rows:
-            out = subprocess.run([parse] + paths, capture_output=True, text=True)
+            out = subprocess.run([parse, "--raw"] + paths, capture_output=True, text=True)
             if out.returncode != 0:
                 print("   ({}: {})".format(label, out.stderr.strip()))
                 continue
@@ -187,10 +187,10 @@ def main():
 
 
 def parse_floor_tool(build):
-    """BUILD/bench/pypto_bench_parse, built if missing (None when it cannot be)."""
-    path = os.path.join(os.path.abspath(build), "bench", "pypto_bench_parse")
+    """BUILD/bench/pypto_bench_frontend, built if missing (None when it cannot be)."""
+    path = os.path.join(os.path.abspath(build), "bench", "pypto_bench_frontend")
     if not os.path.exists(path):
-        subprocess.run(["cmake", "--build", build, "--target", "pypto_bench_parse"],
+        subprocess.run(["cmake", "--build", build, "--target", "pypto_bench_frontend"],
                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     return path if os.path.exists(path) else None
 

@@ -2,6 +2,10 @@
 // raw tree-sitter parse time and the whole front end's time (parse + IR build + checks), measured
 // in the same run, best of N repetitions. Target: front end within 2x of the raw parse, growing
 // linearly with size (the generated program is measured at 1x, 2x, 4x size to show the trend).
+// With --raw, tree-sitter alone (the parser's floor, printed by bench/compile_speed.py): for each
+// file the first parse of the process, all trees kept as a compile keeps them (on a VM each new
+// 4 KiB page costs microseconds), and the best warm one; lines "<first ms> <best ms> <bytes>
+// <path>", then the same for "total".
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
@@ -85,23 +89,64 @@ void measure(const std::string& label, const std::string& path, const std::strin
              err.empty() ? "" : "  ERROR: " + err);
 }
 
+void measure_raw(const std::vector<std::string>& paths, int reps) {
+  std::vector<std::string> texts;
+  for (const auto& path : paths) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) {
+      fmt::print(stderr, "pypto_bench_frontend: cannot read {}\n", path);
+      std::exit(1);
+    }
+    std::stringstream ss;
+    ss << in.rdbuf();
+    texts.push_back(ss.str());
+  }
+  TSParser* p = ts_parser_new();
+  ts_parser_set_language(p, tree_sitter_python());
+  auto parse = [&](const std::string& text) {
+    return ts_parser_parse_string(p, nullptr, text.data(), uint32_t(text.size()));
+  };
+  std::vector<TSTree*> kept;
+  std::vector<double> first;
+  for (const auto& text : texts) first.push_back(best_ms(1, [&] { kept.push_back(parse(text)); }));
+  for (TSTree* t : kept) ts_tree_delete(t);
+  double total_first = 0, total_best = 0;
+  size_t total_bytes = 0;
+  for (size_t i = 0; i < texts.size(); ++i) {
+    const double best = best_ms(reps, [&] { ts_tree_delete(parse(texts[i])); });
+    fmt::print("{:.3f} {:.3f} {} {}\n", first[i], best, texts[i].size(), paths[i]);
+    total_first += first[i];
+    total_best += best;
+    total_bytes += texts[i].size();
+  }
+  fmt::print("{:.3f} {:.3f} {} total\n", total_first, total_best, total_bytes);
+  ts_parser_delete(p);
+}
+
 }  // namespace
 
 // Usage: pypto_bench_frontend [--reps N] [--only-generated] [--scale S] [FILE...]
+//        pypto_bench_frontend --raw [--reps N] FILE...
 //   --reps N          repetitions per measurement (best is reported; default 5)
 //   --only-generated  skip the files, measure only the generated programs
 //   --scale S         measure only the generated program at scale S (for profiling; 0: none)
+//   --raw             tree-sitter alone on the files, first and best (see the top of this file)
 int main(int argc, char** argv) {
   int reps = 5;
-  bool only_generated = false;
+  bool only_generated = false, raw = false;
   std::vector<int> scales = {1, 2, 4};
   std::vector<std::string> files;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--reps" && i + 1 < argc) reps = std::max(1, std::atoi(argv[++i]));
     else if (a == "--only-generated") only_generated = true;
+    else if (a == "--raw") raw = true;
     else if (a == "--scale" && i + 1 < argc) scales = {std::max(0, std::atoi(argv[++i]))};
     else files.push_back(a);
+  }
+  if (raw) {
+    measure_raw(files, reps);
+    return 0;
   }
   if (!only_generated) {
     for (const auto& name : files) {

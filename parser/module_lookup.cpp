@@ -107,6 +107,29 @@ void ModuleInfo::not_constant(const std::string& name, TSNode at, TSNode def) {
                                      name, ts_node_start_point(def).row + 1, file_->path));
 }
 
+std::optional<ConstValue> ModuleInfo::evaluate_at(const std::string& key, const std::string& name, TSNode site,
+                                                   uint64_t seq, const std::function<Eval>& eval) {
+  if (evaluating_.count(key))
+    throw ir::CompileError("E202", span_of(site, file_),
+                           fmt::format("'{}' is defined in terms of itself (a cycle of constants{})", name,
+                                       set_.files_read().size() > 1 ? " or of imports" : ""),
+                           "break the cycle: define the value in one module and import it elsewhere");
+  evaluating_.insert(key);
+  ConstEvaluator::clear_non_constant_site();
+  std::optional<ConstValue> v;
+  try {
+    ModuleSet::Chain chain(set_, span_of(site, file_), name);
+    ModuleSet::At when(set_, seq);
+    ConstEvaluator ev(file_, [this](const std::string& n, TSNode a) { return global(n, a); }, this);
+    v = eval(ev);
+  } catch (...) {
+    evaluating_.erase(key);
+    throw;
+  }
+  evaluating_.erase(key);
+  return v;
+}
+
 std::optional<ConstValue> ModuleInfo::global(const std::string& name, TSNode at) {
   // -D wins over everything; then the last `M.name = ...` of some module's top level before now.
   if (!cli_defined_.empty() && cli_defined_.count(name) && !cli_evaluating_.count(name)) return cli_value(name);
@@ -125,27 +148,8 @@ std::optional<ConstValue> ModuleInfo::global(const std::string& name, TSNode at)
   // about this module's definitions point at the definition instead. (A deferred def of this file
   // is a tree of its own: CstTree::holds.)
   auto at_here = [&](TSNode def) { return ts_node_is_null(at) || !tree_->holds(at) ? def : at; };
-  auto evaluate = [&](TSNode def) -> std::optional<ConstValue> {
-    if (evaluating_.count(name))
-      throw ir::CompileError("E202", span_of(at_here(def), file_),
-                             fmt::format("'{}' is defined in terms of itself (a cycle of constants{})", name,
-                                         set_.files_read().size() > 1 ? " or of imports" : ""),
-                             "break the cycle: define the value in one module and import it elsewhere");
-    evaluating_.insert(name);
-    ConstEvaluator::clear_non_constant_site();
-    std::optional<ConstValue> v;
-    try {
-      // Evaluated as the module ran it: at the time of its own statement.
-      ModuleSet::Chain chain(set_, span_of(at_here(def), file_), name);
-      ModuleSet::At when(set_, seq_of(def));
-      ConstEvaluator ev(file_, [this](const std::string& n, TSNode a) { return global(n, a); }, this);
-      v = ev.try_eval(def);
-    } catch (...) {
-      evaluating_.erase(name);
-      throw;
-    }
-    evaluating_.erase(name);
-    return v;
+  auto evaluate = [&](TSNode def) {
+    return evaluate_at(name, name, at_here(def), seq_of(def), [&](ConstEvaluator& ev) { return ev.try_eval(def); });
   };
   // Evaluates the assignment `def` of `name` once. Its error is remembered (unless another
   // global of this module is being evaluated: a cycle's error depends on where it was entered).

@@ -132,25 +132,9 @@ std::optional<ConstValue> ModuleInfo::rebound_lookup(const std::string& name, TS
         "give the two bindings different names");
   }
   if (b.cached) return b.cached;
-  const std::string key = fmt::format("{}#{}", name, vis);
-  if (evaluating_.count(key))
-    throw ir::CompileError("E202", span_of(site, file_),
-                           fmt::format("'{}' is defined in terms of itself (a cycle of constants)", name),
-                           "break the cycle: define the value in one module and import it elsewhere");
-  evaluating_.insert(key);
-  ConstEvaluator::clear_non_constant_site();
-  std::optional<ConstValue> v;
-  try {
-    // Evaluated as the module ran it: at the time of its own statement.
-    ModuleSet::Chain chain(set_, span_of(site, file_), name);
-    ModuleSet::At when(set_, seq_at(b.start));
-    ConstEvaluator ev(file_, [this](const std::string& n, TSNode a) { return global(n, a); }, this);
-    v = b.kind == Binding::Augmented ? augmented(name, b.value, ev) : ev.try_eval(b.value);
-  } catch (...) {
-    evaluating_.erase(key);
-    throw;
-  }
-  evaluating_.erase(key);
+  auto v = evaluate_at(fmt::format("{}#{}", name, vis), name, site, seq_at(b.start), [&](ConstEvaluator& ev) {
+    return b.kind == Binding::Augmented ? augmented(name, b.value, ev) : ev.try_eval(b.value);
+  });
   if (b.index != SIZE_MAX) {  // an element of a tuple unpacking
     auto items = v ? const_iterate(*v) : std::nullopt;
     if (!items) not_constant(name, site, b.value);

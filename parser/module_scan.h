@@ -187,6 +187,11 @@ class ModuleInfo : public ConstEnv {
   // For a rebound name: the value of the binding visible now when the maps do not hold it, else
   // nullopt with `only` set to the kind of map that does (Any: no restriction).
   std::optional<ConstValue> rebound_lookup(const std::string& name, TSNode at, Binding::Kind& only);
+  // Evaluates a value of one of this module's statements as the module ran it: at time `seq`, with
+  // `key` (the name, or name#binding) on the cycle guard, errors pointing at `site`.
+  using Eval = std::optional<ConstValue>(ConstEvaluator&);
+  std::optional<ConstValue> evaluate_at(const std::string& key, const std::string& name, TSNode site, uint64_t seq,
+                                        const std::function<Eval>& eval);
   // `X op= e` at the top level: X as bound before the statement, op, e (evaluated at its time).
   std::optional<ConstValue> augmented(const std::string& name, TSNode stmt, ConstEvaluator& ev);
   void warn_unfollowed_assignments(TSNode root);
